@@ -1,0 +1,272 @@
+// HTTP API wire shapes (interface.md "HTTP API"): request bodies, queries and responses. Used by
+// the server's handlers, the dashboard's fetchers and the tests alike.
+import { z } from "zod";
+import { agentStateSchema, monitorEventSchema } from "../events/schemas";
+import { llmToolCallSchema } from "../llm/messages";
+import { toolSpecSchema } from "../tools/schemas";
+
+export const MAX_TEXT_CHARS = 8_000;
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** httpOnly cookie the dashboard's login sets (value derived from the operator token). */
+export const OPERATOR_COOKIE = "maisaka_operator";
+/** Socket.IO namespace of the live stream. */
+export const MONITOR_NAMESPACE = "/monitor";
+/** Ledger stream of events that belong to no session (global tool toggles). */
+export const GLOBAL_STREAM_ID = "_global";
+
+export const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits, _ . : - only");
+
+export const healthSchema = z.object({
+  ok: z.boolean(),
+  model: z.object({ provider: z.string(), name: z.string(), simulated: z.boolean() }),
+  db: z.object({ ok: z.boolean(), url: z.string().optional(), error: z.string().optional() }),
+  version: z.string().optional(),
+});
+export type Health = z.infer<typeof healthSchema>;
+
+export const loginBodySchema = z.object({ token: z.string().min(1).max(512) }).strict();
+
+export const sessionSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  isGroupChat: z.boolean(),
+  platform: z.string(),
+  groupId: z.string().nullable(),
+  userId: z.string().nullable(),
+  agentState: agentStateSchema,
+  stage: z.string(),
+  stageDetail: z.string(),
+  roundText: z.string(),
+  lastActiveAt: z.number(),
+  createdAt: z.number(),
+  cycleCount: z.number().int(),
+  lastSeq: z.number().int(),
+  running: z.boolean(),
+  /** Messages received and not yet taken by a turn. */
+  pendingMessages: z.number().int(),
+  /** When the armed wait timer fires (agentState "wait"), else null. */
+  waitDeadline: z.number().nullable(),
+});
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
+
+export const createSessionBodySchema = z
+  .object({
+    id: idSchema.optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+    isGroupChat: z.boolean().default(true),
+    platform: z.string().trim().min(1).max(64).default("dashboard"),
+    groupId: z.string().trim().min(1).max(128).optional(),
+    userId: z.string().trim().min(1).max(128).optional(),
+  })
+  .strict();
+export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
+
+export const sessionListSchema = z.object({ sessions: z.array(sessionSummarySchema) });
+export const createdSessionSchema = z.object({ id: z.string() });
+export const sessionParamsSchema = z.object({ id: idSchema });
+
+export const inboundMessageBodySchema = z
+  .object({
+    userId: z.string().trim().min(1).max(128),
+    userName: z.string().trim().min(1).max(128),
+    groupCard: z.string().trim().max(128).optional(),
+    text: z.string().min(1).max(MAX_TEXT_CHARS),
+    mentionsBot: z.boolean().optional(),
+    atBot: z.boolean().optional(),
+    replyTo: z.string().max(128).optional(),
+    messageId: idSchema.optional(),
+  })
+  .strict();
+export type InboundMessageBody = z.infer<typeof inboundMessageBodySchema>;
+
+export const acceptedMessageSchema = z.object({ messageId: z.string() });
+
+export const eventsQuerySchema = z.object({
+  afterSeq: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(5_000).default(500),
+});
+
+export const eventsPageSchema = z.object({
+  events: z.array(monitorEventSchema),
+  nextAfterSeq: z.number().int(),
+  lastSeq: z.number().int(),
+});
+export type EventsPage = z.infer<typeof eventsPageSchema>;
+
+/** One entry of a session's history window (engine.md section 4), as the engine holds it. */
+export const historyMessageSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("session"),
+    uid: z.string(),
+    ts: z.number(),
+    messageId: z.string(),
+    userId: z.string(),
+    userName: z.string(),
+    groupCard: z.string().optional(),
+    text: z.string(),
+    sourceKind: z.enum(["user", "guided_reply"]),
+  }),
+  z.object({
+    kind: z.literal("complex"),
+    uid: z.string(),
+    ts: z.number(),
+    messageId: z.string(),
+    userId: z.string(),
+    userName: z.string(),
+    groupCard: z.string().optional(),
+    preview: z.array(z.object({ sender: z.string(), text: z.string() })),
+    total: z.number().int(),
+  }),
+  z.object({
+    kind: z.literal("reference"),
+    uid: z.string(),
+    ts: z.number(),
+    referenceType: z.enum(["custom", "jargon", "memory", "tool_hint"]),
+    content: z.string(),
+    audience: z.literal("timing_gate").optional(),
+  }),
+  z.object({
+    kind: z.literal("assistant"),
+    uid: z.string(),
+    ts: z.number(),
+    source: z.enum(["assistant", "perception", "timing_gate"]),
+    content: z.string(),
+    reasoningContent: z.string().optional(),
+    toolCalls: z.array(llmToolCallSchema),
+  }),
+  z.object({
+    kind: z.literal("tool_result"),
+    uid: z.string(),
+    ts: z.number(),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    success: z.boolean(),
+    content: z.string(),
+    source: z.literal("timing_gate").optional(),
+    structuredContent: z.unknown().optional(),
+  }),
+  z.object({
+    kind: z.literal("tool_media"),
+    uid: z.string(),
+    ts: z.number(),
+    toolCallId: z.string(),
+    index: z.number().int(),
+    mimeType: z.string(),
+    description: z.string(),
+    data: z.string().optional(),
+  }),
+]);
+export type HistoryEntry = z.infer<typeof historyMessageSchema>;
+
+export const sessionHistorySchema = z.object({
+  sessionId: z.string(),
+  /** "live": the running runtime's window; "snapshot": the last saved one; "none": never ran. */
+  source: z.enum(["live", "snapshot", "none"]),
+  history: z.array(historyMessageSchema),
+});
+export type SessionHistory = z.infer<typeof sessionHistorySchema>;
+
+export const toolViewSchema = toolSpecSchema.extend({
+  /** Effective state for the view (toggles applied). */
+  enabled: z.boolean(),
+  providerEnabled: z.boolean(),
+  toggledBy: z
+    .object({ scope: z.enum(["global", "session"]), actor: z.string(), reason: z.string(), ts: z.number() })
+    .nullable()
+    .optional(),
+  shadowedBy: z.string().nullable(),
+  placement: z.enum(["timing", "visible", "deferred"]),
+});
+export type ToolView = z.infer<typeof toolViewSchema>;
+
+export const toolsQuerySchema = z.object({ sessionId: idSchema.optional() });
+export const toolListSchema = z.object({ tools: z.array(toolViewSchema) });
+export const toolParamsSchema = z.object({ name: z.string().min(1).max(256) });
+
+export const toggleToolBodySchema = z
+  .object({
+    enabled: z.boolean(),
+    sessionId: idSchema.optional(),
+    reason: z.string().trim().max(500).default(""),
+  })
+  .strict();
+export type ToggleToolBody = z.infer<typeof toggleToolBodySchema>;
+
+export const toggleAuditEntrySchema = z.object({
+  id: z.string(),
+  toolName: z.string(),
+  scope: z.enum(["global", "session"]),
+  sessionId: z.string().nullable(),
+  enabled: z.boolean(),
+  oldEnabled: z.boolean().nullable(),
+  actor: z.string(),
+  reason: z.string(),
+  ts: z.number(),
+});
+export type ToggleAuditEntry = z.infer<typeof toggleAuditEntrySchema>;
+
+export const auditQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1_000).default(200) });
+export const toggleAuditListSchema = z.object({ entries: z.array(toggleAuditEntrySchema) });
+
+export const toggleResultSchema = z.object({
+  toolName: z.string(),
+  scope: z.enum(["global", "session"]),
+  sessionId: z.string().nullable(),
+  enabled: z.boolean(),
+  auditId: z.string(),
+  /** seq of the tool.toggled event in the affected session's ledger (or the global "*" stream). */
+  eventSeq: z.number().int(),
+});
+
+export const providerStatusSchema = z.object({
+  name: z.string(),
+  type: z.enum(["builtin", "plugin", "mcp"]),
+  state: z.enum(["ready", "connecting", "failed", "disabled"]),
+  toolCount: z.number().int(),
+  lastError: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()).default({}),
+});
+export type ProviderStatus = z.infer<typeof providerStatusSchema>;
+export const providerListSchema = z.object({ providers: z.array(providerStatusSchema) });
+
+export const authMeSchema = z.object({ authenticated: z.literal(true), via: z.enum(["bearer", "cookie"]) });
+
+/** Error body of every non-2xx answer. */
+export const apiErrorSchema = z.object({
+  error: z.string(),
+  fields: z
+    .array(z.object({ path: z.string(), message: z.string(), in: z.enum(["body", "query", "params"]).optional() }))
+    .optional(),
+});
+export type ApiError = z.infer<typeof apiErrorSchema>;
+
+/** Socket.IO /monitor protocol. */
+export const subscribeSchema = z
+  .object({
+    sessionId: z.union([idSchema, z.literal("*")]),
+    /** Replay ledger events with seq > afterSeq first (for "*": of every session). */
+    afterSeq: z.number().int().min(0).optional(),
+    /** For "*": resume each session from its own last seen seq. */
+    afterSeqs: z.record(z.string(), z.number().int().min(0)).optional(),
+  })
+  .strict();
+export type SubscribeRequest = z.infer<typeof subscribeSchema>;
+
+/**
+ * Sent when the server dropped a subscription (the client fell too far behind): resubscribe with
+ * this cursor to continue from the ledger. For "*", afterSeqs holds each session's last sent seq.
+ */
+export const resyncSchema = z.object({
+  sessionId: z.string(),
+  afterSeq: z.number().int(),
+  afterSeqs: z.record(z.string(), z.number().int()).optional(),
+  reason: z.string(),
+});
+export type Resync = z.infer<typeof resyncSchema>;
+
+/** `error` message of the /monitor namespace (a refused subscribe payload). */
+export const monitorErrorSchema = z.object({
+  error: z.string(),
+  fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});

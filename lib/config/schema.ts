@@ -1,0 +1,99 @@
+// maisaka.config.json (interface.md). Every field has a default so an absent file is a valid config.
+import { z } from "zod";
+
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "expected HH:MM");
+
+export const talkValueRuleSchema = z.object({
+  /** Inclusive start, exclusive end, local time; a range may wrap past midnight. */
+  start: hhmm,
+  end: hhmm,
+  value: z.number().min(0),
+  /** Restrict the rule to group or private chats; absent = both. */
+  chat: z.enum(["group", "private"]).optional(),
+}).strict();
+export type TalkValueRule = z.infer<typeof talkValueRuleSchema>;
+
+export const mcpServerConfigSchema = z.discriminatedUnion("transport", [
+  z.object({
+    name: z.string().min(1),
+    enabled: z.boolean().default(true),
+    transport: z.literal("stdio"),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    timeoutMs: z.number().int().positive().default(30_000),
+  }).strict(),
+  z.object({
+    name: z.string().min(1),
+    enabled: z.boolean().default(true),
+    transport: z.enum(["streamable_http", "sse"]),
+    url: z.string().url(),
+    headers: z.record(z.string(), z.string()).default({}),
+    bearerToken: z.string().optional(),
+    timeoutMs: z.number().int().positive().default(30_000),
+  }).strict(),
+]);
+export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
+
+export const maisakaConfigSchema = z
+  .object({
+    bot: z
+      .object({
+        nickname: z.string().min(1).default("麦麦"),
+        aliases: z.array(z.string()).default([]),
+        personality: z.string().default(""),
+        locale: z.enum(["zh-CN", "en"]).default("zh-CN"),
+      })
+      .strict()
+      .prefault({}),
+    chat: z
+      .object({
+        talkValue: z.number().min(0).default(1),
+        privateTalkValue: z.number().min(0).default(1),
+        talkValueRules: z.array(talkValueRuleSchema).default([]),
+        maxContextSize: z.number().int().positive().default(40),
+        maxPrivateContextSize: z.number().int().positive().default(60),
+        messageDebounceSeconds: z.number().min(0).default(1),
+        maxInternalRounds: z.number().int().positive().default(10),
+        /** A mention by name (not @) also forces the next gate to continue. */
+        mentionedBotReply: z.boolean().default(false),
+        /** An @ of the bot forces the next gate to continue. */
+        atBotReply: z.boolean().default(true),
+        timingGateMaxTokens: z.number().int().positive().default(384),
+        timingGateCooldownSeconds: z.number().min(0).default(8),
+        plannerInterruptMaxConsecutive: z.number().int().min(0).default(2),
+        maxRuntimes: z.number().int().positive().default(100),
+        enableEmoji: z.boolean().default(true),
+        enableMemoryQuery: z.boolean().default(true),
+        enablePersonProfileQuery: z.boolean().default(true),
+        enableJargonQuery: z.boolean().default(true),
+      })
+      .strict()
+      .prefault({}),
+    models: z
+      .object({
+        planner: z.string().optional(),
+        timingGate: z.string().optional(),
+        replyer: z.string().optional(),
+        utils: z.string().optional(),
+        /** Retries on 429/5xx/timeouts before a turn ends with llm_error. */
+        maxRetries: z.number().int().min(0).default(2),
+        timeoutMs: z.number().int().positive().default(120_000),
+      })
+      .strict()
+      .prefault({}),
+    prompts: z.record(z.string(), z.string()).default({}),
+    mcp: z
+      .object({
+        enabled: z.boolean().default(true),
+        servers: z.array(mcpServerConfigSchema).default([]),
+      })
+      .strict()
+      .prefault({}),
+    plugins: z.object({ dirs: z.array(z.string()).default(["plugins"]) }).strict().prefault({}),
+  })
+  .strict();
+
+export type MaisakaConfig = z.infer<typeof maisakaConfigSchema>;
+export type ChatConfig = MaisakaConfig["chat"];

@@ -1,0 +1,235 @@
+// Monitor events (engine.md section 6): one discriminated union used to emit, persist, stream and render.
+import { z } from "zod";
+import { llmMessageSchema } from "../llm/messages";
+import { llmToolDefinitionSchema } from "../tools/schemas";
+
+export const agentStateSchema = z.enum(["running", "wait", "stop"]);
+export type AgentState = z.infer<typeof agentStateSchema>;
+
+export const endReasonSchema = z.union([
+  z.enum([
+    "continue",
+    "tool_continue",
+    "timing_wait",
+    "timing_no_action",
+    "finish",
+    "empty_planner_response",
+    "planner_interrupted",
+    "max_rounds",
+    "llm_error",
+  ]),
+  z.string().regex(/^tool_pause:.+$/),
+]);
+export type EndReason = z.infer<typeof endReasonSchema>;
+
+export const timingActionSchema = z.enum(["continue", "no_action", "wait"]);
+export type TimingAction = z.infer<typeof timingActionSchema>;
+
+/** A tool call as shown to operators: arguments parsed when they were valid JSON. */
+export const monitorToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  argumentsRaw: z.string().optional(),
+});
+export type MonitorToolCall = z.infer<typeof monitorToolCallSchema>;
+
+export const timeRecordsSchema = z.record(z.string(), z.number());
+
+const sessionStartData = z.object({
+  sessionId: z.string(),
+  sessionName: z.string(),
+  isGroupChat: z.boolean(),
+  groupId: z.string().nullable(),
+  userId: z.string().nullable(),
+  platform: z.string(),
+});
+
+const sessionStopData = z.object({ reason: z.string() });
+
+const stageStatusData = z.object({
+  stage: z.string(),
+  detail: z.string(),
+  roundText: z.string(),
+  agentState: agentStateSchema,
+  stageStartedAt: z.number(),
+});
+
+const messageIngestedData = z.object({
+  speakerName: z.string(),
+  userId: z.string().optional(),
+  content: z.string(),
+  messageId: z.string(),
+  atBot: z.boolean().optional(),
+  mentionsBot: z.boolean().optional(),
+});
+
+const messageSentData = z.object({
+  content: z.string(),
+  messageId: z.string(),
+  replyTo: z.string().nullable(),
+  kind: z.enum(["text", "emoji"]).optional(),
+});
+
+const cycleStartData = z.object({
+  cycleId: z.string(),
+  roundIndex: z.number().int(),
+  maxRounds: z.number().int(),
+  historyCount: z.number().int(),
+});
+
+export const timingGateResultDataSchema = z.object({
+  cycleId: z.string(),
+  action: timingActionSchema,
+  content: z.string(),
+  toolCalls: z.array(monitorToolCallSchema),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  durationMs: z.number(),
+  selectedHistoryCount: z.number().int(),
+  forced: z.boolean().optional(),
+  attempts: z.number().int().optional(),
+});
+export type TimingGateResultData = z.infer<typeof timingGateResultDataSchema>;
+
+const plannerInterruptedData = z.object({ cycleId: z.string(), pendingMessages: z.number().int() });
+
+export const toolExecutionDataSchema = z.object({
+  cycleId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  toolTitle: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  success: z.boolean(),
+  durationMs: z.number(),
+  summary: z.string(),
+  providerName: z.string().optional(),
+  result: z.string().optional(),
+});
+export type ToolExecutionData = z.infer<typeof toolExecutionDataSchema>;
+
+/** A request as sent to the model: exact messages and tool definitions. */
+export const modelRequestSchema = z.object({
+  model: z.string(),
+  messages: z.array(llmMessageSchema),
+  tools: z.array(llmToolDefinitionSchema),
+  maxTokens: z.number().int().nullable(),
+  selectedHistoryCount: z.number().int(),
+});
+export type ModelRequest = z.infer<typeof modelRequestSchema>;
+
+/** Tools that existed but were not offered, and why. */
+export const withheldToolSchema = z.object({
+  name: z.string(),
+  reason: z.enum(["deferred", "hidden", "disabled", "timing_only", "duplicate"]),
+});
+
+export const plannerFinalizedDataSchema = z.object({
+  cycleId: z.string(),
+  roundIndex: z.number().int(),
+  timingGate: z
+    .object({
+      request: modelRequestSchema.nullable(),
+      result: timingGateResultDataSchema,
+    })
+    .nullable(),
+  request: modelRequestSchema.nullable(),
+  withheldTools: z.array(withheldToolSchema),
+  planner: z
+    .object({
+      content: z.string(),
+      reasoningContent: z.string(),
+      toolCalls: z.array(monitorToolCallSchema),
+      promptTokens: z.number().int(),
+      completionTokens: z.number().int(),
+      totalTokens: z.number().int(),
+      durationMs: z.number(),
+      dedupReplaced: z.boolean(),
+    })
+    .nullable(),
+  tools: z.array(toolExecutionDataSchema),
+  interrupted: z.boolean(),
+  finalState: z.object({
+    agentState: agentStateSchema,
+    endReason: endReasonSchema,
+    timeRecords: timeRecordsSchema,
+    error: z.string().optional(),
+  }),
+});
+export type PlannerFinalizedData = z.infer<typeof plannerFinalizedDataSchema>;
+
+const cycleEndData = z.object({
+  cycleId: z.string(),
+  timeRecords: timeRecordsSchema,
+  agentState: agentStateSchema,
+  endReason: endReasonSchema,
+});
+
+const llmProblemData = z.object({
+  task: z.string(),
+  model: z.string(),
+  attempt: z.number().int(),
+  error: z.string(),
+  status: z.number().int().optional(),
+  delayMs: z.number().optional(),
+});
+
+const toolToggledData = z.object({
+  toolName: z.string(),
+  scope: z.enum(["global", "session"]),
+  sessionId: z.string().optional(),
+  enabled: z.boolean(),
+  actor: z.string(),
+  reason: z.string(),
+  auditId: z.string(),
+});
+
+export const eventDataSchemas = {
+  "session.start": sessionStartData,
+  "session.stop": sessionStopData,
+  "stage.status": stageStatusData,
+  "message.ingested": messageIngestedData,
+  "message.sent": messageSentData,
+  "cycle.start": cycleStartData,
+  "timing_gate.result": timingGateResultDataSchema,
+  "planner.interrupted": plannerInterruptedData,
+  "tool.execution": toolExecutionDataSchema,
+  "planner.finalized": plannerFinalizedDataSchema,
+  "cycle.end": cycleEndData,
+  "llm.retry": llmProblemData,
+  "llm.error": llmProblemData,
+  "tool.toggled": toolToggledData,
+} as const;
+
+export type EventType = keyof typeof eventDataSchemas;
+export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
+export const eventTypes = Object.keys(eventDataSchemas) as EventType[];
+
+const envelopeBase = { seq: z.number().int().positive(), sessionId: z.string(), ts: z.number() };
+
+function envelopeOf<T extends EventType>(type: T) {
+  return z.object({ ...envelopeBase, type: z.literal(type), data: eventDataSchemas[type] });
+}
+
+export const monitorEventSchema = z.discriminatedUnion("type", [
+  envelopeOf("session.start"),
+  envelopeOf("session.stop"),
+  envelopeOf("stage.status"),
+  envelopeOf("message.ingested"),
+  envelopeOf("message.sent"),
+  envelopeOf("cycle.start"),
+  envelopeOf("timing_gate.result"),
+  envelopeOf("planner.interrupted"),
+  envelopeOf("tool.execution"),
+  envelopeOf("planner.finalized"),
+  envelopeOf("cycle.end"),
+  envelopeOf("llm.retry"),
+  envelopeOf("llm.error"),
+  envelopeOf("tool.toggled"),
+]);
+export type MonitorEvent = z.infer<typeof monitorEventSchema>;
+
+/** An event before the ledger assigns its seq. */
+export type PendingEvent = {
+  [T in EventType]: { sessionId: string; type: T; ts: number; data: EventData<T> };
+}[EventType];

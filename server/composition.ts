@@ -1,0 +1,100 @@
+// Builds the engine from config, environment and stores: the one place where concrete parts meet.
+// Used by the server, the CLI and the integration tests.
+import type { MaisakaConfig } from "../lib/config/schema";
+import { systemClock, type Clock } from "./engine/clock";
+import { stderrLogger, type EngineLogger } from "./engine/deps";
+import { HeartflowManager } from "./engine/heartflow-manager";
+import { HookRegistry } from "./engine/hooks";
+import type { ModelClient } from "./llm/model-client";
+import { OpenAiModelClient } from "./llm/openai-client";
+import { createSimulatedModelClient } from "./llm/simulated";
+import { MonitorBus } from "./monitor/bus";
+import type { EventLedger } from "./monitor/ledger";
+import type { Stores } from "./stores/types";
+import type { ToolProvider } from "./tools/provider";
+import { ToggleState } from "./tools/toggles";
+
+export interface Engine {
+  config: MaisakaConfig;
+  clock: Clock;
+  model: ModelClient;
+  stores: Stores;
+  bus: MonitorBus;
+  hooks: HookRegistry;
+  toggles: ToggleState;
+  manager: HeartflowManager;
+  /** Extra providers (plugins, MCP) shared by every session. */
+  providers: ToolProvider[];
+  close(reason?: string): Promise<void>;
+}
+
+export interface EngineOptions {
+  config: MaisakaConfig;
+  stores: Stores;
+  ledger: EventLedger;
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  logger?: EngineLogger;
+  model?: ModelClient;
+}
+
+/** OPENAI_BASE_URL or OPENAI_API_KEY set: that endpoint; neither: the SIMULATED model. */
+export function createModelClient(config: MaisakaConfig, stores: Stores, env: NodeJS.ProcessEnv = process.env): ModelClient {
+  const baseURL = env.OPENAI_BASE_URL?.trim();
+  const apiKey = env.OPENAI_API_KEY?.trim();
+  if (!baseURL && !apiKey) return createSimulatedModelClient({ usageStore: stores.usage });
+  const fallback = env.MAISAKA_MODEL?.trim() || config.models.planner;
+  return new OpenAiModelClient({
+    baseURL: baseURL || undefined,
+    apiKey: apiKey || "not-needed",
+    models: {
+      planner: env.MAISAKA_MODEL?.trim() || config.models.planner,
+      timingGate: config.models.timingGate ?? fallback,
+      replyer: config.models.replyer ?? fallback,
+      utils: config.models.utils ?? fallback,
+    },
+    maxRetries: config.models.maxRetries,
+    timeoutMs: config.models.timeoutMs,
+    usageStore: stores.usage,
+  });
+}
+
+export async function createEngine(opts: EngineOptions): Promise<Engine> {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? stderrLogger;
+  const model = opts.model ?? createModelClient(opts.config, opts.stores, opts.env);
+  const bus = new MonitorBus(opts.ledger, clock, {
+    onWriteError: (error, attempt) =>
+      logger.error(`[ledger] write failed (attempt ${attempt}), retrying: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  await bus.init();
+  const toggles = new ToggleState(await opts.stores.toggles.list());
+  const hooks = new HookRegistry(logger);
+  const providers: ToolProvider[] = [];
+  const manager = new HeartflowManager({
+    config: opts.config,
+    clock,
+    model,
+    stores: opts.stores,
+    events: bus,
+    hooks,
+    providers: () => providers,
+    toggles,
+    logger,
+  });
+  return {
+    config: opts.config,
+    clock,
+    model,
+    stores: opts.stores,
+    bus,
+    hooks,
+    toggles,
+    manager,
+    providers,
+    async close(reason = "shutdown") {
+      await manager.stopAll(reason);
+      await bus.whenFlushed();
+    },
+  };
+}

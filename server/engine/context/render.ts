@@ -1,0 +1,66 @@
+// Renders one history message as the chat message sent to the model (engine.md 4,
+// reference-python 7.1). Returns null for what cannot be rendered, which selection then skips.
+import type { LlmContentPart, LlmMessage } from "../../../lib/llm/messages";
+import { complexPreview, plannerPrefix, type TimeZoneSpec } from "../../../lib/chat/prefix";
+import type {
+  ComplexSessionMessage,
+  HistoryMessage,
+  SessionBackedMessage,
+  ToolMediaMessage,
+} from "./messages";
+
+export interface RenderOptions {
+  /** Attach tool-returned images for vision models. */
+  vision?: boolean;
+  /** Zone for the prefix clock; the process's local zone when omitted. */
+  tz?: TimeZoneSpec;
+}
+
+type AssistantLlmMessage = Extract<LlmMessage, { role: "assistant" }>;
+
+const REFERENCE_PREFIX = "[参考消息]";
+
+/** The text stand-in for a tool media item; the id matches the `[工具返回媒体索引]` lines. */
+function toolMediaPlaceholder(m: ToolMediaMessage): string {
+  return `[工具返回媒体] tool_result:${m.toolCallId}:${m.index} ${m.mimeType} ${m.description}`.trimEnd();
+}
+
+function speaker(m: SessionBackedMessage | ComplexSessionMessage) {
+  return { time: m.ts, userName: m.userName, groupCard: m.groupCard, messageId: m.messageId };
+}
+
+export function renderHistoryMessage(m: HistoryMessage, options: RenderOptions = {}): LlmMessage | null {
+  switch (m.kind) {
+    case "session":
+      if (m.text === "") return null;
+      return { role: "user", content: plannerPrefix({ ...speaker(m), text: m.text }, options.tz) };
+    case "complex":
+      return {
+        role: "user",
+        content: complexPreview({ ...speaker(m), preview: m.preview, total: m.total }, options.tz),
+      };
+    case "reference":
+      if (m.content === "") return null;
+      return { role: "user", content: `${REFERENCE_PREFIX}${m.content}` };
+    case "assistant": {
+      if (m.content === "" && m.toolCalls.length === 0) return null;
+      const out: AssistantLlmMessage = { role: "assistant", content: m.content === "" ? null : m.content };
+      if (m.toolCalls.length > 0) out.tool_calls = m.toolCalls;
+      if (m.reasoningContent) out.reasoning_content = m.reasoningContent;
+      return out;
+    }
+    case "tool_result":
+      if (m.content === "") return null;
+      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+    case "tool_media": {
+      const text = toolMediaPlaceholder(m);
+      // Only images can go in an image_url part; other media stay as their placeholder.
+      if (!options.vision || !m.data || !m.mimeType.startsWith("image/")) return { role: "user", content: text };
+      const parts: LlmContentPart[] = [
+        { type: "text", text },
+        { type: "image_url", image_url: { url: `data:${m.mimeType};base64,${m.data}` } },
+      ];
+      return { role: "user", content: parts };
+    }
+  }
+}

@@ -1,0 +1,38 @@
+// Everything the engine gets from outside. The composition root (server/index.ts, the CLI, tests)
+// builds this; the engine never constructs its own clock, model, stores or event sink.
+import type { MaisakaConfig } from "../../lib/config/schema";
+import type { ModelClient } from "../llm/model-client";
+import type { EventSink } from "../monitor/bus";
+import type { Stores } from "../stores/types";
+import type { ToolProvider } from "../tools/provider";
+import type { Clock } from "./clock";
+import type { HookRegistry } from "./hooks";
+
+export interface EngineLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface ToggleView {
+  isEnabled(toolName: string, sessionId: string | undefined): boolean;
+}
+
+export interface EngineDeps {
+  config: MaisakaConfig;
+  clock: Clock;
+  model: ModelClient;
+  stores: Stores;
+  events: EventSink;
+  hooks: HookRegistry;
+  /** Shared non-builtin providers (plugin runtime, MCP), registered after the builtin one. */
+  providers: () => ToolProvider[];
+  toggles: ToggleView;
+  logger: EngineLogger;
+}
+
+export const stderrLogger: EngineLogger = {
+  info: (m) => process.stderr.write(`${m}\n`),
+  warn: (m) => process.stderr.write(`${m}\n`),
+  error: (m) => process.stderr.write(`${m}\n`),
+};

@@ -1,0 +1,111 @@
+// Owns one runtime per chat session: created on first use (restoring a saved snapshot), kept in
+// least-recently-used order, and capped: over the cap the least recently used idle runtimes are
+// stopped first (their state is saved and comes back on the next message).
+import type { ChatMessageRecord, SessionRecord } from "../stores/types";
+import type { EngineDeps } from "./deps";
+import { describeError, SessionRuntime, type RuntimeSnapshotState } from "./runtime";
+
+export class HeartflowManager {
+  /** Map order is recency: a touched runtime is re-inserted at the end. */
+  private readonly runtimes = new Map<string, SessionRuntime>();
+  private readonly creating = new Map<string, Promise<SessionRuntime>>();
+  private closed = false;
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  get(sessionId: string): SessionRuntime | undefined {
+    return this.runtimes.get(sessionId);
+  }
+
+  list(): SessionRuntime[] {
+    return [...this.runtimes.values()];
+  }
+
+  /** The runtime of a session, created (and restored from its snapshot) when absent. */
+  async getOrCreate(session: SessionRecord): Promise<SessionRuntime> {
+    if (this.closed) throw new Error("engine is shutting down");
+    const existing = this.runtimes.get(session.id);
+    if (existing) {
+      this.touch(session.id, existing);
+      return existing;
+    }
+    const pending = this.creating.get(session.id);
+    if (pending) return pending;
+    const creation = this.create(session).finally(() => this.creating.delete(session.id));
+    this.creating.set(session.id, creation);
+    return creation;
+  }
+
+  private async create(session: SessionRecord): Promise<SessionRuntime> {
+    const { stores } = this.deps;
+    const stored = await stores.sessions.get(session.id);
+    if (!stored) await stores.sessions.upsert(session);
+    const runtime = new SessionRuntime(stored ?? session, this.deps);
+    const snapshot = await stores.sessions.loadSnapshot(session.id);
+    if (snapshot && isSnapshotState(snapshot.state)) runtime.restore(snapshot.state);
+    this.runtimes.set(session.id, runtime);
+    runtime.start();
+    await this.enforceCap(session.id);
+    return runtime;
+  }
+
+  /** Brings back every stored session that has a saved state (after a restart). */
+  async restoreAll(): Promise<number> {
+    let restored = 0;
+    for (const session of await this.deps.stores.sessions.list()) {
+      const snapshot = await this.deps.stores.sessions.loadSnapshot(session.id);
+      if (!snapshot || !isSnapshotState(snapshot.state)) continue;
+      const state = snapshot.state;
+      if (!state.pending.length && state.agentState !== "wait") continue;
+      await this.getOrCreate(session);
+      restored++;
+    }
+    return restored;
+  }
+
+  async registerMessage(session: SessionRecord, message: ChatMessageRecord): Promise<SessionRuntime> {
+    const runtime = await this.getOrCreate(session);
+    await runtime.registerMessage(message);
+    return runtime;
+  }
+
+  private touch(id: string, runtime: SessionRuntime): void {
+    this.runtimes.delete(id);
+    this.runtimes.set(id, runtime);
+  }
+
+  /** Stops least recently used idle runtimes over the cap; never `keep` (the one being created). */
+  private async enforceCap(keep: string): Promise<void> {
+    const max = this.deps.config.chat.maxRuntimes;
+    if (this.runtimes.size <= max) return;
+    for (const [id, runtime] of this.runtimes) {
+      if (this.runtimes.size <= max) break;
+      if (id === keep || !runtime.isIdle() || runtime.agentState === "wait") continue;
+      this.runtimes.delete(id);
+      await runtime.stop("evicted: runtime cap reached").catch((e: unknown) =>
+        this.deps.logger.warn(`[heartflow] stopping ${id} failed: ${describeError(e)}`),
+      );
+    }
+    if (this.runtimes.size > max) {
+      this.deps.logger.warn(`[heartflow] ${this.runtimes.size} runtimes over the cap of ${max}: none idle to stop`);
+    }
+  }
+
+  async stopAll(reason: string): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.creating.values()]);
+    const all = [...this.runtimes.values()];
+    this.runtimes.clear();
+    await Promise.all(all.map((r) => r.stop(reason)));
+  }
+}
+
+function isSnapshotState(value: unknown): value is RuntimeSnapshotState {
+  return (
+    !!value &&
+    typeof value === "object" &&
+    (value as { version?: unknown }).version === 1 &&
+    Array.isArray((value as { history?: unknown }).history) &&
+    Array.isArray((value as { pending?: unknown }).pending)
+  );
+}

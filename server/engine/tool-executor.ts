@@ -1,0 +1,152 @@
+// Serial execution of the planner's tool calls (engine.md 3.6): each result enters history right
+// after its call, media items follow as their own messages, every call is recorded and emitted,
+// and the first pausing result stops the batch.
+import type { ToolExecutionData } from "../../lib/events/schemas";
+import type { LlmToolCall } from "../../lib/llm/messages";
+import { historyContent } from "../../lib/tools/history-content";
+import { failedToolResult, type ToolExecutionResult } from "../../lib/tools/schemas";
+import type { AssistantMessage, HistoryMessage } from "./context/messages";
+import { parseToolArguments, type CycleRecord } from "./cycle";
+import { renderPrompt } from "./prompts/templates";
+import type { SessionRuntime } from "./runtime";
+import { describeError } from "./runtime";
+import { executionContext, newUid } from "./session-context";
+import type { ToolRecord } from "../stores/types";
+
+export interface ToolBatchOutcome {
+  /** Name of the tool whose result paused the loop, if any. */
+  pausedBy: string | null;
+}
+
+const SUMMARY_CHARS = 200;
+
+export async function executeToolCalls(
+  rt: SessionRuntime,
+  cycle: CycleRecord,
+  assistant: AssistantMessage,
+  exposed: Set<string>,
+  reasoning: string,
+  anchorMessageId: string | null,
+): Promise<ToolBatchOutcome> {
+  const { clock, config } = rt.deps;
+  const executed = new Set<string>();
+  const batchStarted = clock.now();
+  let pausedBy: string | null = null;
+
+  for (const call of assistant.toolCalls) {
+    const name = call.function.name;
+    rt.setStage(`工具执行 · ${name}`, "");
+    const startedAt = clock.now();
+    const args = parseToolArguments(call.function.arguments);
+    const spec = exposed.has(name) ? await rt.registry.getToolSpec(name, executionContext(rt, reasoning)) : null;
+    let result: ToolExecutionResult;
+    if (!args.ok) {
+      result = failedToolResult(name, `工具 ${name} 的参数不是合法的 JSON 对象：${args.error}`);
+    } else if (!exposed.has(name)) {
+      result = failedToolResult(
+        name,
+        renderPrompt("tool_not_exposed", { name }, { locale: config.bot.locale, overrides: config.prompts }),
+      );
+    } else {
+      result = await rt.registry.invoke(
+        {
+          toolName: name,
+          arguments: args.value,
+          callId: call.id,
+          sessionId: rt.session.id,
+          streamId: rt.session.id,
+          reasoning,
+          metadata: { cycleId: cycle.cycleId, anchorMessageId },
+        },
+        executionContext(rt, reasoning, { cycleId: cycle.cycleId, anchorMessageId }),
+      );
+    }
+    const durationMs = clock.now() - startedAt;
+    const content = historyContent(result);
+    executed.add(call.id);
+    if (name !== "finish") appendResult(rt, call, result, content);
+
+    const summary = `- ${name} [${result.success ? "success" : "failure"}]: ${content.slice(0, SUMMARY_CHARS)}`;
+    const data: ToolExecutionData = {
+      cycleId: cycle.cycleId,
+      toolCallId: call.id,
+      toolName: name,
+      toolTitle: spec?.title ?? name,
+      args: args.ok ? args.value : { _raw: call.function.arguments },
+      success: result.success,
+      durationMs,
+      summary,
+      providerName: spec?.providerName ?? "",
+      result: content,
+    };
+    cycle.tools.push(data);
+    rt.deps.events.emit(rt.session.id, "tool.execution", data);
+    await recordTool(rt, {
+      sessionId: rt.session.id,
+      cycleId: cycle.cycleId,
+      callId: call.id,
+      toolName: name,
+      providerName: spec?.providerName ?? "",
+      providerType: spec?.providerType ?? "",
+      arguments: args.ok ? args.value : {},
+      success: result.success,
+      content: result.content,
+      errorMessage: result.errorMessage,
+      structuredContent: result.structuredContent,
+      reasoning,
+      durationMs,
+      ts: clock.now(),
+    });
+
+    if (result.metadata.pauseExecution === true) {
+      pausedBy = name;
+      break;
+    }
+  }
+
+  // finish is erased from history; calls after a pause never ran and get no result.
+  assistant.toolCalls = assistant.toolCalls.filter((c) => executed.has(c.id) && c.function.name !== "finish");
+  if (!assistant.toolCalls.length && !assistant.content) removeMessage(rt.history, assistant);
+  cycle.timeRecords.toolCalls = clock.now() - batchStarted;
+  return { pausedBy };
+}
+
+function appendResult(rt: SessionRuntime, call: LlmToolCall, result: ToolExecutionResult, content: string): void {
+  const now = rt.deps.clock.now();
+  rt.history.push({
+    kind: "tool_result",
+    uid: newUid(),
+    ts: now,
+    toolCallId: call.id,
+    toolName: call.function.name,
+    success: result.success,
+    content: content || (result.success ? `工具 ${call.function.name} 执行成功` : `工具 ${call.function.name} 执行失败`),
+    structuredContent: result.structuredContent,
+  });
+  result.contentItems.forEach((item, index) => {
+    if (item.contentType === "text") return;
+    rt.history.push({
+      kind: "tool_media",
+      uid: newUid(),
+      ts: now,
+      toolCallId: call.id,
+      index,
+      mimeType: item.mimeType,
+      description: item.description || item.name || item.uri || item.contentType,
+      data: item.contentType === "image" && item.data ? item.data : undefined,
+    });
+  });
+}
+
+function removeMessage(history: HistoryMessage[], message: HistoryMessage): void {
+  const i = history.indexOf(message);
+  if (i >= 0) history.splice(i, 1);
+}
+
+async function recordTool(rt: SessionRuntime, record: Omit<ToolRecord, "id">): Promise<void> {
+  try {
+    await rt.deps.stores.toolRecords.record(record);
+  } catch (error) {
+    rt.deps.logger.warn(`[engine] tool record not stored: ${describeError(error)}`);
+  }
+}

@@ -1,0 +1,62 @@
+// The engine's view of a language model. Implemented over the openai SDK (openai-client.ts); the
+// SIMULATED model is served through the same OpenAI-compatible path, so this is the only seam.
+import type { LlmMessage, LlmToolCall, LlmUsage, ModelTask } from "../../lib/llm/messages";
+import type { LlmToolDefinition } from "../../lib/tools/schemas";
+
+export interface ModelProblem {
+  task: ModelTask;
+  model: string;
+  attempt: number;
+  error: string;
+  status?: number;
+  delayMs?: number;
+}
+
+export interface ChatRequest {
+  task: ModelTask;
+  messages: LlmMessage[];
+  tools?: LlmToolDefinition[];
+  maxTokens?: number | null;
+  /** Aborting cancels the in-flight HTTP request; the call rejects with ModelAbortedError. */
+  signal?: AbortSignal;
+  /** Called before each retry (llm.retry) and once when retries are spent (llm.error). */
+  onRetry?: (problem: ModelProblem) => void;
+  onError?: (problem: ModelProblem) => void;
+}
+
+export interface ChatResponse {
+  model: string;
+  content: string;
+  reasoningContent: string;
+  toolCalls: LlmToolCall[];
+  usage: LlmUsage;
+  durationMs: number;
+  finishReason: string | null;
+}
+
+export interface ModelInfo {
+  provider: string;
+  name: string;
+  simulated: boolean;
+}
+
+export interface ModelClient {
+  chat(request: ChatRequest): Promise<ChatResponse>;
+  modelFor(task: ModelTask): string;
+  info(): ModelInfo;
+}
+
+export class ModelAbortedError extends Error {
+  override name = "ModelAbortedError";
+}
+
+/** Retries are spent or the error is not retryable. */
+export class ModelCallError extends Error {
+  override name = "ModelCallError";
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,62 @@
+// Small text heuristics shared by the SIMULATED model's rule tables. Deliberately simple: the point
+// is a predictable offline model, not language understanding.
+
+export type Lang = "zh" | "en";
+
+const CJK = /[\u3400-\u9fff]/;
+
+/** Chinese when the text has CJK characters, English when it has Latin letters, else the fallback. */
+export function languageOf(text: string, fallback: Lang): Lang {
+  if (CJK.test(text)) return "zh";
+  if (/[a-z]/i.test(text)) return "en";
+  return fallback;
+}
+
+const QUESTION_WORDS_ZH = /吗|呢|什么|怎么|为什么|为啥|谁|哪|几点|多少|是不是|能不能|可以吗/;
+const QUESTION_WORDS_EN = /\b(what|how|why|who|when|where|which|can you|could you|do you|are you|is it)\b/i;
+
+export function isQuestion(text: string): boolean {
+  const t = text.trim();
+  return /[?？]$/.test(t) || QUESTION_WORDS_ZH.test(t) || QUESTION_WORDS_EN.test(t);
+}
+
+/** Ends mid-thought: an ellipsis or a trailing comma. */
+export function looksUnfinished(text: string): boolean {
+  return /(…|\.\.\.|，|,|、)$/.test(text.trim());
+}
+
+const FILLERS = new Set(["嗯", "嗯嗯", "呃", "额", "啊", "那个", "就是", "然后", "um", "uh", "hmm", "well"]);
+
+/** A lone filler word or a single character: the speaker is probably still typing. */
+export function isFiller(text: string): boolean {
+  const t = text.trim().replace(/[。.!！~～]+$/, "").toLowerCase();
+  return FILLERS.has(t) || [...t].length === 1;
+}
+
+const GREETING =
+  /^\s*(你好|您好|嗨|哈喽|哈啰|早上好|早安|早|中午好|下午好|晚上好|晚安|hi|hello|hey|good (morning|afternoon|evening))(?![a-z])/i;
+
+export function isGreeting(text: string): boolean {
+  return GREETING.test(stripMentions(text));
+}
+
+export function isThanks(text: string): boolean {
+  return /谢谢|多谢|感谢|thank/i.test(text);
+}
+
+export function mentionsAny(text: string, names: string[]): boolean {
+  const lower = text.toLowerCase();
+  return names.some((n) => n.length > 0 && lower.includes(n.toLowerCase()));
+}
+
+/** Removes `@name` mentions and leading punctuation, so rules see what was actually said. */
+export function stripMentions(text: string): string {
+  return text.replace(/@\S+/g, "").replace(/^[\s，,:：]+/, "");
+}
+
+/** One line, at most `max` characters. */
+export function snippet(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const chars = [...flat];
+  return chars.length > max ? `${chars.slice(0, max).join("")}…` : flat;
+}

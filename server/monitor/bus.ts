@@ -1,0 +1,99 @@
+// The monitor event bus: assigns each session's seq (from 1, no gaps), writes events to the ledger
+// in order with group commit, and only then hands them to listeners, so nothing is broadcast that a
+// crash could lose. A failed write is retried; events are never dropped or reordered.
+import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
+import type { Clock } from "../engine/clock";
+import type { EventLedger } from "./ledger";
+
+export interface EventSink {
+  emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent;
+}
+
+export type EventListener = (event: MonitorEvent) => void;
+
+export interface MonitorBusOptions {
+  /** Called when a ledger write fails (it is retried). */
+  onWriteError?: (error: unknown, attempt: number) => void;
+  retryDelayMs?: number;
+}
+
+export class MonitorBus implements EventSink {
+  private readonly lastSeq = new Map<string, number>();
+  private queue: MonitorEvent[] = [];
+  private flushing: Promise<void> | null = null;
+  private readonly listeners = new Set<EventListener>();
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly ledger: EventLedger,
+    private readonly clock: Clock,
+    private readonly opts: MonitorBusOptions = {},
+  ) {}
+
+  /** Continues every session's seq from the ledger (restart recovery). */
+  async init(): Promise<void> {
+    for (const [sessionId, seq] of await this.ledger.lastSeqs()) this.lastSeq.set(sessionId, seq);
+  }
+
+  emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent {
+    const seq = (this.lastSeq.get(sessionId) ?? 0) + 1;
+    this.lastSeq.set(sessionId, seq);
+    // The union cannot be narrowed from a generic T; the envelope is built from matching parts.
+    const event = { seq, sessionId, type, ts: this.clock.now(), data } as MonitorEvent;
+    this.queue.push(event);
+    if (!this.flushing) this.flushing = this.flushLoop();
+    return event;
+  }
+
+  /** Last assigned seq of a session (0 when none). */
+  seqOf(sessionId: string): number {
+    return this.lastSeq.get(sessionId) ?? 0;
+  }
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Resolves when every event emitted so far is durable and delivered. */
+  whenFlushed(): Promise<void> {
+    if (!this.flushing) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private async flushLoop(): Promise<void> {
+    // Yield once so events emitted in the same tick share one write.
+    await Promise.resolve();
+    while (this.queue.length) {
+      const batch = this.queue;
+      this.queue = [];
+      await this.writeWithRetry(batch);
+      for (const event of batch) {
+        for (const listener of this.listeners) {
+          try {
+            listener(event);
+          } catch (error) {
+            console.error("[monitor] listener failed:", error);
+          }
+        }
+      }
+    }
+    this.flushing = null;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private async writeWithRetry(batch: MonitorEvent[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.ledger.append(batch);
+        return;
+      } catch (error) {
+        this.opts.onWriteError?.(error, attempt);
+        const delay = Math.min(5_000, (this.opts.retryDelayMs ?? 50) * 2 ** Math.min(attempt - 1, 7));
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+}

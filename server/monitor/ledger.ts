@@ -1,0 +1,38 @@
+// The monitor event ledger: every event of a session, in seq order, durable before it is broadcast.
+import type { MonitorEvent } from "../../lib/events/schemas";
+
+export interface EventLedger {
+  /** Appends a batch (already in seq order per session). Resolves once the batch is durable. */
+  append(events: MonitorEvent[]): Promise<void>;
+  /** Highest seq stored per session (sessions without events are absent). */
+  lastSeqs(): Promise<Map<string, number>>;
+  /** Events with seq > afterSeq, ascending, at most `limit`. */
+  read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]>;
+}
+
+/**
+ * In-process ledger for tests and the headless CLI when no database is wanted. Events are immutable
+ * once emitted, so they are kept as they are; readers get copies.
+ */
+export class MemoryLedger implements EventLedger {
+  private readonly bySession = new Map<string, MonitorEvent[]>();
+
+  async append(events: MonitorEvent[]): Promise<void> {
+    for (const e of events) {
+      const list = this.bySession.get(e.sessionId) ?? [];
+      list.push(e);
+      this.bySession.set(e.sessionId, list);
+    }
+  }
+
+  async lastSeqs(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const [id, list] of this.bySession) if (list.length) out.set(id, list[list.length - 1].seq);
+    return out;
+  }
+
+  async read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]> {
+    const list = this.bySession.get(sessionId) ?? [];
+    return list.filter((e) => e.seq > afterSeq).slice(0, limit).map((e) => structuredClone(e));
+  }
+}

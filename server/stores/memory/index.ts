@@ -1,0 +1,61 @@
+// In-process stores: tests, the simulate CLI without a database, and the reference behaviour the
+// Prisma repositories must match.
+import type { EmojiRecord, Stores } from "../types";
+import { MemoryEmojiStore } from "./emojis";
+import { MemoryJargonStore } from "./jargon";
+import { MemoryMemoryStore } from "./memories";
+import { MemoryMessageStore } from "./messages";
+import { MemoryPersonStore } from "./persons";
+import { MemorySessionStore } from "./sessions";
+import { counterIds, type IdSource } from "./support";
+import { MemoryToggleStore } from "./toggles";
+import { MemoryToolRecordStore } from "./tool-records";
+import { MemoryUsageStore } from "./usage";
+
+export interface MemoryStoresOptions {
+  emojis?: readonly EmojiRecord[];
+  /** Clock for `updatedAt` fields (pass the engine clock's `now` for deterministic tests). */
+  now?: () => number;
+  newId?: IdSource;
+}
+
+export interface MemoryStores extends Stores {
+  messages: MemoryMessageStore;
+  emojis: MemoryEmojiStore;
+  jargon: MemoryJargonStore;
+  memories: MemoryMemoryStore;
+  persons: MemoryPersonStore;
+  toolRecords: MemoryToolRecordStore;
+  toggles: MemoryToggleStore;
+  usage: MemoryUsageStore;
+  sessions: MemorySessionStore;
+}
+
+export function createMemoryStores(opts: MemoryStoresOptions = {}): MemoryStores {
+  const now = opts.now ?? Date.now;
+  const newId = opts.newId ?? counterIds();
+  return {
+    messages: new MemoryMessageStore(),
+    emojis: new MemoryEmojiStore(opts.emojis),
+    jargon: new MemoryJargonStore(newId, now),
+    memories: new MemoryMemoryStore(newId),
+    persons: new MemoryPersonStore(newId, now),
+    toolRecords: new MemoryToolRecordStore(newId),
+    toggles: new MemoryToggleStore(newId),
+    usage: new MemoryUsageStore(),
+    sessions: new MemorySessionStore(),
+  };
+}
+
+export {
+  MemoryEmojiStore,
+  MemoryJargonStore,
+  MemoryMemoryStore,
+  MemoryMessageStore,
+  MemoryPersonStore,
+  MemorySessionStore,
+  MemoryToggleStore,
+  MemoryToolRecordStore,
+  MemoryUsageStore,
+};
+export { counterIds, type IdSource } from "./support";

@@ -1,0 +1,34 @@
+import type { ChatMessageRecord, MessageStore } from "../types";
+import { copy, takeLast } from "./support";
+
+interface Row {
+  seq: number;
+  record: ChatMessageRecord;
+}
+
+export class MemoryMessageStore implements MessageStore {
+  private readonly sessions = new Map<string, Map<string, Row>>();
+  private seq = 0;
+
+  async save(message: ChatMessageRecord): Promise<void> {
+    let rows = this.sessions.get(message.sessionId);
+    if (!rows) {
+      rows = new Map();
+      this.sessions.set(message.sessionId, rows);
+    }
+    // Saving an existing id updates it in place, like an upsert keyed by (sessionId, messageId).
+    const seq = rows.get(message.messageId)?.seq ?? ++this.seq;
+    rows.set(message.messageId, { seq, record: copy(message) });
+  }
+
+  async get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null> {
+    const row = this.sessions.get(sessionId)?.get(messageId);
+    return row ? copy(row.record) : null;
+  }
+
+  async list(sessionId: string, opts: { limit?: number } = {}): Promise<ChatMessageRecord[]> {
+    const rows = [...(this.sessions.get(sessionId)?.values() ?? [])];
+    rows.sort((a, b) => a.record.ts - b.record.ts || a.seq - b.seq);
+    return takeLast(rows, opts.limit).map((row) => copy(row.record));
+  }
+}

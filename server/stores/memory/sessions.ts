@@ -1,0 +1,37 @@
+import type { RuntimeSnapshot, SessionRecord, SessionStore } from "../types";
+import { copy } from "./support";
+
+export class MemorySessionStore implements SessionStore {
+  private readonly sessions = new Map<string, SessionRecord>();
+  private readonly snapshots = new Map<string, RuntimeSnapshot>();
+
+  async upsert(session: SessionRecord): Promise<void> {
+    this.sessions.set(session.id, copy(session));
+  }
+
+  async get(id: string): Promise<SessionRecord | null> {
+    const session = this.sessions.get(id);
+    return session ? copy(session) : null;
+  }
+
+  /** Most recently active first. */
+  async list(): Promise<SessionRecord[]> {
+    return [...this.sessions.values()].sort((a, b) => b.lastActiveAt - a.lastActiveAt).map(copy);
+  }
+
+  /** Unknown ids are ignored, like an UPDATE that matches no row. */
+  async touch(id: string, ts: number): Promise<void> {
+    const session = this.sessions.get(id);
+    if (session) session.lastActiveAt = ts;
+  }
+
+  /** One snapshot per session: the latest replaces the previous one. */
+  async saveSnapshot(snapshot: RuntimeSnapshot): Promise<void> {
+    this.snapshots.set(snapshot.sessionId, copy(snapshot));
+  }
+
+  async loadSnapshot(sessionId: string): Promise<RuntimeSnapshot | null> {
+    const snapshot = this.snapshots.get(sessionId);
+    return snapshot ? copy(snapshot) : null;
+  }
+}

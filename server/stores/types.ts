@@ -1,0 +1,200 @@
+// Store interfaces the engine and the builtin tools depend on. In-process implementations live in
+// ./memory, Prisma-backed ones in server/db; both must behave the same (shared contract tests).
+
+export interface ChatMessageRecord {
+  sessionId: string;
+  messageId: string;
+  direction: "inbound" | "outbound";
+  userId: string;
+  userName: string;
+  groupCard?: string;
+  text: string;
+  /** Forwarded/complex message: the full list of inner messages. */
+  forward?: { sender: string; text: string }[];
+  atBot?: boolean;
+  mentionsBot?: boolean;
+  replyTo?: string | null;
+  kind?: "text" | "emoji";
+  ts: number;
+}
+
+export interface MessageStore {
+  save(message: ChatMessageRecord): Promise<void>;
+  get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null>;
+  /** Newest last; `limit` keeps the newest ones. */
+  list(sessionId: string, opts?: { limit?: number }): Promise<ChatMessageRecord[]>;
+}
+
+export interface EmojiRecord {
+  id: string;
+  file: string;
+  description: string;
+  emotions: string[];
+}
+
+export interface EmojiStore {
+  list(): Promise<EmojiRecord[]>;
+  recordUse(id: string): Promise<void>;
+}
+
+export interface JargonEntry {
+  id: string;
+  word: string;
+  meaning: string;
+  sessionId: string | null;
+  count: number;
+  updatedAt: number;
+}
+
+export interface JargonStore {
+  /** Case-insensitive exact match on the word, at most `limit`. */
+  findExact(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]>;
+  /** Substring/fuzzy matches (both directions), exact ones excluded, at most `limit`. */
+  findFuzzy(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]>;
+  upsert(entry: { word: string; meaning: string; sessionId: string | null }): Promise<JargonEntry>;
+  list(opts?: { limit?: number }): Promise<JargonEntry[]>;
+  remove(id: string): Promise<boolean>;
+}
+
+export interface MemoryEntry {
+  id: string;
+  sessionId: string | null;
+  personName: string | null;
+  content: string;
+  ts: number;
+}
+
+export type MemoryQueryMode = "search" | "time" | "episode" | "aggregate" | "hybrid";
+
+export interface MemoryQuery {
+  query?: string;
+  mode: MemoryQueryMode;
+  limit: number;
+  personName?: string;
+  timeStart?: number;
+  timeEnd?: number;
+  sessionId?: string;
+}
+
+export interface MemoryStore {
+  add(entry: Omit<MemoryEntry, "id">): Promise<MemoryEntry>;
+  search(query: MemoryQuery): Promise<MemoryEntry[]>;
+  list(opts?: { limit?: number }): Promise<MemoryEntry[]>;
+  remove(id: string): Promise<boolean>;
+}
+
+export interface PersonProfile {
+  personId: string;
+  personName: string;
+  userId: string | null;
+  summary: string;
+  traits: string[];
+  facts: string[];
+  updatedAt: number;
+}
+
+export interface PersonStore {
+  /** Looks a person up by id, name or user id. */
+  find(nameOrId: string): Promise<PersonProfile | null>;
+  upsert(profile: Omit<PersonProfile, "updatedAt" | "personId"> & { personId?: string }): Promise<PersonProfile>;
+  list(opts?: { limit?: number }): Promise<PersonProfile[]>;
+}
+
+export interface ToolRecord {
+  id: string;
+  sessionId: string;
+  cycleId: string;
+  callId: string;
+  toolName: string;
+  providerName: string;
+  providerType: string;
+  arguments: Record<string, unknown>;
+  success: boolean;
+  content: string;
+  errorMessage: string;
+  structuredContent?: unknown;
+  reasoning: string;
+  durationMs: number;
+  ts: number;
+}
+
+export interface ToolRecordStore {
+  record(rec: Omit<ToolRecord, "id">): Promise<void>;
+  list(sessionId: string, opts?: { limit?: number }): Promise<ToolRecord[]>;
+}
+
+export interface ToolToggle {
+  toolName: string;
+  scope: "global" | "session";
+  sessionId: string | null;
+  enabled: boolean;
+}
+
+export interface ToggleAuditEntry extends ToolToggle {
+  id: string;
+  actor: string;
+  reason: string;
+  oldEnabled: boolean | null;
+  ts: number;
+}
+
+export interface ToggleStore {
+  list(): Promise<ToolToggle[]>;
+  /** Sets a toggle and writes its audit entry atomically. */
+  set(toggle: ToolToggle, actor: string, reason: string, ts: number): Promise<ToggleAuditEntry>;
+  audit(opts?: { limit?: number }): Promise<ToggleAuditEntry[]>;
+}
+
+export interface ModelUsageRecord {
+  task: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+  success: boolean;
+  ts: number;
+}
+
+export interface UsageStore {
+  record(rec: ModelUsageRecord): Promise<void>;
+}
+
+export interface Stores {
+  messages: MessageStore;
+  emojis: EmojiStore;
+  jargon: JargonStore;
+  memories: MemoryStore;
+  persons: PersonStore;
+  toolRecords: ToolRecordStore;
+  toggles: ToggleStore;
+  usage: UsageStore;
+  sessions: SessionStore;
+}
+
+export interface SessionRecord {
+  id: string;
+  name: string;
+  isGroupChat: boolean;
+  platform: string;
+  groupId: string | null;
+  userId: string | null;
+  createdAt: number;
+  lastActiveAt: number;
+}
+
+/** What a runtime needs to resume after a restart (history window, pending state). */
+export interface RuntimeSnapshot {
+  sessionId: string;
+  /** JSON of the runtime's history window and pending state; opaque to the store. */
+  state: unknown;
+  ts: number;
+}
+
+export interface SessionStore {
+  upsert(session: SessionRecord): Promise<void>;
+  get(id: string): Promise<SessionRecord | null>;
+  list(): Promise<SessionRecord[]>;
+  touch(id: string, ts: number): Promise<void>;
+  saveSnapshot(snapshot: RuntimeSnapshot): Promise<void>;
+  loadSnapshot(sessionId: string): Promise<RuntimeSnapshot | null>;
+}

@@ -1,0 +1,36 @@
+// What the builtin tools need from the session they run in. The engine implements it; tests use a
+// small fake. Keeping it narrow is what lets the builtin tools stay free of engine internals.
+import type { MaisakaConfig } from "../../../lib/config/schema";
+import type { ToolSpec } from "../../../lib/tools/schemas";
+import type { ChatMessageRecord, EmojiRecord, Stores } from "../../stores/types";
+
+export interface BuiltinToolHost {
+  readonly config: MaisakaConfig;
+  readonly stores: Pick<Stores, "messages" | "emojis" | "jargon" | "memories" | "persons">;
+  /** Writes the reply text with the replyer model from the planner's reasoning and the history. */
+  writeReply(req: {
+    sessionId: string;
+    target: ChatMessageRecord;
+    reasoning: string;
+    referenceInfo?: string;
+    signal?: AbortSignal;
+  }): Promise<string>;
+  /** Picks one of the candidates by the chat's mood (a small model sub-task). */
+  chooseEmoji(req: {
+    sessionId: string;
+    candidates: EmojiRecord[];
+    reasoning: string;
+    signal?: AbortSignal;
+  }): Promise<{ index: number; reason: string }>;
+  /** Sends a bot message to the chat: stored, appended to history, emitted as message.sent. */
+  send(req: {
+    sessionId: string;
+    text: string;
+    replyTo: string | null;
+    kind: "text" | "emoji";
+  }): Promise<ChatMessageRecord>;
+  /** The session's deferred pool (tools not offered directly to the planner). */
+  deferredTools(sessionId: string): Promise<ToolSpec[]>;
+  /** Deferred tools already discovered in the planner's current window. */
+  discoveredToolNames(sessionId: string): Promise<Set<string>>;
+}

@@ -1,0 +1,92 @@
+import { failedToolResult } from "../../../lib/tools/schemas";
+import type { MemoryEntry, MemoryQuery, MemoryQueryMode } from "../../stores/types";
+import { clamp, formatTime, intArg, parseTime, stringArg } from "./args";
+import { hints, sessionOf, type BuiltinToolEntry } from "./entry";
+import { succeeded } from "./results";
+
+const MODES: readonly MemoryQueryMode[] = ["search", "time", "episode", "aggregate", "hybrid"];
+export const DEFAULT_MEMORY_LIMIT = 5;
+
+function modeOf(value: unknown): MemoryQueryMode {
+  return MODES.find((m) => m === value) ?? "search";
+}
+
+function describeItems(items: MemoryEntry[]): string[] {
+  return items.map(
+    (m, i) => `${i + 1}. [${formatTime(m.ts)}]${m.personName ? `（关于 ${m.personName}）` : ""} ${m.content}`,
+  );
+}
+
+export const queryMemoryTool: BuiltinToolEntry = {
+  name: "query_memory",
+  stage: "action",
+  enabledBy: (config) => config.chat.enableMemoryQuery,
+  buildSpec: () => ({
+    title: "查询记忆",
+    description:
+      "查询长期记忆：按关键词全文搜索，或按时间范围查看，也可以限定相关人物。需要提供 query 或时间范围中的至少一项。",
+    parametersSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "要搜索的关键词，多个词用空格分隔（需全部命中）。" },
+        mode: {
+          type: "string",
+          enum: [...MODES],
+          default: "search",
+          description: "search 关键词搜索；time 按时间范围从新到旧列出；episode/aggregate/hybrid 目前与 search 相同。",
+        },
+        limit: { type: "integer", minimum: 1, maximum: 20, default: DEFAULT_MEMORY_LIMIT, description: "最多返回多少条记忆。" },
+        person_name: { type: "string", description: "只查与这个人相关的记忆。" },
+        time_start: { type: "string", description: '时间范围起点，如 "2026-01-01 08:00" 或 ISO 8601 时间。' },
+        time_end: { type: "string", description: '时间范围终点，如 "2026-01-02" 或 ISO 8601 时间。' },
+      },
+    },
+    annotation: hints({ readOnly: true, openWorld: false }),
+  }),
+  handle: async (call) => {
+    const args = call.invocation.arguments;
+    const query = stringArg(args, "query");
+    const rawStart = stringArg(args, "time_start");
+    const rawEnd = stringArg(args, "time_end");
+    if (!query && !rawStart && !rawEnd) {
+      return failedToolResult("query_memory", "query_memory 需要提供 query，或 time_start / time_end 中的至少一个。");
+    }
+    const timeStart = rawStart === undefined ? undefined : parseTime(rawStart);
+    const timeEnd = rawEnd === undefined ? undefined : parseTime(rawEnd, true);
+    for (const [key, raw, parsed] of [["time_start", rawStart, timeStart], ["time_end", rawEnd, timeEnd]] as const) {
+      if (parsed === null) {
+        return failedToolResult("query_memory", `${key} 无法解析："${raw}"。请使用 "YYYY-MM-DD HH:MM" 或 ISO 8601 格式。`);
+      }
+    }
+    if (timeStart != null && timeEnd != null && timeStart > timeEnd) {
+      return failedToolResult("query_memory", "time_start 晚于 time_end，请检查时间范围。");
+    }
+
+    const personName = stringArg(args, "person_name");
+    const request: MemoryQuery = {
+      query,
+      mode: modeOf(args.mode),
+      limit: clamp(intArg(args, "limit") ?? DEFAULT_MEMORY_LIMIT, 1, 20),
+      personName,
+      timeStart: timeStart ?? undefined,
+      timeEnd: timeEnd ?? undefined,
+      sessionId: sessionOf(call),
+    };
+    const { memories } = call.host.stores;
+    let items = await memories.search(request);
+    let note = "";
+    // As in the original: a person filter that finds nothing falls back to the plain search.
+    if (items.length === 0 && personName && query) {
+      items = await memories.search({ ...request, personName: undefined });
+      if (items.length > 0) note = `没有找到与 ${personName} 直接相关的记忆，以下是不限定人物的结果。`;
+    }
+
+    const structuredContent = {
+      ...request,
+      items: items.map((m) => ({ id: m.id, content: m.content, personName: m.personName, ts: m.ts, time: formatTime(m.ts) })),
+    };
+    if (items.length === 0) return succeeded("query_memory", "没有找到相关记忆。", { structuredContent });
+    const lines = [...(note ? [note] : []), `找到 ${items.length} 条相关记忆：`, ...describeItems(items)];
+    return succeeded("query_memory", lines.join("\n"), { structuredContent });
+  },
+};

@@ -1,0 +1,57 @@
+import { failedToolResult } from "../../../lib/tools/schemas";
+import { stringArg } from "./args";
+import { hints, reasoningOf, sessionOf, type BuiltinToolEntry } from "./entry";
+import { succeeded } from "./results";
+
+export const replyTool: BuiltinToolEntry = {
+  name: "reply",
+  stage: "action",
+  buildSpec: () => ({
+    title: "回复",
+    description: "根据你当前的思考生成并发送一条可见回复。回复内容由回复器根据你的思考和聊天记录写出。",
+    parametersSchema: {
+      type: "object",
+      properties: {
+        msg_id: { type: "string", description: "要回复的消息的 msg_id。" },
+        set_quote: {
+          type: "boolean",
+          description: "是否以引用回复的方式发送；发言人多、聊天较乱时建议引用。",
+          default: true,
+        },
+        reference_info: {
+          type: "string",
+          description: "有助于回复的信息，如聊天状态、人物关系、事实或回忆。",
+        },
+      },
+      required: ["msg_id"],
+    },
+    annotation: hints({ readOnly: false, openWorld: true }),
+  }),
+  handle: async (call) => {
+    const { host, invocation } = call;
+    const args = invocation.arguments;
+    const msgId = stringArg(args, "msg_id");
+    if (!msgId) return failedToolResult("reply", "reply 工具需要提供有效的 msg_id 参数。");
+    const setQuote = args.set_quote !== false;
+    const sessionId = sessionOf(call);
+
+    const target = await host.stores.messages.get(sessionId, msgId);
+    if (!target) return failedToolResult("reply", `未找到要回复的目标消息：msg_id=${msgId} 不存在。`);
+
+    const text = (
+      await host.writeReply({
+        sessionId,
+        target,
+        reasoning: reasoningOf(call),
+        referenceInfo: stringArg(args, "reference_info"),
+      })
+    ).trim();
+    if (!text) return failedToolResult("reply", "回复器没有生成任何内容，未发送回复。");
+
+    const sent = await host.send({ sessionId, text, replyTo: setQuote ? msgId : null, kind: "text" });
+    const targetUserName = target.userName || target.userId;
+    return succeeded("reply", `"${host.config.bot.nickname}"已生成并向"${targetUserName}"发送了回复"${text}"`, {
+      structuredContent: { msgId, setQuote, replyText: text, targetUserName, sentMessageId: sent.messageId },
+    });
+  },
+};

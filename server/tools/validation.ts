@@ -1,0 +1,105 @@
+// Tool arguments checked against the spec's JSON Schema before any provider runs (engine.md 1.3).
+// Failures are phrased per field so the model can read them and correct its call.
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { JsonObject } from "../../lib/tools/schemas";
+
+export type ValidationOutcome = { ok: true; args: JsonObject } | { ok: false; problems: string[] };
+
+/** Compiled validators kept per schema; a schema that cannot compile is remembered as `null`. */
+type Compiled = ValidateFunction | null;
+
+const MAX_CACHED_SCHEMAS = 1000;
+
+function fieldPath(instancePath: string, child?: string): string {
+  const segments = instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (child !== undefined) segments.push(child);
+  return segments.reduce(
+    (path, seg) => (/^\d+$/.test(seg) ? `${path}[${seg}]` : path ? `${path}.${seg}` : seg),
+    "",
+  );
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+function describeError(error: ErrorObject): string {
+  const params: Record<string, unknown> = error.params;
+  switch (error.keyword) {
+    case "required":
+      return `${fieldPath(error.instancePath, String(params.missingProperty))}: is required`;
+    case "additionalProperties":
+      return `${fieldPath(error.instancePath, String(params.additionalProperty))}: is not an accepted parameter`;
+    case "enum": {
+      const allowed = Array.isArray(params.allowedValues) ? params.allowedValues : [];
+      return `${fieldPath(error.instancePath) || "arguments"}: must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
+    }
+    case "type":
+      return `${fieldPath(error.instancePath) || "arguments"}: must be ${String(params.type)} (got ${describeValue(error.data)})`;
+    default:
+      return `${fieldPath(error.instancePath) || "arguments"}: ${error.message ?? "is invalid"}`;
+  }
+}
+
+export class ArgumentValidator {
+  // strict:false and validateFormats:false: third-party (MCP, plugin) schemas use keywords and formats
+  // we do not know; they must not make a tool unusable. addUsedSchema:false: schemas sharing an $id
+  // must not collide inside the shared instance.
+  private readonly ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    verbose: true,
+    strict: false,
+    validateFormats: false,
+    addUsedSchema: false,
+  });
+  private readonly byObject = new WeakMap<object, Compiled>();
+  private readonly byJson = new Map<string, Compiled>();
+
+  constructor(private readonly onSchemaError: (message: string) => void = () => {}) {}
+
+  /** Validates a copy of `args`, with schema defaults applied to it. */
+  validate(toolName: string, schema: JsonObject | undefined, args: JsonObject): ValidationOutcome {
+    const copy = structuredClone(args);
+    if (!schema) return { ok: true, args: copy };
+    const validate = this.compiled(toolName, schema);
+    if (!validate || validate(copy)) return { ok: true, args: copy };
+    const problems = [...new Set((validate.errors ?? []).map(describeError))];
+    return { ok: false, problems };
+  }
+
+  private compiled(toolName: string, schema: JsonObject): Compiled {
+    const cached = this.byObject.get(schema);
+    if (cached !== undefined) return cached;
+    const key = JSON.stringify(schema);
+    let compiled = this.byJson.get(key);
+    if (compiled === undefined) {
+      compiled = this.compile(toolName, schema);
+      if (this.byJson.size >= MAX_CACHED_SCHEMAS) {
+        const oldest = this.byJson.keys().next();
+        if (!oldest.done) this.byJson.delete(oldest.value);
+      }
+      this.byJson.set(key, compiled);
+    }
+    this.byObject.set(schema, compiled);
+    return compiled;
+  }
+
+  private compile(toolName: string, schema: JsonObject): Compiled {
+    // A `$schema` naming another draft would make Ajv refuse the whole schema.
+    const { $schema: _ignored, ...rest } = schema;
+    try {
+      return this.ajv.compile(rest);
+    } catch (error) {
+      this.onSchemaError(
+        `Tool "${toolName}" has a parameters schema that cannot be compiled; its arguments are not validated: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return null;
+    }
+  }
+}

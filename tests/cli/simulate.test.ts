@@ -1,0 +1,224 @@
+// The real `simulate` command (interface.md), spawned as a child process: stdout is nothing but
+// monitor event envelopes, one JSON line each, and failures exit non-zero with a stderr message.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
+import { parseScript } from "../../lib/simulate/script";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const SPAWN_TIMEOUT_MS = 60_000;
+
+let dir: string;
+let cleanConfig: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "maisaka-simulate-"));
+  // The defaults, whatever maisaka.config.json the working tree may hold.
+  cleanConfig = join(dir, "maisaka.config.json");
+  writeFileSync(cleanConfig, "{}");
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  ms: number;
+}
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, MAISAKA_CONFIG: cleanConfig, NO_COLOR: "1" };
+  for (const key of Object.keys(env)) if (key.startsWith("OPENAI_") || key === "MAISAKA_MODEL") delete env[key];
+  return { ...env, ...extra };
+}
+
+function simulate(args: string[], env = cleanEnv()): Promise<RunResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "server/cli/main.ts", "simulate", ...args], {
+      cwd: repoRoot,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, SPAWN_TIMEOUT_MS);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Every stdout line must be a valid envelope; returns them in order. */
+function parseEnvelopes(stdout: string): MonitorEvent[] {
+  const lines = stdout.split("\n");
+  expect(lines.at(-1)).toBe(""); // ends with a newline, nothing after it
+  return lines.slice(0, -1).map((line, i) => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      throw new Error(`stdout line ${i + 1} is not JSON: ${line.slice(0, 200)}`);
+    }
+    const parsed = monitorEventSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new Error(`stdout line ${i + 1} is not a valid envelope: ${parsed.error.message}\n${line.slice(0, 300)}`);
+    }
+    return parsed.data;
+  });
+}
+
+function expectGapless(events: MonitorEvent[]) {
+  expect(events.length).toBeGreaterThan(0);
+  const sessionIds = new Set(events.map((e) => e.sessionId));
+  expect(sessionIds.size).toBe(1);
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+}
+
+function ofType<T extends MonitorEvent["type"]>(events: MonitorEvent[], type: T) {
+  return events.filter((e) => e.type === type) as Extract<MonitorEvent, { type: T }>[];
+}
+
+/** After the last cycle.end nothing starts again: the session ended idle. */
+function expectEndedIdle(events: MonitorEvent[]) {
+  const lastEnd = events.map((e) => e.type).lastIndexOf("cycle.end");
+  expect(lastEnd).toBeGreaterThan(-1);
+  expect(events.slice(lastEnd + 1).filter((e) => e.type === "cycle.start")).toHaveLength(0);
+  expect(events.at(-1)?.type).toBe("session.stop");
+  expect(ofType(events, "cycle.start")).toHaveLength(ofType(events, "cycle.end").length);
+}
+
+describe("maisaka simulate", () => {
+  it("group-chat.jsonl: exit 0, only envelope lines, gapless seq, every line ingested, the @ answered", async () => {
+    const scriptPath = "examples/group-chat.jsonl";
+    const script = parseScript(readFileSync(join(repoRoot, scriptPath), "utf8"));
+    const result = await simulate(["--script", scriptPath, "--speed", "0", "--session", "cli-test"]);
+    expect(result.timedOut, result.stderr).toBe(false);
+    expect(result.code, result.stderr).toBe(0);
+    const events = parseEnvelopes(result.stdout);
+    expectGapless(events);
+    expect(events[0].sessionId).toBe("cli-test");
+    expect(events[0].type).toBe("session.start");
+    expect(result.stderr).toMatch(/SIMULATED/);
+
+    const ingested = ofType(events, "message.ingested");
+    expect(ingested.map((e) => e.data.content).sort()).toEqual(script.map((l) => l.text).sort());
+    expect(new Set(ingested.map((e) => e.data.messageId)).size).toBe(script.length);
+
+    expect(ofType(events, "timing_gate.result").length).toBeGreaterThanOrEqual(1);
+    const at = ingested.find((e) => e.data.content.includes("@麦麦"));
+    if (!at) throw new Error("the @ message was not ingested");
+    expect(at.data.atBot).toBe(true);
+
+    // The @ forces the turn that ingested it: its gate is forced to continue without the model,
+    // and that turn sends a reply quoting a message of the @'s batch. (With --speed 0 the later
+    // "哈哈麦麦肯定在看书" lands in the same batch, and the simulated planner answers the newest line.)
+    const atIndex = events.indexOf(at);
+    const batchStart = events.slice(0, atIndex).map((e) => e.type).lastIndexOf("cycle.end") + 1;
+    const turnStart = events.findIndex((e, i) => i > atIndex && e.type === "cycle.start");
+    expect(turnStart).toBeGreaterThan(atIndex);
+    const batchIds = events
+      .slice(batchStart, turnStart)
+      .flatMap((e) => (e.type === "message.ingested" ? [e.data.messageId] : []));
+    expect(batchIds).toContain(at.data.messageId);
+    const turnEnd = events.findIndex(
+      (e, i) => i > turnStart && e.type === "cycle.end" && e.data.endReason !== "tool_continue" && e.data.endReason !== "continue",
+    );
+    const turn = events.slice(turnStart, turnEnd + 1);
+    const gate = ofType(turn, "timing_gate.result")[0];
+    expect(gate.data).toMatchObject({ action: "continue", forced: true });
+    const sent = ofType(turn, "message.sent");
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(batchIds).toContain(sent[0].data.replyTo);
+    expect(sent[0].data.content.trim().length).toBeGreaterThan(0);
+    expect(ofType(turn, "tool.execution").map((e) => e.data.toolName)).toContain("reply");
+    expectEndedIdle(events);
+  }, 90_000);
+
+  it("private-wait.jsonl --private ends idle even with a wait armed", async () => {
+    const result = await simulate(["--script", "examples/private-wait.jsonl", "--private", "--speed", "0"]);
+    expect(result.timedOut, result.stderr).toBe(false);
+    expect(result.code, result.stderr).toBe(0);
+    const events = parseEnvelopes(result.stdout);
+    expectGapless(events);
+    const start = ofType(events, "session.start")[0];
+    expect(start.data).toMatchObject({ isGroupChat: false, userId: "u9" });
+    expect(ofType(events, "message.ingested").map((e) => e.data.content).sort()).toEqual(["在吗", "我想跟你说件事…"].sort());
+    const ends = ofType(events, "cycle.end").map((e) => e.data.endReason);
+    expect(ends.length).toBeGreaterThanOrEqual(1);
+    expectEndedIdle(events);
+    // An armed wait counts as idle: the command does not sit out the 30 s timer.
+    if (ends.at(-1) === "timing_wait") expect(result.ms).toBeLessThan(30_000);
+  }, 90_000);
+
+  it("a bad script line exits non-zero naming the line number, with nothing on stdout", async () => {
+    const path = join(dir, "bad-fields.jsonl");
+    writeFileSync(
+      path,
+      [
+        JSON.stringify({ at: 0, userId: "u1", userName: "Alice", text: "hi" }),
+        "",
+        JSON.stringify({ at: 5, userId: "u1", text: "no name" }),
+      ].join("\n"),
+    );
+    const result = await simulate(["--script", path, "--speed", "0"]);
+    expect(result.timedOut).toBe(false);
+    expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
+    expect(result.stderr).toContain(`${path}:3:`);
+    expect(result.stderr).toContain("userName");
+    expect(result.stdout).toBe("");
+  }, 90_000);
+
+  it("a line that is not JSON exits non-zero naming its line number", async () => {
+    const path = join(dir, "bad-json.jsonl");
+    writeFileSync(path, `${JSON.stringify({ at: 0, userId: "u1", userName: "A", text: "ok" })}\n{"at": 1, "userId": oops}\n`);
+    const result = await simulate(["--script", path, "--speed", "0"]);
+    expect(result.timedOut).toBe(false);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`${path}:2:`);
+    expect(result.stderr).toMatch(/JSON/);
+    expect(result.stdout).toBe("");
+  }, 90_000);
+
+  it("an unreachable OPENAI_BASE_URL exits non-zero saying so", async () => {
+    const port = await closedPort();
+    const result = await simulate(
+      ["--script", "examples/group-chat.jsonl", "--speed", "0"],
+      cleanEnv({ OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: "k" }),
+    );
+    expect(result.timedOut).toBe(false);
+    expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
+    expect(result.stderr).toMatch(/unreachable/);
+    expect(result.stdout).toBe("");
+  }, 90_000);
+});
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("no port");
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return address.port;
+}

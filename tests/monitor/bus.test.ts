@@ -1,0 +1,233 @@
+// The monitor bus (engine.md 6): seq per session from 1 without gaps, durable before broadcast,
+// failed writes retried without loss or reordering, seq continued from the ledger after a restart.
+import { describe, expect, it } from "vitest";
+import type { MonitorEvent } from "../../lib/events/schemas";
+import { MonitorBus } from "../../server/monitor/bus";
+import { MemoryLedger, type EventLedger } from "../../server/monitor/ledger";
+import { FakeClock, settle } from "../support/fake-clock";
+
+const stop = (reason: string) => ({ reason });
+
+function deferred() {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A ledger whose every append stays open until the test releases it. */
+class HeldLedger implements EventLedger {
+  readonly stored: MonitorEvent[] = [];
+  readonly appends: { events: MonitorEvent[]; release: () => void; fail: (e: unknown) => void }[] = [];
+
+  append(events: MonitorEvent[]): Promise<void> {
+    const d = deferred();
+    this.appends.push({ events: [...events], release: d.resolve, fail: d.reject });
+    return d.promise.then(() => void this.stored.push(...events));
+  }
+
+  async lastSeqs(): Promise<Map<string, number>> {
+    return new Map();
+  }
+
+  async read(): Promise<MonitorEvent[]> {
+    return [];
+  }
+}
+
+/** A ledger that throws on chosen append calls (1-based). */
+class FlakyLedger extends MemoryLedger {
+  calls = 0;
+  readonly batches: number[][] = [];
+  constructor(private readonly failOn: Set<number>) {
+    super();
+  }
+
+  override async append(events: MonitorEvent[]): Promise<void> {
+    this.calls++;
+    if (this.failOn.has(this.calls)) throw new Error(`disk full (call ${this.calls})`);
+    this.batches.push(events.map((e) => e.seq));
+    await super.append(events);
+  }
+}
+
+const seqsOf = (events: MonitorEvent[], sessionId: string) => events.filter((e) => e.sessionId === sessionId).map((e) => e.seq);
+
+describe("MonitorBus", () => {
+  it("numbers each session's events from 1 without gaps, across interleaved sessions", async () => {
+    const ledger = new MemoryLedger();
+    const bus = new MonitorBus(ledger, new FakeClock());
+    const seen: MonitorEvent[] = [];
+    bus.subscribe((e) => seen.push(e));
+    const order = ["a", "b", "a", "a", "c", "b", "a", "c", "b", "b"];
+    const returned = order.map((id, i) => bus.emit(id, "session.stop", stop(`r${i}`)));
+    expect(returned.map((e) => e.seq)).toEqual([1, 1, 2, 3, 1, 2, 4, 2, 3, 4]);
+    // More after a flush keeps counting.
+    await bus.whenFlushed();
+    bus.emit("a", "session.stop", stop("later"));
+    await bus.whenFlushed();
+
+    expect(seqsOf(seen, "a")).toEqual([1, 2, 3, 4, 5]);
+    expect(seqsOf(seen, "b")).toEqual([1, 2, 3, 4]);
+    expect(seqsOf(seen, "c")).toEqual([1, 2]);
+    expect(bus.seqOf("a")).toBe(5);
+    expect(bus.seqOf("nobody")).toBe(0);
+    // Listeners get events in emission order, and the ledger holds the same.
+    expect(seen.map((e) => (e.data as { reason: string }).reason)).toEqual([...order.map((_, i) => `r${i}`), "later"]);
+    expect((await ledger.read("a", 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect((await ledger.read("b", 2, 100)).map((e) => e.seq)).toEqual([3, 4]);
+  });
+
+  it("stamps ts from the clock and keeps type and data", async () => {
+    const clock = new FakeClock(1_000);
+    const bus = new MonitorBus(new MemoryLedger(), clock);
+    const first = bus.emit("s", "session.stop", stop("x"));
+    await clock.advance(250);
+    const second = bus.emit("s", "session.stop", stop("y"));
+    expect(first).toMatchObject({ seq: 1, sessionId: "s", type: "session.stop", ts: 1_000, data: { reason: "x" } });
+    expect(second.ts).toBe(1_250);
+    await bus.whenFlushed();
+  });
+
+  it("a listener sees an event only after ledger.append resolved", async () => {
+    const ledger = new HeldLedger();
+    const bus = new MonitorBus(ledger, new FakeClock());
+    const seen: number[] = [];
+    bus.subscribe((e) => seen.push(e.seq));
+    bus.emit("s", "session.stop", stop("1"));
+    bus.emit("s", "session.stop", stop("2"));
+    await settle();
+    expect(ledger.appends).toHaveLength(1);
+    // Same-tick events share one write.
+    expect(ledger.appends[0].events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(seen).toEqual([]);
+
+    // Emitted while the first write is open: queued behind it, not broadcast.
+    bus.emit("s", "session.stop", stop("3"));
+    await settle();
+    expect(ledger.appends).toHaveLength(1);
+    expect(seen).toEqual([]);
+
+    let flushed = false;
+    const done = bus.whenFlushed().then(() => (flushed = true));
+    ledger.appends[0].release();
+    await settle();
+    expect(seen).toEqual([1, 2]);
+    expect(ledger.stored.map((e) => e.seq)).toEqual([1, 2]);
+    expect(ledger.appends).toHaveLength(2);
+    expect(ledger.appends[1].events.map((e) => e.seq)).toEqual([3]);
+    expect(flushed).toBe(false);
+
+    ledger.appends[1].release();
+    await done;
+    expect(seen).toEqual([1, 2, 3]);
+    expect(flushed).toBe(true);
+  });
+
+  it("a failing append is retried; nothing is dropped, duplicated or reordered", async () => {
+    const ledger = new FlakyLedger(new Set([1, 2, 4]));
+    const errors: [string, number][] = [];
+    const bus = new MonitorBus(ledger, new FakeClock(), {
+      retryDelayMs: 1,
+      onWriteError: (error, attempt) => errors.push([(error as Error).message, attempt]),
+    });
+    const seen: MonitorEvent[] = [];
+    bus.subscribe((e) => seen.push(e));
+
+    bus.emit("a", "session.stop", stop("a1"));
+    bus.emit("b", "session.stop", stop("b1"));
+    await settle(1);
+    // These arrive while the first batch is failing and being retried.
+    bus.emit("a", "session.stop", stop("a2"));
+    bus.emit("a", "session.stop", stop("a3"));
+    bus.emit("b", "session.stop", stop("b2"));
+    await bus.whenFlushed();
+    bus.emit("a", "session.stop", stop("a4"));
+    await bus.whenFlushed();
+
+    expect(errors).toEqual([
+      ["disk full (call 1)", 1],
+      ["disk full (call 2)", 2],
+      ["disk full (call 4)", 1],
+    ]);
+    const reasons = seen.map((e) => (e.data as { reason: string }).reason);
+    expect(reasons).toEqual(["a1", "b1", "a2", "a3", "b2", "a4"]);
+    expect(seqsOf(seen, "a")).toEqual([1, 2, 3, 4]);
+    expect(seqsOf(seen, "b")).toEqual([1, 2]);
+    expect((await ledger.read("a", 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect((await ledger.read("b", 0, 100)).map((e) => e.seq)).toEqual([1, 2]);
+    // The first batch was written once, whole, before anything emitted later.
+    expect(ledger.batches[0]).toEqual([1, 1]);
+  });
+
+  it("a throwing listener does not stop delivery to the others", async () => {
+    const bus = new MonitorBus(new MemoryLedger(), new FakeClock());
+    const seen: number[] = [];
+    const original = console.error;
+    console.error = () => undefined;
+    try {
+      bus.subscribe(() => {
+        throw new Error("listener bug");
+      });
+      bus.subscribe((e) => seen.push(e.seq));
+      bus.emit("s", "session.stop", stop("x"));
+      bus.emit("s", "session.stop", stop("y"));
+      await bus.whenFlushed();
+    } finally {
+      console.error = original;
+    }
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it("unsubscribe stops delivery", async () => {
+    const bus = new MonitorBus(new MemoryLedger(), new FakeClock());
+    const seen: number[] = [];
+    const off = bus.subscribe((e) => seen.push(e.seq));
+    bus.emit("s", "session.stop", stop("x"));
+    await bus.whenFlushed();
+    off();
+    bus.emit("s", "session.stop", stop("y"));
+    await bus.whenFlushed();
+    expect(seen).toEqual([1]);
+  });
+
+  it("init() continues each session's seq from the ledger's lastSeqs", async () => {
+    const ledger = new MemoryLedger();
+    const first = new MonitorBus(ledger, new FakeClock());
+    for (let i = 0; i < 41; i++) first.emit("old", "session.stop", stop(`${i}`));
+    first.emit("other", "session.stop", stop("o"));
+    await first.whenFlushed();
+
+    const restarted = new MonitorBus(ledger, new FakeClock());
+    await restarted.init();
+    expect(restarted.seqOf("old")).toBe(41);
+    expect(restarted.emit("old", "session.stop", stop("after restart")).seq).toBe(42);
+    expect(restarted.emit("other", "session.stop", stop("o2")).seq).toBe(2);
+    expect(restarted.emit("fresh", "session.stop", stop("f")).seq).toBe(1);
+    await restarted.whenFlushed();
+    const stored = await ledger.read("old", 0, 1_000);
+    expect(stored.map((e) => e.seq)).toEqual(Array.from({ length: 42 }, (_, i) => i + 1));
+  });
+
+  it("whenFlushed resolves at once when idle, and only after delivery otherwise", async () => {
+    const ledger = new HeldLedger();
+    const bus = new MonitorBus(ledger, new FakeClock());
+    await bus.whenFlushed();
+    const seen: number[] = [];
+    bus.subscribe((e) => seen.push(e.seq));
+    bus.emit("s", "session.stop", stop("x"));
+    const waiters = [bus.whenFlushed(), bus.whenFlushed()];
+    let resolved = 0;
+    for (const w of waiters) void w.then(() => resolved++);
+    await settle();
+    expect(resolved).toBe(0);
+    ledger.appends[0].release();
+    await Promise.all(waiters);
+    expect(resolved).toBe(2);
+    expect(seen).toEqual([1]);
+    await bus.whenFlushed();
+  });
+});

@@ -1,0 +1,100 @@
+// A scripted BuiltinToolHost over the in-process stores: records what the tools asked of it.
+import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema";
+import type { ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
+import type { BuiltinToolHost } from "../../server/tools/builtin/host";
+import { createMemoryStores, type MemoryStores } from "../../server/stores/memory";
+import type { ChatMessageRecord, EmojiRecord } from "../../server/stores/types";
+
+export type SendRequest = Parameters<BuiltinToolHost["send"]>[0];
+export type WriteReplyRequest = Parameters<BuiltinToolHost["writeReply"]>[0];
+export type ChooseEmojiRequest = Parameters<BuiltinToolHost["chooseEmoji"]>[0];
+
+export class FakeHost implements BuiltinToolHost {
+  config: MaisakaConfig;
+  readonly stores: MemoryStores;
+  readonly sent: SendRequest[] = [];
+  readonly replyRequests: WriteReplyRequest[] = [];
+  readonly emojiRequests: ChooseEmojiRequest[] = [];
+  replyText = "好的呀";
+  emojiChoice = { index: 0, reason: "大家都很开心" };
+  deferred: ToolSpec[] = [];
+  discovered = new Set<string>();
+
+  constructor(opts: { config?: unknown; emojis?: EmojiRecord[] } = {}) {
+    this.config = maisakaConfigSchema.parse(opts.config ?? {});
+    this.stores = createMemoryStores({ emojis: opts.emojis, now: () => 1_000 });
+  }
+
+  async writeReply(req: WriteReplyRequest): Promise<string> {
+    this.replyRequests.push(req);
+    return this.replyText;
+  }
+
+  async chooseEmoji(req: ChooseEmojiRequest): Promise<{ index: number; reason: string }> {
+    this.emojiRequests.push(req);
+    return this.emojiChoice;
+  }
+
+  async send(req: SendRequest): Promise<ChatMessageRecord> {
+    this.sent.push(req);
+    const record: ChatMessageRecord = {
+      sessionId: req.sessionId,
+      messageId: `bot-${this.sent.length}`,
+      direction: "outbound",
+      userId: "bot",
+      userName: this.config.bot.nickname,
+      text: req.text,
+      replyTo: req.replyTo,
+      kind: req.kind,
+      ts: 2_000 + this.sent.length,
+    };
+    await this.stores.messages.save(record);
+    return record;
+  }
+
+  async deferredTools(): Promise<ToolSpec[]> {
+    return this.deferred;
+  }
+
+  async discoveredToolNames(): Promise<Set<string>> {
+    return new Set(this.discovered);
+  }
+}
+
+export function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
+  return {
+    toolName,
+    arguments: args,
+    callId: "call-1",
+    sessionId: "s1",
+    streamId: "s1",
+    reasoning: "planner thought",
+    metadata: {},
+  };
+}
+
+export function spec(name: string, description = "", extra: Partial<ToolSpec> = {}): ToolSpec {
+  return {
+    name,
+    description,
+    providerName: "test",
+    providerType: "plugin",
+    enabled: true,
+    icons: [],
+    metadata: {},
+    ...extra,
+  };
+}
+
+export function userMessage(messageId: string, extra: Partial<ChatMessageRecord> = {}): ChatMessageRecord {
+  return {
+    sessionId: "s1",
+    messageId,
+    direction: "inbound",
+    userId: "u1",
+    userName: "Alice",
+    text: "你好",
+    ts: 100,
+    ...extra,
+  };
+}
