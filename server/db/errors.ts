@@ -1,0 +1,80 @@
+// Turns SQLite failures (from better-sqlite3, the Prisma client or the WASM schema engine) into one
+// error type with a kind and a message an operator can act on.
+
+export type DatabaseErrorKind =
+  | "locked"
+  | "read_only"
+  | "corrupt"
+  | "full"
+  | "cannot_open"
+  | "migration_failed"
+  | "invalid_url"
+  | "unknown";
+
+export class DatabaseError extends Error {
+  override readonly name = "DatabaseError";
+  constructor(
+    readonly kind: DatabaseErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * The SQLite result code behind an error, wherever the layer that threw put it: better-sqlite3's
+ * `code`, a driver adapter error's `cause.originalCode`, or a Prisma error's
+ * `meta.driverAdapterError.cause.originalCode`. Falls back to well-known messages.
+ */
+export function sqliteCodeOf(err: unknown): string | undefined {
+  const candidates = [
+    field(err, "code"),
+    field(field(err, "cause"), "originalCode"),
+    field(field(field(field(err, "meta"), "driverAdapterError"), "cause"), "originalCode"),
+    field(field(err, "cause"), "code"),
+  ];
+  const code = candidates.find((c): c is string => typeof c === "string" && c.startsWith("SQLITE_"));
+  if (code) return code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (/database is locked|database table is locked|`SocketTimeout`/i.test(message)) return "SQLITE_BUSY";
+  if (/attempt to write a readonly database|readonly database/i.test(message)) return "SQLITE_READONLY";
+  if (/file is not a database|database disk image is malformed/i.test(message)) return "SQLITE_NOTADB";
+  if (/database or disk is full/i.test(message)) return "SQLITE_FULL";
+  if (/unable to open database file/i.test(message)) return "SQLITE_CANTOPEN";
+  return undefined;
+}
+
+/** True for transient lock contention worth retrying (SQLITE_BUSY*, SQLITE_LOCKED*). */
+export function isBusyError(err: unknown): boolean {
+  const code = sqliteCodeOf(err);
+  return code !== undefined && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+/** Wraps any failure touching the database file at `file` into a DatabaseError with a clear message. */
+export function toDatabaseError(err: unknown, file: string): DatabaseError {
+  if (err instanceof DatabaseError) return err;
+  const code = sqliteCodeOf(err) ?? "";
+  const detail = err instanceof Error ? err.message.split("\n")[0] : String(err);
+  const fsCode = field(err, "code");
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return new DatabaseError("locked", `Database ${file} is locked by another process or connection (SQLITE_BUSY); stop the other writer or retry.`, { cause: err });
+  }
+  if (code.startsWith("SQLITE_READONLY") || fsCode === "EACCES" || fsCode === "EPERM" || fsCode === "EROFS") {
+    return new DatabaseError("read_only", `Database ${file} is read-only or its folder is not writable (${detail}); fix the permissions or point DATABASE_URL elsewhere.`, { cause: err });
+  }
+  if (code.startsWith("SQLITE_NOTADB") || code.startsWith("SQLITE_CORRUPT")) {
+    return new DatabaseError("corrupt", `Database ${file} is not a valid SQLite database or is corrupt (${detail}); restore it from a backup or move it away to start fresh.`, { cause: err });
+  }
+  if (code.startsWith("SQLITE_FULL") || fsCode === "ENOSPC") {
+    return new DatabaseError("full", `Database ${file} cannot grow: the disk or the database is full (${detail}).`, { cause: err });
+  }
+  if (code.startsWith("SQLITE_CANTOPEN") || fsCode === "ENOENT" || fsCode === "ENOTDIR") {
+    return new DatabaseError("cannot_open", `Cannot open database ${file} (${detail}); check that the path and its folder exist and are accessible.`, { cause: err });
+  }
+  return new DatabaseError("unknown", `Database ${file}: ${detail}`, { cause: err });
+}

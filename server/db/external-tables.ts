@@ -1,0 +1,3 @@
+// Tables the migrations create by hand and Prisma must leave alone: the FTS5 index over Memory and its
+// shadow tables (Prisma cannot model virtual tables, so a diff would otherwise propose to drop them).
+export const externalTables = ["MemoryFts", "MemoryFts_config", "MemoryFts_data", "MemoryFts_docsize", "MemoryFts_idx"];

@@ -1,0 +1,118 @@
+import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
+import type { MemoryEntry, MemoryQuery, MemoryStore } from "../../stores/types";
+import { withBusyRetry } from "../busy";
+import { sqlLimit } from "./support";
+
+interface MemoryRow {
+  id: bigint | number;
+  sessionId: string | null;
+  personName: string | null;
+  content: string;
+  ts: number;
+}
+
+const toEntry = (r: MemoryRow): MemoryEntry => ({
+  id: String(r.id),
+  sessionId: r.sessionId,
+  personName: r.personName,
+  content: r.content,
+  ts: r.ts,
+});
+
+/** The trigram tokenizer cannot match fewer than 3 characters: such terms go through LIKE. */
+const minFtsTermLength = 3;
+
+/** Characters FTS5 syntax gives a meaning to, stripped to get the plain terms of a query. */
+const ftsSyntax = /["*^():+{}-]/g;
+
+/** Lower-cased whitespace-separated terms, FTS operators and syntax removed. */
+function plainTerms(query: string): string[] {
+  return query
+    .split(/\s+/)
+    .filter((t) => !/^(AND|OR|NOT|NEAR)$/.test(t))
+    .map((t) => t.replace(ftsSyntax, "").toLowerCase())
+    .filter(Boolean);
+}
+
+function isFtsSyntaxError(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : String(err);
+  return /fts5|no such column|unterminated string|malformed MATCH/i.test(message);
+}
+
+const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Long-term memories: full text through the MemoryFts index (FTS5, trigram), bounded by time,
+ * person and session. Ranking matches the in-process store: total term hits, then newest first.
+ */
+export class PrismaMemoryStore implements MemoryStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async add(entry: Omit<MemoryEntry, "id">): Promise<MemoryEntry> {
+    const row = await withBusyRetry(() =>
+      this.prisma.memory.create({
+        data: { sessionId: entry.sessionId, personName: entry.personName, content: entry.content, ts: entry.ts },
+      }),
+    );
+    return toEntry(row);
+  }
+
+  /**
+   * "time" ignores the query and returns the newest first. The other modes take the query as an FTS5
+   * expression (plain words = all of them, as substrings); a query FTS5 cannot parse, or with a term
+   * shorter than 3 characters, is matched with LIKE on every term instead.
+   */
+  async search(q: MemoryQuery): Promise<MemoryEntry[]> {
+    const filters = this.filters(q);
+    const query = q.mode === "time" ? "" : (q.query ?? "").trim();
+    const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
+    if (terms.length === 0) return this.select(filters, [], q.limit);
+    const ftsTerms = plainTerms(query);
+    if (ftsTerms.length && ftsTerms.every((t) => [...t].length >= minFtsTermLength)) {
+      const fts = Prisma.sql`m."id" IN (SELECT rowid FROM "MemoryFts" WHERE "MemoryFts" MATCH ${query})`;
+      try {
+        return await this.select([...filters, fts], ftsTerms, q.limit);
+      } catch (err) {
+        if (!isFtsSyntaxError(err)) throw err;
+      }
+    }
+    const like = terms.map((t) => Prisma.sql`m."content" LIKE ${`%${escapeLike(t)}%`} ESCAPE '\\'`);
+    return this.select([...filters, ...like], terms, q.limit);
+  }
+
+  /** Newest first. */
+  async list(opts: { limit?: number } = {}): Promise<MemoryEntry[]> {
+    return this.select([], [], opts.limit);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    if (!/^\d+$/.test(id)) return false;
+    const { count } = await withBusyRetry(() => this.prisma.memory.deleteMany({ where: { id: Number(id) } }));
+    return count > 0;
+  }
+
+  private filters(q: MemoryQuery): Prisma.Sql[] {
+    const out: Prisma.Sql[] = [];
+    if (q.sessionId !== undefined) out.push(Prisma.sql`(m."sessionId" IS NULL OR m."sessionId" = ${q.sessionId})`);
+    const person = q.personName?.trim().toLowerCase();
+    if (person) out.push(Prisma.sql`lower(trim(m."personName")) = ${person}`);
+    if (q.timeStart !== undefined) out.push(Prisma.sql`m."ts" >= ${q.timeStart}`);
+    if (q.timeEnd !== undefined) out.push(Prisma.sql`m."ts" <= ${q.timeEnd}`);
+    return out;
+  }
+
+  /** Rows passing every condition, ranked by occurrences of the terms (case-insensitive), then newest. */
+  private async select(conditions: Prisma.Sql[], terms: string[], limit: number | undefined): Promise<MemoryEntry[]> {
+    const where = conditions.length ? Prisma.join(conditions, " AND ") : Prisma.sql`1`;
+    // Occurrences of a term = (length - length with the term removed) / term length.
+    const hits = terms.map(
+      (t) => Prisma.sql`(length(lower(m."content")) - length(replace(lower(m."content"), ${t}, ''))) / length(${t})`,
+    );
+    const rank = hits.length ? Prisma.sql`${Prisma.join(hits, " + ")} DESC,` : Prisma.empty;
+    const rows = await this.prisma.$queryRaw<MemoryRow[]>`
+      SELECT m."id", m."sessionId", m."personName", m."content", m."ts" FROM "Memory" m
+      WHERE ${where}
+      ORDER BY ${rank} m."ts" DESC, m."id" LIMIT ${sqlLimit(limit)}`;
+    return rows.map(toEntry);
+  }
+}

@@ -1,0 +1,71 @@
+import { Prisma, type Message, type PrismaClient } from "../../../generated/prisma/client";
+import type { ChatMessageRecord, MessageStore } from "../../stores/types";
+import { withBusyRetry } from "../busy";
+import { sqlLimit } from "./support";
+
+type ForwardItem = NonNullable<ChatMessageRecord["forward"]>[number];
+
+function toRecord(row: Message): ChatMessageRecord {
+  const rec: ChatMessageRecord = {
+    sessionId: row.sessionId,
+    messageId: row.messageId,
+    direction: row.direction === "outbound" ? "outbound" : "inbound",
+    userId: row.userId,
+    userName: row.userName,
+    text: row.text,
+    ts: row.ts,
+  };
+  // Optional fields come back only when set (NULL stands for both "absent" and null).
+  if (row.groupCard !== null) rec.groupCard = row.groupCard;
+  if (Array.isArray(row.forward)) rec.forward = row.forward as ForwardItem[]; // JSON written by save() below
+  if (row.atBot !== null) rec.atBot = row.atBot;
+  if (row.mentionsBot !== null) rec.mentionsBot = row.mentionsBot;
+  if (row.replyTo !== null) rec.replyTo = row.replyTo;
+  if (row.kind === "text" || row.kind === "emoji") rec.kind = row.kind;
+  return rec;
+}
+
+/** Inbound and sent messages; saving an existing (sessionId, messageId) updates it in place. */
+export class PrismaMessageStore implements MessageStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async save(message: ChatMessageRecord): Promise<void> {
+    const data = {
+      direction: message.direction,
+      userId: message.userId,
+      userName: message.userName,
+      groupCard: message.groupCard ?? null,
+      text: message.text,
+      forward: message.forward ?? Prisma.DbNull,
+      atBot: message.atBot ?? null,
+      mentionsBot: message.mentionsBot ?? null,
+      replyTo: message.replyTo ?? null,
+      kind: message.kind ?? null,
+      ts: message.ts,
+    };
+    await withBusyRetry(() =>
+      this.prisma.message.upsert({
+        where: { sessionId_messageId: { sessionId: message.sessionId, messageId: message.messageId } },
+        create: { sessionId: message.sessionId, messageId: message.messageId, ...data },
+        update: data,
+      }),
+    );
+  }
+
+  async get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null> {
+    const row = await this.prisma.message.findUnique({ where: { sessionId_messageId: { sessionId, messageId } } });
+    return row ? toRecord(row) : null;
+  }
+
+  /** Oldest first by ts, then arrival; `limit` keeps the newest ones. */
+  async list(sessionId: string, opts: { limit?: number } = {}): Promise<ChatMessageRecord[]> {
+    const limit = sqlLimit(opts.limit);
+    if (limit === 0) return [];
+    const rows = await this.prisma.message.findMany({
+      where: { sessionId },
+      orderBy: [{ ts: "desc" }, { id: "desc" }],
+      ...(limit > 0 ? { take: limit } : {}),
+    });
+    return rows.reverse().map(toRecord);
+  }
+}

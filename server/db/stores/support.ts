@@ -1,0 +1,41 @@
+// Shared bits of the Prisma-backed stores.
+import { randomUUID } from "node:crypto";
+import { Prisma } from "../../../generated/prisma/client";
+
+export interface PrismaStoresOptions {
+  /** Clock for `updatedAt` fields, like the in-process stores' `now`. */
+  now?: () => number;
+  /** Ids for jargon entries and persons (default `<prefix>-<uuid>`). */
+  newId?: (prefix: string) => string;
+}
+
+export interface StoreContext {
+  now: () => number;
+  newId: (prefix: string) => string;
+}
+
+export function storeContext(opts: PrismaStoresOptions = {}): StoreContext {
+  return { now: opts.now ?? Date.now, newId: opts.newId ?? ((prefix) => `${prefix}-${randomUUID()}`) };
+}
+
+/** Case-insensitive key, as the in-process stores compare names and words. */
+export const fold = (s: string): string => s.trim().toLowerCase();
+
+/** SQLite LIMIT for an optional `limit`: -1 = all, like the in-process stores' takeFirst/takeLast. */
+export function sqlLimit(limit: number | undefined): number {
+  return limit === undefined ? -1 : Math.max(0, Math.floor(limit));
+}
+
+/** Prisma's JSON input type cannot express `unknown`; stored values are JSON-serialisable by contract. */
+export function toJson(value: unknown): Prisma.InputJsonValue | typeof Prisma.JsonNull {
+  return value === null || value === undefined ? Prisma.JsonNull : (value as Prisma.InputJsonValue); // boundary cast: callers pass JSON data
+}
+
+/** A JSON column holding a list of strings (tags, traits, facts). */
+export function toStringList(value: Prisma.JsonValue): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** `''` stands for "no session" in columns that take part in a unique index (see schema.prisma). */
+export const toSessionKey = (sessionId: string | null | undefined): string => sessionId ?? "";
+export const fromSessionKey = (key: string): string | null => (key === "" ? null : key);

@@ -1,0 +1,150 @@
+// The Prisma client's connection settings and the SQLITE_BUSY retry helper, on real lock contention.
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { createPrisma, withBusyRetry } from "../../server/db/client";
+import { sqlitePathFromUrl } from "../../server/db/database-url";
+import { DatabaseError, isBusyError, toDatabaseError } from "../../server/db/errors";
+import { PrismaLedger } from "../../server/db/ledger";
+import { createPrismaStores } from "../../server/db/stores";
+import { useTempDatabases } from "./helpers";
+
+const dbs = useTempDatabases();
+
+/** Holds the write lock from another connection until `release()`. */
+function holdWriteLock(url: string) {
+  const other = new Database(sqlitePathFromUrl(url));
+  other.exec("BEGIN IMMEDIATE");
+  return {
+    release() {
+      other.exec("COMMIT");
+      other.close();
+    },
+  };
+}
+
+describe("createPrisma", () => {
+  it("opens the database in WAL mode with a busy timeout and fsync on commit", async () => {
+    const { prisma } = await dbs.prisma();
+    expect(await prisma.$queryRawUnsafe("PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
+    expect(await prisma.$queryRawUnsafe("PRAGMA busy_timeout")).toEqual([{ timeout: 5000n }]);
+    expect(await prisma.$queryRawUnsafe("PRAGMA synchronous")).toEqual([{ synchronous: 2n }]);
+  });
+
+  it("refuses a corrupt file with a clear error", async () => {
+    const file = path.join(await dbs.dir(), "bad.db");
+    await writeFile(file, Buffer.alloc(8192, 7));
+    const err = await createPrisma(`file:${file}`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseError);
+    expect(err).toMatchObject({ kind: "corrupt" });
+  });
+});
+
+describe("withBusyRetry", () => {
+  it("retries a write that hit SQLITE_BUSY until the lock is released", async () => {
+    const url = await dbs.url();
+    const lock = holdWriteLock(url);
+    setTimeout(() => lock.release(), 80);
+    const db = new Database(sqlitePathFromUrl(url), { timeout: 0 });
+    let attempts = 0;
+    await withBusyRetry(async () => {
+      attempts++;
+      db.prepare(`INSERT INTO "ModelUsage" ("task", "model", "promptTokens", "completionTokens", "latencyMs", "success", "ts") VALUES ('t', 'm', 1, 1, 1, 1, 1)`).run();
+    });
+    db.close();
+    expect(attempts).toBeGreaterThan(1);
+  });
+
+  it("recognises the Prisma client's busy error and gives up after the last attempt", async () => {
+    const url = await dbs.url();
+    const prisma = await createPrisma(url, { busyTimeoutMs: 20 });
+    const lock = holdWriteLock(url);
+    let attempts = 0;
+    try {
+      const err = await withBusyRetry(
+        () => {
+          attempts++;
+          return prisma.modelUsage.create({ data: { task: "t", model: "m", promptTokens: 1, completionTokens: 1, latencyMs: 1, success: true, ts: 1 } });
+        },
+        { attempts: 3, baseDelayMs: 5 },
+      ).catch((e: unknown) => e);
+      expect(isBusyError(err)).toBe(true);
+      expect(attempts).toBe(3);
+    } finally {
+      lock.release();
+      await prisma.$disconnect();
+    }
+  });
+
+  it("does not retry other errors", async () => {
+    let attempts = 0;
+    await expect(
+      withBusyRetry(async () => {
+        attempts++;
+        throw new Error("UNIQUE constraint failed");
+      }),
+    ).rejects.toThrow(/UNIQUE/);
+    expect(attempts).toBe(1);
+  });
+
+  it("re-runs a transaction whose read snapshot went stale (SQLITE_BUSY_SNAPSHOT) after the ledger wrote", async () => {
+    const { prisma, url } = await dbs.prisma();
+    const ledger = new PrismaLedger(url);
+    let attempts = 0;
+    await withBusyRetry(() =>
+      prisma.$transaction(async (tx) => {
+        attempts++;
+        await tx.toolToggle.findMany(); // starts the read snapshot
+        if (attempts === 1) {
+          await ledger.append([{ seq: 1, sessionId: "s", type: "session.stop", ts: 1, data: { reason: "x" } }]);
+        }
+        await tx.toolToggle.create({ data: { toolName: "wait", scope: "global", enabled: false, updatedAt: 1 } });
+      }),
+    );
+    expect(attempts).toBe(2);
+    expect(await prisma.toolToggle.count()).toBe(1);
+    await ledger.close();
+  });
+
+  it("lets store writes and ledger appends interleave without failures", async () => {
+    const { prisma, url } = await dbs.prisma();
+    const stores = createPrismaStores(prisma);
+    const ledger = new PrismaLedger(url);
+    const appends = Array.from({ length: 200 }, (_, i) =>
+      ledger.append([{ seq: i + 1, sessionId: "s", type: "session.stop", ts: i, data: { reason: `r${i}` } }]).then(() => sleep(0)),
+    );
+    const toggles = Array.from({ length: 30 }, (_, i) =>
+      stores.toggles.set({ toolName: `tool${i % 5}`, scope: "global", sessionId: null, enabled: i % 2 === 0 }, "op", "", i),
+    );
+    const people = Array.from({ length: 30 }, (_, i) => stores.persons.upsert({ personName: `p${i % 7}`, userId: null, summary: "", traits: [], facts: [] }));
+    await Promise.all([...appends, ...toggles, ...people]);
+    expect(await ledger.lastSeqs()).toEqual(new Map([["s", 200]]));
+    expect(await prisma.toggleAudit.count()).toBe(30);
+    expect(await prisma.person.count()).toBe(7);
+    await ledger.close();
+  });
+});
+
+describe("database errors", () => {
+  it("names a full database as such, and leaves the failed transaction unwritten", async () => {
+    const url = await dbs.url();
+    const db = new Database(sqlitePathFromUrl(url));
+    const pages = (db.pragma("page_count", { simple: true }) as number) + 1; // room for one more page only
+    db.pragma(`max_page_count = ${pages}`);
+    const insert = db.prepare(`INSERT INTO "Memory" ("content", "ts") VALUES (?, 1)`);
+    const fill = db.transaction(() => {
+      for (let i = 0; i < 1_000; i++) insert.run("x".repeat(2_000));
+    });
+    let caught: unknown;
+    try {
+      fill();
+    } catch (err) {
+      caught = err;
+    }
+    expect(toDatabaseError(caught, "maisaka.db")).toMatchObject({ kind: "full", message: expect.stringMatching(/full/) });
+    expect(db.prepare(`SELECT count(*) AS n FROM "Memory"`).get()).toEqual({ n: 0 });
+    db.close();
+  });
+});

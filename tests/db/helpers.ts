@@ -1,0 +1,51 @@
+// Real SQLite files for the database tests: one temp folder per test file, a migrated template
+// database copied for each test (migrating once per file keeps the suite fast).
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll } from "vitest";
+import { createPrisma, type PrismaClient } from "../../server/db/client";
+import { migrate } from "../../server/db/migrate";
+
+export interface TempDatabases {
+  /** A fresh folder under the test file's temp root. */
+  dir(): Promise<string>;
+  /** URL of a new, already migrated database file. */
+  url(): Promise<string>;
+  /** A Prisma client on a new migrated database, disconnected after the file's tests. */
+  prisma(): Promise<{ prisma: PrismaClient; url: string }>;
+}
+
+export function useTempDatabases(): TempDatabases {
+  let root: Promise<string> | undefined;
+  let template: Promise<string> | undefined;
+  const clients: PrismaClient[] = [];
+  let counter = 0;
+  const rootDir = () => (root ??= mkdtemp(path.join(os.tmpdir(), "maisaka-dbtest-")));
+  const dir = async () => mkdtemp(path.join(await rootDir(), "t-"));
+  const templateFile = () =>
+    (template ??= (async () => {
+      const file = path.join(await dir(), "template.db");
+      await migrate(`file:${file}`);
+      return file;
+    })());
+  const url = async () => {
+    const file = path.join(await dir(), `db-${++counter}.db`);
+    await copyFile(await templateFile(), file);
+    return `file:${file}`;
+  };
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.$disconnect()));
+    if (root) await rm(await root, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    url,
+    async prisma() {
+      const u = await url();
+      const prisma = await createPrisma(u);
+      clients.push(prisma);
+      return { prisma, url: u };
+    },
+  };
+}

@@ -1,0 +1,177 @@
+// The event ledger on a real SQLite file: order, group commit, durability, failures, paging.
+import { setTimeout as sleep } from "node:timers/promises";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import type { MonitorEvent } from "../../lib/events/schemas";
+import { sqlitePathFromUrl } from "../../server/db/database-url";
+import { DatabaseError } from "../../server/db/errors";
+import { PrismaLedger } from "../../server/db/ledger";
+import { MemoryLedger } from "../../server/monitor/ledger";
+import { useTempDatabases } from "./helpers";
+
+const dbs = useTempDatabases();
+
+function event(sessionId: string, seq: number, detail = `step ${seq}`): MonitorEvent {
+  return {
+    seq,
+    sessionId,
+    type: "stage.status",
+    ts: 1_767_225_600_000 + seq + 0.25,
+    data: { stage: "planner", detail, roundText: "1/6", agentState: "running", stageStartedAt: 1_767_225_600_000 },
+  };
+}
+
+const range = (sessionId: string, from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => event(sessionId, from + i));
+
+async function ledger(opts?: ConstructorParameters<typeof PrismaLedger>[1]) {
+  const url = await dbs.url();
+  return { url, ledger: new PrismaLedger(url, opts) };
+}
+
+/** Rows in the order they were committed (rowid), seen through another connection. */
+function committed(url: string): { sessionId: string; seq: number }[] {
+  const db = new Database(sqlitePathFromUrl(url), { readonly: true });
+  try {
+    return db.prepare('SELECT "sessionId", "seq" FROM "MonitorEvent" ORDER BY rowid').all() as { sessionId: string; seq: number }[];
+  } finally {
+    db.close();
+  }
+}
+
+describe("PrismaLedger", () => {
+  it("reads back exactly what was appended, like MemoryLedger, page by page", async () => {
+    const { ledger: l } = await ledger();
+    const memory = new MemoryLedger();
+    const special = event("s1", 1, "表情包 \u{1F600} \"quotes\" \\ and \n newline");
+    const events = [special, ...range("s1", 2, 25)];
+    for (const target of [l, memory]) {
+      await target.append(events.slice(0, 10));
+      await target.append(events.slice(10));
+      await target.append(range("s2", 1, 3));
+    }
+    for (const [after, limit] of [[0, 10], [10, 10], [20, 10], [25, 10], [0, 0], [3, 1]] as const) {
+      expect(await l.read("s1", after, limit)).toEqual(await memory.read("s1", after, limit));
+    }
+    expect(await l.read("s1", 0, 1)).toEqual([special]);
+    expect(await l.read("nobody", 0, 10)).toEqual([]);
+    expect(await l.lastSeqs()).toEqual(new Map([["s1", 25], ["s2", 3]]));
+    await l.close();
+  });
+
+  it("groups concurrent appends into few transactions, in call order, with no gap", async () => {
+    const { ledger: l, url } = await ledger();
+    const producers = 12;
+    const appendsEach = 40;
+    const calls: string[] = [];
+    await Promise.all(
+      Array.from({ length: producers }, async (_, p) => {
+        for (let i = 0; i < appendsEach; i++) {
+          const batch = range(`p${p}`, i * 3 + 1, i * 3 + 3);
+          calls.push(`p${p}:${batch[0].seq}`);
+          await l.append(batch);
+        }
+      }),
+    );
+    expect(l.commits).toBeLessThanOrEqual(appendsEach + 1);
+    const rows = committed(url);
+    expect(rows).toHaveLength(producers * appendsEach * 3);
+    // Commit order is call order: the first row of every append appears in the order append was called.
+    expect(rows.filter((r) => r.seq % 3 === 1).map((r) => `${r.sessionId}:${r.seq}`)).toEqual(calls);
+    for (let p = 0; p < producers; p++) {
+      const seqs = (await l.read(`p${p}`, 0, 1_000)).map((e) => e.seq);
+      expect(seqs).toEqual(Array.from({ length: appendsEach * 3 }, (_, i) => i + 1));
+    }
+    await l.close();
+  });
+
+  it("resolves an append only once another connection can read it", async () => {
+    const { ledger: l, url } = await ledger();
+    const pending = l.append(range("s", 1, 5));
+    expect(committed(url)).toHaveLength(0);
+    await pending;
+    expect(committed(url)).toHaveLength(5);
+    await l.close();
+  });
+
+  it("rejects a failing append whole, without failing the others of its group", async () => {
+    const { ledger: l, url } = await ledger();
+    await l.append(range("s", 1, 2));
+    const results = await Promise.allSettled([
+      l.append(range("a", 1, 2)),
+      l.append([event("s", 3), event("s", 1)]), // seq 1 exists: the whole append must fail
+      l.append(range("b", 1, 2)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE constraint failed/);
+    expect(committed(url).map((r) => `${r.sessionId}:${r.seq}`)).toEqual(["s:1", "s:2", "a:1", "a:2", "b:1", "b:2"]);
+    await l.close();
+  });
+
+  it("waits for another writer's lock without blocking the event loop", async () => {
+    const { ledger: l, url } = await ledger();
+    const other = new Database(sqlitePathFromUrl(url));
+    other.exec("BEGIN IMMEDIATE");
+    const start = Date.now();
+    const done = l.append(range("s", 1, 3)).then(() => Date.now() - start);
+    const timerFired = sleep(50).then(() => Date.now() - start);
+    expect(await timerFired).toBeLessThan(500); // the loop kept running while the append waited
+    await sleep(150);
+    other.exec("COMMIT");
+    other.close();
+    expect(await done).toBeGreaterThanOrEqual(150);
+    expect(committed(url)).toHaveLength(3);
+    await l.close();
+  });
+
+  it("rejects with a clear 'locked' error when the lock never comes", async () => {
+    const { ledger: l, url } = await ledger({ retry: { attempts: 3, baseDelayMs: 5 } });
+    const other = new Database(sqlitePathFromUrl(url));
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      const err = await l.append(range("s", 1, 1)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DatabaseError);
+      expect(err).toMatchObject({ kind: "locked" });
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    await l.append(range("s", 1, 1)); // and works again afterwards
+    await l.close();
+  });
+
+  it("flushes queued appends on close, refuses appends after, and continues seqs after a restart", async () => {
+    const { ledger: l, url } = await ledger();
+    const pending = [l.append(range("s", 1, 4)), l.append(range("s", 5, 6))];
+    await l.close();
+    await Promise.all(pending);
+    await expect(l.append(range("s", 7, 7))).rejects.toThrow(/closed/);
+    const reopened = new PrismaLedger(url);
+    expect(await reopened.lastSeqs()).toEqual(new Map([["s", 6]]));
+    await reopened.append(range("s", 7, 8));
+    expect((await reopened.read("s", 5, 10)).map((e) => e.seq)).toEqual([6, 7, 8]);
+    await reopened.close();
+  });
+
+  it("pages through a large session in seq order", async () => {
+    const { ledger: l } = await ledger({ synchronous: "normal" });
+    const total = 20_000;
+    for (let from = 1; from <= total; from += 2_000) await l.append(range("big", from, from + 1_999));
+    let after = 0;
+    let count = 0;
+    for (;;) {
+      const page = await l.read("big", after, 777);
+      if (page.length === 0) break;
+      expect(page[0].seq).toBe(after + 1);
+      count += page.length;
+      after = page[page.length - 1].seq;
+    }
+    expect(count).toBe(total);
+    await l.close();
+  });
+
+  it("refuses to open a database file that does not exist", async () => {
+    const dir = await dbs.dir();
+    expect(() => new PrismaLedger(`file:${dir}/missing.db`)).toThrow(DatabaseError);
+  });
+});

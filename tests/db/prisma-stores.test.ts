@@ -1,0 +1,162 @@
+// What only the Prisma-backed stores have: sessions and restart snapshots, the FTS5 index, atomic
+// toggle + audit writes, the dashboard's editing paths.
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { createPrisma } from "../../server/db/client";
+import { sqlitePathFromUrl } from "../../server/db/database-url";
+import { createPrismaStores } from "../../server/db/stores";
+import type { SessionRecord } from "../../server/stores/types";
+import { useTempDatabases } from "./helpers";
+
+const dbs = useTempDatabases();
+
+async function open() {
+  const { prisma, url } = await dbs.prisma();
+  return { prisma, url, stores: createPrismaStores(prisma) };
+}
+
+const session = (id: string, createdAt: number): SessionRecord => ({
+  id,
+  name: `chat ${id}`,
+  isGroupChat: true,
+  platform: "qq",
+  groupId: `g-${id}`,
+  userId: null,
+  createdAt,
+  lastActiveAt: createdAt,
+});
+
+describe("sessions", () => {
+  it("upserts, gets, lists oldest first and touches", async () => {
+    const { stores } = await open();
+    await stores.sessions.upsert(session("b", 20));
+    await stores.sessions.upsert(session("a", 10));
+    await stores.sessions.upsert({ ...session("b", 20), name: "renamed" });
+    expect(await stores.sessions.get("b")).toEqual({ ...session("b", 20), name: "renamed" });
+    expect(await stores.sessions.get("nope")).toBeNull();
+    expect((await stores.sessions.list()).map((s) => s.id)).toEqual(["a", "b"]);
+    await stores.sessions.touch("a", 99);
+    await stores.sessions.touch("unknown", 99);
+    expect((await stores.sessions.get("a"))?.lastActiveAt).toBe(99);
+  });
+
+  it("keeps one runtime snapshot per session, replaced on save, any JSON state", async () => {
+    const { stores, url } = await open();
+    expect(await stores.sessions.loadSnapshot("s1")).toBeNull();
+    const state = { history: [{ role: "user", content: "你好" }], pending: { wait: { until: 123.5 } }, n: null };
+    await stores.sessions.saveSnapshot({ sessionId: "s1", state, ts: 1 });
+    expect(await stores.sessions.loadSnapshot("s1")).toEqual({ sessionId: "s1", state, ts: 1 });
+    for (const value of [5, "text", null, [1, "2"], true]) {
+      await stores.sessions.saveSnapshot({ sessionId: "s1", state: value, ts: 2 });
+      expect((await stores.sessions.loadSnapshot("s1"))?.state).toEqual(value);
+    }
+    // A new client on the same file (a restart) reads what was saved.
+    const restarted = await createPrisma(url);
+    try {
+      expect((await createPrismaStores(restarted).sessions.loadSnapshot("s1"))?.ts).toBe(2);
+    } finally {
+      await restarted.$disconnect();
+    }
+  });
+});
+
+describe("memories full-text index", () => {
+  it("keeps MemoryFts in sync with Memory through the triggers", async () => {
+    const { stores, url } = await open();
+    const a = await stores.memories.add({ sessionId: null, personName: null, content: "alpha bravo charlie", ts: 1 });
+    await stores.memories.add({ sessionId: null, personName: null, content: "delta echo", ts: 2 });
+    const db = new Database(sqlitePathFromUrl(url), { readonly: true });
+    const matches = (q: string) => db.prepare(`SELECT rowid FROM "MemoryFts" WHERE "MemoryFts" MATCH ?`).all(q).length;
+    try {
+      expect(matches("bravo")).toBe(1);
+      await stores.memories.remove(a.id);
+      expect(matches("bravo")).toBe(0);
+      expect(matches("delta")).toBe(1);
+      expect(db.prepare(`SELECT count(*) AS n FROM "MemoryFts"`).get()).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it("takes FTS5 syntax, and falls back to LIKE when the query is not valid FTS5", async () => {
+    const { stores } = await open();
+    const m = stores.memories;
+    await m.add({ sessionId: null, personName: null, content: "apples are red", ts: 1 });
+    await m.add({ sessionId: null, personName: null, content: "bananas are yellow", ts: 2 });
+    await m.add({ sessionId: null, personName: null, content: "send an e-mail (today)", ts: 3 });
+    const ts = async (query: string) => (await m.search({ mode: "search", query, limit: 10 })).map((e) => e.ts);
+    expect(await ts("apples OR bananas")).toEqual([2, 1]);
+    expect(await ts('"are red"')).toEqual([1]);
+    expect(await ts("apples NOT red")).toEqual([]);
+    expect(await ts("e-mail")).toEqual([3]); // "-" is FTS5 syntax: LIKE
+    expect(await ts("mail (today")).toEqual([3]); // unbalanced: LIKE on each term
+    expect(await ts("100%")).toEqual([]); // LIKE wildcards are escaped
+  });
+
+  it("searches many memories through the index", async () => {
+    const { stores, prisma } = await open();
+    await prisma.memory.createMany({
+      data: Array.from({ length: 5_000 }, (_, i) => ({ sessionId: null, personName: null, content: `memory number ${i} about topic-${i % 50}`, ts: i })),
+    });
+    const hits = await stores.memories.search({ mode: "search", query: "topic-7 ", limit: 3 });
+    expect(hits.map((h) => h.content)).toEqual([
+      "memory number 4957 about topic-7",
+      "memory number 4907 about topic-7",
+      "memory number 4857 about topic-7",
+    ]);
+    const fts = await stores.memories.search({ mode: "search", query: "4957", limit: 3 });
+    expect(fts.map((h) => h.ts)).toEqual([4957]);
+  });
+});
+
+describe("toggles", () => {
+  it("writes the toggle and its audit entry atomically: a failed audit write leaves the toggle unchanged", async () => {
+    const { stores, prisma } = await open();
+    await stores.toggles.set({ toolName: "reply", scope: "global", sessionId: null, enabled: true }, "op", "init", 1);
+    await prisma.$executeRawUnsafe(`CREATE TRIGGER "fail_audit" BEFORE INSERT ON "ToggleAudit" BEGIN SELECT RAISE(ABORT, 'audit broken'); END`);
+    await expect(
+      stores.toggles.set({ toolName: "reply", scope: "global", sessionId: null, enabled: false }, "op", "off", 2),
+    ).rejects.toThrow(/toggleAudit\.create/);
+    await expect(
+      stores.toggles.set({ toolName: "new_tool", scope: "session", sessionId: "s", enabled: false }, "op", "off", 2),
+    ).rejects.toThrow(/toggleAudit\.create/);
+    expect(await stores.toggles.list()).toEqual([{ toolName: "reply", scope: "global", sessionId: null, enabled: true }]);
+    expect(await stores.toggles.audit()).toHaveLength(1);
+  });
+
+  it("keeps one row per (tool, scope, session) although the global row has no session", async () => {
+    const { stores, prisma } = await open();
+    for (let i = 0; i < 3; i++) {
+      await stores.toggles.set({ toolName: "wait", scope: "global", sessionId: null, enabled: i % 2 === 0 }, "op", "", i);
+      await stores.toggles.set({ toolName: "wait", scope: "session", sessionId: "g1", enabled: true }, "op", "", i);
+    }
+    expect(await prisma.toolToggle.count()).toBe(2);
+    expect(await prisma.toggleAudit.count()).toBe(6);
+  });
+});
+
+describe("editing paths", () => {
+  it("edits the emoji library and counts uses", async () => {
+    const { stores, prisma } = await open();
+    await stores.emojis.upsert({ id: "e1", file: "emoji/x.png", description: "x", emotions: ["a"] });
+    await stores.emojis.upsert({ id: "e1", file: "emoji/x.png", description: "better", emotions: ["a", "b"] });
+    await stores.emojis.recordUse("e1");
+    await stores.emojis.recordUse("e1");
+    expect(await stores.emojis.list()).toEqual([{ id: "e1", file: "emoji/x.png", description: "better", emotions: ["a", "b"] }]);
+    expect((await prisma.emoji.findUnique({ where: { id: "e1" } }))?.useCount).toBe(2);
+    expect(await stores.emojis.remove("e1")).toBe(true);
+    expect(await stores.emojis.remove("e1")).toBe(false);
+  });
+
+  it("lists model usage oldest first, from a given time", async () => {
+    const { stores } = await open();
+    for (const ts of [3, 1, 2]) {
+      await stores.usage.record({ task: "planner", model: "m", promptTokens: ts, completionTokens: 1, latencyMs: 5.5, success: ts !== 2, ts });
+    }
+    expect((await stores.usage.list()).map((u) => u.ts)).toEqual([1, 2, 3]);
+    expect(await stores.usage.list({ since: 2 })).toEqual([
+      { task: "planner", model: "m", promptTokens: 2, completionTokens: 1, latencyMs: 5.5, success: false, ts: 2 },
+      { task: "planner", model: "m", promptTokens: 3, completionTokens: 1, latencyMs: 5.5, success: true, ts: 3 },
+    ]);
+  });
+});

@@ -1,0 +1,330 @@
+// The Prisma-backed stores against the in-process ones: the same scenarios, the same expectations, so
+// the engine sees no difference between them.
+import { describe, expect, it } from "vitest";
+import { createPrismaStores } from "../../server/db/stores";
+import { createMemoryStores } from "../../server/stores/memory";
+import type { ChatMessageRecord, EmojiRecord, Stores, ToolRecord } from "../../server/stores/types";
+import { useTempDatabases } from "./helpers";
+
+const dbs = useTempDatabases();
+
+type CommonStores = Omit<Stores, "sessions">;
+
+interface Harness {
+  stores: CommonStores;
+  /** Moves the stores' clock (updatedAt fields). */
+  tick(ms?: number): void;
+  /** Puts emoji in the library (seed for the in-process store, editing path for Prisma). */
+  addEmojis(list: EmojiRecord[]): Promise<CommonStores>;
+}
+
+function clock() {
+  let t = 1_000;
+  return { now: () => t, tick: (ms = 1) => void (t += ms) };
+}
+
+const implementations: [string, () => Promise<Harness>][] = [
+  [
+    "memory",
+    async () => {
+      const c = clock();
+      let stores: CommonStores = createMemoryStores({ now: c.now });
+      return {
+        get stores() {
+          return stores;
+        },
+        tick: c.tick,
+        async addEmojis(list) {
+          stores = createMemoryStores({ now: c.now, emojis: list });
+          return stores;
+        },
+      };
+    },
+  ],
+  [
+    "prisma",
+    async () => {
+      const c = clock();
+      const { prisma } = await dbs.prisma();
+      const stores = createPrismaStores(prisma, { now: c.now });
+      return {
+        stores,
+        tick: c.tick,
+        async addEmojis(list) {
+          for (const e of list) await stores.emojis.upsert(e);
+          return stores;
+        },
+      };
+    },
+  ],
+];
+
+const msg = (over: Partial<ChatMessageRecord> & Pick<ChatMessageRecord, "messageId" | "ts">): ChatMessageRecord => ({
+  sessionId: "s1",
+  direction: "inbound",
+  userId: "u1",
+  userName: "Alice",
+  text: `text of ${over.messageId}`,
+  ...over,
+});
+
+describe.each(implementations)("%s stores", (_name, make) => {
+  describe("messages", () => {
+    it("round-trips every field, complex content included", async () => {
+      const { stores } = await make();
+      const full = msg({
+        messageId: "m1",
+        ts: 10,
+        groupCard: "小爱",
+        forward: [
+          { sender: "Bob", text: "第一条" },
+          { sender: "Carol", text: "second" },
+        ],
+        atBot: true,
+        mentionsBot: false,
+        replyTo: "m0",
+        kind: "text",
+      });
+      await stores.messages.save(full);
+      await stores.messages.save(msg({ messageId: "m2", ts: 11, direction: "outbound", replyTo: null, kind: "emoji" }));
+      expect(await stores.messages.get("s1", "m1")).toEqual(full);
+      const sent = await stores.messages.get("s1", "m2");
+      expect(sent?.direction).toBe("outbound");
+      expect(sent?.replyTo ?? null).toBeNull();
+      expect(await stores.messages.get("s1", "missing")).toBeNull();
+      expect(await stores.messages.get("other", "m1")).toBeNull();
+    });
+
+    it("lists oldest first by time then arrival; limit keeps the newest; saving again updates in place", async () => {
+      const { stores } = await make();
+      await stores.messages.save(msg({ messageId: "b", ts: 20 }));
+      await stores.messages.save(msg({ messageId: "a", ts: 10 }));
+      await stores.messages.save(msg({ messageId: "c", ts: 20 }));
+      await stores.messages.save(msg({ messageId: "x", ts: 5, sessionId: "s2" }));
+      await stores.messages.save(msg({ messageId: "b", ts: 20, text: "edited" }));
+      const ids = async (limit?: number) => (await stores.messages.list("s1", { limit })).map((m) => m.messageId);
+      expect(await ids()).toEqual(["a", "b", "c"]);
+      expect(await ids(2)).toEqual(["b", "c"]);
+      expect(await ids(0)).toEqual([]);
+      expect((await stores.messages.get("s1", "b"))?.text).toBe("edited");
+      expect((await stores.messages.list("s2")).map((m) => m.messageId)).toEqual(["x"]);
+    });
+  });
+
+  describe("emojis", () => {
+    it("lists the library in order; recordUse ignores unknown ids", async () => {
+      const h = await make();
+      const list: EmojiRecord[] = [
+        { id: "e-z", file: "emoji/z.png", description: "最后加的", emotions: ["开心"] },
+        { id: "e-a", file: "emoji/a.png", description: "second", emotions: ["sad", "tired"] },
+      ];
+      const stores = await h.addEmojis(list);
+      expect(await stores.emojis.list()).toEqual(list);
+      await stores.emojis.recordUse("e-a");
+      await expect(stores.emojis.recordUse("nope")).resolves.toBeUndefined();
+    });
+  });
+
+  describe("jargon", () => {
+    it("upserts by case-insensitive word per scope: meaning replaced, count grows", async () => {
+      const h = await make();
+      const j = h.stores.jargon;
+      const first = await j.upsert({ word: " YYDS ", meaning: "永远的神", sessionId: null });
+      expect(first).toMatchObject({ word: "YYDS", meaning: "永远的神", sessionId: null, count: 1, updatedAt: 1_000 });
+      h.tick();
+      const again = await j.upsert({ word: "yyds", meaning: "forever god", sessionId: null });
+      expect(again).toMatchObject({ id: first.id, word: "YYDS", meaning: "forever god", count: 2, updatedAt: 1_001 });
+      const scoped = await j.upsert({ word: "yyds", meaning: "group meaning", sessionId: "g1" });
+      expect(scoped.id).not.toBe(first.id);
+      expect(scoped.count).toBe(1);
+    });
+
+    it("finds exact words case-insensitively within the session or global scope, most used first", async () => {
+      const h = await make();
+      const j = h.stores.jargon;
+      await j.upsert({ word: "Awsl", meaning: "global", sessionId: null });
+      await j.upsert({ word: "awsl", meaning: "g1", sessionId: "g1" });
+      await j.upsert({ word: "awsl", meaning: "g1", sessionId: "g1" });
+      await j.upsert({ word: "awsl", meaning: "g2", sessionId: "g2" });
+      const meanings = (list: { meaning: string }[]) => list.map((e) => e.meaning);
+      expect(meanings(await j.findExact("AWSL", 5, "g1"))).toEqual(["g1", "global"]);
+      expect(meanings(await j.findExact("awsl", 5))).toEqual(["g1", "global", "g2"]);
+      expect(meanings(await j.findExact("awsl", 1, "g2"))).toHaveLength(1);
+      expect(await j.findExact("awsl", 0)).toEqual([]);
+      expect(await j.findExact("nothing", 5)).toEqual([]);
+    });
+
+    it("fuzzy-matches substrings in both directions and leaves exact matches out", async () => {
+      const h = await make();
+      const j = h.stores.jargon;
+      for (const word of ["破防", "破防了家人们", "防", "绝绝子", "Emo"]) {
+        await j.upsert({ word, meaning: `m-${word}`, sessionId: null });
+        h.tick();
+      }
+      const words = async (w: string) => (await j.findFuzzy(w, 10)).map((e) => e.word).sort();
+      expect(await words("破防")).toEqual(["破防了家人们", "防"]);
+      expect(await words("EMO")).toEqual([]);
+      expect(await words("emotional")).toEqual(["Emo"]);
+      expect(await words("  ")).toEqual([]);
+    });
+
+    it("lists most recently updated first and removes by id", async () => {
+      const h = await make();
+      const j = h.stores.jargon;
+      const a = await j.upsert({ word: "a", meaning: "1", sessionId: null });
+      h.tick();
+      await j.upsert({ word: "b", meaning: "1", sessionId: null });
+      h.tick();
+      await j.upsert({ word: "A", meaning: "2", sessionId: null });
+      expect((await j.list()).map((e) => e.word)).toEqual(["a", "b"]);
+      expect((await j.list({ limit: 1 })).map((e) => e.word)).toEqual(["a"]);
+      expect(await j.remove(a.id)).toBe(true);
+      expect(await j.remove(a.id)).toBe(false);
+      expect((await j.list()).map((e) => e.word)).toEqual(["b"]);
+    });
+  });
+
+  describe("memories", () => {
+    async function filled(h: Harness) {
+      const m = h.stores.memories;
+      await m.add({ sessionId: "g1", personName: "Alice", content: "Alice likes green tea and green apples", ts: 100 });
+      await m.add({ sessionId: "g1", personName: "Bob", content: "Bob likes black coffee", ts: 200 });
+      await m.add({ sessionId: null, personName: null, content: "The group trip to the lake was fun", ts: 300 });
+      await m.add({ sessionId: "g2", personName: "alice", content: "Alice adopted a green parrot", ts: 400 });
+      await m.add({ sessionId: "g1", personName: null, content: "大家约好周六一起去爬山看日出", ts: 500 });
+      return m;
+    }
+    const contents = (list: { content: string }[]) => list.map((e) => e.content.split(" ").slice(0, 2).join(" "));
+
+    it("requires every term and ranks by hits, then newest", async () => {
+      const m = await filled(await make());
+      expect(contents(await m.search({ mode: "search", query: "green", limit: 10 }))).toEqual(["Alice likes", "Alice adopted"]);
+      expect(contents(await m.search({ mode: "search", query: "LIKES green", limit: 10 }))).toEqual(["Alice likes"]);
+      expect(contents(await m.search({ mode: "hybrid", query: "likes", limit: 10 }))).toEqual(["Bob likes", "Alice likes"]);
+      expect(await m.search({ mode: "search", query: "nothing here", limit: 10 })).toEqual([]);
+    });
+
+    it("filters by session (own or global), person (case-insensitive) and time bounds", async () => {
+      const m = await filled(await make());
+      expect(contents(await m.search({ mode: "search", query: "the", limit: 10, sessionId: "g1" }))).toEqual(["The group"]);
+      expect(contents(await m.search({ mode: "search", query: "green", limit: 10, personName: "ALICE" }))).toEqual(["Alice likes", "Alice adopted"]);
+      expect(contents(await m.search({ mode: "search", query: "green", limit: 10, sessionId: "g1" }))).toEqual(["Alice likes"]);
+      expect(contents(await m.search({ mode: "search", query: "likes", limit: 10, timeStart: 150, timeEnd: 250 }))).toEqual(["Bob likes"]);
+    });
+
+    it('"time" mode ignores the query and returns the newest first within the bounds', async () => {
+      const m = await filled(await make());
+      const hits = await m.search({ mode: "time", query: "green", limit: 3, timeStart: 150 });
+      expect(hits.map((e) => e.ts)).toEqual([500, 400, 300]);
+      expect((await m.search({ mode: "time", limit: 10, timeEnd: 200 })).map((e) => e.ts)).toEqual([200, 100]);
+      expect((await m.search({ mode: "search", limit: 2 })).map((e) => e.ts)).toEqual([500, 400]);
+    });
+
+    it("finds Chinese text by substring, short terms included", async () => {
+      const m = await filled(await make());
+      expect((await m.search({ mode: "search", query: "爬山看日出", limit: 5 })).map((e) => e.ts)).toEqual([500]);
+      expect((await m.search({ mode: "search", query: "日出", limit: 5 })).map((e) => e.ts)).toEqual([500]);
+      expect((await m.search({ mode: "search", query: "周六 爬山", limit: 5 })).map((e) => e.ts)).toEqual([500]);
+    });
+
+    it("lists newest first and removes by id", async () => {
+      const m = await filled(await make());
+      const list = await m.list({ limit: 2 });
+      expect(list.map((e) => e.ts)).toEqual([500, 400]);
+      expect(await m.remove(list[0].id)).toBe(true);
+      expect(await m.remove(list[0].id)).toBe(false);
+      expect(await m.remove("not-an-id")).toBe(false);
+      expect(await m.search({ mode: "search", query: "爬山", limit: 5 })).toEqual([]);
+      expect((await m.list()).map((e) => e.ts)).toEqual([400, 300, 200, 100]);
+    });
+  });
+
+  describe("persons", () => {
+    it("finds by id, then name (case-insensitive), then user id", async () => {
+      const h = await make();
+      const p = h.stores.persons;
+      const alice = await p.upsert({ personName: "Alice", userId: "qq-1", summary: "likes tea", traits: ["calm"], facts: ["has a cat"] });
+      expect(alice).toMatchObject({ personName: "Alice", userId: "qq-1", traits: ["calm"], facts: ["has a cat"], updatedAt: 1_000 });
+      expect(await p.find(alice.personId)).toEqual(alice);
+      expect(await p.find("  alice ")).toEqual(alice);
+      expect(await p.find("qq-1")).toEqual(alice);
+      expect(await p.find("nobody")).toBeNull();
+      expect(await p.find("  ")).toBeNull();
+    });
+
+    it("updates the profile with the same user id, else the same name; a personId replaces that profile", async () => {
+      const h = await make();
+      const p = h.stores.persons;
+      const a = await p.upsert({ personName: "Alice", userId: "u1", summary: "v1", traits: [], facts: [] });
+      h.tick();
+      const renamed = await p.upsert({ personName: "Alicia", userId: "u1", summary: "v2", traits: ["new"], facts: [] });
+      expect(renamed.personId).toBe(a.personId);
+      const byName = await p.upsert({ personName: "ALICIA", userId: null, summary: "v3", traits: [], facts: ["f"] });
+      expect(byName.personId).toBe(a.personId);
+      const other = await p.upsert({ personName: "Bob", userId: null, summary: "", traits: [], facts: [] });
+      expect(other.personId).not.toBe(a.personId);
+      h.tick();
+      const replaced = await p.upsert({ personId: other.personId, personName: "Bobby", userId: "u2", summary: "s", traits: [], facts: [] });
+      expect(replaced).toMatchObject({ personId: other.personId, personName: "Bobby", userId: "u2", updatedAt: 1_002 });
+      expect((await p.list()).map((x) => x.personName)).toEqual(["Bobby", "ALICIA"]);
+      expect(await p.list({ limit: 1 })).toHaveLength(1);
+    });
+  });
+
+  describe("tool records", () => {
+    it("lists a session's records oldest first; limit keeps the newest", async () => {
+      const { stores } = await make();
+      const base: Omit<ToolRecord, "id" | "callId" | "ts"> = {
+        sessionId: "s1",
+        cycleId: "c1",
+        toolName: "query_memory",
+        providerName: "maisaka_builtin",
+        providerType: "builtin",
+        arguments: { query: "茶", limit: 5, nested: { a: [1, null] } },
+        success: true,
+        content: "ok",
+        errorMessage: "",
+        reasoning: "why",
+        durationMs: 12.5,
+      };
+      await stores.toolRecords.record({ ...base, callId: "k2", ts: 20, structuredContent: { results: [1, 2] } });
+      await stores.toolRecords.record({ ...base, callId: "k1", ts: 10 });
+      await stores.toolRecords.record({ ...base, callId: "k3", ts: 20, structuredContent: 5 });
+      await stores.toolRecords.record({ ...base, callId: "other", ts: 1, sessionId: "s2" });
+      const all = await stores.toolRecords.list("s1");
+      expect(all.map((r) => r.callId)).toEqual(["k1", "k2", "k3"]);
+      expect(all[1]).toMatchObject({ ...base, callId: "k2", ts: 20, structuredContent: { results: [1, 2] } });
+      expect(all[2].structuredContent).toBe(5);
+      expect("structuredContent" in all[0]).toBe(false);
+      expect((await stores.toolRecords.list("s1", { limit: 2 })).map((r) => r.callId)).toEqual(["k2", "k3"]);
+    });
+  });
+
+  describe("toggles", () => {
+    it("sets toggles with an audit entry carrying the previous value", async () => {
+      const { stores } = await make();
+      const t = stores.toggles;
+      const first = await t.set({ toolName: "wait", scope: "global", sessionId: "ignored", enabled: false }, "op", "too chatty", 100);
+      expect(first).toMatchObject({ toolName: "wait", scope: "global", sessionId: null, enabled: false, oldEnabled: null, actor: "op", reason: "too chatty", ts: 100 });
+      const second = await t.set({ toolName: "wait", scope: "global", sessionId: null, enabled: true }, "op", "back", 200);
+      expect(second.oldEnabled).toBe(false);
+      const session = await t.set({ toolName: "wait", scope: "session", sessionId: "g1", enabled: false }, "op2", "", 150);
+      expect(session).toMatchObject({ scope: "session", sessionId: "g1", oldEnabled: null });
+      expect(await t.list()).toEqual([
+        { toolName: "wait", scope: "global", sessionId: null, enabled: true },
+        { toolName: "wait", scope: "session", sessionId: "g1", enabled: false },
+      ]);
+      expect((await t.audit()).map((e) => e.reason)).toEqual(["back", "", "too chatty"]);
+      expect((await t.audit({ limit: 1 }))[0].id).toBe(second.id);
+    });
+  });
+
+  describe("usage", () => {
+    it("records model calls", async () => {
+      const { stores } = await make();
+      await expect(
+        stores.usage.record({ task: "planner", model: "m", promptTokens: 10, completionTokens: 5, latencyMs: 120, success: true, ts: 1 }),
+      ).resolves.toBeUndefined();
+    });
+  });
+});
