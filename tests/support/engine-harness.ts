@@ -121,8 +121,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       }
       await engine.bus.whenFlushed();
     },
-    ofType(type) {
-      return events.filter((e) => e.type === type) as never;
+    ofType<T extends MonitorEvent["type"]>(type: T) {
+      return events.filter((e): e is Extract<MonitorEvent, { type: T }> => e.type === type);
     },
     async close() {
       await engine.close("test finished");

@@ -1,0 +1,85 @@
+// Learning: messages trimmed out of the window go through the utils model, and what it extracts
+// lands in the jargon, memory and person stores; malformed output is ignored.
+import { describe, expect, it } from "vitest";
+import type { HistoryMessage } from "../../server/engine/context/messages";
+import { SessionLearner } from "../../server/engine/learning";
+import { parseConfig } from "../../server/config/load";
+import { OpenAiModelClient } from "../../server/llm/openai-client";
+import { createMemoryStores } from "../../server/stores/memory";
+import { startScriptedOpenAi } from "../support/scripted-openai";
+import { startHarness } from "../support/engine-harness";
+
+const chat = (n: number, text: string, userName = "Alice"): HistoryMessage => ({
+  kind: "session",
+  uid: `u${n}`,
+  ts: n * 1000,
+  messageId: `m${n}`,
+  userId: userName.toLowerCase(),
+  userName,
+  text,
+  sourceKind: "user",
+});
+
+async function learnerWith(answer: string) {
+  const model = await startScriptedOpenAi();
+  model.enqueue({ kind: "response", content: answer });
+  const stores = createMemoryStores();
+  const client = new OpenAiModelClient({ baseURL: model.baseURL, apiKey: "k", models: { planner: "p", utils: "utils-model" }, sleep: async () => undefined });
+  const learner = new SessionLearner("s1", {
+    model: client,
+    stores,
+    config: parseConfig({}, "test"),
+    clock: { now: () => 42, setTimer: () => ({ cancel: () => undefined }) },
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
+  return { model, stores, learner };
+}
+
+describe("learning", () => {
+  it("stores extracted jargon, memories and person facts", async () => {
+    const { model, stores, learner } = await learnerWith(
+      '好的：```json\n{"jargon":[{"word":"yyds","meaning":"永远的神"}],"memories":["Alice 下周去杭州出差"],"persons":[{"name":"Alice","summary":"爱旅行的程序员","traits":["健谈"],"facts":["住在上海"]}]}\n```',
+    );
+    await learner.learnFrom([chat(1, "这家店yyds"), chat(2, "我下周去杭州出差"), chat(3, "我住上海")]);
+    const request = model.requests[0].body;
+    expect(request.model).toBe("utils-model");
+    expect(JSON.stringify(request.messages)).toContain("我下周去杭州出差");
+    expect((await stores.jargon.findExact("YYDS", 5))[0]).toMatchObject({ word: "yyds", meaning: "永远的神" });
+    expect((await stores.memories.search({ query: "杭州", mode: "search", limit: 5 }))[0].content).toBe("Alice 下周去杭州出差");
+    expect(await stores.persons.find("alice")).toMatchObject({ summary: "爱旅行的程序员", traits: ["健谈"], facts: ["住在上海"] });
+    await model.close();
+  });
+
+  it("ignores malformed output and skips batches with too little chat", async () => {
+    const { model, stores, learner } = await learnerWith("I cannot do that");
+    await learner.learnFrom([chat(1, "只有一句")]);
+    expect(model.requests).toHaveLength(0);
+    await learner.learnFrom([chat(1, "a"), chat(2, "b"), chat(3, "c")]);
+    expect(model.requests).toHaveLength(1);
+    expect(await stores.jargon.list()).toEqual([]);
+    expect(await stores.memories.list()).toEqual([]);
+    await model.close();
+  });
+
+  it("runs when the history is trimmed past twice the window", async () => {
+    const h = await startHarness({ config: { chat: { maxContextSize: 3 } } });
+    try {
+      const answer = (body: { model: string }) =>
+        body.model === "utils-model"
+          ? { kind: "response" as const, content: '{"jargon":[],"memories":["大家在闲聊"],"persons":[]}' }
+          : { kind: "response" as const, content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
+      for (let i = 0; i < 4; i++) {
+        h.model.enqueue(answer, answer);
+        await h.send(`第 ${i} 条闲聊`);
+        await h.waitForEvent(() => h.ofType("cycle.end").length > i);
+      }
+      await h.waitForIdle();
+      const learned = h.model.requests.filter((r) => r.body.model === "utils-model");
+      expect(learned).toHaveLength(1);
+      expect(JSON.stringify(learned[0].body.messages)).toContain("第 0 条闲聊");
+      expect((await h.engine.stores.memories.list()).map((m) => m.content)).toEqual(["大家在闲聊"]);
+    } finally {
+      await h.close();
+    }
+  });
+});
