@@ -8,7 +8,10 @@ import { HookRegistry } from "./engine/hooks";
 import type { ModelClient } from "./llm/model-client";
 import { OpenAiModelClient } from "./llm/openai-client";
 import { createSimulatedModelClient } from "./llm/simulated";
+import { McpManager } from "./mcp/manager";
+import { McpToolProvider } from "./mcp/provider";
 import { MonitorBus } from "./monitor/bus";
+import { PluginRuntime } from "./plugins/runtime";
 import type { EventLedger } from "./monitor/ledger";
 import type { Stores } from "./stores/types";
 import type { ToolProvider } from "./tools/provider";
@@ -25,6 +28,10 @@ export interface Engine {
   manager: HeartflowManager;
   /** Extra providers (plugins, MCP) shared by every session. */
   providers: ToolProvider[];
+  /** The MCP servers of the config (null when none are configured). */
+  mcp: McpManager | null;
+  /** Plugin tools and hooks; its Runner process starts only with plugins.start() (the server does). */
+  plugins: PluginRuntime;
   close(reason?: string): Promise<void>;
 }
 
@@ -70,7 +77,14 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   await bus.init();
   const toggles = new ToggleState(await opts.stores.toggles.list());
   const hooks = new HookRegistry(logger);
-  const providers: ToolProvider[] = [];
+  const plugins = new PluginRuntime({ config: opts.config.plugins, hooks, logger, env: opts.env });
+  const providers: ToolProvider[] = [plugins.provider];
+  const mcpConfig = opts.config.mcp;
+  const mcp = mcpConfig.servers.length ? new McpManager(mcpConfig, { logger }) : null;
+  if (mcp && mcpConfig.enabled) {
+    await mcp.start();
+    providers.push(new McpToolProvider(mcp, { maxResultChars: mcpConfig.maxResultChars }));
+  }
   const manager = new HeartflowManager({
     config: opts.config,
     clock,
@@ -92,8 +106,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     toggles,
     manager,
     providers,
+    mcp,
+    plugins,
     async close(reason = "shutdown") {
       await manager.stopAll(reason);
+      await plugins.close();
+      await mcp?.close();
       await bus.whenFlushed();
     },
   };

@@ -230,7 +230,7 @@ export const providerStatusSchema = z.object({
 export type ProviderStatus = z.infer<typeof providerStatusSchema>;
 export const providerListSchema = z.object({ providers: z.array(providerStatusSchema) });
 
-export const authMeSchema = z.object({ authenticated: z.literal(true), via: z.enum(["bearer", "cookie"]) });
+export const authMeSchema = z.object({ authenticated: z.boolean(), via: z.enum(["bearer", "cookie"]) });
 
 /** Error body of every non-2xx answer. */
 export const apiErrorSchema = z.object({
@@ -245,13 +245,28 @@ export type ApiError = z.infer<typeof apiErrorSchema>;
 export const subscribeSchema = z
   .object({
     sessionId: z.union([idSchema, z.literal("*")]),
-    /** Replay ledger events with seq > afterSeq first (for "*": of every session). */
+    /**
+     * Replay ledger events with seq > afterSeq first (for "*": of every session). Absent: from now on
+     * (no replay, but still no gap from the moment of subscribing).
+     */
     afterSeq: z.number().int().min(0).optional(),
     /** For "*": resume each session from its own last seen seq. */
     afterSeqs: z.record(z.string(), z.number().int().min(0)).optional(),
   })
   .strict();
 export type SubscribeRequest = z.infer<typeof subscribeSchema>;
+
+/** `unsubscribe` payload; none stops every subscription of the socket. */
+export const unsubscribeSchema = z.object({ sessionId: z.union([idSchema, z.literal("*")]) }).strict();
+
+/** Answer to a `subscribe` or `unsubscribe` sent with an acknowledgement callback. */
+export const subscribeAckSchema = z.object({
+  ok: z.boolean(),
+  sessionId: z.string().optional(),
+  error: z.string().optional(),
+  fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type SubscribeAck = z.infer<typeof subscribeAckSchema>;
 
 /**
  * Sent when the server dropped a subscription (the client fell too far behind): resubscribe with

@@ -36,6 +36,21 @@ export const mcpServerConfigSchema = z.discriminatedUnion("transport", [
 ]);
 export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
 
+export const mcpReconnectSchema = z.object({
+  initialDelayMs: z.number().int().positive().default(1_000),
+  maxDelayMs: z.number().int().positive().default(60_000),
+}).strict();
+export type McpReconnectConfig = z.infer<typeof mcpReconnectSchema>;
+
+/** Server names key the status shown to operators and the tool owner: they must be unique. */
+function uniqueServerNames(servers: { name: string }[], ctx: z.RefinementCtx<{ name: string }[]>): void {
+  const seen = new Set<string>();
+  servers.forEach((server, index) => {
+    if (seen.has(server.name)) ctx.addIssue({ code: "custom", path: [index, "name"], message: `duplicate MCP server name "${server.name}"` });
+    seen.add(server.name);
+  });
+}
+
 export const maisakaConfigSchema = z
   .object({
     bot: z
@@ -87,13 +102,33 @@ export const maisakaConfigSchema = z
     mcp: z
       .object({
         enabled: z.boolean().default(true),
-        servers: z.array(mcpServerConfigSchema).default([]),
+        servers: z.array(mcpServerConfigSchema).superRefine(uniqueServerNames).default([]),
+        /** Backoff between reconnection attempts of a failed or dead server (absent = 1 s doubling to 60 s). */
+        reconnect: mcpReconnectSchema.optional(),
+        /** Ping period that notices a server gone silent (absent = 30 s; 0 = off). */
+        healthCheckIntervalMs: z.number().int().min(0).optional(),
+        /** Text of one tool result kept for the model; longer results are cut with a note (absent = 64 KiB). */
+        maxResultChars: z.number().int().positive().optional(),
       })
       .strict()
       .prefault({}),
-    plugins: z.object({ dirs: z.array(z.string()).default(["plugins"]) }).strict().prefault({}),
+    plugins: z
+      .object({
+        dirs: z.array(z.string()).default(["plugins"]),
+        /** Environment variables granted per plugin id (absent = none); the plugin Runner gets no others. */
+        env: z.record(z.string(), z.array(z.string())).optional(),
+        /** Settings per plugin id, checked against the plugin's manifest configSchema (absent = {}). */
+        config: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+        /** Limit of one plugin tool call (absent = 30 s). */
+        toolTimeoutMs: z.number().int().positive().optional(),
+        /** Limit of one plugin hook handler (absent = 6 s). */
+        hookTimeoutMs: z.number().int().positive().optional(),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 
 export type MaisakaConfig = z.infer<typeof maisakaConfigSchema>;
+export type McpConfig = MaisakaConfig["mcp"];
 export type ChatConfig = MaisakaConfig["chat"];

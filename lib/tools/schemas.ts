@@ -75,7 +75,8 @@ export const toolExecutionContextSchema = toolAvailabilityContextSchema.extend({
   reasoning: z.string().default(""),
   metadata: jsonObjectSchema.default({}),
 });
-export type ToolExecutionContext = z.infer<typeof toolExecutionContextSchema>;
+/** `signal` (in-process only, never on the wire) aborts a running call when its session stops. */
+export type ToolExecutionContext = z.infer<typeof toolExecutionContextSchema> & { signal?: AbortSignal };
 
 export const toolContentTypeSchema = z.enum([
   "text",

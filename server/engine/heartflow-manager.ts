@@ -3,7 +3,7 @@
 // stopped first (their state is saved and comes back on the next message).
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
 import type { EngineDeps } from "./deps";
-import { describeError, SessionRuntime, type RuntimeSnapshotState } from "./runtime";
+import { describeError, knownMessageIds, SessionRuntime, type RuntimeSnapshotState } from "./runtime";
 
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
@@ -41,22 +41,37 @@ export class HeartflowManager {
     const stored = await stores.sessions.get(session.id);
     if (!stored) await stores.sessions.upsert(session);
     const runtime = new SessionRuntime(stored ?? session, this.deps);
-    const snapshot = await stores.sessions.loadSnapshot(session.id);
-    if (snapshot && isSnapshotState(snapshot.state)) runtime.restore(snapshot.state);
+    if (stored) {
+      const saved = await this.savedState(session.id);
+      runtime.restore(saved.state, saved.unseen);
+    }
     this.runtimes.set(session.id, runtime);
     runtime.start();
     await this.enforceCap(session.id);
     return runtime;
   }
 
-  /** Brings back every stored session that has a saved state (after a restart). */
+  /**
+   * A session's last snapshot, plus inbound messages stored after it: the snapshot is written shortly
+   * after changes, so a crash in between must not lose messages the API already acknowledged.
+   */
+  private async savedState(sessionId: string): Promise<{ state: RuntimeSnapshotState | null; unseen: ChatMessageRecord[] }> {
+    const { stores } = this.deps;
+    const snapshot = await stores.sessions.loadSnapshot(sessionId);
+    const state = snapshot && isSnapshotState(snapshot.state) ? snapshot.state : null;
+    const since = state ? (snapshot?.ts ?? 0) - SNAPSHOT_SLACK_MS : -Infinity;
+    const recent = await stores.messages.list(sessionId, { limit: MAX_RECOVERED_MESSAGES });
+    return { state, unseen: recent.filter((m) => m.direction === "inbound" && m.ts >= since) };
+  }
+
+  /** Brings back every stored session with work left (pending messages, an armed wait) after a restart. */
   async restoreAll(): Promise<number> {
     let restored = 0;
     for (const session of await this.deps.stores.sessions.list()) {
-      const snapshot = await this.deps.stores.sessions.loadSnapshot(session.id);
-      if (!snapshot || !isSnapshotState(snapshot.state)) continue;
-      const state = snapshot.state;
-      if (!state.pending.length && state.agentState !== "wait") continue;
+      const { state, unseen } = await this.savedState(session.id);
+      const known = state ? knownMessageIds(state) : new Set<string>();
+      const hasWork = state?.agentState === "wait" || !!state?.pending.length || unseen.some((m) => !known.has(m.messageId));
+      if (!hasWork) continue;
       await this.getOrCreate(session);
       restored++;
     }
@@ -99,6 +114,10 @@ export class HeartflowManager {
     await Promise.all(all.map((r) => r.stop(reason)));
   }
 }
+
+/** Messages stored up to this long before a snapshot may still be missing from it (clock steps). */
+const SNAPSHOT_SLACK_MS = 1_000;
+const MAX_RECOVERED_MESSAGES = 200;
 
 function isSnapshotState(value: unknown): value is RuntimeSnapshotState {
   return (

@@ -140,6 +140,11 @@ export class SessionRuntime {
     this.deps.events.emit(this.session.id, "session.stop", { reason });
   }
 
+  /** Aborted when the runtime stops: cancels in-flight tool calls (MCP requests) of its turn. */
+  get stopSignal(): AbortSignal {
+    return this.stopController.signal;
+  }
+
   get isStopped(): boolean {
     return this.stopped;
   }
@@ -365,7 +370,9 @@ export class SessionRuntime {
       }
       if (this.stopped) return;
       this.setStage(this.agentState === "wait" ? "等待消息" : "空闲", "");
-      this.persistSoon();
+      // A finished turn is saved at once; message arrivals are coalesced (and recoverable from the
+      // message store, see HeartflowManager.savedState).
+      await this.persistNow();
       this.schedule();
     }
   }
@@ -387,18 +394,25 @@ export class SessionRuntime {
     };
   }
 
-  /** Restores a snapshot before start(); a turn that was running when the process died is dropped. */
-  restore(state: RuntimeSnapshotState): void {
-    this.history = state.history;
-    this.cache = [...state.pending];
+  /**
+   * Restores a saved state before start(); a turn that was running when the process died is dropped.
+   * `unseen` are stored inbound messages the snapshot may not know yet: they become pending.
+   */
+  restore(state: RuntimeSnapshotState | null, unseen: ChatMessageRecord[] = []): void {
+    if (state) {
+      this.history = state.history;
+      this.cache = [...state.pending];
+      this.previousPlannerText = state.previousPlannerText;
+      this.cycleCounter = state.cycleCounter;
+      this.forceContinue = state.forceContinue;
+      this.talkFrequencyAdjust = state.talkFrequencyAdjust;
+      for (const s of state.latency) this.latency.add(s.at, s.latencyMs);
+    }
+    const known = state ? knownMessageIds(state) : new Set<string>();
+    for (const m of unseen) if (!known.has(m.messageId)) this.cache.push(m);
     this.processed = 0;
-    this.previousPlannerText = state.previousPlannerText;
-    this.cycleCounter = state.cycleCounter;
-    this.forceContinue = state.forceContinue;
-    this.talkFrequencyAdjust = state.talkFrequencyAdjust;
-    for (const s of state.latency) this.latency.add(s.at, s.latencyMs);
     if (this.cache.length) this.lastMessageAt = this.cache[this.cache.length - 1].ts;
-    if (state.agentState === "wait" && state.wait) {
+    if (state?.agentState === "wait" && state.wait) {
       this.agentState = "wait";
       this.armWait(state.wait.callId, state.wait.deadline);
     } else {
@@ -426,6 +440,13 @@ export class SessionRuntime {
       this.deps.logger.warn(`[engine] session ${this.session.id}: snapshot not saved: ${describeError(error)}`);
     }
   }
+}
+
+/** Chat message ids a saved state already holds (ingested or pending). */
+export function knownMessageIds(state: RuntimeSnapshotState): Set<string> {
+  const ids = new Set(state.pending.map((m) => m.messageId));
+  for (const m of state.history) if (m.kind === "session" || m.kind === "complex") ids.add(m.messageId);
+  return ids;
 }
 
 export function describeError(error: unknown): string {

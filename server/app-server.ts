@@ -1,0 +1,238 @@
+// The composition root of the server: one HTTP server serving /api (our router), Socket.IO /monitor
+// and the Next.js dashboard, with the engine running in-process on the Prisma stores and ledger.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server as SocketServer } from "socket.io";
+import { MAX_BODY_BYTES } from "../lib/api/schemas";
+import type { MaisakaConfig } from "../lib/config/schema";
+import { OperatorAuth } from "./auth/operator-auth";
+import { createEngine, type Engine } from "./composition";
+import { openDatabase, type MaisakaDatabase } from "./db";
+import { stderrLogger, type EngineLogger } from "./engine/deps";
+import type { ApiContext } from "./http/context";
+import { isCrossOrigin } from "./http/origin";
+import { TokenBuckets } from "./http/rate-limit";
+import { ApiRouter, writeJson } from "./http/router";
+import { apiRoutes } from "./http/routes";
+import { ProviderStatusRegistry } from "./http/services/provider-status";
+import { SessionDirectory } from "./http/services/session-directory";
+import { ToolCatalog } from "./http/services/tool-catalog";
+import { ToggleProvenance } from "./http/services/toggle-provenance";
+import { ToolToggleService } from "./http/services/tool-toggles";
+import type { ModelClient } from "./llm/model-client";
+import { isGatewayPath, McpGateway } from "./mcp/gateway";
+import { engineToolSource } from "./mcp/gateway-source";
+import { mcpProviderStatuses } from "./mcp/status";
+import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
+import { attachMonitor, defaultStreamLimits, type Monitor } from "./realtime/monitor";
+import type { StreamLimits } from "./realtime/subscription";
+import { BUILTIN_PROVIDER_NAME } from "./tools/builtin/provider";
+
+/**
+ * Inbound chat messages per session: a burst of 20, then 5 per second. Far above any human typing
+ * into the dashboard, far below what would swamp a session's turn queue.
+ */
+const INBOUND_BURST = 20;
+const INBOUND_PER_SECOND = 5;
+
+/** Shutdown closes whatever is still open after this long. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface DashboardOptions {
+  dev: boolean;
+  /** The Next.js project folder (default: the working directory). */
+  dir?: string;
+}
+
+export interface AppServerOptions {
+  host?: string;
+  /** 0 picks a free port (tests). */
+  port?: number;
+  databaseUrl: string;
+  config: MaisakaConfig;
+  /** The operator token (see auth/admin-token.ts). */
+  token: string;
+  /** Serve the Next.js dashboard too; false serves only /api and Socket.IO (MAISAKA_NO_UI). */
+  dashboard: DashboardOptions | false;
+  env?: NodeJS.ProcessEnv;
+  logger?: EngineLogger;
+  model?: ModelClient;
+  streamLimits?: Partial<StreamLimits>;
+  /** Start the plugin Runner (npm start does; API tests leave it off so the example plugins stay out of their requests). */
+  plugins?: boolean;
+}
+
+export interface AppServer {
+  url: string;
+  host: string;
+  port: number;
+  engine: Engine;
+  database: MaisakaDatabase;
+  /** Plugin runner and MCP servers register their status here. */
+  providerStatus: ProviderStatusRegistry;
+  monitor: Monitor;
+  /** Sessions brought back at start (pending messages or an armed wait). */
+  restored: number;
+  /** Graceful stop: intake first, then runtimes (snapshots saved), ledger flush, providers, database. */
+  close(reason?: string): Promise<void>;
+}
+
+type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export async function startAppServer(opts: AppServerOptions): Promise<AppServer> {
+  const database = await openDatabase(opts.databaseUrl);
+  try {
+    return await serve(opts, database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise<AppServer> {
+  const logger = opts.logger ?? stderrLogger;
+  const engine = await createEngine({
+    config: opts.config,
+    stores: database.stores,
+    ledger: database.ledger,
+    env: opts.env,
+    logger,
+    model: opts.model,
+  });
+  try {
+    return await serveEngine(opts, database, engine, logger);
+  } catch (error) {
+    // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
+    await engine.close("start failed");
+    throw error;
+  }
+}
+
+async function serveEngine(opts: AppServerOptions, database: MaisakaDatabase, engine: Engine, logger: EngineLogger): Promise<AppServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const auth = new OperatorAuth(opts.token);
+  const provenance = await ToggleProvenance.load(engine.stores.toggles);
+  const catalog = new ToolCatalog(engine, provenance, logger);
+  const providerStatus = new ProviderStatusRegistry();
+  providerStatus.register({
+    name: BUILTIN_PROVIDER_NAME,
+    type: "builtin",
+    async status() {
+      const entries = await catalog.entries(null);
+      const toolCount = entries.filter((e) => e.spec.providerType === "builtin").length;
+      return { name: BUILTIN_PROVIDER_NAME, type: "builtin", state: "ready", toolCount, lastError: null, detail: {} };
+    },
+  });
+  if (opts.plugins) {
+    await engine.plugins.start();
+    providerStatus.register({ name: PLUGIN_PROVIDER_NAME, type: "plugin", status: () => engine.plugins.statuses() });
+  }
+  const mcp = engine.mcp;
+  if (mcp) providerStatus.register({ name: "mcp", type: "mcp", status: () => mcpProviderStatuses(mcp) });
+  const ctx: ApiContext = {
+    engine,
+    ledger: database.ledger,
+    auth,
+    sessions: new SessionDirectory(engine),
+    tools: catalog,
+    toggles: new ToolToggleService(engine, catalog, provenance),
+    providers: providerStatus,
+    inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
+    pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
+  };
+  const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES });
+  // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
+  const mcpGateway = new McpGateway({
+    source: engineToolSource(engine),
+    authenticate: (req) => auth.authenticate(req.headers) !== null,
+    logger,
+    maxBodyBytes: MAX_BODY_BYTES,
+  });
+
+  const httpServer = createServer();
+  const next = opts.dashboard ? await prepareDashboard(opts.dashboard, httpServer, host, opts.port ?? 3000) : null;
+  let draining = false;
+  httpServer.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    if (isApiPath(req.url)) {
+      if (draining) return writeJson(res, { status: 503, body: { error: "server is shutting down" }, headers: { connection: "close" } });
+      if (isGatewayPath(req.url)) return void mcpGateway.handle(req, res);
+      void router.handle(req, res);
+      return;
+    }
+    if (!next) return writeJson(res, { status: 404, body: { error: "the dashboard is not served in this mode (MAISAKA_NO_UI)" } });
+    next.handle(req, res).catch((error: unknown) => {
+      logger.error(`[next] ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) writeJson(res, { status: 500, body: { error: "internal error" } });
+    });
+  });
+
+  const io = new SocketServer(httpServer, {
+    serveClient: false,
+    // Next's dev server owns other upgrade requests (hot reload): engine.io must not destroy them.
+    destroyUpgrade: false,
+    // Client messages are subscribe requests; 1 MB leaves room for a "*" resync's per-session cursors.
+    maxHttpBufferSize: 1024 * 1024,
+    // No CORS headers, and no handshake from a page of another origin (cross-site WebSocket hijacking).
+    allowRequest: (req, callback) => callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
+  });
+  const monitor = await attachMonitor(io, { bus: engine.bus, ledger: database.ledger, auth, logger }, {
+    ...defaultStreamLimits,
+    ...opts.streamLimits,
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(opts.port ?? 3000, host, () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port; // a TCP server's address is an AddressInfo
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  // After listen: a taken port fails the start before any restored session runs a turn.
+  const restored = await engine.manager.restoreAll();
+
+  let closing: Promise<void> | null = null;
+  const close = (reason = "shutdown"): Promise<void> => {
+    closing ??= (async () => {
+      draining = true;
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      const force = setTimeout(() => httpServer.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      try {
+        await mcpGateway.close();
+        // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
+        // servers, then waits until every event is in the ledger.
+        await engine.close(reason);
+        monitor.close();
+        await io.close();
+        httpServer.closeAllConnections();
+        await closed;
+        await next?.app.close();
+      } finally {
+        clearTimeout(force);
+        await database.close();
+      }
+    })();
+    return closing;
+  };
+
+  return { url, host, port, engine, database, providerStatus, monitor, restored, close };
+}
+
+function isApiPath(url: string | undefined): boolean {
+  const path = (url ?? "/").split("?")[0];
+  return path === "/api" || path.startsWith("/api/");
+}
+
+async function prepareDashboard(
+  opts: DashboardOptions,
+  httpServer: ReturnType<typeof createServer>,
+  hostname: string,
+  port: number,
+): Promise<{ app: { close(): Promise<void> }; handle: NextHandler }> {
+  // Loaded only when the dashboard is served: API-only servers (tests) never pay for Next.
+  const { default: next } = await import("next");
+  const app = next({ dev: opts.dev, dir: opts.dir ?? process.cwd(), hostname, port, httpServer });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  return { app, handle: (req, res) => handle(req, res) };
+}

@@ -1,0 +1,26 @@
+// What API handlers reach: the engine and the services built on it by the composition root.
+import type { Engine } from "../composition";
+import type { OperatorAuth } from "../auth/operator-auth";
+import type { EventLedger } from "../monitor/ledger";
+import type { TokenBuckets } from "./rate-limit";
+import { routeBuilder } from "./route";
+import type { ProviderStatusRegistry } from "./services/provider-status";
+import type { SessionDirectory } from "./services/session-directory";
+import type { ToolCatalog } from "./services/tool-catalog";
+import type { ToolToggleService } from "./services/tool-toggles";
+
+export interface ApiContext {
+  engine: Engine;
+  ledger: EventLedger;
+  auth: OperatorAuth;
+  sessions: SessionDirectory;
+  tools: ToolCatalog;
+  toggles: ToolToggleService;
+  providers: ProviderStatusRegistry;
+  /** Per-session limiter of inbound chat messages (429 when empty). */
+  inbound: TokenBuckets;
+  /** Throws when the database cannot answer a trivial query. */
+  pingDatabase(): Promise<void>;
+}
+
+export const apiRoute = routeBuilder<ApiContext>();

@@ -1,0 +1,29 @@
+// Errors a handler or the router turns into an answer: status, message and (for 400) the failing
+// fields. Anything else thrown is a bug and answers 500 without details.
+import type { z } from "zod";
+import type { ApiError } from "../../lib/api/schemas";
+
+export type FieldLocation = "body" | "query" | "params";
+export type FieldProblem = NonNullable<ApiError["fields"]>[number];
+
+export class HttpError extends Error {
+  override name = "HttpError";
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fields?: FieldProblem[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function fieldsOf(error: z.ZodError, location: FieldLocation): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join(".") : "(root)",
+    message: issue.message,
+    in: location,
+  }));
+}
+
+export const notFound = (what: string): HttpError => new HttpError(404, `${what} not found`);

@@ -1,0 +1,83 @@
+// One API route = its zod schemas (params, query, body, response) and a handler that receives the
+// parsed, typed input. The definer erases the schema types behind `run`, so the router holds a plain
+// list of routes while each handler stays fully typed (cal.com's schema + handler split).
+import type { IncomingMessage } from "node:http";
+import type { z } from "zod";
+import type { AuthVia } from "../auth/operator-auth";
+import { fieldsOf, HttpError, type FieldProblem } from "./errors";
+
+export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+export interface Reply<T> {
+  status?: number;
+  body?: T;
+  headers?: Record<string, string | string[]>;
+}
+
+/** What the router hands over before parsing. */
+export interface RawInput {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** Read only for routes with a body schema, so other routes never buffer a body. */
+  readBody(): Promise<unknown>;
+}
+
+export interface RequestInfo {
+  req: IncomingMessage;
+  auth: AuthVia | null;
+  /** The request came over TLS (login cookies get Secure). */
+  secure: boolean;
+}
+
+export interface Route<Ctx> {
+  method: Method;
+  path: string;
+  /** Public routes answer without the operator token. */
+  public: boolean;
+  run(raw: RawInput, ctx: Ctx, info: RequestInfo): Promise<Reply<unknown>>;
+}
+
+type Empty = Record<string, never>;
+
+export interface RouteSpec<Ctx, P, Q, B, R> {
+  method: Method;
+  path: string;
+  public?: boolean;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Documents and type-checks the answer (not parsed at run time; the tests parse it). */
+  response?: z.ZodType<R>;
+  handle(input: { params: P; query: Q; body: B }, ctx: Ctx, info: RequestInfo): Promise<Reply<R>>;
+}
+
+/** The route definer for one context type: `const apiRoute = routeBuilder<ApiContext>()`. */
+export function routeBuilder<Ctx>() {
+  return function defineRoute<P = Empty, Q = Empty, B = Empty, R = unknown>(spec: RouteSpec<Ctx, P, Q, B, R>): Route<Ctx> {
+    return {
+      method: spec.method,
+      path: spec.path,
+      public: spec.public ?? false,
+      async run(raw, ctx, info) {
+        const problems: FieldProblem[] = [];
+        // Parts a route leaves out are not looked at (a GET never reads its body). A missing body is
+        // validated as {} so the answer names every required field.
+        const params = spec.params ? spec.params.safeParse(raw.params) : null;
+        const query = spec.query ? spec.query.safeParse(raw.query) : null;
+        const body = spec.body ? spec.body.safeParse((await raw.readBody()) ?? {}) : null;
+        if (params && !params.success) problems.push(...fieldsOf(params.error, "params"));
+        if (query && !query.success) problems.push(...fieldsOf(query.error, "query"));
+        if (body && !body.success) problems.push(...fieldsOf(body.error, "body"));
+        if (problems.length) throw new HttpError(400, "invalid request", problems);
+        return spec.handle({ params: dataOf(params), query: dataOf(query), body: dataOf(body) }, ctx, info);
+      },
+    };
+  };
+}
+
+/** A successful parse's data; for a part the route left out, the empty object its type defaulted to. */
+function dataOf<T>(result: z.ZodSafeParseResult<T> | null): T {
+  if (!result) return {} as T; // only reached when T defaulted to Empty (the part was left out)
+  if (!result.success) throw result.error;
+  return result.data;
+}

@@ -1,0 +1,133 @@
+// The /api router of the custom server: matches a route, checks origin and auth, runs it and writes
+// the JSON answer. Every failure becomes a JSON error body; only a bug answers 5xx.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
+import type { ApiError } from "../../lib/api/schemas";
+import type { OperatorAuth } from "../auth/operator-auth";
+import type { EngineLogger } from "../engine/deps";
+import { HttpError } from "./errors";
+import { readJsonBody } from "./body";
+import { isCrossOrigin } from "./origin";
+import type { Reply, Route } from "./route";
+
+const STATE_CHANGING = new Set(["POST", "PATCH", "PUT", "DELETE"]);
+
+interface CompiledRoute<Ctx> {
+  route: Route<Ctx>;
+  segments: string[];
+  /** Literal segments count: "/api/tools/audit" wins over "/api/tools/:name". */
+  specificity: number;
+}
+
+export interface ApiRouterOptions {
+  auth: OperatorAuth;
+  logger: EngineLogger;
+  bodyLimit: number;
+}
+
+export class ApiRouter<Ctx> {
+  private readonly routes: CompiledRoute<Ctx>[];
+
+  constructor(
+    routes: Route<Ctx>[],
+    private readonly ctx: Ctx,
+    private readonly opts: ApiRouterOptions,
+  ) {
+    this.routes = routes
+      .map((route) => {
+        const segments = split(route.path);
+        return { route, segments, specificity: segments.filter((s) => !s.startsWith(":")).length };
+      })
+      .sort((a, b) => b.specificity - a.specificity);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.dispatch(req, res);
+    } catch (error) {
+      if (!(error instanceof HttpError)) {
+        this.opts.logger.error(`[http] ${req.method} ${pathOf(req)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      }
+      const status = error instanceof HttpError ? error.status : 500;
+      const body: ApiError =
+        error instanceof HttpError ? { error: error.message, ...(error.fields ? { fields: error.fields } : {}) } : { error: "internal error" };
+      const headers = error instanceof HttpError ? error.headers : {};
+      if (status === 401) headers["www-authenticate"] = 'Bearer realm="maisaka"';
+      writeJson(res, { status, body, headers });
+    }
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const method = (req.method ?? "GET").toUpperCase();
+    const segments = split(url.pathname).map(decodeSegment);
+    const matches = this.routes.flatMap((r) => {
+      const params = matchSegments(r.segments, segments);
+      return params ? [{ route: r.route, params }] : [];
+    });
+    if (!matches.length) throw new HttpError(404, `no route ${url.pathname}`);
+    const match = matches.find((m) => m.route.method === method);
+    if (!match) {
+      const allow = [...new Set(matches.map((m) => m.route.method))].join(", ");
+      throw new HttpError(405, `${method} not allowed on ${url.pathname}`, undefined, { allow });
+    }
+    if (STATE_CHANGING.has(method) && isCrossOrigin(req)) throw new HttpError(403, "cross-origin request refused");
+    const auth = this.opts.auth.authenticate(req.headers);
+    if (!match.route.public && !auth) throw new HttpError(401, "operator token required");
+
+    const query: Record<string, string> = {};
+    for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
+    const reply = await match.route.run(
+      { params: match.params, query, readBody: () => readJsonBody(req, this.opts.bodyLimit) },
+      this.ctx,
+      { req, auth, secure: Boolean((req.socket as TLSSocket).encrypted) }, // TLSSocket only when served over https
+    );
+    writeJson(res, reply);
+  }
+}
+
+function split(path: string): string[] {
+  return path.split("/").filter(Boolean);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `malformed percent-encoding in path segment "${segment.slice(0, 64)}"`);
+  }
+}
+
+function matchSegments(pattern: string[], actual: string[]): Record<string, string> | null {
+  if (pattern.length !== actual.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i].startsWith(":")) params[pattern[i].slice(1)] = actual[i];
+    else if (pattern[i] !== actual[i]) return null;
+  }
+  return params;
+}
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? "/").split("?")[0];
+}
+
+export function writeJson(res: ServerResponse, reply: Reply<unknown>): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const status = reply.status ?? 200;
+  res.statusCode = status;
+  res.setHeader("cache-control", "no-store");
+  res.setHeader("x-content-type-options", "nosniff");
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (status === 204 || reply.body === undefined) {
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  res.setHeader("content-type", "application/json; charset=utf-8");
+  res.setHeader("content-length", Buffer.byteLength(text));
+  res.end(text);
+}

@@ -1,0 +1,24 @@
+// GET /api/health (public): model in use (SIMULATED or not) and whether the database answers.
+import { healthSchema, type Health } from "../../../lib/api/schemas";
+import { apiRoute } from "../context";
+
+/** The package version, fixed at build time of the image; read once. */
+const VERSION = process.env.npm_package_version;
+
+export const healthRoute = apiRoute({
+  method: "GET",
+  path: "/api/health",
+  public: true,
+  response: healthSchema,
+  async handle(_input, ctx) {
+    let db: Health["db"];
+    try {
+      await ctx.pingDatabase();
+      db = { ok: true };
+    } catch (error) {
+      db = { ok: false, error: error instanceof Error ? error.message : String(error) };
+    }
+    const body: Health = { ok: db.ok, model: ctx.engine.model.info(), db, ...(VERSION ? { version: VERSION } : {}) };
+    return { status: db.ok ? 200 : 503, body };
+  },
+});

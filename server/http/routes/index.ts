@@ -1,0 +1,28 @@
+// Every /api route of interface.md; the router matches literal segments before parameters.
+import type { Route } from "../route";
+import type { ApiContext } from "../context";
+import { loginRoute, logoutRoute, meRoute } from "./auth";
+import { healthRoute } from "./health";
+import { providersRoute } from "./providers";
+import { sessionEventsRoute } from "./session-events";
+import { sessionHistoryRoute } from "./session-history";
+import { postMessageRoute } from "./session-messages";
+import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
+import { listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
+
+export const apiRoutes: Route<ApiContext>[] = [
+  healthRoute,
+  loginRoute,
+  logoutRoute,
+  meRoute,
+  listSessionsRoute,
+  createSessionRoute,
+  getSessionRoute,
+  postMessageRoute,
+  sessionEventsRoute,
+  sessionHistoryRoute,
+  listToolsRoute,
+  toggleToolRoute,
+  toolAuditRoute,
+  providersRoute,
+];

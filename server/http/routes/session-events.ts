@@ -1,0 +1,23 @@
+// GET /api/sessions/:id/events?afterSeq&limit: one page of the session's ledger (also serves the
+// "_global" stream of global tool toggles).
+import { eventsPageSchema, eventsQuerySchema, GLOBAL_STREAM_ID, sessionParamsSchema } from "../../../lib/api/schemas";
+import { apiRoute } from "../context";
+
+export const sessionEventsRoute = apiRoute({
+  method: "GET",
+  path: "/api/sessions/:id/events",
+  params: sessionParamsSchema,
+  query: eventsQuerySchema,
+  response: eventsPageSchema,
+  async handle({ params, query }, ctx) {
+    if (params.id !== GLOBAL_STREAM_ID) await ctx.sessions.require(params.id);
+    const events = await ctx.ledger.read(params.id, query.afterSeq, query.limit);
+    return {
+      body: {
+        events,
+        nextAfterSeq: events.at(-1)?.seq ?? query.afterSeq,
+        lastSeq: ctx.engine.bus.seqOf(params.id),
+      },
+    };
+  },
+});

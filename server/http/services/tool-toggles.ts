@@ -1,0 +1,63 @@
+// Operator tool toggles: write the toggle with its audit entry, apply it to the engine at once (the
+// next planner listing sees it) and announce it as tool.toggled: a session toggle in that session's
+// ledger; a global one in the "_global" stream and in every live session.
+import { GLOBAL_STREAM_ID, type ToggleToolBody } from "../../../lib/api/schemas";
+import type { Engine } from "../../composition";
+import type { SessionRecord, ToolToggle } from "../../stores/types";
+import { notFound } from "../errors";
+import type { ToolCatalog } from "./tool-catalog";
+import type { ToggleProvenance } from "./toggle-provenance";
+
+/** There is one operator credential, so every change is the operator's. */
+const OPERATOR_ACTOR = "operator";
+
+export interface ToggleResult {
+  toolName: string;
+  scope: ToolToggle["scope"];
+  sessionId: string | null;
+  enabled: boolean;
+  auditId: string;
+  eventSeq: number;
+}
+
+export class ToolToggleService {
+  /** Toggles run one at a time, so the engine's state always matches the order they were stored in. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly catalog: ToolCatalog,
+    private readonly provenance: ToggleProvenance,
+  ) {}
+
+  toggle(toolName: string, session: SessionRecord | null, body: ToggleToolBody): Promise<ToggleResult> {
+    const run = this.chain.then(() => this.apply(toolName, session, body));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async apply(toolName: string, session: SessionRecord | null, body: ToggleToolBody): Promise<ToggleResult> {
+    if (!(await this.catalog.has(toolName, session))) throw notFound(`tool ${toolName}`);
+    const toggle: ToolToggle = session
+      ? { toolName, scope: "session", sessionId: session.id, enabled: body.enabled }
+      : { toolName, scope: "global", sessionId: null, enabled: body.enabled };
+    const { engine } = this;
+    const audit = await engine.stores.toggles.set(toggle, OPERATOR_ACTOR, body.reason, engine.clock.now());
+    engine.toggles.apply(toggle);
+    this.provenance.record(audit);
+    const data = {
+      toolName,
+      scope: toggle.scope,
+      ...(session ? { sessionId: session.id } : {}),
+      enabled: toggle.enabled,
+      actor: audit.actor,
+      reason: audit.reason,
+      auditId: audit.id,
+    };
+    const primary = engine.bus.emit(session?.id ?? GLOBAL_STREAM_ID, "tool.toggled", data);
+    if (!session) {
+      for (const rt of engine.manager.list()) if (!rt.isStopped) engine.bus.emit(rt.session.id, "tool.toggled", data);
+    }
+    return { toolName, scope: toggle.scope, sessionId: toggle.sessionId, enabled: toggle.enabled, auditId: audit.id, eventSeq: primary.seq };
+  }
+}

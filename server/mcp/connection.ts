@@ -1,0 +1,349 @@
+// One configured MCP server over the official SDK client: connect and initialize, list its tools
+// page by page, follow notifications/tools/list_changed, call tools with a timeout and a signal,
+// and reconnect with exponential backoff when it fails or dies. It never throws at the manager:
+// what went wrong is kept as state and lastError for operators.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  CallToolResultSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Implementation,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { McpReconnectConfig, McpServerConfig } from "../../lib/config/schema";
+import type { EngineLogger } from "../engine/deps";
+import { describeError } from "./mapping";
+import { validateTools, type SkippedTool } from "./tool-validation";
+import { createServerTransport, StderrTail, type ServerTransport } from "./transport";
+
+export type McpServerState = "connected" | "connecting" | "failed" | "disabled";
+
+export interface McpServerStatus {
+  name: string;
+  transport: McpServerConfig["transport"];
+  state: McpServerState;
+  /** Tools offered from this server (after validation and name conflicts). */
+  toolCount: number;
+  lastError: string | null;
+  lastErrorAt: number | null;
+  /** Consecutive failed connection attempts or deaths; 0 once the server stayed up. */
+  reconnectAttempt: number;
+  nextRetryAt: number | null;
+  connectedAt: number | null;
+  /** The stdio server's process id. */
+  pid: number | null;
+  serverInfo: { name: string; version: string; title?: string } | null;
+  skippedTools: SkippedTool[];
+}
+
+export interface McpConnectionOptions {
+  logger: EngineLogger;
+  reconnect: McpReconnectConfig;
+  /** 0 disables the periodic ping. */
+  healthCheckIntervalMs: number;
+  clientInfo: Implementation;
+  /** Called whenever this server's tool list changed (listed, refreshed, or gone). */
+  onToolsChanged: () => void;
+}
+
+/** A lenient page: tools are checked one by one afterwards, so one bad tool cannot fail the page. */
+const toolPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+const MAX_TOOL_PAGES = 100;
+/** Transport errors (e.g. non-JSON lines on stdout) logged per connection before going quiet. */
+const LOGGED_TRANSPORT_ERRORS = 5;
+const PROBE_TIMEOUT_MS = 5_000;
+
+export function backoffDelay(failures: number, reconnect: McpReconnectConfig): number {
+  const exponent = Math.max(0, failures - 1);
+  return Math.min(reconnect.maxDelayMs, reconnect.initialDelayMs * 2 ** Math.min(exponent, 30));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export class McpServerConnection {
+  readonly name: string;
+  private state: McpServerState;
+  private client: Client | null = null;
+  private link: ServerTransport | null = null;
+  /** Bumped whenever the current client is replaced: callbacks of an older one are ignored. */
+  private generation = 0;
+  private tools: Tool[] = [];
+  private skipped: SkippedTool[] = [];
+  private lastError: string | null = null;
+  private lastErrorAt: number | null = null;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private nextRetryAt: number | null = null;
+  private healthTimer: NodeJS.Timeout | null = null;
+  private connectedAt: number | null = null;
+  private refreshing = false;
+  private refreshQueued = false;
+  private probing = false;
+  private transportErrors = 0;
+  private readonly stderr = new StderrTail();
+  private closed = false;
+
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly opts: McpConnectionOptions,
+    /** False when MCP as a whole is switched off: the server shows as disabled. */
+    private readonly allowed = true,
+  ) {
+    this.name = config.name;
+    this.state = this.enabled ? "connecting" : "disabled";
+  }
+
+  private get enabled(): boolean {
+    return this.allowed && this.config.enabled;
+  }
+
+  /** The first attempt; later ones schedule themselves. Never rejects. */
+  start(): Promise<void> {
+    if (!this.enabled || this.closed || this.client) return Promise.resolve();
+    return this.connect();
+  }
+
+  listTools(): readonly Tool[] {
+    return this.tools;
+  }
+
+  status(extraSkipped: SkippedTool[] = [], toolCount = this.tools.length): McpServerStatus {
+    const info = this.client?.getServerVersion();
+    return {
+      name: this.name,
+      transport: this.config.transport,
+      state: this.state,
+      toolCount,
+      lastError: this.lastError,
+      lastErrorAt: this.lastErrorAt,
+      reconnectAttempt: this.failures,
+      nextRetryAt: this.nextRetryAt,
+      connectedAt: this.connectedAt,
+      pid: this.link?.pid() ?? null,
+      serverInfo: info ? { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) } : null,
+      skippedTools: [...this.skipped, ...extraSkipped],
+    };
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    const client = this.client;
+    if (!client || this.state !== "connected") throw new Error(`MCP server "${this.name}" is not connected (${this.state})`);
+    const generation = this.generation;
+    try {
+      return await client.request(
+        { method: "tools/call", params: { name, arguments: args } },
+        CallToolResultSchema,
+        { timeout: this.config.timeoutMs, signal },
+      );
+    } catch (error) {
+      // A protocol answer proves the server is there; anything else over HTTP may mean it is gone.
+      if (this.config.transport !== "stdio" && !(error instanceof McpError) && !signal?.aborted) void this.probe(generation);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.generation++;
+    this.clearRetry();
+    this.stopHealthCheck();
+    const { client, link } = this;
+    this.client = null;
+    this.link = null;
+    this.tools = [];
+    this.state = "disabled";
+    if (link) await withTimeout(link.terminate(), 1_000, "session termination").catch(() => undefined);
+    await client?.close().catch(() => undefined);
+  }
+
+  // ---- connecting ----------------------------------------------------------------------------
+
+  private async connect(): Promise<void> {
+    this.clearRetry();
+    const generation = ++this.generation;
+    this.state = "connecting";
+    this.stderr.clear();
+    this.transportErrors = 0;
+    this.refreshQueued = false;
+    const link = createServerTransport(this.config, (chunk) => this.onStderr(chunk));
+    const client = new Client(this.opts.clientInfo, { capabilities: {} });
+    client.onclose = () => this.onClosed(generation);
+    client.onerror = (error) => this.onTransportError(generation, error);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools(generation));
+    this.client = client;
+    this.link = link;
+    try {
+      // The overall bound also covers a transport that never starts (an SSE endpoint that hangs).
+      await withTimeout(client.connect(link.transport, { timeout: this.config.timeoutMs }), this.config.timeoutMs, "initialize");
+      if (generation !== this.generation) return;
+      await this.loadTools(client, generation);
+      if (generation !== this.generation) return;
+      this.state = "connected";
+      this.connectedAt = Date.now();
+      this.opts.logger.info(`[mcp] ${this.name}: connected, ${this.tools.length} tools`);
+      this.startHealthCheck(generation);
+      this.opts.onToolsChanged();
+      if (this.refreshQueued) this.refreshTools(generation);
+    } catch (error) {
+      this.lose(generation, `connection failed: ${describeError(error)}`);
+    }
+  }
+
+  private async fetchToolPages(client: Client): Promise<unknown[]> {
+    const tools: unknown[] = [];
+    const cursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const result = await client.request(
+        { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+        toolPageSchema,
+        { timeout: this.config.timeoutMs },
+      );
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) return tools;
+      if (cursors.has(cursor)) {
+        this.opts.logger.warn(`[mcp] ${this.name}: tools/list repeated cursor "${cursor}", listing stopped there`);
+        return tools;
+      }
+      cursors.add(cursor);
+    }
+    this.opts.logger.warn(`[mcp] ${this.name}: tools/list still paging after ${MAX_TOOL_PAGES} pages, listing stopped there`);
+    return tools;
+  }
+
+  private async loadTools(client: Client, generation: number): Promise<void> {
+    const raw = await this.fetchToolPages(client);
+    if (generation !== this.generation) return;
+    const { tools, skipped, warnings } = validateTools(raw);
+    for (const warning of warnings) this.opts.logger.warn(`[mcp] ${this.name}: ${warning}`);
+    for (const skip of skipped) this.opts.logger.warn(`[mcp] ${this.name}: tool "${skip.name}" skipped: ${skip.reason}`);
+    this.tools = tools;
+    this.skipped = skipped;
+  }
+
+  /** list_changed: refresh once, and once more if another notice came in meanwhile. */
+  private refreshTools(generation: number): void {
+    if (generation !== this.generation) return;
+    if (this.state !== "connected" || this.refreshing) {
+      this.refreshQueued = true;
+      return;
+    }
+    const client = this.client;
+    if (!client) return;
+    this.refreshing = true;
+    void (async () => {
+      try {
+        do {
+          this.refreshQueued = false;
+          try {
+            await this.loadTools(client, generation);
+            if (generation === this.generation) this.opts.onToolsChanged();
+          } catch (error) {
+            if (generation !== this.generation) return;
+            this.setError(`tools/list failed: ${describeError(error)}`);
+            this.opts.logger.warn(`[mcp] ${this.name}: refreshing tools failed, keeping the previous list: ${describeError(error)}`);
+          }
+        } while (this.refreshQueued && generation === this.generation);
+      } finally {
+        this.refreshing = false;
+      }
+    })();
+  }
+
+  // ---- failure and recovery ------------------------------------------------------------------
+
+  /** The current client failed or died: its tools go, and a reconnection is scheduled. */
+  private lose(generation: number, reason: string): void {
+    if (generation !== this.generation || this.closed) return;
+    this.generation++;
+    const { client } = this;
+    const hadTools = this.tools.length > 0;
+    this.client = null;
+    this.link = null;
+    this.tools = [];
+    this.skipped = [];
+    this.stopHealthCheck();
+    // A server that stayed up for a full maximum delay starts over at the shortest one.
+    if (this.connectedAt !== null && Date.now() - this.connectedAt >= this.opts.reconnect.maxDelayMs) this.failures = 0;
+    this.connectedAt = null;
+    this.failures++;
+    const stderr = this.stderr.text();
+    this.setError(stderr ? `${reason}\nstderr:\n${stderr}` : reason);
+    // Closing also ends a stdio process that is still running and fails calls still waiting.
+    void client?.close().catch(() => undefined);
+    const delay = backoffDelay(this.failures, this.opts.reconnect);
+    this.state = "failed";
+    this.nextRetryAt = Date.now() + delay;
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
+    this.retryTimer.unref();
+    this.opts.logger.warn(`[mcp] ${this.name}: ${reason}; retry ${this.failures} in ${delay} ms`);
+    if (hadTools) this.opts.onToolsChanged();
+  }
+
+  private onClosed(generation: number): void {
+    // While connecting, the failed attempt itself reports the cause.
+    if (generation !== this.generation || this.state !== "connected") return;
+    this.lose(generation, this.config.transport === "stdio" ? "server process exited" : "connection closed");
+  }
+
+  private onTransportError(generation: number, error: Error): void {
+    if (generation !== this.generation) return;
+    this.transportErrors++;
+    if (this.transportErrors <= LOGGED_TRANSPORT_ERRORS) {
+      const more = this.transportErrors === LOGGED_TRANSPORT_ERRORS ? " (further transport errors not logged)" : "";
+      this.opts.logger.warn(`[mcp] ${this.name}: transport error: ${describeError(error)}${more}`);
+    }
+    // A stdio server's death shows as its process closing; an HTTP server's only as failing requests.
+    if (this.config.transport !== "stdio" && this.state === "connected") void this.probe(generation);
+  }
+
+  /** Pings the server; no answer means it is gone. */
+  private async probe(generation: number): Promise<void> {
+    const client = this.client;
+    if (this.probing || !client || generation !== this.generation) return;
+    this.probing = true;
+    try {
+      await client.ping({ timeout: Math.min(PROBE_TIMEOUT_MS, this.config.timeoutMs) });
+    } catch (error) {
+      this.lose(generation, `server not answering: ${describeError(error)}`);
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private startHealthCheck(generation: number): void {
+    const interval = this.opts.healthCheckIntervalMs;
+    if (interval <= 0) return;
+    this.healthTimer = setInterval(() => void this.probe(generation), interval);
+    this.healthTimer.unref();
+  }
+
+  private stopHealthCheck(): void {
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    this.healthTimer = null;
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.nextRetryAt = null;
+  }
+
+  private setError(message: string): void {
+    this.lastError = message;
+    this.lastErrorAt = Date.now();
+  }
+
+  private onStderr(chunk: string): void {
+    for (const line of this.stderr.push(chunk)) this.opts.logger.info(`[mcp] ${this.name} stderr: ${line}`);
+  }
+}

@@ -1,0 +1,81 @@
+// Builds the SDK client transport of one configured MCP server (stdio, Streamable HTTP or SSE).
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { McpServerConfig } from "../../lib/config/schema";
+
+export interface ServerTransport {
+  transport: Transport;
+  /** The child process of a stdio server (null before it spawned and for HTTP servers). */
+  pid(): number | null;
+  /** Ends an HTTP session politely (DELETE); a no-op for stdio and SSE. */
+  terminate(): Promise<void>;
+}
+
+/** Stderr lines kept to explain a stdio server that failed or died. */
+const STDERR_TAIL_LINES = 20;
+
+export class StderrTail {
+  private lines: string[] = [];
+  private partial = "";
+
+  push(chunk: string): string[] {
+    const parts = (this.partial + chunk).split(/\r?\n/);
+    this.partial = parts.pop() ?? "";
+    const complete = parts.filter((line) => line.trim() !== "");
+    this.lines.push(...complete);
+    if (this.lines.length > STDERR_TAIL_LINES) this.lines.splice(0, this.lines.length - STDERR_TAIL_LINES);
+    return complete;
+  }
+
+  text(): string {
+    return [...this.lines, this.partial].filter((line) => line.trim() !== "").join("\n");
+  }
+
+  clear(): void {
+    this.lines = [];
+    this.partial = "";
+  }
+}
+
+function httpHeaders(config: Extract<McpServerConfig, { url: string }>): Record<string, string> {
+  const headers = { ...config.headers };
+  if (config.bearerToken) headers.Authorization = `Bearer ${config.bearerToken}`;
+  return headers;
+}
+
+export function createServerTransport(config: McpServerConfig, onStderr: (chunk: string) => void): ServerTransport {
+  switch (config.transport) {
+    case "stdio": {
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: config.env,
+        cwd: config.cwd,
+        // Piped, never inherited: a server's log must not mix into ours, and it explains failures.
+        stderr: "pipe",
+      });
+      transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
+      return { transport, pid: () => transport.pid, terminate: async () => undefined };
+    }
+    case "streamable_http": {
+      const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: httpHeaders(config) },
+        // The manager reconnects a lost server itself; the transport only retries its event stream briefly.
+        reconnectionOptions: { initialReconnectionDelay: 500, maxReconnectionDelay: 2_000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
+      });
+      return {
+        transport,
+        pid: () => null,
+        terminate: async () => {
+          if (transport.sessionId) await transport.terminateSession();
+        },
+      };
+    }
+    case "sse": {
+      const transport = new SSEClientTransport(new URL(config.url), { requestInit: { headers: httpHeaders(config) } });
+      return { transport, pid: () => null, terminate: async () => undefined };
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// MCP inside the engine: createEngine wires the provider only when MCP is enabled with servers, the
+// planner finds an MCP tool through tool_search and calls it, stopping a session cancels its
+// in-flight MCP call, and closing the engine ends the servers.
+import { afterEach, describe, expect, it } from "vitest";
+import { createEngine } from "../../server/composition";
+import { parseConfig } from "../../server/config/load";
+import { MemoryLedger } from "../../server/monitor/ledger";
+import { createMemoryStores } from "../../server/stores/memory";
+import { startHarness, type Harness } from "../support/engine-harness";
+import { captureLogger, iconServerConfig, processAlive, waitUntil } from "../support/mcp-servers";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("MCP in the engine", () => {
+  it("registers the provider only when MCP is enabled and servers are configured", async () => {
+    const base = { stores: createMemoryStores(), ledger: new MemoryLedger(), logger: captureLogger(), env: { NODE_ENV: "test" as const } };
+    const none = await createEngine({ ...base, config: parseConfig({}, "test") });
+    const mcpProviders = (engine: typeof none) => engine.providers.filter((p) => p.providerType === "mcp");
+    expect(none.mcp).toBeNull();
+    expect(mcpProviders(none)).toEqual([]);
+    await none.close();
+
+    const off = await createEngine({ ...base, config: parseConfig({ mcp: { enabled: false, servers: [iconServerConfig()] } }, "test") });
+    expect(mcpProviders(off)).toEqual([]);
+    expect(off.mcp?.statuses()[0]).toMatchObject({ state: "disabled", pid: null });
+    await off.close();
+  });
+
+  it("the planner discovers an MCP tool through tool_search and calls it", async () => {
+    h = await startHarness({ config: { mcp: { servers: [iconServerConfig("icons")] } } });
+    // After the plugin provider, per the spec's order (builtin, plugin, mcp).
+    expect(h.engine.providers.map((p) => p.providerName).at(-1)).toBe("mcp");
+    h.model.enqueue(
+      { kind: "response", content: "", toolCalls: [{ name: "continue", arguments: {} }] },
+      { kind: "response", content: "找一个画画的工具", toolCalls: [{ id: "ts1", name: "tool_search", arguments: { query: "paint" } }] },
+      { kind: "response", content: "画红色", toolCalls: [{ id: "p1", name: "paint", arguments: { color: "red" } }] },
+      { kind: "response", content: "", toolCalls: [{ name: "finish", arguments: {} }] },
+    );
+    await h.send("帮我画个红色");
+    await h.waitForEvent((e) => e.type === "cycle.end" && e.data.endReason === "finish", 10_000);
+
+    const first = h.model.requests[1].body;
+    const offered = (first.tools ?? []).map((t) => (t.type === "function" ? t.function.name : ""));
+    expect(offered).not.toContain("paint");
+    const execution = h.ofType("tool.execution").find((e) => e.data.toolName === "paint");
+    expect(execution?.data).toMatchObject({ success: true, providerName: "mcp", toolTitle: "Paint", result: "painted red" });
+  });
+
+  it("stopping a session cancels its in-flight MCP call; closing the engine ends the server", async () => {
+    h = await startHarness({ config: { mcp: { servers: [iconServerConfig("icons")] } } });
+    const mcp = h.engine.mcp!;
+    const pid = mcp.statuses()[0].pid!;
+    h.model.enqueue(
+      { kind: "response", content: "", toolCalls: [{ name: "continue", arguments: {} }] },
+      { kind: "response", content: "", toolCalls: [{ id: "ts1", name: "tool_search", arguments: { query: "slow" } }] },
+      { kind: "response", content: "", toolCalls: [{ id: "s1", name: "slow", arguments: { ms: 30_000 } }] },
+    );
+    await h.send("慢慢来");
+    await waitUntil(() => h!.runtime.stage.name.includes("slow"), "the slow call to start");
+    const started = Date.now();
+    await h.runtime.stop("test stop");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const cancelled = await mcp.callTool(mcp.findTool("stats")!, {});
+    expect(cancelled.structuredContent).toMatchObject({ cancelled: 1 });
+
+    await h.close();
+    h = undefined;
+    expect(mcp.statuses()[0].state).toBe("disabled");
+    await waitUntil(() => !processAlive(pid), "the server process to end", 5_000);
+  });
+});

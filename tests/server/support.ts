@@ -1,0 +1,210 @@
+// The real server for tests: startAppServer on a loopback port (0 = any free one) over a real,
+// migrated SQLite file in a temp folder, with an API-only surface (no Next), plus small HTTP and
+// socket.io-client helpers.
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { io, type Socket } from "socket.io-client";
+import { afterAll } from "vitest";
+import { MONITOR_NAMESPACE, type Resync, type SubscribeAck, type SubscribeRequest } from "../../lib/api/schemas";
+import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
+import { startAppServer, type AppServer, type AppServerOptions } from "../../server/app-server";
+import { parseConfig } from "../../server/config/load";
+import { migrate } from "../../server/db/migrate";
+import type { EngineLogger } from "../../server/engine/deps";
+
+export const TEST_TOKEN = "test-operator-token-0123456789";
+
+/** Turns back to back: no gate cooldown, no debounce (their own tests live with the engine). */
+export const FAST_CHAT = { chat: { timingGateCooldownSeconds: 0, messageDebounceSeconds: 0 } };
+
+let root: Promise<string> | undefined;
+let template: Promise<string> | undefined;
+let counter = 0;
+const rootDir = () => (root ??= mkdtemp(path.join(os.tmpdir(), "maisaka-servertest-")));
+
+/** A fresh folder under this test file's temp root (removed after the file's tests). */
+export async function tempDir(): Promise<string> {
+  return mkdtemp(path.join(await rootDir(), "t-"));
+}
+
+/** URL of a new migrated database (a copy of one migrated template per test file). */
+export async function tempDatabaseUrl(): Promise<string> {
+  template ??= (async () => {
+    const file = path.join(await tempDir(), "template.db");
+    await migrate(`file:${file}`);
+    return file;
+  })();
+  const file = path.join(await tempDir(), `db-${++counter}.db`);
+  await copyFile(await template, file);
+  return `file:${file}`;
+}
+
+afterAll(async () => {
+  if (root) await rm(await root, { recursive: true, force: true });
+});
+
+export interface TestServer {
+  app: AppServer;
+  url: string;
+  logs: string[];
+  api(method: string, route: string, body?: unknown, opts?: RequestOpts): Promise<ApiResponse>;
+  /** Creates a session and returns its id. */
+  createSession(body?: Record<string, unknown>): Promise<string>;
+  say(sessionId: string, text: string, extra?: Record<string, unknown>): Promise<ApiResponse>;
+  events(sessionId: string, afterSeq?: number): Promise<MonitorEvent[]>;
+  waitForEvent(sessionId: string, predicate: (e: MonitorEvent) => boolean, timeoutMs?: number): Promise<MonitorEvent>;
+  close(): Promise<void>;
+}
+
+export interface RequestOpts {
+  /** null: no Authorization header. Default: the test token. */
+  token?: string | null;
+  headers?: Record<string, string>;
+  /** Sent as is (no JSON encoding, no content type unless given). */
+  raw?: string | Buffer;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  json: unknown;
+  text: string;
+}
+
+export async function request(base: string, method: string, route: string, body?: unknown, opts: RequestOpts = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  const token = opts.token === undefined ? TEST_TOKEN : opts.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let payload: string | Buffer | undefined = opts.raw;
+  if (payload === undefined && body !== undefined) {
+    payload = JSON.stringify(body);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await fetch(`${base}${route}`, { method, headers, body: typeof payload === "string" ? payload : payload && new Uint8Array(payload) });
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+export async function startTestServer(
+  opts: { config?: Record<string, unknown>; databaseUrl?: string } & Partial<Omit<AppServerOptions, "config">> = {},
+): Promise<TestServer> {
+  const logs: string[] = [];
+  const logger: EngineLogger = {
+    info: (m) => void logs.push(m),
+    warn: (m) => void logs.push(m),
+    error: (m) => void logs.push(m),
+  };
+  const { config, databaseUrl, ...rest } = opts;
+  const app = await startAppServer({
+    port: 0,
+    token: TEST_TOKEN,
+    dashboard: false,
+    logger,
+    // No model endpoint whatever the shell says: the SIMULATED model.
+    env: { ...process.env, OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, MAISAKA_MODEL: undefined },
+    ...rest,
+    databaseUrl: databaseUrl ?? (await tempDatabaseUrl()),
+    config: parseConfig(config ?? FAST_CHAT, "test"),
+  });
+  const api: TestServer["api"] = (method, route, body, reqOpts) => request(app.url, method, route, body, reqOpts);
+  const events = async (sessionId: string, afterSeq = 0) => {
+    const all: MonitorEvent[] = [];
+    for (let after = afterSeq; ; ) {
+      const res = await api("GET", `/api/sessions/${sessionId}/events?afterSeq=${after}&limit=5000`);
+      const page = (res.json as { events: unknown[] }).events.map((e) => monitorEventSchema.parse(e));
+      all.push(...page);
+      if (page.length < 5000) return all;
+      after = page[page.length - 1].seq;
+    }
+  };
+  return {
+    app,
+    url: app.url,
+    logs,
+    api,
+    async createSession(body = {}) {
+      const res = await api("POST", "/api/sessions", body);
+      if (res.status !== 201) throw new Error(`create session: ${res.status} ${res.text}`);
+      return (res.json as { id: string }).id;
+    },
+    say: (sessionId, text, extra = {}) =>
+      api("POST", `/api/sessions/${sessionId}/messages`, { userId: "u1", userName: "Alice", text, ...extra }),
+    events,
+    async waitForEvent(sessionId, predicate, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = (await events(sessionId)).find(predicate);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no matching event in ${sessionId} within ${timeoutMs} ms`);
+        await delay(25);
+      }
+    },
+    close: () => app.close("test finished"),
+  };
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A /monitor client that records what it receives. */
+export interface MonitorClient {
+  socket: Socket;
+  events: MonitorEvent[];
+  resyncs: Resync[];
+  errors: unknown[];
+  subscribe(request: SubscribeRequest): Promise<SubscribeAck>;
+  waitFor(predicate: (events: MonitorEvent[]) => boolean, timeoutMs?: number): Promise<void>;
+  close(): void;
+}
+
+export async function connectMonitor(url: string, opts: { token?: string | null; headers?: Record<string, string> } = {}): Promise<MonitorClient> {
+  const token = opts.token === undefined ? TEST_TOKEN : opts.token;
+  const socket = io(`${url}${MONITOR_NAMESPACE}`, {
+    transports: ["websocket"],
+    reconnection: false,
+    forceNew: true,
+    auth: token === null ? {} : { token },
+    extraHeaders: opts.headers,
+  });
+  const client: MonitorClient = {
+    socket,
+    events: [],
+    resyncs: [],
+    errors: [],
+    subscribe: (req) => socket.timeout(5_000).emitWithAck("subscribe", req),
+    async waitFor(predicate, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(client.events)) {
+        if (Date.now() > deadline) throw new Error(`monitor client: condition not met in ${timeoutMs} ms (${client.events.length} events)`);
+        await delay(10);
+      }
+    },
+    close: () => void socket.disconnect(),
+  };
+  socket.on("event", (e: unknown) => client.events.push(monitorEventSchema.parse(e)));
+  socket.on("resync", (r: Resync) => client.resyncs.push(r));
+  socket.on("error", (e: unknown) => client.errors.push(e));
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", (error) => reject(error));
+  });
+  return client;
+}
+
+/** Seqs of one session in order, for gap/duplicate checks. */
+export function seqsOf(events: MonitorEvent[], sessionId: string): number[] {
+  return events.filter((e) => e.sessionId === sessionId).map((e) => e.seq);
+}
+
+/** 1..n */
+export function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+}
