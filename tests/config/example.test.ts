@@ -1,0 +1,13 @@
+// The example config shipped for users must stay valid as the schema evolves.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../server/config/load";
+
+describe("maisaka.config.example.json", () => {
+  it("parses with the current schema", () => {
+    const raw: unknown = JSON.parse(readFileSync("maisaka.config.example.json", "utf8"));
+    const config = parseConfig(raw, "maisaka.config.example.json");
+    expect(config.bot.nickname).toBe("麦麦");
+    expect(config.mcp.servers.map((s) => s.name)).toEqual(["everything"]);
+  });
+});
