@@ -29,10 +29,26 @@ function speaker(m: SessionBackedMessage | ComplexSessionMessage) {
   return { time: m.ts, userName: m.userName, groupCard: m.groupCard, messageId: m.messageId };
 }
 
-export function renderHistoryMessage(m: HistoryMessage, options: RenderOptions = {}): LlmMessage | null {
+/** False exactly where renderHistoryMessage returns null, without rendering (selection asks per message). */
+export function isRenderable(m: HistoryMessage): boolean {
   switch (m.kind) {
     case "session":
-      if (m.text === "") return null;
+      return m.text !== "";
+    case "reference":
+    case "tool_result":
+      return m.content !== "";
+    case "assistant":
+      return m.content !== "" || m.toolCalls.length > 0;
+    case "complex":
+    case "tool_media":
+      return true;
+  }
+}
+
+export function renderHistoryMessage(m: HistoryMessage, options: RenderOptions = {}): LlmMessage | null {
+  if (!isRenderable(m)) return null;
+  switch (m.kind) {
+    case "session":
       return { role: "user", content: plannerPrefix({ ...speaker(m), text: m.text }, options.tz) };
     case "complex":
       return {
@@ -40,17 +56,14 @@ export function renderHistoryMessage(m: HistoryMessage, options: RenderOptions =
         content: complexPreview({ ...speaker(m), preview: m.preview, total: m.total }, options.tz),
       };
     case "reference":
-      if (m.content === "") return null;
       return { role: "user", content: `${REFERENCE_PREFIX}${m.content}` };
     case "assistant": {
-      if (m.content === "" && m.toolCalls.length === 0) return null;
       const out: AssistantLlmMessage = { role: "assistant", content: m.content === "" ? null : m.content };
       if (m.toolCalls.length > 0) out.tool_calls = m.toolCalls;
       if (m.reasoningContent) out.reasoning_content = m.reasoningContent;
       return out;
     }
     case "tool_result":
-      if (m.content === "") return null;
       return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
     case "tool_media": {
       const text = toolMediaPlaceholder(m);

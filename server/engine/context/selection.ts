@@ -2,7 +2,7 @@
 // reference-python 7.2 and 7.4).
 import type { LlmMessage } from "../../../lib/llm/messages";
 import { countsInContext, type AssistantMessage, type HistoryMessage } from "./messages";
-import { renderHistoryMessage, type RenderOptions } from "./render";
+import { isRenderable, renderHistoryMessage, type RenderOptions } from "./render";
 
 export type RequestKind = "planner" | "timing_gate" | "sub_agent";
 
@@ -51,7 +51,7 @@ export function selectContext(history: readonly HistoryMessage[], options: Selec
   let selectedCount = 0;
   for (let i = history.length - 1; i >= 0 && selectedCount < options.maxContextSize; i--) {
     const m = history[i];
-    if (!visibleTo(options.requestKind, m) || renderHistoryMessage(m, options) === null) continue;
+    if (!visibleTo(options.requestKind, m) || !isRenderable(m)) continue;
     if (countsInContext(m)) selectedCount++;
     picked.push(m);
   }

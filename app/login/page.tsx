@@ -1,0 +1,5 @@
+import { LoginForm } from "../../components/shell/LoginForm";
+
+export default function LoginPage() {
+  return <LoginForm />;
+}

@@ -1,0 +1,75 @@
+// What one benchmark entry is: a figure measured against a baseline taken in the same run, and the
+// target it must meet. Targets are checked here, never in the tests.
+
+export interface Target {
+  /** The value must be below ("<"), at most ("<=") or at least (">=") `value`. */
+  op: "<" | "<=" | ">=";
+  value: number;
+  /** Throughputs: the value must also be at least this share of the baseline. */
+  minRatio?: number;
+}
+
+export interface Measurement {
+  value: number;
+  baseline: number;
+  /** What the baseline is, and the figures behind the value. */
+  note: string;
+}
+
+export interface MeasureContext {
+  /** `--quick`: fewer samples, the same setup, so the whole suite stays under two minutes. */
+  quick: boolean;
+}
+
+export type MeasureFn = (ctx: MeasureContext) => Promise<Measurement>;
+
+export interface MeasureSpec {
+  name: string;
+  unit: string;
+  target: Target;
+  /** Extra node flags for the measure's own process (e.g. --expose-gc). */
+  execArgv?: string[];
+  load(): Promise<MeasureFn>;
+}
+
+export interface BenchResult {
+  name: string;
+  value: number;
+  unit: string;
+  baseline: number;
+  /** value / baseline */
+  ratio: number;
+  target: string;
+  pass: boolean;
+  note: string;
+}
+
+const OPS = { "<": "<", "<=": "≤", ">=": "≥" } as const;
+
+export function describeTarget(target: Target, unit: string): string {
+  const main = `${OPS[target.op]} ${target.value.toLocaleString("en-US")} ${unit}`;
+  return target.minRatio === undefined ? main : `${main} and ≥ ${target.minRatio} × baseline`;
+}
+
+export function meets(target: Target, m: Measurement): boolean {
+  const ok = target.op === "<" ? m.value < target.value : target.op === "<=" ? m.value <= target.value : m.value >= target.value;
+  return ok && (target.minRatio === undefined || m.value >= target.minRatio * m.baseline);
+}
+
+/** Four significant digits: enough for a figure, no false precision. */
+export function round(n: number): number {
+  return Number.isFinite(n) ? Number(n.toPrecision(4)) : n;
+}
+
+export function toResult(spec: MeasureSpec, m: Measurement): BenchResult {
+  return {
+    name: spec.name,
+    value: round(m.value),
+    unit: spec.unit,
+    baseline: round(m.baseline),
+    ratio: round(m.value / m.baseline),
+    target: describeTarget(spec.target, spec.unit),
+    pass: meets(spec.target, m),
+    note: m.note,
+  };
+}

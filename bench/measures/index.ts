@@ -1,0 +1,42 @@
+// The suite, in the order it runs and prints. Each measure runs in its own process (bench/child.ts).
+import type { MeasureSpec } from "../measure";
+
+export const measures: MeasureSpec[] = [
+  {
+    name: "cycle_overhead",
+    unit: "ms",
+    target: { op: "<", value: 1 },
+    load: async () => (await import("./cycle-overhead")).run,
+  },
+  {
+    name: "ledger_ingest",
+    unit: "events/s",
+    target: { op: ">=", value: 20_000, minRatio: 0.5 },
+    load: async () => (await import("./ledger-ingest")).run,
+  },
+  {
+    name: "fanout_p95",
+    unit: "ms",
+    target: { op: "<=", value: 50 },
+    load: async () => (await import("./fanout")).run,
+  },
+  {
+    name: "tool_search_10k",
+    unit: "ms",
+    target: { op: "<", value: 5 },
+    load: async () => (await import("./tool-search")).run,
+  },
+  {
+    name: "session_memory",
+    unit: "bytes",
+    target: { op: "<=", value: 2 * 1024 * 1024 },
+    execArgv: ["--expose-gc"],
+    load: async () => (await import("./session-memory")).run,
+  },
+  {
+    name: "replay_load_100k",
+    unit: "ms",
+    target: { op: "<", value: 1_000 },
+    load: async () => (await import("./replay-load")).run,
+  },
+];

@@ -1,0 +1,76 @@
+// replay_load_100k: the first page of a 100,000-event session (realistic events, bench/support/
+// event-mix.ts) through the real HTTP API, as the replay page asks for it: GET
+// /api/sessions/:id/events?afterSeq=0&limit=500 against a freshly started server, timed from the
+// request to the parsed body. Baseline: the same page straight from SQLite (raw better-sqlite3
+// SELECT on the primary key, data parsed), no server in between.
+import Database from "better-sqlite3";
+import { startAppServer } from "../../server/app-server";
+import { openDatabase } from "../../server/db";
+import { sqlitePathFromUrl } from "../../server/db/database-url";
+import type { MeasureFn } from "../measure";
+import { benchConfig, benchEnv, sessionRecord, silentLogger } from "../support/engine";
+import { eventStream, meanBytes, recordEventMix } from "../support/event-mix";
+import { median, percentile } from "../support/stats";
+import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
+
+const EVENTS = 100_000;
+const PAGE = 500;
+const SESSION = "replay-100k";
+const TOKEN = "bench-operator-token-0123456789";
+
+async function fill(url: string): Promise<number> {
+  const database = await openDatabase(url, { ledger: { synchronous: "normal" } });
+  try {
+    await database.stores.sessions.upsert(sessionRecord(SESSION));
+    const mix = await recordEventMix();
+    for (let seq = 1; seq <= EVENTS; seq += 5_000) await database.ledger.append(eventStream(mix, SESSION, Math.min(5_000, EVENTS - seq + 1), seq));
+    return meanBytes(mix);
+  } finally {
+    await database.close();
+  }
+}
+
+async function timedPage(base: string, afterSeq: number): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${base}/api/sessions/${SESSION}/events?afterSeq=${afterSeq}&limit=${PAGE}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const body: unknown = await res.json();
+  const ms = performance.now() - started;
+  const events = (body as { events?: unknown[] }).events; // checked just below
+  if (res.status !== 200 || events?.length !== PAGE) throw new Error(`page after ${afterSeq}: ${res.status}, ${events?.length} events`);
+  return ms;
+}
+
+function rawPage(file: string, afterSeq: number): number {
+  const db = new Database(file, { readonly: true });
+  const select = db.prepare('SELECT "seq", "type", "ts", "data" FROM "MonitorEvent" WHERE "sessionId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?').raw(true);
+  const started = performance.now();
+  const rows = select.all(SESSION, afterSeq, PAGE) as [number, string, number, string][]; // the columns selected above
+  const events = rows.map(([seq, type, ts, data]) => ({ seq, type, ts, data: JSON.parse(data) as unknown }));
+  const ms = performance.now() - started;
+  db.close();
+  if (events.length !== PAGE) throw new Error(`raw page: ${events.length} rows`);
+  return ms;
+}
+
+export const run: MeasureFn = ({ quick }) =>
+  withTempDir(async (dir) => {
+    const url = await tempDatabaseUrl(dir);
+    const meanEventBytes = await fill(url);
+    const raw = rawPage(sqlitePathFromUrl(url), 0);
+    const app = await startAppServer({ port: 0, databaseUrl: url, config: benchConfig(), token: TOKEN, dashboard: false, logger: silentLogger, env: benchEnv });
+    try {
+      const cold = await timedPage(app.url, 0);
+      const warm: number[] = [];
+      for (let i = 0; i < (quick ? 20 : 100); i++) warm.push(await timedPage(app.url, 0));
+      const middle = await timedPage(app.url, EVENTS / 2);
+      return {
+        value: cold,
+        baseline: raw,
+        note:
+          `${EVENTS} events (mean ${Math.round(meanEventBytes)} B), first page of ${PAGE} on a fresh server; again: median ${median(warm).toFixed(1)} / p95 ${percentile(warm, 0.95).toFixed(1)} ms; ` +
+          `a page from the middle ${middle.toFixed(1)} ms; baseline = the same page by raw better-sqlite3 (first read)`,
+      };
+    } finally {
+      await app.close("bench finished");
+    }
+  });

@@ -1,0 +1,175 @@
+"use client";
+// "What the model saw": the exact messages and tool definitions sent to the timing gate and the
+// planner in one cycle, searchable and copyable, with the tools that were withheld and why.
+import { useMemo, useState } from "react";
+import type { ModelRequest, PlannerFinalizedData } from "../../lib/events/schemas";
+import type { LlmMessage } from "../../lib/llm/messages";
+import { prettyJson } from "../../lib/client/format";
+import { countMatches, messageSearchText } from "../../lib/client/text-search";
+import { SchemaView } from "../tools/SchemaView";
+import { Badge } from "../ui/Badge";
+import { CopyButton } from "../ui/CopyButton";
+import { HighlightText } from "../ui/HighlightText";
+
+type Target = "planner" | "gate";
+
+const WITHHELD_HELP: Record<string, string> = {
+  deferred: "Deferred: not offered up front; the model can find it through tool_search.",
+  hidden: "Hidden from the model in this context (availability rules).",
+  disabled: "Disabled by an operator switch (globally or for this session).",
+  timing_only: "Only offered to the timing gate, not to the planner.",
+  duplicate: "Another provider offers a tool with the same name; that one won.",
+};
+
+export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
+  const gateRequest = data.timingGate?.request ?? null;
+  const [target, setTarget] = useState<Target>(data.request ? "planner" : "gate");
+  const [query, setQuery] = useState("");
+  const request = target === "planner" ? data.request : gateRequest;
+
+  return (
+    <section className="model-input" aria-label="What the model saw">
+      <div className="mi-bar">
+        <div className="seg" role="tablist" aria-label="Request">
+          <button role="tab" aria-selected={target === "planner"} className={target === "planner" ? "active" : ""} disabled={!data.request} onClick={() => setTarget("planner")}>
+            Planner
+          </button>
+          <button role="tab" aria-selected={target === "gate"} className={target === "gate" ? "active" : ""} disabled={!gateRequest} onClick={() => setTarget("gate")}>
+            Timing gate
+          </button>
+        </div>
+        <input className="input input-sm" type="search" placeholder="Search messages and tools" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search what the model saw" />
+        <span className="grow" />
+        {request && <CopyButton text={() => prettyJson(request)} label="Copy request JSON" />}
+        <CopyButton text={() => prettyJson(data)} label="Copy cycle JSON" />
+      </div>
+      {request ? <RequestView request={request} query={query} /> : <div className="muted pad">This cycle sent no request to the {target === "gate" ? "timing gate" : "planner"}.</div>}
+      {target === "planner" && data.withheldTools.length > 0 && (
+        <div className="mi-block">
+          <div className="mi-title">Withheld tools ({data.withheldTools.length})</div>
+          <ul className="withheld">
+            {data.withheldTools.map((w) => (
+              <li key={`${w.name}:${w.reason}`}>
+                <span className="mono">
+                  <HighlightText text={w.name} query={query} />
+                </span>
+                <Badge tone={w.reason === "disabled" ? "bad" : "muted"} title={WITHHELD_HELP[w.reason]}>
+                  {w.reason}
+                </Badge>
+                <span className="muted small">{WITHHELD_HELP[w.reason]}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function RequestView({ request, query }: { request: ModelRequest; query: string }) {
+  const q = query.trim();
+  const messages = useMemo(
+    () => request.messages.map((m, i) => ({ m, i, hits: q ? countMatches(messageSearchText(m), q) : 0 })).filter((x) => !q || x.hits > 0),
+    [request.messages, q],
+  );
+  const tools = useMemo(
+    () => request.tools.filter((t) => !q || countMatches(`${t.function.name}\n${t.function.description}\n${JSON.stringify(t.function.parameters)}`, q) > 0),
+    [request.tools, q],
+  );
+  return (
+    <>
+      <div className="mi-meta muted">
+        model <span className="mono">{request.model}</span> · {request.selectedHistoryCount} history messages selected
+        {request.maxTokens !== null && ` · max ${request.maxTokens} tokens`}
+      </div>
+      <div className="mi-block">
+        <div className="mi-title">
+          Messages ({q ? `${messages.length} of ${request.messages.length} match` : request.messages.length})
+          <CopyButton text={() => prettyJson(request.messages)} label="Copy" />
+        </div>
+        <ol className="mi-messages">
+          {messages.map(({ m, i }) => (
+            <MessageRow key={i} index={i} message={m} query={q} />
+          ))}
+        </ol>
+      </div>
+      <div className="mi-block">
+        <div className="mi-title">
+          Tools offered ({q ? `${tools.length} of ${request.tools.length} match` : request.tools.length})
+          <CopyButton text={() => prettyJson(request.tools)} label="Copy" />
+        </div>
+        {request.tools.length === 0 && <div className="muted">No tools were offered.</div>}
+        <ul className="mi-tools" data-testid="offered-tools">
+          {tools.map((t) => (
+            <li key={t.function.name} data-tool={t.function.name}>
+              <details open={q.length > 0}>
+                <summary>
+                  <span className="mono">
+                    <HighlightText text={t.function.name} query={q} />
+                  </span>{" "}
+                  <span className="muted">
+                    <HighlightText text={firstLine(t.function.description)} query={q} />
+                  </span>
+                </summary>
+                <div className="text small">
+                  <HighlightText text={t.function.description} query={q} />
+                </div>
+                <SchemaView schema={t.function.parameters} query={q} />
+              </details>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </>
+  );
+}
+
+function MessageRow({ index, message, query }: { index: number; message: LlmMessage; query: string }) {
+  const body = contentText(message);
+  const [open, setOpen] = useState(false);
+  const long = body.length > 600 || body.split("\n").length > 10;
+  return (
+    <li className={`mi-msg role-${message.role}`}>
+      <div className="mi-msg-head">
+        <span className="mono muted">#{index}</span>
+        <Badge tone={message.role === "system" ? "accent" : message.role === "assistant" ? "info" : message.role === "tool" ? "warn" : "neutral"}>{message.role}</Badge>
+        {message.role === "tool" && <span className="mono muted">{message.tool_call_id}</span>}
+      </div>
+      {body && (
+        <div className={`text mi-msg-body${long && !open && !query ? " clamp-10" : ""}`}>
+          <HighlightText text={body} query={query} />
+        </div>
+      )}
+      {long && !query && (
+        <button type="button" className="linkish" onClick={() => setOpen(!open)}>
+          {open ? "collapse" : "show all"}
+        </button>
+      )}
+      {message.role === "assistant" && message.reasoning_content && (
+        <details>
+          <summary className="muted">reasoning</summary>
+          <div className="text">
+            <HighlightText text={message.reasoning_content} query={query} />
+          </div>
+        </details>
+      )}
+      {message.role === "assistant" &&
+        (message.tool_calls ?? []).map((c) => (
+          <div key={c.id} className="mono small mi-call">
+            → <HighlightText text={c.function.name} query={query} />(<HighlightText text={c.function.arguments} query={query} />)
+          </div>
+        ))}
+    </li>
+  );
+}
+
+function contentText(message: LlmMessage): string {
+  if (message.content === null) return "";
+  if (typeof message.content === "string") return message.content;
+  return message.content.map((p) => (p.type === "text" ? p.text : `[image ${p.image_url.url.slice(0, 60)}…]`)).join("\n");
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n")[0];
+  return line.length > 90 ? `${line.slice(0, 88)}…` : line;
+}

@@ -1,0 +1,115 @@
+"use client";
+// The time scrubber: cycle markers (acted / stayed silent) and message ticks drawn as two SVG paths
+// however long the session, a playhead moved by the player's position stream without re-rendering,
+// click or drag to seek, arrow keys to step.
+import { useEffect, useMemo, useRef, type KeyboardEvent, type PointerEvent } from "react";
+import { formatPlayhead } from "../../lib/client/format";
+import type { ReplayPlayer } from "../../lib/client/replay-player";
+
+export interface ScrubberMarks {
+  acted: number[];
+  silent: number[];
+  messages: number[];
+}
+
+const W = 1000;
+
+function ticks(positions: number[], duration: number, y0: number, y1: number): string {
+  if (duration <= 0) return "";
+  return positions.map((p) => `M${((p / duration) * W).toFixed(1)} ${y0}V${y1}`).join("");
+}
+
+export function Scrubber({ player, durationMs, marks }: { player: ReplayPlayer; durationMs: number; marks: ScrubberMarks }) {
+  const trackRef = useRef<HTMLDivElement>(null);
+  const headRef = useRef<HTMLDivElement>(null);
+  const fillRef = useRef<HTMLDivElement>(null);
+  const dragging = useRef<{ wasPlaying: boolean } | null>(null);
+
+  useEffect(() => {
+    const paint = (pos: number) => {
+      const pct = durationMs > 0 ? (pos / durationMs) * 100 : 0;
+      if (headRef.current) headRef.current.style.left = `${pct}%`;
+      if (fillRef.current) fillRef.current.style.width = `${pct}%`;
+      trackRef.current?.setAttribute("aria-valuenow", String(Math.round(pos)));
+      trackRef.current?.setAttribute("aria-valuetext", formatPlayhead(pos));
+    };
+    paint(player.getPosition());
+    return player.subscribePosition(paint);
+  }, [player, durationMs]);
+
+  const paths = useMemo(
+    () => ({
+      acted: ticks(marks.acted, durationMs, 2, 22),
+      silent: ticks(marks.silent, durationMs, 8, 22),
+      messages: ticks(marks.messages, durationMs, 24, 30),
+    }),
+    [marks, durationMs],
+  );
+
+  const seekFromPointer = (e: PointerEvent) => {
+    const rect = trackRef.current?.getBoundingClientRect();
+    if (!rect || rect.width === 0) return;
+    const frac = Math.min(Math.max(0, (e.clientX - rect.left) / rect.width), 1);
+    player.seekTime(frac * durationMs);
+  };
+
+  const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {
+    try {
+      e.currentTarget.setPointerCapture(e.pointerId);
+    } catch {
+      // A pointer that is already gone (or synthetic) cannot be captured; dragging still works inside the bar.
+    }
+    const wasPlaying = player.getSnapshot().playing;
+    player.pause();
+    dragging.current = { wasPlaying };
+    seekFromPointer(e);
+  };
+  const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
+    if (dragging.current) seekFromPointer(e);
+  };
+  const onPointerUp = () => {
+    if (dragging.current?.wasPlaying) player.play();
+    dragging.current = null;
+  };
+
+  const onKey = (e: KeyboardEvent) => {
+    const step = e.shiftKey ? "cycle" : "event";
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      e.preventDefault();
+      e.stopPropagation();
+      const dir = e.key === "ArrowRight" ? 1 : -1;
+      if (step === "cycle") player.stepCycle(dir);
+      else player.stepEvent(dir);
+    } else if (e.key === "Home" || e.key === "End") {
+      e.preventDefault();
+      e.stopPropagation();
+      player.seekIndex(e.key === "Home" ? 0 : player.getSnapshot().total);
+    }
+  };
+
+  return (
+    <div
+      ref={trackRef}
+      className="scrubber"
+      role="slider"
+      tabIndex={0}
+      aria-label="Playhead"
+      aria-valuemin={0}
+      aria-valuemax={Math.round(durationMs)}
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
+      onPointerUp={onPointerUp}
+      onPointerCancel={onPointerUp}
+      onKeyDown={onKey}
+      data-testid="scrubber"
+    >
+      <svg className="scrub-marks" viewBox={`0 0 ${W} 32`} preserveAspectRatio="none" aria-hidden="true">
+        <path d={paths.messages} className="mark-msg" />
+        <path d={paths.silent} className="mark-silent" />
+        <path d={paths.acted} className="mark-acted" />
+      </svg>
+      <div ref={fillRef} className="scrub-fill" />
+      <div ref={headRef} className="scrub-head" />
+    </div>
+  );
+}

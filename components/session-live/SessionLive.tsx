@@ -1,0 +1,200 @@
+"use client";
+// /sessions/:id: the session's timeline as it happens, a stage panel, pause-following with a count
+// of new events, j/k through cycles, and the chat box.
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useCallback, useRef, useState } from "react";
+import { ApiRequestError, api } from "../../lib/client/api";
+import { queryKeys } from "../../lib/client/query-keys";
+import { useConnection } from "../../lib/client/react/use-connection";
+import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
+import type { Timeline, TimelineItem } from "../../lib/client/timeline";
+import { ChatBox } from "../chat/ChatBox";
+import { CycleCard } from "../cycle/CycleCard";
+import { Badge } from "../ui/Badge";
+import { EmptyState, ErrorState, Loading } from "../ui/States";
+import { VirtualList, type VirtualListHandle } from "../ui/VirtualList";
+import { SessionStats } from "./SessionStats";
+import { StagePanel } from "./StagePanel";
+import { MessageRow, NoticeRow } from "./TimelineRows";
+import { useCycleKeys } from "./use-cycle-keys";
+
+/** Events shown at once on open; older ones load behind them (the view opens at its end). */
+const LIVE_WINDOW = 1_000;
+
+export function SessionLive({ sessionId }: { sessionId: string }) {
+  const session = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
+  const { query, timeline, progress } = useLiveTimeline(sessionId, { live: !isNotFound(session.error), window: LIVE_WINDOW });
+
+  if (isNotFound(session.error) || isNotFound(query.error)) {
+    return (
+      <div className="page">
+        <EmptyState title={`No session “${sessionId}”`} action={<Link href="/">Back to all sessions</Link>}>
+          It may never have existed on this server, or the link is mistyped. Sessions are listed on the overview page.
+        </EmptyState>
+      </div>
+    );
+  }
+  const name = session.data?.name || firstSessionName(timeline) || sessionId;
+  return (
+    <div className="page page-live">
+      <div className="page-head">
+        <h1 className="ellipsis" title={sessionId}>
+          {name}
+        </h1>
+        {session.data && (
+          <>
+            <Badge tone="muted">{session.data.isGroupChat ? "group" : "private"}</Badge>
+            <Badge tone="muted">{session.data.platform}</Badge>
+          </>
+        )}
+        <span className="mono muted small">{sessionId}</span>
+        <span className="grow" />
+        <Link className="btn btn-sm" href={`/sessions/${encodeURIComponent(sessionId)}/replay`}>
+          Replay
+        </Link>
+        <Link className="btn btn-sm" href={`/tools?session=${encodeURIComponent(sessionId)}`}>
+          Tools for this session
+        </Link>
+      </div>
+      {query.isError && <ErrorState title="Cannot load this session's events" error={query.error} action={<button className="btn" onClick={() => void query.refetch()}>Retry</button>} />}
+      {query.isPending && <Loading label={progress ? `Loading events ${progress.loaded.toLocaleString()} of ${progress.total.toLocaleString()}…` : "Loading events…"} />}
+      {timeline && <LiveBody sessionId={sessionId} timeline={timeline} />}
+    </div>
+  );
+}
+
+function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeline }) {
+  const [follow, setFollow] = useState(true);
+  const [pausedAtSeq, setPausedAtSeq] = useState(0);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const list = useRef<VirtualListHandle>(null);
+  const connection = useConnection();
+
+  const latest = useRef({ follow, lastSeq: timeline.lastSeq });
+  latest.current = { follow, lastSeq: timeline.lastSeq };
+  const changeFollow = useCallback((next: boolean) => {
+    if (next === latest.current.follow) return;
+    setFollow(next);
+    // New events are counted from the moment following stopped.
+    if (!next) setPausedAtSeq(latest.current.lastSeq);
+  }, []);
+  const resume = () => {
+    setFollow(true);
+    list.current?.scrollToEnd();
+  };
+
+  // Opening "what the model saw" means reading: following stops, so the card stays where it is
+  // instead of being pushed up by its own panel and by new events.
+  const toggleExpanded = useCallback((key: string) => {
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+    changeFollow(false);
+  }, [changeFollow]);
+
+  useCycleKeys({
+    items: timeline.items,
+    selected,
+    onSelect: (key, index) => {
+      setSelected(key);
+      if (follow) changeFollow(false);
+      list.current?.scrollToIndex(index);
+    },
+    onToggle: toggleExpanded,
+    onEnd: resume,
+  });
+
+  const newEvents = follow ? 0 : Math.max(0, timeline.lastSeq - pausedAtSeq);
+  const render = useCallback(
+    (item: TimelineItem) => {
+      if (item.kind === "cycle") {
+        return <CycleCard cycle={item.cycle} selected={item.key === selected} expanded={expanded.has(item.key)} onToggleExpanded={toggleExpanded} onSelect={setSelected} />;
+      }
+      if (item.kind === "message") return <MessageRow event={item.event} />;
+      return <NoticeRow event={item.event} />;
+    },
+    [selected, expanded, toggleExpanded],
+  );
+
+  return (
+    <div className="live-grid">
+      <div className="live-main">
+        <div className="follow-bar" aria-live="polite">
+          {follow ? (
+            <>
+              {connection.socket === "live" ? (
+                <>
+                  <span className="live-dot" aria-hidden="true" /> Following live
+                </>
+              ) : (
+                <>
+                  <span className="live-dot live-dot-off" aria-hidden="true" /> {connection.socket === "connecting" ? "Connecting…" : "Reconnecting…"}
+                </>
+              )}
+              <button className="btn btn-sm" onClick={() => changeFollow(false)} title="Stop scrolling to new events while you read">
+                Pause
+              </button>
+            </>
+          ) : (
+            <>
+              <span className="muted">Paused</span>
+              <button className="btn btn-sm btn-primary" onClick={resume} data-testid="resume-follow" title="Jump to the newest event (End or G)">
+                {newEvents > 0 ? `${newEvents.toLocaleString()} new event${newEvents === 1 ? "" : "s"} · Resume` : "Resume following"}
+              </button>
+            </>
+          )}
+          <span className="grow" />
+          {timeline.gaps.length > 0 && (
+            <span className="muted small" data-testid="history-loading">
+              <span className="spinner" aria-hidden="true" /> loading earlier events…
+            </span>
+          )}
+          <span className="muted small">
+            <kbd>j</kbd>/<kbd>k</kbd> cycles · <kbd>o</kbd> model input · <kbd>G</kbd> follow
+          </span>
+        </div>
+        <div className="timeline-wrap" data-testid="timeline" data-last-seq={timeline.lastSeq} data-event-count={timeline.events.length} data-message-count={timeline.messageCount} data-cycle-count={timeline.cycleCount}>
+          <VirtualList
+            items={timeline.items}
+            getKey={(i) => i.key}
+            estimateSize={estimateItem}
+            render={render}
+            follow={follow}
+            onFollowChange={changeFollow}
+            handle={list}
+            label="Session timeline"
+            className="timeline"
+            empty={
+              <EmptyState title="Nothing has happened in this session yet">
+                Send a message below (tick <b>@bot</b> to address the bot directly) and watch the engine decide whether and how to answer.
+              </EmptyState>
+            }
+          />
+        </div>
+        <ChatBox sessionId={sessionId} />
+      </div>
+      <aside className="live-side">
+        <StagePanel timeline={timeline} live />
+        <SessionStats timeline={timeline} />
+      </aside>
+    </div>
+  );
+}
+
+function estimateItem(item: TimelineItem): number {
+  return item.kind === "cycle" ? 190 : item.kind === "message" ? 30 : 26;
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof ApiRequestError && error.status === 404;
+}
+
+function firstSessionName(timeline: Timeline | undefined): string | null {
+  const start = timeline?.events.find((e) => e.type === "session.start");
+  return start?.type === "session.start" ? start.data.sessionName : null;
+}

@@ -1,0 +1,61 @@
+"use client";
+import { useMemo } from "react";
+import { formatDuration } from "../../lib/client/format";
+import { useThrottled } from "../../lib/client/react/use-throttled";
+import type { Timeline } from "../../lib/client/timeline";
+
+/** Totals over the loaded timeline: counts, tokens, cycle time, tool success. */
+export function SessionStats({ timeline }: { timeline: Timeline }) {
+  // Totals walk every cycle: twice a second is plenty while events stream in.
+  const items = useThrottled(timeline.items, 500);
+  const stats = useMemo(() => {
+    let tokens = 0;
+    let cycleMs = 0;
+    let ended = 0;
+    let tools = 0;
+    let failed = 0;
+    const gates: Record<string, number> = {};
+    for (const item of items) {
+      if (item.kind !== "cycle") continue;
+      const c = item.cycle;
+      tokens += (c.finalized?.planner?.totalTokens ?? 0) + (c.gate ? c.gate.promptTokens + c.gate.completionTokens : 0);
+      if (c.end) {
+        ended++;
+        cycleMs += c.end.timeRecords.total ?? c.lastTs - c.startTs;
+      }
+      if (c.gate) gates[c.gate.action] = (gates[c.gate.action] ?? 0) + 1;
+      tools += c.tools.length;
+      failed += c.tools.filter((t) => !t.success).length;
+    }
+    return { tokens, avg: ended ? cycleMs / ended : null, gates, tools, failed };
+  }, [items]);
+
+  return (
+    <section className="panel" aria-label="Session totals">
+      <div className="panel-title">Totals</div>
+      <dl className="stats">
+        <dt>events</dt>
+        <dd className="mono">{timeline.events.length.toLocaleString()}</dd>
+        <dt>messages</dt>
+        <dd className="mono">{timeline.messageCount.toLocaleString()}</dd>
+        <dt>cycles</dt>
+        <dd className="mono">{timeline.cycleCount.toLocaleString()}</dd>
+        <dt>gate</dt>
+        <dd className="mono">
+          {Object.entries(stats.gates)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(" · ") || "–"}
+        </dd>
+        <dt>tool calls</dt>
+        <dd className="mono">
+          {stats.tools}
+          {stats.failed > 0 && <span className="bad-text"> ({stats.failed} failed)</span>}
+        </dd>
+        <dt>tokens</dt>
+        <dd className="mono">{stats.tokens.toLocaleString()}</dd>
+        <dt>avg cycle</dt>
+        <dd className="mono">{formatDuration(stats.avg)}</dd>
+      </dl>
+    </section>
+  );
+}

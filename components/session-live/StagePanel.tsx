@@ -1,0 +1,47 @@
+"use client";
+// What the engine is doing now: stage, detail, round, agent state and how long it has been at it.
+import { formatClock, formatDuration } from "../../lib/client/format";
+import { useNow } from "../../lib/client/react/use-now";
+import type { Timeline } from "../../lib/client/timeline";
+import { StageBadge } from "../sessions/StageBadge";
+
+export function StagePanel({ timeline, live }: { timeline: Timeline; live: boolean }) {
+  const now = useNow();
+  const stage = timeline.stage;
+  const recent = timeline.recentStages;
+  return (
+    <section className="panel stage-panel" aria-label="Engine stage" data-testid="stage-panel">
+      <div className="panel-title">Now</div>
+      {stage ? (
+        <>
+          <StageBadge agentState={stage.data.agentState} stage={stage.data.stage} roundText={stage.data.roundText} />
+          {stage.data.detail && <div className="text small">{stage.data.detail}</div>}
+          <div className="muted small">
+            since {formatClock(stage.data.stageStartedAt)}
+            {live && now > 0 && ` · ${formatDuration(Math.max(0, now - stage.data.stageStartedAt))}`}
+          </div>
+          {recent.length > 1 && (
+            <ol className="stage-history">
+              {recent
+                .slice(0, -1)
+                .reverse()
+                .map((s, i, arr) => {
+                  const next = i === 0 ? stage : arr[i - 1];
+                  const took = next.data.stageStartedAt - s.data.stageStartedAt;
+                  return (
+                    <li key={s.seq}>
+                      <span className="mono muted">{formatClock(s.data.stageStartedAt)}</span> {s.data.stage}
+                      {s.data.detail && <span className="muted"> · {s.data.detail}</span>}
+                      {took >= 0 && <span className="mono muted"> {formatDuration(took)}</span>}
+                    </li>
+                  );
+                })}
+            </ol>
+          )}
+        </>
+      ) : (
+        <div className="muted small">No stage reported yet. It appears when the session receives its first message.</div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,55 @@
+"use client";
+// Who switched which tool, where, when and why; newest first.
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { api } from "../../lib/client/api";
+import { formatDateTime } from "../../lib/client/format";
+import { queryKeys } from "../../lib/client/query-keys";
+import { ErrorState } from "../ui/States";
+
+const FIRST = 30;
+
+export function AuditList() {
+  const audit = useQuery({ queryKey: queryKeys.audit, queryFn: async () => (await api.audit()).entries });
+  const [all, setAll] = useState(false);
+  const entries = audit.data ?? [];
+  return (
+    <section className="panel audit" aria-label="Switch audit list" data-testid="audit-list">
+      <div className="panel-title">Audit</div>
+      {audit.isError && <ErrorState title="Cannot load the audit list" error={audit.error} />}
+      {audit.isSuccess && entries.length === 0 && <div className="muted small">No switch yet. Every change of a tool switch is recorded here with its reason.</div>}
+      <ol className="audit-list">
+        {(all ? entries : entries.slice(0, FIRST)).map((e) => (
+          <li key={e.id} data-tool={e.toolName}>
+            <div>
+              <span className="mono">{e.toolName}</span>{" "}
+              <span className={e.enabled ? "ok-text" : "bad-text"}>
+                {e.oldEnabled === null ? "inherited → " : `${e.oldEnabled ? "on" : "off"} → `}
+                {e.enabled ? "on" : "off"}
+              </span>{" "}
+              <span className="muted">
+                {e.scope === "global" ? (
+                  "globally"
+                ) : (
+                  <>
+                    for <Link href={`/sessions/${encodeURIComponent(e.sessionId ?? "")}`}>{e.sessionId}</Link>
+                  </>
+                )}
+              </span>
+            </div>
+            <div className="muted small">
+              {formatDateTime(e.ts)} · {e.actor}
+              {e.reason && <span className="text"> — “{e.reason}”</span>}
+            </div>
+          </li>
+        ))}
+      </ol>
+      {entries.length > FIRST && (
+        <button type="button" className="linkish" onClick={() => setAll(!all)}>
+          {all ? "show fewer" : `show all ${entries.length}`}
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,113 @@
+"use client";
+// One tool: icon, title and name, description, annotation badges, parameters, and its switch with
+// a reason and the engine's acknowledgement.
+import { useState, type FormEvent } from "react";
+import type { ToolView } from "../../lib/api/schemas";
+import { formatClock, formatDuration } from "../../lib/client/format";
+import type { ToggleAck } from "../../lib/client/toggle-ack";
+import { Badge } from "../ui/Badge";
+import { Switch } from "../ui/Switch";
+import { AnnotationBadges } from "./AnnotationBadges";
+import { SchemaView } from "./SchemaView";
+import { ToolIcon } from "./ToolIcon";
+
+const PLACEMENT_HELP: Record<ToolView["placement"], string> = {
+  visible: "Offered to the planner in every request.",
+  deferred: "Not offered up front; the planner finds it with tool_search.",
+  timing: "Offered to the timing gate only.",
+};
+
+interface Props {
+  tool: ToolView;
+  scopeLabel: string;
+  ack: ToggleAck | null;
+  onToggle: (enabled: boolean, reason: string) => void;
+}
+
+export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
+  const [pending, setPending] = useState<boolean | null>(null);
+  const [reason, setReason] = useState("");
+  const [open, setOpen] = useState(false);
+  const title = tool.title ?? tool.annotation?.title;
+  const sending = ack?.phase === "sending";
+
+  const confirm = (e: FormEvent) => {
+    e.preventDefault();
+    if (pending === null) return;
+    onToggle(pending, reason.trim());
+    setPending(null);
+    setReason("");
+  };
+
+  return (
+    <li className={`tool${tool.enabled ? "" : " tool-off"}`} data-tool={tool.name} data-enabled={tool.enabled} data-testid="tool-row">
+      <div className="tool-main">
+        <ToolIcon icons={tool.icons} />
+        <div className="tool-id">
+          <div className="tool-title">{title ?? tool.name}</div>
+          {title && <div className="mono muted small">{tool.name}</div>}
+        </div>
+        <div className="tool-desc text">{tool.description || <span className="muted">No description.</span>}</div>
+        <div className="tool-switch">
+          <Switch checked={pending ?? tool.enabled} disabled={sending || !tool.providerEnabled} onChange={(next) => setPending(next === tool.enabled ? null : next)} label={`${tool.name} enabled for ${scopeLabel}`} />
+          <span className="small muted">{tool.enabled ? "on" : "off"}</span>
+        </div>
+      </div>
+      <div className="tool-meta">
+        <AnnotationBadges annotation={tool.annotation} />
+        <Badge tone="muted" title={PLACEMENT_HELP[tool.placement]}>
+          {tool.placement}
+        </Badge>
+        {!tool.providerEnabled && <Badge tone="bad" title="The provider is off or failed; its tools cannot run.">provider off</Badge>}
+        {tool.shadowedBy && <Badge tone="warn" title="Another provider's tool of the same name wins.">shadowed by {tool.shadowedBy}</Badge>}
+        {tool.toggledBy && (
+          <span className="small muted" title={tool.toggledBy.reason}>
+            {tool.enabled ? "enabled" : "disabled"} {tool.toggledBy.scope === "global" ? "globally" : "for this session"} by {tool.toggledBy.actor} at {formatClock(tool.toggledBy.ts)}
+            {tool.toggledBy.reason && ` — “${tool.toggledBy.reason}”`}
+          </span>
+        )}
+        <span className="grow" />
+        <button type="button" className="linkish" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? "hide parameters" : "parameters"}
+        </button>
+      </div>
+      {pending !== null && (
+        <form className="toggle-confirm" onSubmit={confirm}>
+          <span>
+            {pending ? "Enable" : "Disable"} <b className="mono">{tool.name}</b> for {scopeLabel}.
+          </span>
+          <input className="input input-sm" placeholder="Reason (kept in the audit list)" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} autoFocus aria-label="Reason" />
+          <button className="btn btn-sm btn-primary">{pending ? "Enable" : "Disable"}</button>
+          <button type="button" className="btn btn-sm" onClick={() => setPending(null)}>
+            Cancel
+          </button>
+        </form>
+      )}
+      {ack && <AckLine ack={ack} />}
+      {open && <SchemaView schema={tool.parametersSchema} />}
+    </li>
+  );
+}
+
+function AckLine({ ack }: { ack: ToggleAck }) {
+  const what = ack.enabled ? "enable" : "disable";
+  switch (ack.phase) {
+    case "sending":
+      return <div className="ack ack-pending" data-testid="toggle-ack" data-phase="sending">Saving the {what}…</div>;
+    case "failed":
+      return <div className="ack ack-failed" role="alert" data-testid="toggle-ack" data-phase="failed">Could not {what}: {ack.error}</div>;
+    case "recorded":
+      return (
+        <div className="ack ack-pending" data-testid="toggle-ack" data-phase="recorded">
+          Saved (audit {ack.auditId.slice(0, 8)}){ack.toggledSeen ? ", engine notified" : ""}; waiting for the next cycle to confirm the model {ack.enabled ? "is offered" : "no longer gets"} it.
+        </div>
+      );
+    case "applied":
+      return (
+        <div className="ack ack-applied" data-testid="toggle-ack" data-phase="applied">
+          ✓ Applied: cycle <span className="mono">{ack.appliedCycleId}</span> of session <span className="mono">{ack.appliedSessionId}</span> {ack.enabled ? "offered" : "no longer offered"} it,{" "}
+          {formatDuration(Math.max(0, ack.appliedAt - ack.requestedAt))} after the switch.
+        </div>
+      );
+  }
+}

@@ -1,0 +1,183 @@
+"use client";
+// /tools: every provider's ToolSpecs grouped by provider, with icons, annotations, parameters,
+// enabled switches (globally or for one session, with a reason), whether the engine has applied a
+// switch yet, and the audit list. ?session=ID selects the session scope (deep-linkable).
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCallback, useMemo, useRef, useState, type ReactNode } from "react";
+import type { ProviderStatus, ToolView } from "../../lib/api/schemas";
+import type { MonitorEvent } from "../../lib/events/schemas";
+import { api } from "../../lib/client/api";
+import { queryKeys } from "../../lib/client/query-keys";
+import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
+import { observeToggleEvents, startToggle, toggleAccepted, toggleFailed, toggleKey, type ToggleAcks } from "../../lib/client/toggle-ack";
+import { Badge } from "../ui/Badge";
+import { EmptyState, ErrorState, Loading, describeError } from "../ui/States";
+import { AuditList } from "./AuditList";
+import { ToolRow } from "./ToolRow";
+
+type StateFilter = "all" | "enabled" | "disabled";
+const RECENT_EVENTS = 500;
+
+export function ToolsCatalog() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const sessionId = params.get("session") || null;
+  const [search, setSearch] = useState("");
+  const [provider, setProvider] = useState("all");
+  const [state, setState] = useState<StateFilter>("all");
+  const [acks, setAcks] = useState<ToggleAcks>(new Map());
+  const recent = useRef<MonitorEvent[]>([]);
+  const queryClient = useQueryClient();
+
+  const onEvents = useCallback(
+    (events: MonitorEvent[]) => {
+      // Kept briefly so a switch answered after its own events still sees them.
+      recent.current = [...recent.current, ...events].slice(-RECENT_EVENTS);
+      setAcks((prev) => (prev.size ? observeToggleEvents(prev, events) : prev));
+      if (events.some((e) => e.type === "tool.toggled")) {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.toolsAll });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.audit });
+      }
+    },
+    [queryClient],
+  );
+  const sessions = useLiveSessions({ onEvents });
+  const tools = useQuery({ queryKey: queryKeys.tools(sessionId), queryFn: async () => (await api.tools(sessionId)).tools });
+  const providers = useQuery({ queryKey: queryKeys.providers, queryFn: async () => (await api.providers()).providers, refetchInterval: 10_000 });
+
+  const toggle = useMutation({
+    mutationFn: (v: { name: string; enabled: boolean; reason: string }) =>
+      api.toggleTool(v.name, { enabled: v.enabled, reason: v.reason, ...(sessionId ? { sessionId } : {}) }),
+    onMutate: (v) => setAcks((prev) => startToggle(prev, { toolName: v.name, enabled: v.enabled, sessionId, requestedAt: Date.now() })),
+    onSuccess: (result, v) =>
+      setAcks((prev) => observeToggleEvents(toggleAccepted(prev, v.name, sessionId, result, Date.now()), recent.current)),
+    onError: (error, v) => setAcks((prev) => toggleFailed(prev, v.name, sessionId, describeError(error))),
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.toolsAll });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.audit });
+    },
+  });
+
+  const setScope = (id: string) => {
+    const q = new URLSearchParams(params.toString());
+    if (id) q.set("session", id);
+    else q.delete("session");
+    router.replace(`${pathname}${q.size ? `?${q}` : ""}`);
+  };
+
+  const groups = useMemo(() => groupTools(tools.data ?? [], { search, provider, state }), [tools.data, search, provider, state]);
+  const providerNames = useMemo(() => [...new Set((tools.data ?? []).map((t) => t.providerName))].sort(), [tools.data]);
+  const statusByName = useMemo(() => new Map((providers.data ?? []).map((p) => [p.name, p])), [providers.data]);
+  const shown = groups.reduce((n, g) => n + g.tools.length, 0);
+  const scopeName = sessionId ? (sessions.data?.find((s) => s.id === sessionId)?.name ?? sessionId) : null;
+
+  return (
+    <div className="page page-tools">
+      <div className="page-head">
+        <h1>Tools</h1>
+        <span className="muted">{tools.data ? `${shown} of ${tools.data.length}` : ""}</span>
+        <span className="grow" />
+        <label className="field-inline">
+          <span>Switches apply</span>
+          <select className="input" value={sessionId ?? ""} onChange={(e) => setScope(e.target.value)} aria-label="Scope of the switches" data-testid="scope-select">
+            <option value="">globally (every session)</option>
+            {sessionId && !sessions.data?.some((s) => s.id === sessionId) && <option value={sessionId}>session {sessionId}</option>}
+            {(sessions.data ?? []).map((s) => (
+              <option key={s.id} value={s.id}>
+                session {s.name || s.id}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <div className="toolbar">
+        <input className="input" type="search" placeholder="Search name, title, description" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Search tools" />
+        <select className="input" value={provider} onChange={(e) => setProvider(e.target.value)} aria-label="Provider">
+          <option value="all">all providers</option>
+          {providerNames.map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </select>
+        <div className="seg" role="group" aria-label="State">
+          {(["all", "enabled", "disabled"] as const).map((s) => (
+            <button key={s} className={state === s ? "active" : ""} aria-pressed={state === s} onClick={() => setState(s)}>
+              {s}
+            </button>
+          ))}
+        </div>
+        {scopeName && <span className="scope-note">Showing the view of session <b>{scopeName}</b>: switches affect only it.</span>}
+        <span className="grow" />
+        <span className="muted small hint-legend">
+          Hints: <Badge tone="neutral">solid</Badge> declared by the provider · <Badge tone="neutral" dashed>dashed</Badge> MCP default ·{" "}
+          <span className="hint-na">
+            <Badge tone="muted">faded</Badge>
+          </span>{" "}
+          n/a for read-only tools
+        </span>
+      </div>
+      <div className="tools-grid">
+        <div className="tools-main">
+          {tools.isPending && <Loading label="Loading tools…" />}
+          {tools.isError && <ErrorState title="Cannot load the tool catalog" error={tools.error} action={<button className="btn" onClick={() => void tools.refetch()}>Retry</button>} />}
+          {tools.isSuccess && tools.data.length === 0 && (
+            <EmptyState title="No tools registered">Builtin tools appear once the engine starts; plugins and MCP servers are configured in maisaka.config.json.</EmptyState>
+          )}
+          {tools.isSuccess && tools.data.length > 0 && shown === 0 && <EmptyState title="No tool matches these filters">Clear the search or pick “all providers” and “all”.</EmptyState>}
+          {groups.map((g) => (
+            <ProviderGroup key={g.name} name={g.name} status={statusByName.get(g.name)} count={g.total}>
+              {g.tools.map((t) => (
+                <ToolRow
+                  key={t.name}
+                  tool={t}
+                  scopeLabel={scopeName ? `session ${scopeName}` : "all sessions"}
+                  ack={acks.get(toggleKey(t.name, sessionId)) ?? null}
+                  onToggle={(enabled, reason) => toggle.mutate({ name: t.name, enabled, reason })}
+                />
+              ))}
+            </ProviderGroup>
+          ))}
+        </div>
+        <aside className="tools-side">
+          <AuditList />
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+function ProviderGroup({ name, status, count, children }: { name: string; status: ProviderStatus | undefined; count: number; children: ReactNode }) {
+  return (
+    <section className="provider" aria-label={`provider ${name}`} data-provider={name}>
+      <header className="provider-head">
+        <span className="provider-name">{name}</span>
+        {status && <span className="muted small">{status.type}</span>}
+        {status && <span className={`prov-state prov-${status.state}`}>{status.state}</span>}
+        <span className="muted small">
+          {count} tool{count === 1 ? "" : "s"}
+        </span>
+        {status?.lastError && <span className="bad-text small text">last error: {status.lastError}</span>}
+      </header>
+      <ul className="tool-list">{children}</ul>
+    </section>
+  );
+}
+
+function groupTools(tools: readonly ToolView[], f: { search: string; provider: string; state: StateFilter }) {
+  const q = f.search.trim().toLowerCase();
+  const groups = new Map<string, { name: string; total: number; tools: ToolView[] }>();
+  for (const t of tools) {
+    const g = groups.get(t.providerName) ?? { name: t.providerName, total: 0, tools: [] };
+    g.total++;
+    groups.set(t.providerName, g);
+    if (f.provider !== "all" && t.providerName !== f.provider) continue;
+    if (f.state === "enabled" && !t.enabled) continue;
+    if (f.state === "disabled" && t.enabled) continue;
+    if (q && ![t.name, t.title ?? "", t.annotation?.title ?? "", t.description].some((s) => s.toLowerCase().includes(q))) continue;
+    g.tools.push(t);
+  }
+  return [...groups.values()].filter((g) => g.tools.length > 0).sort((a, b) => a.name.localeCompare(b.name));
+}

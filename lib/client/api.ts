@@ -1,0 +1,118 @@
+// Browser-side HTTP client of the /api routes (interface.md "HTTP API"). Every answer is parsed with
+// the wire schema from lib/api, so a contract drift fails loudly at the edge instead of in a view.
+// Auth rides on the httpOnly login cookie; the token never lives in page JavaScript.
+import type { z } from "zod";
+import {
+  acceptedMessageSchema,
+  apiErrorSchema,
+  authMeSchema,
+  createdSessionSchema,
+  eventsPageSchema,
+  healthSchema,
+  providerListSchema,
+  sessionHistorySchema,
+  sessionListSchema,
+  sessionSummarySchema,
+  toggleAuditListSchema,
+  toggleResultSchema,
+  toolListSchema,
+  type CreateSessionBody,
+  type EventsPage,
+  type InboundMessageBody,
+} from "../api/schemas";
+
+export class ApiRequestError extends Error {
+  override name = "ApiRequestError";
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fields: { path: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The server could not be reached at all (as opposed to answering with an error). */
+export class NetworkError extends Error {
+  override name = "NetworkError";
+}
+
+async function request<S extends z.ZodType>(path: string, schema: S | null, init: RequestInit = {}): Promise<z.infer<S>> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      ...init,
+      credentials: "same-origin",
+      headers: { accept: "application/json", ...(init.body ? { "content-type": "application/json" } : {}), ...init.headers },
+    });
+  } catch (error) {
+    throw new NetworkError(error instanceof Error ? error.message : String(error));
+  }
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!res.ok) {
+    const parsed = apiErrorSchema.safeParse(body);
+    const message = parsed.success ? parsed.data.error : `HTTP ${res.status}`;
+    throw new ApiRequestError(res.status, message, parsed.success ? (parsed.data.fields ?? []) : []);
+  }
+  // Routes answering 204 have no body to check.
+  if (schema === null) return undefined as z.infer<S>;
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new ApiRequestError(res.status, `unexpected answer from ${path}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}
+
+const json = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
+const enc = encodeURIComponent;
+
+/** Ledger page size: the server's maximum, so a 10,000-event session loads in two requests. */
+export const LEDGER_PAGE = 5_000;
+
+export const api = {
+  health: () => request("/api/health", healthSchema),
+  me: () => request("/api/auth/me", authMeSchema),
+  login: (token: string) => request("/api/auth/login", authMeSchema, json("POST", { token })),
+  logout: () => request<z.ZodVoid>("/api/auth/logout", null, { method: "POST" }),
+  sessions: () => request("/api/sessions", sessionListSchema),
+  session: (id: string) => request(`/api/sessions/${enc(id)}`, sessionSummarySchema),
+  createSession: (body: Partial<CreateSessionBody>) => request("/api/sessions", createdSessionSchema, json("POST", body)),
+  sendMessage: (id: string, body: InboundMessageBody) =>
+    request(`/api/sessions/${enc(id)}/messages`, acceptedMessageSchema, json("POST", body)),
+  events: (id: string, afterSeq: number, limit = LEDGER_PAGE) =>
+    request(`/api/sessions/${enc(id)}/events?afterSeq=${afterSeq}&limit=${limit}`, eventsPageSchema),
+  history: (id: string) => request(`/api/sessions/${enc(id)}/history`, sessionHistorySchema),
+  tools: (sessionId: string | null) =>
+    request(sessionId ? `/api/tools?sessionId=${enc(sessionId)}` : "/api/tools", toolListSchema),
+  toggleTool: (name: string, body: { enabled: boolean; sessionId?: string; reason: string }) =>
+    request(`/api/tools/${enc(name)}`, toggleResultSchema, json("PATCH", body)),
+  audit: () => request("/api/tools/audit", toggleAuditListSchema),
+  providers: () => request("/api/providers", providerListSchema),
+};
+
+/**
+ * Reads a session's ledger after `afterSeq` page by page until its end. `onPage` sees each page as
+ * it lands (progress, early merge); the pages are returned in order.
+ */
+export async function loadLedger(
+  sessionId: string,
+  afterSeq: number,
+  onPage?: (page: EventsPage) => void,
+  fetchPage: (id: string, after: number) => Promise<EventsPage> = (id, after) => api.events(id, after),
+): Promise<EventsPage["events"]> {
+  const out: EventsPage["events"] = [];
+  let cursor = afterSeq;
+  for (;;) {
+    const page = await fetchPage(sessionId, cursor);
+    out.push(...page.events);
+    onPage?.(page);
+    if (page.events.length === 0 || page.nextAfterSeq <= cursor || page.nextAfterSeq >= page.lastSeq) return out;
+    cursor = page.nextAfterSeq;
+  }
+}

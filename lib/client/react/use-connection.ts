@@ -1,0 +1,7 @@
+"use client";
+import { useSyncExternalStore } from "react";
+import { connectionStore, type ConnectionSnapshot } from "../connection-store";
+
+export function useConnection(): ConnectionSnapshot {
+  return useSyncExternalStore(connectionStore.subscribe, connectionStore.getSnapshot, connectionStore.getSnapshot);
+}

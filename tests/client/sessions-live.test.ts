@@ -1,0 +1,59 @@
+// The all-sessions stream merged into the sessions list.
+import { describe, expect, it } from "vitest";
+import type { SessionSummary } from "../../lib/api/schemas";
+import type { MonitorEvent } from "../../lib/events/schemas";
+import { applySessionEvents, sessionCursors } from "../../lib/client/sessions-live";
+import { SESSION, fixtureEvents } from "./fixture";
+
+const row: SessionSummary = {
+  id: SESSION,
+  name: "demo",
+  isGroupChat: true,
+  platform: "simulate",
+  groupId: "g",
+  userId: null,
+  agentState: "stop",
+  stage: "",
+  stageDetail: "",
+  roundText: "",
+  lastActiveAt: 0,
+  createdAt: 0,
+  cycleCount: 0,
+  lastSeq: 0,
+  running: false,
+  pendingMessages: 0,
+  waitDeadline: null,
+};
+
+describe("applySessionEvents", () => {
+  it("follows stage, round, activity and cycle count, once per seq", () => {
+    const once = applySessionEvents([row], fixtureEvents);
+    const twice = applySessionEvents(once.sessions, fixtureEvents);
+    for (const merged of [once, twice]) {
+      const r = merged.sessions[0];
+      expect(r.lastSeq).toBe(fixtureEvents.length);
+      expect(r.cycleCount).toBe(3);
+      expect(r.stage).toBe("空闲");
+      expect(r.lastActiveAt).toBe(fixtureEvents[fixtureEvents.length - 1].ts);
+      expect(merged.unknownSession).toBe(false);
+    }
+  });
+
+  it("asks for a refetch when a session it does not list speaks, but not for global toggles", () => {
+    const stranger = { ...fixtureEvents[0], sessionId: "new-one" } as MonitorEvent;
+    expect(applySessionEvents([row], [stranger]).unknownSession).toBe(true);
+    const global: MonitorEvent = {
+      seq: 1,
+      sessionId: "_global",
+      ts: 0,
+      type: "tool.toggled",
+      data: { toolName: "x", scope: "global", enabled: false, actor: "op", reason: "", auditId: "a" },
+    };
+    expect(applySessionEvents([row], [global]).unknownSession).toBe(false);
+  });
+
+  it("resumes each session from its own last seq", () => {
+    expect(sessionCursors([row, { ...row, id: "b", lastSeq: 9 }])).toEqual({ [SESSION]: 0, b: 9 });
+    expect(sessionCursors(undefined)).toEqual({});
+  });
+});
