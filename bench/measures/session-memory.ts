@@ -44,6 +44,7 @@ export const run: MeasureFn = () =>
       for (let n = 1; n <= DONOR_TURNS; n++) await runTurn(engine, ends, "donor", n);
       const state = JSON.stringify(donor.snapshot());
       const ids = Array.from({ length: SESSIONS }, (_, i) => `idle-${i}`);
+      // A snapshot is restored only for a stored session, as after a restart.
       for (const id of ids) {
         await database.stores.sessions.upsert(sessionRecord(id));
         await database.stores.sessions.saveSnapshot({ sessionId: id, state: JSON.parse(state), ts: Date.now() });
@@ -54,7 +55,8 @@ export const run: MeasureFn = () =>
       for (let i = 0; i < ids.length; i += CONCURRENCY) {
         await Promise.all(
           ids.slice(i, i + CONCURRENCY).map(async (id) => {
-            await engine.manager.getOrCreate(sessionRecord(id));
+            const runtime = await engine.manager.getOrCreate(sessionRecord(id));
+            if (runtime.history.length !== donor.history.length) throw new Error(`${id} came up without the donor's history`);
             await runTurn(engine, ends, id, DONOR_TURNS + 1);
           }),
         );

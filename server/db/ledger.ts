@@ -2,7 +2,7 @@
 //
 // Writes go through better-sqlite3 directly with one prepared INSERT per row inside one transaction per
 // group: the Prisma client costs ~1.6 ms per row unbatched and, batched, still far more than the raw
-// statement (bench/ledger.ts measures both). Reads page through the (sessionId, seq) primary key.
+// statement (bench/measures/ledger-ingest.ts measures both). Reads page through the (sessionId, seq) primary key.
 import Database from "better-sqlite3";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import type { EventLedger } from "../monitor/ledger";
