@@ -14,6 +14,9 @@ async function main(): Promise<ChildReply> {
   return { kind: "result", measurement: await measure({ quick: process.argv.includes("--quick") }) };
 }
 
-const reply = await main().catch((error: unknown): ChildReply => ({ kind: "error", error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+const reply = await main().catch((error: unknown): ChildReply => ({
+  kind: "error",
+  error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+}));
 // Exit only once the reply is out: servers and timers a measure left behind must not hold the process.
 process.send?.(reply, () => process.exit(reply.kind === "result" ? 0 : 1));

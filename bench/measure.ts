@@ -52,7 +52,8 @@ export function describeTarget(target: Target, unit: string): string {
 }
 
 export function meets(target: Target, m: Measurement): boolean {
-  const ok = target.op === "<" ? m.value < target.value : target.op === "<=" ? m.value <= target.value : m.value >= target.value;
+  const ok =
+    target.op === "<" ? m.value < target.value : target.op === "<=" ? m.value <= target.value : m.value >= target.value;
   return ok && (target.minRatio === undefined || m.value >= target.minRatio * m.baseline);
 }
 

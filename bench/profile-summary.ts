@@ -33,7 +33,9 @@ function busy(p: Profile): number {
   return p.samples.filter((id) => !idle.has(id)).length;
 }
 const files = statSync(target).isDirectory()
-  ? readdirSync(target).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(target, f))
+  ? readdirSync(target)
+      .filter((f) => f.endsWith(".cpuprofile"))
+      .map((f) => path.join(target, f))
   : [target];
 const [file, profile] = files.map((f) => [f, read(f)] as const).sort((a, b) => busy(b[1]) - busy(a[1]))[0];
 

@@ -39,7 +39,9 @@ const loadNow = () => Math.round(os.loadavg()[0] * 10) / 10;
 
 function runChild(spec: MeasureSpec): Promise<ChildReply> {
   // One folder per measure: the main thread and tsx's loader thread each write a profile.
-  const profileArgs = cli.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.join(root, "test-results", "bench-profiles", spec.name)}`] : [];
+  const profileArgs = cli.profile
+    ? ["--cpu-prof", `--cpu-prof-dir=${path.join(root, "test-results", "bench-profiles", spec.name)}`]
+    : [];
   const child = fork(path.join(here, "child.ts"), [spec.name, ...(cli.quick ? ["--quick"] : [])], {
     execArgv: ["--import", "tsx", ...(spec.execArgv ?? []), ...profileArgs],
     cwd: root,
@@ -47,18 +49,29 @@ function runChild(spec: MeasureSpec): Promise<ChildReply> {
   return new Promise((resolve) => {
     let reply: ChildReply | null = null;
     child.on("message", (message: ChildReply) => (reply = message));
-    child.on("exit", (code, signal) => resolve(reply ?? { kind: "error", error: `exited with ${signal ?? code} before reporting` }));
+    child.on("exit", (code, signal) =>
+      resolve(reply ?? { kind: "error", error: `exited with ${signal ?? code} before reporting` }),
+    );
   });
 }
 
 const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: n < 10 ? 3 : n < 1000 ? 1 : 0 });
 
 function printTable(rows: BenchResult[]): void {
-  const cells = rows.map((r) => [r.name, fmt(r.value), r.unit, fmt(r.baseline), fmt(r.ratio), r.target, r.pass ? "pass" : "FAIL"]);
+  const cells = rows.map((r) => [
+    r.name,
+    fmt(r.value),
+    r.unit,
+    fmt(r.baseline),
+    fmt(r.ratio),
+    r.target,
+    r.pass ? "pass" : "FAIL",
+  ]);
   const head = ["name", "value", "unit", "baseline", "ratio", "target", "pass"];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const numeric = new Set([1, 3, 4]);
-  const line = (c: string[]) => `| ${c.map((v, i) => (numeric.has(i) ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join(" | ")} |`;
+  const line = (c: string[]) =>
+    `| ${c.map((v, i) => (numeric.has(i) ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join(" | ")} |`;
   console.log(line(head));
   console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
   for (const c of cells) console.log(line(c));
@@ -76,7 +89,10 @@ async function main(): Promise<number> {
   const started = Date.now();
   const host = machine([loadNow()]);
   // Other processes' share of the machine shows in every figure; say so when it is large.
-  if (host.loadAverage[0] > host.cores / 2) console.error(`warning: load average ${host.loadAverage[0]} on ${host.cores} cores: other processes will colour the figures`);
+  if (host.loadAverage[0] > host.cores / 2)
+    console.error(
+      `warning: load average ${host.loadAverage[0]} on ${host.cores} cores: other processes will colour the figures`,
+    );
   const results: BenchResult[] = [];
   const failures: string[] = [];
   for (const spec of selected) {
@@ -90,10 +106,17 @@ async function main(): Promise<number> {
   host.loadAverage.push(loadNow());
   const report = { machine: host, date: new Date().toISOString(), quick: cli.quick, results };
   writeFileSync(path.join(here, "results.json"), `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\n${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, node ${host.node}, load average ${host.loadAverage.join(" → ")}${cli.quick ? " (quick)" : ""}\n`);
+  console.log(
+    `\n${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, node ${host.node}, load average ${host.loadAverage.join(" → ")}${cli.quick ? " (quick)" : ""}\n`,
+  );
   printTable(results);
-  console.log(`\n${results.filter((r) => r.pass).length}/${results.length} targets met in ${((Date.now() - started) / 1000).toFixed(0)} s; bench/results.json written`);
-  if (cli.profile) console.log("CPU profiles: test-results/bench-profiles/<name>/ (node --import tsx bench/profile-summary.ts <folder>)");
+  console.log(
+    `\n${results.filter((r) => r.pass).length}/${results.length} targets met in ${((Date.now() - started) / 1000).toFixed(0)} s; bench/results.json written`,
+  );
+  if (cli.profile)
+    console.log(
+      "CPU profiles: test-results/bench-profiles/<name>/ (node --import tsx bench/profile-summary.ts <folder>)",
+    );
   for (const f of failures) console.error(`\nmeasure failed: ${f}`);
   return failures.length ? 1 : 0;
 }

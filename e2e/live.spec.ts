@@ -24,7 +24,10 @@ test("send a message and watch the cycle card appear live", async ({ page, api }
   await expect(incoming).toContainText("@bot");
 
   // The card that answered: gate decided "continue", the reply tool ran, and the bot said something.
-  const card = page.getByTestId("cycle-card").filter({ has: page.getByTestId("bot-reply") }).first();
+  const card = page
+    .getByTestId("cycle-card")
+    .filter({ has: page.getByTestId("bot-reply") })
+    .first();
   await expect(card).toBeVisible();
   await expect(card.getByTestId("gate-decision")).toHaveAttribute("data-action", "continue");
   await expect(card.locator('[data-tool="reply"]').first()).toContainText("✓");

@@ -18,7 +18,8 @@ function record(name: string, figures: Record<string, number | string>): void {
   console.log(`[perf] ${name}: ${JSON.stringify(figures)}`);
 }
 
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
 const round = (n: number) => Math.round(n * 10) / 10;
 
 /**
@@ -37,7 +38,10 @@ function installProbes(page: Page) {
         this.addEventListener("message", (m: MessageEvent) => {
           const t = performance.now();
           if (typeof m.data !== "string" || !m.data.startsWith("42/monitor,")) return;
-          const [name, env] = JSON.parse(m.data.slice(m.data.indexOf("["))) as [string, { sessionId: string; seq: number; ts: number }];
+          const [name, env] = JSON.parse(m.data.slice(m.data.indexOf("["))) as [
+            string,
+            { sessionId: string; seq: number; ts: number },
+          ];
           if (name === "event") probe.recv.push([env.sessionId, env.seq, t, env.ts]);
         });
       }
@@ -58,7 +62,9 @@ function installProbes(page: Page) {
 /** Latency of each received event to the first DOM state showing it. */
 async function latencies(page: Page, since: number) {
   return page.evaluate((since) => {
-    const probe = (window as unknown as { __probe: { recv: [string, number, number, number][]; dom: [string, number, number][] } }).__probe;
+    const probe = (
+      window as unknown as { __probe: { recv: [string, number, number, number][]; dom: [string, number, number][] } }
+    ).__probe;
     const dom = new Map<string, [number, number][]>();
     for (const [sid, seq, t] of probe.dom) dom.set(sid, [...(dom.get(sid) ?? []), [seq, t]]);
     const client: number[] = [];
@@ -91,7 +97,9 @@ test("a 10,000-event session opens without a confirm and scrolls smoothly", asyn
   test.setTimeout(120_000);
   // Warm the route once (server-side compile and caches), then measure a cold page load.
   await page.goto(`/sessions/${BIG_SESSION}`);
-  await expect(page.getByTestId("timeline")).toHaveAttribute("data-event-count", String(BIG_SESSION_EVENTS), { timeout: 60_000 });
+  await expect(page.getByTestId("timeline")).toHaveAttribute("data-event-count", String(BIG_SESSION_EVENTS), {
+    timeout: 60_000,
+  });
 
   // Three cold page loads; the median is reported (this 2-core machine is shared).
   const opens: number[] = [];
@@ -103,7 +111,11 @@ test("a 10,000-event session opens without a confirm and scrolls smoothly", asyn
     opens.push(
       Number(
         await (
-          await page.waitForFunction(() => (document.querySelector('[data-testid="cycle-card"]') ? performance.now() : null), null, { timeout: 30_000, polling: "raf" })
+          await page.waitForFunction(
+            () => (document.querySelector('[data-testid="cycle-card"]') ? performance.now() : null),
+            null,
+            { timeout: 30_000, polling: "raf" },
+          )
         ).jsonValue(),
       ),
     );
@@ -112,7 +124,10 @@ test("a 10,000-event session opens without a confirm and scrolls smoothly", asyn
       Number(
         await (
           await page.waitForFunction(
-            (n) => (document.querySelector('[data-testid="timeline"]')?.getAttribute("data-event-count") === String(n) ? performance.now() : null),
+            (n) =>
+              document.querySelector('[data-testid="timeline"]')?.getAttribute("data-event-count") === String(n)
+                ? performance.now()
+                : null,
             BIG_SESSION_EVENTS,
             { timeout: 30_000, polling: "raf" },
           )
@@ -126,27 +141,30 @@ test("a 10,000-event session opens without a confirm and scrolls smoothly", asyn
   await expect(page.getByTestId("history-loading")).toHaveCount(0);
   await shot(page, "session-10k");
 
-  const fps = await page.getByTestId("timeline").locator(".vlist").evaluate(async (el) => {
-    el.scrollTop = 0;
-    await new Promise((r) => requestAnimationFrame(() => r(null)));
-    const frames: number[] = [];
-    const startAt = performance.now();
-    let last = startAt;
-    while (performance.now() - startAt < 3_000) {
+  const fps = await page
+    .getByTestId("timeline")
+    .locator(".vlist")
+    .evaluate(async (el) => {
+      el.scrollTop = 0;
       await new Promise((r) => requestAnimationFrame(() => r(null)));
-      const now = performance.now();
-      frames.push(now - last);
-      last = now;
-      el.scrollTop += 120;
-    }
-    const sorted = [...frames].sort((a, b) => a - b);
-    return {
-      fps: frames.length / ((last - startAt) / 1000),
-      p95FrameMs: sorted[Math.floor(sorted.length * 0.95)],
-      longFrames: frames.filter((f) => f > 1000 / 30).length,
-      scrolledPx: el.scrollTop,
-    };
-  });
+      const frames: number[] = [];
+      const startAt = performance.now();
+      let last = startAt;
+      while (performance.now() - startAt < 3_000) {
+        await new Promise((r) => requestAnimationFrame(() => r(null)));
+        const now = performance.now();
+        frames.push(now - last);
+        last = now;
+        el.scrollTop += 120;
+      }
+      const sorted = [...frames].sort((a, b) => a - b);
+      return {
+        fps: frames.length / ((last - startAt) / 1000),
+        p95FrameMs: sorted[Math.floor(sorted.length * 0.95)],
+        longFrames: frames.filter((f) => f > 1000 / 30).length,
+        scrolledPx: el.scrollTop,
+      };
+    });
 
   const replayOpens: number[] = [];
   for (let run = 0; run < 3; run++) {
@@ -156,13 +174,19 @@ test("a 10,000-event session opens without a confirm and scrolls smoothly", asyn
     replayOpens.push(
       Number(
         await (
-          await page.waitForFunction(() => (document.querySelector('[data-testid="scrubber"]') ? performance.now() : null), null, { timeout: 30_000, polling: "raf" })
+          await page.waitForFunction(
+            () => (document.querySelector('[data-testid="scrubber"]') ? performance.now() : null),
+            null,
+            { timeout: 30_000, polling: "raf" },
+          )
         ).jsonValue(),
       ),
     );
   }
   const replayOpen = median(replayOpens);
-  await expect(page.getByTestId("replay")).toHaveAttribute("data-total", String(BIG_SESSION_EVENTS), { timeout: 30_000 });
+  await expect(page.getByTestId("replay")).toHaveAttribute("data-total", String(BIG_SESSION_EVENTS), {
+    timeout: 30_000,
+  });
   // Scrub across the whole recording in 60 steps, one per frame.
   const scrub = await page.getByTestId("scrubber").evaluate(async (bar) => {
     const rect = bar.getBoundingClientRect();
@@ -270,7 +294,9 @@ test("live view of the 10,000-event session at 200 events/s", async ({ page }) =
   });
   await installProbes(page);
   await page.goto(`/sessions/${BIG_SESSION}`);
-  await expect(page.getByTestId("timeline")).toHaveAttribute("data-event-count", String(BIG_SESSION_EVENTS), { timeout: 30_000 });
+  await expect(page.getByTestId("timeline")).toHaveAttribute("data-event-count", String(BIG_SESSION_EVENTS), {
+    timeout: 30_000,
+  });
   await page.getByTestId("timeline").evaluate((el, id) => el.setAttribute("data-probe-session", id), BIG_SESSION);
   await expect(page.getByText("Following live")).toBeVisible();
   await page.waitForTimeout(1_000);
@@ -286,9 +312,13 @@ test("live view of the 10,000-event session at 200 events/s", async ({ page }) =
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const e = template[n % template.length];
     const round = Math.floor(n / template.length);
-    const data = JSON.parse(JSON.stringify(e.data).replace(/"(cycleId|messageId|replyTo|msg_id)":"([^"]+)"/g, `"$1":"p${round}$2"`));
+    const data = JSON.parse(
+      JSON.stringify(e.data).replace(/"(cycleId|messageId|replyTo|msg_id)":"([^"]+)"/g, `"$1":"p${round}$2"`),
+    );
     seq++;
-    injector.send?.(`42/monitor,${JSON.stringify(["event", { seq, sessionId: BIG_SESSION, type: e.type, ts: Date.now(), data }])}`);
+    injector.send?.(
+      `42/monitor,${JSON.stringify(["event", { seq, sessionId: BIG_SESSION, type: e.type, ts: Date.now(), data }])}`,
+    );
   }
   await page.waitForTimeout(1_000);
   const live = await latencies(page, start);
@@ -305,4 +335,3 @@ test("live view of the 10,000-event session at 200 events/s", async ({ page }) =
   expect(live.received).toBe(RATE * SECONDS);
   expect(pct(l, 95)).toBeLessThan(500);
 });
-

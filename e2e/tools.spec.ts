@@ -40,7 +40,10 @@ test("disable a tool for a session and see it missing from the next cycle", asyn
   // The live view: the newest planner request no longer offers the tool and says why.
   await api.waitIdle(id);
   await page.goto(`/sessions/${id}`);
-  const last = page.getByTestId("cycle-card").filter({ has: page.getByTestId("bot-reply") }).last();
+  const last = page
+    .getByTestId("cycle-card")
+    .filter({ has: page.getByTestId("bot-reply") })
+    .last();
   await last.getByRole("button", { name: /What the model saw/ }).click();
   const panel = last.getByRole("region", { name: "What the model saw" });
   await expect(panel.getByTestId("offered-tools").locator('[data-tool="reply"]')).toBeVisible();
@@ -66,9 +69,18 @@ test("icons follow the theme, a neutral glyph stands in when there is none", asy
   // Every hint is shown, explicit ones solid and defaults dashed (the dice omit idempotentHint).
   const hints = page.locator('[data-testid="tool-row"][data-tool="roll_dice"] [data-hint]');
   await expect(hints).toHaveCount(4);
-  await expect(page.locator('[data-tool="roll_dice"] [data-hint="idempotentHint"]')).toHaveAttribute("data-explicit", "false");
-  await expect(page.locator('[data-tool="roll_dice"] [data-hint="readOnlyHint"]')).toHaveAttribute("data-explicit", "true");
-  await page.locator('[data-testid="tool-row"][data-tool="roll_dice"]').getByRole("button", { name: "parameters" }).click();
+  await expect(page.locator('[data-tool="roll_dice"] [data-hint="idempotentHint"]')).toHaveAttribute(
+    "data-explicit",
+    "false",
+  );
+  await expect(page.locator('[data-tool="roll_dice"] [data-hint="readOnlyHint"]')).toHaveAttribute(
+    "data-explicit",
+    "true",
+  );
+  await page
+    .locator('[data-testid="tool-row"][data-tool="roll_dice"]')
+    .getByRole("button", { name: "parameters" })
+    .click();
   await expect(page.locator('[data-testid="tool-row"][data-tool="roll_dice"] .schema-table')).toContainText("notation");
   await shot(page, "tools-dark");
 });

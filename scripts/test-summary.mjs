@@ -23,7 +23,9 @@ for (const file of reports) {
     // Vitest (Jest-compatible JSON); a suite that failed to load counts as one failure.
     passed += report.numPassedTests;
     failed += report.numFailedTests;
-    failed += (report.testResults ?? []).filter((s) => s.status === "failed" && !(s.assertionResults ?? []).length).length;
+    failed += (report.testResults ?? []).filter(
+      (s) => s.status === "failed" && !(s.assertionResults ?? []).length,
+    ).length;
   } else if (report.stats) {
     // Playwright JSON reporter.
     passed += report.stats.expected ?? 0;

@@ -108,7 +108,12 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   }
 }
 
-async function serveEngine(opts: AppServerOptions, database: MaisakaDatabase, engine: Engine, logger: EngineLogger): Promise<AppServer> {
+async function serveEngine(
+  opts: AppServerOptions,
+  database: MaisakaDatabase,
+  engine: Engine,
+  logger: EngineLogger,
+): Promise<AppServer> {
   const host = opts.host ?? "127.0.0.1";
   const auth = new OperatorAuth(opts.token);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
@@ -154,12 +159,21 @@ async function serveEngine(opts: AppServerOptions, database: MaisakaDatabase, en
   let draining = false;
   httpServer.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if (isApiPath(req.url)) {
-      if (draining) return writeJson(res, { status: 503, body: { error: "server is shutting down" }, headers: { connection: "close" } });
+      if (draining)
+        return writeJson(res, {
+          status: 503,
+          body: { error: "server is shutting down" },
+          headers: { connection: "close" },
+        });
       if (isGatewayPath(req.url)) return void mcpGateway.handle(req, res);
       void router.handle(req, res);
       return;
     }
-    if (!next) return writeJson(res, { status: 404, body: { error: "the dashboard is not served in this mode (MAISAKA_NO_UI)" } });
+    if (!next)
+      return writeJson(res, {
+        status: 404,
+        body: { error: "the dashboard is not served in this mode (MAISAKA_NO_UI)" },
+      });
     next.handle(req, res).catch((error: unknown) => {
       logger.error(`[next] ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) writeJson(res, { status: 500, body: { error: "internal error" } });
@@ -173,12 +187,17 @@ async function serveEngine(opts: AppServerOptions, database: MaisakaDatabase, en
     // Client messages are subscribe requests; 1 MB leaves room for a "*" resync's per-session cursors.
     maxHttpBufferSize: 1024 * 1024,
     // No CORS headers, and no handshake from a page of another origin (cross-site WebSocket hijacking).
-    allowRequest: (req, callback) => callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
+    allowRequest: (req, callback) =>
+      callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
   });
-  const monitor = await attachMonitor(io, { bus: engine.bus, ledger: database.ledger, auth, logger }, {
-    ...defaultStreamLimits,
-    ...opts.streamLimits,
-  });
+  const monitor = await attachMonitor(
+    io,
+    { bus: engine.bus, ledger: database.ledger, auth, logger },
+    {
+      ...defaultStreamLimits,
+      ...opts.streamLimits,
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(opts.port ?? 3000, host, () => {

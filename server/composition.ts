@@ -46,7 +46,11 @@ export interface EngineOptions {
 }
 
 /** OPENAI_BASE_URL or OPENAI_API_KEY set: that endpoint; neither: the SIMULATED model. */
-export function createModelClient(config: MaisakaConfig, stores: Stores, env: NodeJS.ProcessEnv = process.env): ModelClient {
+export function createModelClient(
+  config: MaisakaConfig,
+  stores: Stores,
+  env: NodeJS.ProcessEnv = process.env,
+): ModelClient {
   const baseURL = env.OPENAI_BASE_URL?.trim();
   const apiKey = env.OPENAI_API_KEY?.trim();
   if (!baseURL && !apiKey) return createSimulatedModelClient({ usageStore: stores.usage });
@@ -72,7 +76,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const model = opts.model ?? createModelClient(opts.config, opts.stores, opts.env);
   const bus = new MonitorBus(opts.ledger, clock, {
     onWriteError: (error, attempt) =>
-      logger.error(`[ledger] write failed (attempt ${attempt}), retrying: ${error instanceof Error ? error.message : String(error)}`),
+      logger.error(
+        `[ledger] write failed (attempt ${attempt}), retrying: ${error instanceof Error ? error.message : String(error)}`,
+      ),
   });
   await bus.init();
   const toggles = new ToggleState(await opts.stores.toggles.list());

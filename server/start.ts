@@ -74,13 +74,16 @@ async function main(): Promise<void> {
     });
     log(`config: ${configPath ?? "defaults (no maisaka.config.json)"}`);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof AdminTokenError || error instanceof DatabaseError) fail(error.message);
+    if (error instanceof ConfigError || error instanceof AdminTokenError || error instanceof DatabaseError)
+      fail(error.message);
     throw error;
   }
 
   const { database, engine } = app;
   const model = engine.model.info();
-  log(`database: ${databaseUrl}${database.applied.length ? ` (applied ${database.applied.join(", ")})` : ""}${database.seeded ? `, seeded ${database.seeded} emoji` : ""}`);
+  log(
+    `database: ${databaseUrl}${database.applied.length ? ` (applied ${database.applied.join(", ")})` : ""}${database.seeded ? `, seeded ${database.seeded} emoji` : ""}`,
+  );
   log(
     model.simulated
       ? "model: SIMULATED (offline deterministic model; set OPENAI_BASE_URL / OPENAI_API_KEY to use a real one)"
@@ -92,7 +95,9 @@ async function main(): Promise<void> {
       ? "operator token: from MAISAKA_ADMIN_TOKEN"
       : `operator token: in ${tokenSource.path}${tokenSource.created ? " (generated now)" : ""}`,
   );
-  log(`serving ${withDashboard ? `the dashboard${dev ? " (dev)" : ""}, ` : ""}the API and the live stream on ${app.url}`);
+  log(
+    `serving ${withDashboard ? `the dashboard${dev ? " (dev)" : ""}, ` : ""}the API and the live stream on ${app.url}`,
+  );
 
   let stoppingSince: number | null = null;
   const stop = (signal: NodeJS.Signals) => {
@@ -109,15 +114,20 @@ async function main(): Promise<void> {
         log("stopped");
         process.exit(0);
       },
-      (error: unknown) => fail(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      (error: unknown) =>
+        fail(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
     );
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   // A stray rejection in one session must not take the whole server down; it is logged loudly.
   process.on("unhandledRejection", (reason) => {
-    process.stderr.write(`[maisaka] unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`);
+    process.stderr.write(
+      `[maisaka] unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`,
+    );
   });
 }
 
-main().catch((error: unknown) => fail(`start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+main().catch((error: unknown) =>
+  fail(`start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+);

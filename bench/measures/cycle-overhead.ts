@@ -50,7 +50,13 @@ export const run: MeasureFn = async ({ quick }) => {
 
 async function engineCycles(turns: number, warmup: number, block: number) {
   const model = new ScriptedModel({ policy: "finish" });
-  const engine = await createEngine({ config: benchConfig(), stores: createMemoryStores(), ledger: new MemoryLedger(), model, logger: silentLogger });
+  const engine = await createEngine({
+    config: benchConfig(),
+    stores: createMemoryStores(),
+    ledger: new MemoryLedger(),
+    model,
+    logger: silentLogger,
+  });
   const session = sessionRecord("bench");
   const runtime = await engine.manager.getOrCreate(session);
   const turnsEnd = new TurnWaiter(engine.bus);
@@ -76,7 +82,12 @@ async function engineCycles(turns: number, warmup: number, block: number) {
 }
 
 /** CPU per gate + planner round trip through the SDK and loopback HTTP, in ms, per block. */
-async function bareRoundTrips(gate: ChatRequest, planner: ChatRequest, rounds: number, block: number): Promise<number[]> {
+async function bareRoundTrips(
+  gate: ChatRequest,
+  planner: ChatRequest,
+  rounds: number,
+  block: number,
+): Promise<number[]> {
   const server = await startScriptedOpenAi();
   const client = new OpenAiModelClient({ baseURL: server.baseURL, apiKey: "bench", maxRetries: 0 });
   const round = async () => {

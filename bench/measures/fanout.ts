@@ -26,7 +26,13 @@ const now = () => performance.timeOrigin + performance.now();
 function stageEvent(i: number): { sessionId: string; data: EventData<"stage.status"> } {
   return {
     sessionId: `bench-${i % SESSIONS}`,
-    data: { stage: "规划器", detail: `round ${i}: thinking about the reply`, roundText: `${i % 6}/6`, agentState: "running", stageStartedAt: now() },
+    data: {
+      stage: "规划器",
+      detail: `round ${i}: thinking about the reply`,
+      roundText: `${i % 6}/6`,
+      agentState: "running",
+      stageStartedAt: now(),
+    },
   };
 }
 
@@ -63,7 +69,15 @@ export const run: MeasureFn = ({ quick }) =>
     // Short phases, many of them: other processes' load comes and goes, and both sides should meet it alike.
     const phases = quick ? 4 : 8;
     const phaseSeconds = quick ? 1.5 : 2.5;
-    const app = await startAppServer({ port: 0, databaseUrl: await tempDatabaseUrl(dir), config: benchConfig(), token: TOKEN, dashboard: false, logger: silentLogger, env: benchEnv });
+    const app = await startAppServer({
+      port: 0,
+      databaseUrl: await tempDatabaseUrl(dir),
+      config: benchConfig(),
+      token: TOKEN,
+      dashboard: false,
+      logger: silentLogger,
+      env: benchEnv,
+    });
     const bareHttp = createServer();
     const bare = new SocketServer(bareHttp, { serveClient: false });
     await new Promise<void>((resolve) => bareHttp.listen(0, "127.0.0.1", resolve));
@@ -71,7 +85,12 @@ export const run: MeasureFn = ({ quick }) =>
     const clients = MonitorClients.start();
     try {
       // Both sets of clients stay connected; the two sides take turns, so both see the same machine.
-      await clients.connect({ url: `${app.url}${MONITOR_NAMESPACE}`, token: TOKEN, clients: CLIENTS, subscribe: { sessionId: "*" } });
+      await clients.connect({
+        url: `${app.url}${MONITOR_NAMESPACE}`,
+        token: TOKEN,
+        clients: CLIENTS,
+        subscribe: { sessionId: "*" },
+      });
       await clients.connect({ url: bareUrl, token: null, clients: CLIENTS, subscribe: null });
       const seqs = new Map<string, number>();
       const sides: Side[] = [

@@ -36,7 +36,9 @@ export const run: MeasureFn = ({ quick }) =>
       ledgerRates.push(ledger.rate);
       rawRates.push(rawInserts(sqlitePathFromUrl(await tempDatabaseUrl(dir)), streams, batch));
     }
-    const prisma = quick ? "" : `; Prisma client createMany, 100 rows a call: ${Math.round(await prismaCreateMany(await tempDatabaseUrl(dir), streams[0].slice(0, 5_000)))} events/s`;
+    const prisma = quick
+      ? ""
+      : `; Prisma client createMany, 100 rows a call: ${Math.round(await prismaCreateMany(await tempDatabaseUrl(dir), streams[0].slice(0, 5_000)))} events/s`;
     const rates = (r: number[]) => r.map((n) => Math.round(n)).join(" / ");
     return {
       value: Math.max(...ledgerRates),
@@ -64,7 +66,8 @@ async function throughBus(url: string, streams: MonitorEvent[][]): Promise<{ rat
   const commits = ledger.commits;
   const stored = (await ledger.lastSeqs()).get("session-0");
   await ledger.close();
-  if (stored !== streams[0].length) throw new Error(`ledger holds ${stored} events of session-0, expected ${streams[0].length}`);
+  if (stored !== streams[0].length)
+    throw new Error(`ledger holds ${stored} events of session-0, expected ${streams[0].length}`);
   return { rate: total / seconds, commits };
 }
 
@@ -73,12 +76,15 @@ function rawInserts(file: string, streams: MonitorEvent[][], batch: number): num
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
-  const insert = db.prepare('INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, ?)',
+  );
   const write = db.transaction((events: MonitorEvent[]) => {
     for (const e of events) insert.run(e.sessionId, e.seq, e.type, e.ts, JSON.stringify(e.data));
   });
   const ordered: MonitorEvent[] = [];
-  for (let i = 0; i < streams[0].length; i += PER_TICK) for (const s of streams) ordered.push(...s.slice(i, i + PER_TICK));
+  for (let i = 0; i < streams[0].length; i += PER_TICK)
+    for (const s of streams) ordered.push(...s.slice(i, i + PER_TICK));
   const started = performance.now();
   for (let i = 0; i < ordered.length; i += batch) write.immediate(ordered.slice(i, i + batch));
   const seconds = (performance.now() - started) / 1000;
@@ -91,7 +97,9 @@ async function prismaCreateMany(url: string, events: MonitorEvent[]): Promise<nu
   const prisma = await createPrisma(url);
   const started = performance.now();
   for (let i = 0; i < events.length; i += 100) {
-    await prisma.monitorEvent.createMany({ data: events.slice(i, i + 100).map((e) => ({ ...e, data: toJson(e.data) })) });
+    await prisma.monitorEvent.createMany({
+      data: events.slice(i, i + 100).map((e) => ({ ...e, data: toJson(e.data) })),
+    });
   }
   const seconds = (performance.now() - started) / 1000;
   await prisma.$disconnect();

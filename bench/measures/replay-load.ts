@@ -23,7 +23,8 @@ async function fill(url: string): Promise<number> {
   try {
     await database.stores.sessions.upsert(sessionRecord(SESSION));
     const mix = await recordEventMix();
-    for (let seq = 1; seq <= EVENTS; seq += 5_000) await database.ledger.append(eventStream(mix, SESSION, Math.min(5_000, EVENTS - seq + 1), seq));
+    for (let seq = 1; seq <= EVENTS; seq += 5_000)
+      await database.ledger.append(eventStream(mix, SESSION, Math.min(5_000, EVENTS - seq + 1), seq));
     return meanBytes(mix);
   } finally {
     await database.close();
@@ -32,17 +33,24 @@ async function fill(url: string): Promise<number> {
 
 async function timedPage(base: string, afterSeq: number): Promise<number> {
   const started = performance.now();
-  const res = await fetch(`${base}/api/sessions/${SESSION}/events?afterSeq=${afterSeq}&limit=${PAGE}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const res = await fetch(`${base}/api/sessions/${SESSION}/events?afterSeq=${afterSeq}&limit=${PAGE}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   const body: unknown = await res.json();
   const ms = performance.now() - started;
   const events = (body as { events?: unknown[] }).events; // checked just below
-  if (res.status !== 200 || events?.length !== PAGE) throw new Error(`page after ${afterSeq}: ${res.status}, ${events?.length} events`);
+  if (res.status !== 200 || events?.length !== PAGE)
+    throw new Error(`page after ${afterSeq}: ${res.status}, ${events?.length} events`);
   return ms;
 }
 
 function rawPage(file: string, afterSeq: number): number {
   const db = new Database(file, { readonly: true });
-  const select = db.prepare('SELECT "seq", "type", "ts", "data" FROM "MonitorEvent" WHERE "sessionId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?').raw(true);
+  const select = db
+    .prepare(
+      'SELECT "seq", "type", "ts", "data" FROM "MonitorEvent" WHERE "sessionId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?',
+    )
+    .raw(true);
   const started = performance.now();
   const rows = select.all(SESSION, afterSeq, PAGE) as [number, string, number, string][]; // the columns selected above
   const events = rows.map(([seq, type, ts, data]) => ({ seq, type, ts, data: JSON.parse(data) as unknown }));
@@ -57,7 +65,15 @@ export const run: MeasureFn = ({ quick }) =>
     const url = await tempDatabaseUrl(dir);
     const meanEventBytes = await fill(url);
     const raw = rawPage(sqlitePathFromUrl(url), 0);
-    const app = await startAppServer({ port: 0, databaseUrl: url, config: benchConfig(), token: TOKEN, dashboard: false, logger: silentLogger, env: benchEnv });
+    const app = await startAppServer({
+      port: 0,
+      databaseUrl: url,
+      config: benchConfig(),
+      token: TOKEN,
+      dashboard: false,
+      logger: silentLogger,
+      env: benchEnv,
+    });
     try {
       const cold = await timedPage(app.url, 0);
       const warm: number[] = [];

@@ -56,7 +56,8 @@ export const run: MeasureFn = () =>
         await Promise.all(
           ids.slice(i, i + CONCURRENCY).map(async (id) => {
             const runtime = await engine.manager.getOrCreate(sessionRecord(id));
-            if (runtime.history.length !== donor.history.length) throw new Error(`${id} came up without the donor's history`);
+            if (runtime.history.length !== donor.history.length)
+              throw new Error(`${id} came up without the donor's history`);
             await runTurn(engine, ends, id, DONOR_TURNS + 1);
           }),
         );

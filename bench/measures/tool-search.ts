@@ -8,12 +8,46 @@ import type { MeasureFn } from "../measure";
 import { median, percentile, timeMs } from "../support/stats";
 
 const WORDS = [
-  "weather", "stock", "price", "calendar", "note", "search", "image", "translate", "music", "map",
-  "email", "todo", "file", "github", "issue", "wiki", "news", "timer", "alarm", "recipe",
-  "天气", "股票", "日历", "翻译", "音乐", "地图", "新闻", "提醒",
+  "weather",
+  "stock",
+  "price",
+  "calendar",
+  "note",
+  "search",
+  "image",
+  "translate",
+  "music",
+  "map",
+  "email",
+  "todo",
+  "file",
+  "github",
+  "issue",
+  "wiki",
+  "news",
+  "timer",
+  "alarm",
+  "recipe",
+  "天气",
+  "股票",
+  "日历",
+  "翻译",
+  "音乐",
+  "地图",
+  "新闻",
+  "提醒",
 ];
 
-const QUERIES = ["weather", "stock price", "translate_music", "天气 股票", "github-issue 42", "nothing-matches-this", "todo", "map news 9999"];
+const QUERIES = [
+  "weather",
+  "stock price",
+  "translate_music",
+  "天气 股票",
+  "github-issue 42",
+  "nothing-matches-this",
+  "todo",
+  "map news 9999",
+];
 
 function makeSpecs(count: number): ToolSpec[] {
   return Array.from({ length: count }, (_, i) => {

@@ -10,7 +10,11 @@ import type { ChatMessageRecord, SessionRecord } from "../../server/stores/types
 /** Nothing from the shell's environment (a model endpoint, keys) reaches the measured server. */
 export const benchEnv: NodeJS.ProcessEnv = { NODE_ENV: "production" };
 
-export const silentLogger: EngineLogger = { info: () => undefined, warn: () => undefined, error: (m) => console.error(m) };
+export const silentLogger: EngineLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: (m) => console.error(m),
+};
 
 /** No debounce, no gate cooldown: the measures run turns back to back. */
 export function benchConfig(chat: Record<string, unknown> = {}): MaisakaConfig {
@@ -19,7 +23,16 @@ export function benchConfig(chat: Record<string, unknown> = {}): MaisakaConfig {
 
 export function sessionRecord(id: string): SessionRecord {
   const now = Date.now();
-  return { id, name: id, isGroupChat: true, platform: "bench", groupId: `g-${id}`, userId: null, createdAt: now, lastActiveAt: now };
+  return {
+    id,
+    name: id,
+    isGroupChat: true,
+    platform: "bench",
+    groupId: `g-${id}`,
+    userId: null,
+    createdAt: now,
+    lastActiveAt: now,
+  };
 }
 
 export function chatMessage(sessionId: string, n: number): ChatMessageRecord {

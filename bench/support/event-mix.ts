@@ -32,7 +32,12 @@ export async function recordEventMix(turns = 20, warmup = 30): Promise<MonitorEv
 }
 
 /** `count` events of `sessionId` cycling through `mix`, numbered from `firstSeq`. */
-export function eventStream(mix: readonly MonitorEvent[], sessionId: string, count: number, firstSeq = 1): MonitorEvent[] {
+export function eventStream(
+  mix: readonly MonitorEvent[],
+  sessionId: string,
+  count: number,
+  firstSeq = 1,
+): MonitorEvent[] {
   const out: MonitorEvent[] = [];
   for (let i = 0; i < count; i++) {
     const e = mix[i % mix.length];

@@ -58,15 +58,31 @@ export function ChatBox({ sessionId }: { sessionId: string }) {
 
   return (
     <form className="chatbox" onSubmit={submit} aria-label="Send a message into this session">
-      <input className="input chat-name" value={name} maxLength={128} onChange={(e) => setName(e.target.value)} aria-label="Your name in the chat" title="Your name in the chat" onKeyDown={(e) => e.stopPropagation()} />
-      <button type="button" className={`btn chat-at${atBot ? " active" : ""}`} aria-pressed={atBot} onClick={() => setAtBot(!atBot)} title="@ the bot: it will answer this message directly">
+      <input
+        className="input chat-name"
+        value={name}
+        maxLength={128}
+        onChange={(e) => setName(e.target.value)}
+        aria-label="Your name in the chat"
+        title="Your name in the chat"
+        onKeyDown={(e) => e.stopPropagation()}
+      />
+      <button
+        type="button"
+        className={`btn chat-at${atBot ? " active" : ""}`}
+        aria-pressed={atBot}
+        onClick={() => setAtBot(!atBot)}
+        title="@ the bot: it will answer this message directly"
+      >
         @bot
       </button>
       <textarea
         ref={textRef}
         className="input chat-text"
         rows={1}
-        placeholder={atBot ? "Message to the bot (@)… Enter to send" : "Message into the chat… Enter to send, Shift+Enter new line"}
+        placeholder={
+          atBot ? "Message to the bot (@)… Enter to send" : "Message into the chat… Enter to send, Shift+Enter new line"
+        }
         value={text}
         maxLength={MAX_TEXT_CHARS}
         onChange={(e) => setText(e.target.value)}
@@ -78,7 +94,9 @@ export function ChatBox({ sessionId }: { sessionId: string }) {
       </button>
       {send.isError && (
         <div className="form-error chat-error" role="alert">
-          {send.error instanceof ApiRequestError && send.error.status === 429 ? "Too many messages at once; wait a moment and send again." : describeError(send.error)}
+          {send.error instanceof ApiRequestError && send.error.status === 429
+            ? "Too many messages at once; wait a moment and send again."
+            : describeError(send.error)}
         </div>
       )}
     </form>

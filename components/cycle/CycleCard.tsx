@@ -33,9 +33,18 @@ interface Props {
 
 export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, onToggleExpanded, onSelect }: Props) {
   const f = cycle.finalized;
-  const end = cycle.end ?? (f ? { endReason: f.finalState.endReason, timeRecords: f.finalState.timeRecords, agentState: f.finalState.agentState } : null);
-  const tokens = (f?.planner?.totalTokens ?? 0) + (cycle.gate ? cycle.gate.promptTokens + cycle.gate.completionTokens : 0);
-  const total = end?.timeRecords.total ?? (cycle.lastTs - cycle.startTs);
+  const end =
+    cycle.end ??
+    (f
+      ? {
+          endReason: f.finalState.endReason,
+          timeRecords: f.finalState.timeRecords,
+          agentState: f.finalState.agentState,
+        }
+      : null);
+  const tokens =
+    (f?.planner?.totalTokens ?? 0) + (cycle.gate ? cycle.gate.promptTokens + cycle.gate.completionTokens : 0);
+  const total = end?.timeRecords.total ?? cycle.lastTs - cycle.startTs;
   const round = cycle.start ? `round ${cycle.start.roundIndex + 1}/${cycle.start.maxRounds}` : "";
 
   return (
@@ -75,14 +84,20 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
             <Badge tone={GATE_TONE[cycle.gate.action]} title={GATE_HELP[cycle.gate.action]}>
               {cycle.gate.action}
             </Badge>
-            {cycle.gate.forced && <Badge tone="muted" title="The gate was skipped: the bot was addressed directly or the turn continued.">forced</Badge>}
+            {cycle.gate.forced && (
+              <Badge tone="muted" title="The gate was skipped: the bot was addressed directly or the turn continued.">
+                forced
+              </Badge>
+            )}
             <span className="mono muted">{formatDuration(cycle.gate.durationMs)}</span>
             {cycle.gate.promptTokens > 0 && (
               <span className="mono muted">
                 {cycle.gate.promptTokens}→{cycle.gate.completionTokens} tok
               </span>
             )}
-            {cycle.gate.attempts !== undefined && cycle.gate.attempts > 1 && <span className="muted">{cycle.gate.attempts} attempts</span>}
+            {cycle.gate.attempts !== undefined && cycle.gate.attempts > 1 && (
+              <span className="muted">{cycle.gate.attempts} attempts</span>
+            )}
             {cycle.gate.content && <div className="gate-reason text">{cycle.gate.content}</div>}
           </div>
         ) : f && !f.timingGate ? (
@@ -96,9 +111,12 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
         <Section label="Planner">
           {f?.planner ? (
             <div className="planner">
-              <div className="text planner-text">{f.planner.content || <span className="muted">(no text, tool calls only)</span>}</div>
+              <div className="text planner-text">
+                {f.planner.content || <span className="muted">(no text, tool calls only)</span>}
+              </div>
               <div className="planner-meta mono muted">
-                {formatDuration(f.planner.durationMs)} · {f.planner.promptTokens.toLocaleString()}→{f.planner.completionTokens} tok
+                {formatDuration(f.planner.durationMs)} · {f.planner.promptTokens.toLocaleString()}→
+                {f.planner.completionTokens} tok
                 {f.planner.dedupReplaced && " · duplicate reply replaced"}
               </div>
               {f.planner.reasoningContent && (
@@ -138,12 +156,15 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
 
       {(cycle.interrupted || f?.interrupted) && (
         <div className="cycle-alert warn" role="note">
-          Planner interrupted: {cycle.interrupted ? `${cycle.interrupted.pendingMessages} new message(s) arrived` : "new messages arrived"}; the turn restarts with them.
+          Planner interrupted:{" "}
+          {cycle.interrupted ? `${cycle.interrupted.pendingMessages} new message(s) arrived` : "new messages arrived"};
+          the turn restarts with them.
         </div>
       )}
       {cycle.problems.map((p) => (
         <div key={p.seq} className={`cycle-alert ${p.type === "llm.error" ? "bad" : "warn"}`} role="note">
-          {p.type === "llm.error" ? "Model error" : "Model retry"} · {p.data.task} · {p.data.model} · attempt {p.data.attempt}
+          {p.type === "llm.error" ? "Model error" : "Model retry"} · {p.data.task} · {p.data.model} · attempt{" "}
+          {p.data.attempt}
           {p.data.status ? ` · HTTP ${p.data.status}` : ""}: <span className="text">{p.data.error}</span>
           {p.data.delayMs ? ` · next try in ${formatDuration(p.data.delayMs)}` : ""}
         </div>
@@ -174,7 +195,9 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
             {expanded ? "▾" : "▸"} What the model saw
           </button>
           <span className="muted">
-            {f.request ? `${f.request.messages.length} messages · ${f.request.tools.length} tools offered` : "no planner request"}
+            {f.request
+              ? `${f.request.messages.length} messages · ${f.request.tools.length} tools offered`
+              : "no planner request"}
             {f.withheldTools.length > 0 && ` · ${f.withheldTools.length} withheld`}
           </span>
         </div>
@@ -197,7 +220,13 @@ function Section({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function ToolCalls({ executions, planned }: { executions: readonly ToolExecutionData[]; planned: readonly MonitorToolCall[] }) {
+function ToolCalls({
+  executions,
+  planned,
+}: {
+  executions: readonly ToolExecutionData[];
+  planned: readonly MonitorToolCall[];
+}) {
   const ran = new Set(executions.map((t) => t.toolCallId));
   const notRun = planned.filter((c) => !ran.has(c.id));
   return (
@@ -225,7 +254,11 @@ function ToolCallRow({ t }: { t: ToolExecutionData }) {
   return (
     <li className="tool-call" data-tool={t.toolName} data-testid="tool-call">
       <div className="tool-call-head">
-        <span className={t.success ? "ok-mark" : "bad-mark"} title={t.success ? "succeeded" : "failed"} aria-label={t.success ? "succeeded" : "failed"}>
+        <span
+          className={t.success ? "ok-mark" : "bad-mark"}
+          title={t.success ? "succeeded" : "failed"}
+          aria-label={t.success ? "succeeded" : "failed"}
+        >
           {t.success ? "✓" : "✗"}
         </span>
         <span className="mono tool-name">{t.toolName}</span>
@@ -239,7 +272,14 @@ function ToolCallRow({ t }: { t: ToolExecutionData }) {
       </div>
       <div className={`tool-result text${open ? "" : " clamp"}`}>{result}</div>
       {long && (
-        <button type="button" className="linkish" onClick={(e) => { e.stopPropagation(); setOpen(!open); }}>
+        <button
+          type="button"
+          className="linkish"
+          onClick={(e) => {
+            e.stopPropagation();
+            setOpen(!open);
+          }}
+        >
           {open ? "less" : "full result"}
         </button>
       )}

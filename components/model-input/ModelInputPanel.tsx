@@ -31,19 +31,44 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
     <section className="model-input" aria-label="What the model saw">
       <div className="mi-bar">
         <div className="seg" role="tablist" aria-label="Request">
-          <button role="tab" aria-selected={target === "planner"} className={target === "planner" ? "active" : ""} disabled={!data.request} onClick={() => setTarget("planner")}>
+          <button
+            role="tab"
+            aria-selected={target === "planner"}
+            className={target === "planner" ? "active" : ""}
+            disabled={!data.request}
+            onClick={() => setTarget("planner")}
+          >
             Planner
           </button>
-          <button role="tab" aria-selected={target === "gate"} className={target === "gate" ? "active" : ""} disabled={!gateRequest} onClick={() => setTarget("gate")}>
+          <button
+            role="tab"
+            aria-selected={target === "gate"}
+            className={target === "gate" ? "active" : ""}
+            disabled={!gateRequest}
+            onClick={() => setTarget("gate")}
+          >
             Timing gate
           </button>
         </div>
-        <input className="input input-sm" type="search" placeholder="Search messages and tools" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search what the model saw" />
+        <input
+          className="input input-sm"
+          type="search"
+          placeholder="Search messages and tools"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          aria-label="Search what the model saw"
+        />
         <span className="grow" />
         {request && <CopyButton text={() => prettyJson(request)} label="Copy request JSON" />}
         <CopyButton text={() => prettyJson(data)} label="Copy cycle JSON" />
       </div>
-      {request ? <RequestView request={request} query={query} /> : <div className="muted pad">This cycle sent no request to the {target === "gate" ? "timing gate" : "planner"}.</div>}
+      {request ? (
+        <RequestView request={request} query={query} />
+      ) : (
+        <div className="muted pad">
+          This cycle sent no request to the {target === "gate" ? "timing gate" : "planner"}.
+        </div>
+      )}
       {target === "planner" && data.withheldTools.length > 0 && (
         <div className="mi-block">
           <div className="mi-title">Withheld tools ({data.withheldTools.length})</div>
@@ -69,11 +94,20 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
 function RequestView({ request, query }: { request: ModelRequest; query: string }) {
   const q = query.trim();
   const messages = useMemo(
-    () => request.messages.map((m, i) => ({ m, i, hits: q ? countMatches(messageSearchText(m), q) : 0 })).filter((x) => !q || x.hits > 0),
+    () =>
+      request.messages
+        .map((m, i) => ({ m, i, hits: q ? countMatches(messageSearchText(m), q) : 0 }))
+        .filter((x) => !q || x.hits > 0),
     [request.messages, q],
   );
   const tools = useMemo(
-    () => request.tools.filter((t) => !q || countMatches(`${t.function.name}\n${t.function.description}\n${JSON.stringify(t.function.parameters)}`, q) > 0),
+    () =>
+      request.tools.filter(
+        (t) =>
+          !q ||
+          countMatches(`${t.function.name}\n${t.function.description}\n${JSON.stringify(t.function.parameters)}`, q) >
+            0,
+      ),
     [request.tools, q],
   );
   return (
@@ -132,7 +166,19 @@ function MessageRow({ index, message, query }: { index: number; message: LlmMess
     <li className={`mi-msg role-${message.role}`}>
       <div className="mi-msg-head">
         <span className="mono muted">#{index}</span>
-        <Badge tone={message.role === "system" ? "accent" : message.role === "assistant" ? "info" : message.role === "tool" ? "warn" : "neutral"}>{message.role}</Badge>
+        <Badge
+          tone={
+            message.role === "system"
+              ? "accent"
+              : message.role === "assistant"
+                ? "info"
+                : message.role === "tool"
+                  ? "warn"
+                  : "neutral"
+          }
+        >
+          {message.role}
+        </Badge>
         {message.role === "tool" && <span className="mono muted">{message.tool_call_id}</span>}
       </div>
       {body && (
@@ -156,7 +202,8 @@ function MessageRow({ index, message, query }: { index: number; message: LlmMess
       {message.role === "assistant" &&
         (message.tool_calls ?? []).map((c) => (
           <div key={c.id} className="mono small mi-call">
-            → <HighlightText text={c.function.name} query={query} />(<HighlightText text={c.function.arguments} query={query} />)
+            → <HighlightText text={c.function.name} query={query} />(
+            <HighlightText text={c.function.arguments} query={query} />)
           </div>
         ))}
     </li>
@@ -166,7 +213,9 @@ function MessageRow({ index, message, query }: { index: number; message: LlmMess
 function contentText(message: LlmMessage): string {
   if (message.content === null) return "";
   if (typeof message.content === "string") return message.content;
-  return message.content.map((p) => (p.type === "text" ? p.text : `[image ${p.image_url.url.slice(0, 60)}…]`)).join("\n");
+  return message.content
+    .map((p) => (p.type === "text" ? p.text : `[image ${p.image_url.url.slice(0, 60)}…]`))
+    .join("\n");
 }
 
 function firstLine(text: string): string {

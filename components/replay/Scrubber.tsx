@@ -19,7 +19,15 @@ function ticks(positions: number[], duration: number, y0: number, y1: number): s
   return positions.map((p) => `M${((p / duration) * W).toFixed(1)} ${y0}V${y1}`).join("");
 }
 
-export function Scrubber({ player, durationMs, marks }: { player: ReplayPlayer; durationMs: number; marks: ScrubberMarks }) {
+export function Scrubber({
+  player,
+  durationMs,
+  marks,
+}: {
+  player: ReplayPlayer;
+  durationMs: number;
+  marks: ScrubberMarks;
+}) {
   const trackRef = useRef<HTMLDivElement>(null);
   const headRef = useRef<HTMLDivElement>(null);
   const fillRef = useRef<HTMLDivElement>(null);

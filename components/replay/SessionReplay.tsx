@@ -34,15 +34,38 @@ export function SessionReplay({ sessionId }: { sessionId: string }) {
           Live view
         </Link>
       </div>
-      {query.isError && <ErrorState title="Cannot load this session's recording" error={query.error} action={<Link href="/">Back to sessions</Link>} />}
-      {query.isPending && <Loading label={progress ? `Loading events ${progress.loaded.toLocaleString()} of ${progress.total.toLocaleString()}…` : "Loading the recording…"} />}
+      {query.isError && (
+        <ErrorState
+          title="Cannot load this session's recording"
+          error={query.error}
+          action={<Link href="/">Back to sessions</Link>}
+        />
+      )}
+      {query.isPending && (
+        <Loading
+          label={
+            progress
+              ? `Loading events ${progress.loaded.toLocaleString()} of ${progress.total.toLocaleString()}…`
+              : "Loading the recording…"
+          }
+        />
+      )}
       {timeline && timeline.events.length === 0 && (
-        <EmptyState title="Nothing recorded yet" action={<Link href={`/sessions/${encodeURIComponent(sessionId)}`}>Open the live view</Link>}>
+        <EmptyState
+          title="Nothing recorded yet"
+          action={<Link href={`/sessions/${encodeURIComponent(sessionId)}`}>Open the live view</Link>}
+        >
           This session has no events. Send it a message from the live view, then come back to replay it.
         </EmptyState>
       )}
-      {timeline && timeline.gaps.length > 0 && <Loading label={`Loading earlier events… ${timeline.events.length.toLocaleString()} of ${timeline.lastSeq.toLocaleString()}`} />}
-      {timeline && timeline.events.length > 0 && timeline.gaps.length === 0 && <ReplayBody sessionId={sessionId} events={timeline.events} />}
+      {timeline && timeline.gaps.length > 0 && (
+        <Loading
+          label={`Loading earlier events… ${timeline.events.length.toLocaleString()} of ${timeline.lastSeq.toLocaleString()}`}
+        />
+      )}
+      {timeline && timeline.events.length > 0 && timeline.gaps.length === 0 && (
+        <ReplayBody sessionId={sessionId} events={timeline.events} />
+      )}
     </div>
   );
 }
@@ -56,7 +79,10 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
 
   const marks = useMemo(() => marksOf(events), [events]);
   const transcript = useMemo(() => visible.items.filter((i) => i.kind !== "cycle"), [visible.items]);
-  const cycles = useMemo(() => visible.items.filter((i): i is Extract<TimelineItem, { kind: "cycle" }> => i.kind === "cycle"), [visible.items]);
+  const cycles = useMemo(
+    () => visible.items.filter((i): i is Extract<TimelineItem, { kind: "cycle" }> => i.kind === "cycle"),
+    [visible.items],
+  );
   const current = cycles.length ? cycles[cycles.length - 1].key : null;
   const lastEvent = snapshot.index > 0 ? events[snapshot.index - 1] : null;
 
@@ -69,38 +95,91 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
     });
   }, []);
   const renderCycle = useCallback(
-    (item: { key: string; cycle: CycleView }) => <CycleCard cycle={item.cycle} selected={item.key === current} expanded={expanded.has(item.key)} onToggleExpanded={toggle} />,
+    (item: { key: string; cycle: CycleView }) => (
+      <CycleCard
+        cycle={item.cycle}
+        selected={item.key === current}
+        expanded={expanded.has(item.key)}
+        onToggleExpanded={toggle}
+      />
+    ),
     [current, expanded, toggle],
   );
-  const renderChat = useCallback((item: TimelineItem) => (item.kind === "message" ? <MessageRow event={item.event} /> : item.kind === "notice" ? <NoticeRow event={item.event} /> : null), []);
+  const renderChat = useCallback(
+    (item: TimelineItem) =>
+      item.kind === "message" ? (
+        <MessageRow event={item.event} />
+      ) : item.kind === "notice" ? (
+        <NoticeRow event={item.event} />
+      ) : null,
+    [],
+  );
 
   return (
-    <div className="replay" data-testid="replay" data-index={snapshot.index} data-total={snapshot.total} data-playing={snapshot.playing}>
+    <div
+      className="replay"
+      data-testid="replay"
+      data-index={snapshot.index}
+      data-total={snapshot.total}
+      data-playing={snapshot.playing}
+    >
       <div className="transport">
-        <button className="btn btn-icon" onClick={() => player.stepCycle(-1)} title="Previous cycle (Shift+←)" aria-label="Previous cycle">
+        <button
+          className="btn btn-icon"
+          onClick={() => player.stepCycle(-1)}
+          title="Previous cycle (Shift+←)"
+          aria-label="Previous cycle"
+        >
           <Icon name="cycleBack" />
         </button>
-        <button className="btn btn-icon" onClick={() => player.stepEvent(-1)} title="Previous event (←)" aria-label="Previous event">
+        <button
+          className="btn btn-icon"
+          onClick={() => player.stepEvent(-1)}
+          title="Previous event (←)"
+          aria-label="Previous event"
+        >
           <Icon name="stepBack" />
         </button>
-        <button className="btn btn-primary btn-play" onClick={player.toggle} title="Play / pause (Space)" aria-label={snapshot.playing ? "Pause" : "Play"} data-testid="play">
+        <button
+          className="btn btn-primary btn-play"
+          onClick={player.toggle}
+          title="Play / pause (Space)"
+          aria-label={snapshot.playing ? "Pause" : "Play"}
+          data-testid="play"
+        >
           <Icon name={snapshot.playing ? "pause" : "play"} /> {snapshot.playing ? "Pause" : "Play"}
         </button>
-        <button className="btn btn-icon" onClick={() => player.stepEvent(1)} title="Next event (→)" aria-label="Next event">
+        <button
+          className="btn btn-icon"
+          onClick={() => player.stepEvent(1)}
+          title="Next event (→)"
+          aria-label="Next event"
+        >
           <Icon name="stepForward" />
         </button>
-        <button className="btn btn-icon" onClick={() => player.stepCycle(1)} title="Next cycle (Shift+→)" aria-label="Next cycle">
+        <button
+          className="btn btn-icon"
+          onClick={() => player.stepCycle(1)}
+          title="Next cycle (Shift+→)"
+          aria-label="Next cycle"
+        >
           <Icon name="cycleForward" />
         </button>
         <div className="seg speeds" role="group" aria-label="Speed">
           {REPLAY_SPEEDS.map((s) => (
-            <button key={s} className={snapshot.speed === s ? "active" : ""} aria-pressed={snapshot.speed === s} onClick={() => player.setSpeed(s)}>
+            <button
+              key={s}
+              className={snapshot.speed === s ? "active" : ""}
+              aria-pressed={snapshot.speed === s}
+              onClick={() => player.setSpeed(s)}
+            >
               {s}×
             </button>
           ))}
         </div>
         <label className="check" title="Shorten silences longer than 1.5 s of playback">
-          <input type="checkbox" checked={snapshot.skipIdle} onChange={(e) => player.setSkipIdle(e.target.checked)} /> skip silences
+          <input type="checkbox" checked={snapshot.skipIdle} onChange={(e) => player.setSkipIdle(e.target.checked)} />{" "}
+          skip silences
         </label>
         <span className="grow" />
         <PlayheadClock player={player} durationMs={snapshot.durationMs} />
@@ -111,7 +190,12 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
       <Scrubber player={player} durationMs={snapshot.durationMs} marks={marks} />
       <div className="replay-now">
         {visible.stage ? (
-          <StageBadge agentState={visible.stage.data.agentState} stage={visible.stage.data.stage} detail={visible.stage.data.detail} roundText={visible.stage.data.roundText} />
+          <StageBadge
+            agentState={visible.stage.data.agentState}
+            stage={visible.stage.data.stage}
+            detail={visible.stage.data.detail}
+            roundText={visible.stage.data.roundText}
+          />
         ) : (
           <span className="muted">Before the first stage.</span>
         )}
@@ -122,7 +206,8 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
         )}
         <span className="grow" />
         <span className="muted small">
-          <kbd>Space</kbd> play · <kbd>←</kbd>/<kbd>→</kbd> event · <kbd>Shift</kbd>+arrows or <kbd>j</kbd>/<kbd>k</kbd> cycle · <kbd>[</kbd>/<kbd>]</kbd> speed
+          <kbd>Space</kbd> play · <kbd>←</kbd>/<kbd>→</kbd> event · <kbd>Shift</kbd>+arrows or <kbd>j</kbd>/<kbd>k</kbd>{" "}
+          cycle · <kbd>[</kbd>/<kbd>]</kbd> speed
         </span>
       </div>
       {/* Rows re-mount on every scrub frame: small overscans keep each frame cheap. */}
@@ -182,7 +267,14 @@ function useReplayKeys(player: ReplayPlayer): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const el = e.target as HTMLElement | null;
-      if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey || (el && ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName))) return;
+      if (
+        e.defaultPrevented ||
+        e.metaKey ||
+        e.ctrlKey ||
+        e.altKey ||
+        (el && ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName))
+      )
+        return;
       const actions: Record<string, () => void> = {
         " ": player.toggle,
         ArrowRight: () => (e.shiftKey ? player.stepCycle(1) : player.stepEvent(1)),
@@ -211,7 +303,9 @@ function marksOf(events: readonly MonitorEvent[]): ScrubberMarks {
     if (e.type === "cycle.start") startAt.set(e.data.cycleId, e.ts - origin);
     else if (e.type === "cycle.end") {
       const at = startAt.get(e.data.cycleId) ?? e.ts - origin;
-      (e.data.endReason === "timing_no_action" || e.data.endReason === "timing_wait" ? marks.silent : marks.acted).push(at);
+      (e.data.endReason === "timing_no_action" || e.data.endReason === "timing_wait" ? marks.silent : marks.acted).push(
+        at,
+      );
     } else if (e.type === "message.ingested" || e.type === "message.sent") marks.messages.push(e.ts - origin);
   }
   return marks;

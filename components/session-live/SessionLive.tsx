@@ -24,7 +24,10 @@ const LIVE_WINDOW = 1_000;
 
 export function SessionLive({ sessionId }: { sessionId: string }) {
   const session = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
-  const { query, timeline, progress } = useLiveTimeline(sessionId, { live: !isNotFound(session.error), window: LIVE_WINDOW });
+  const { query, timeline, progress } = useLiveTimeline(sessionId, {
+    live: !isNotFound(session.error),
+    window: LIVE_WINDOW,
+  });
 
   if (isNotFound(session.error) || isNotFound(query.error)) {
     return (
@@ -57,8 +60,26 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           Tools for this session
         </Link>
       </div>
-      {query.isError && <ErrorState title="Cannot load this session's events" error={query.error} action={<button className="btn" onClick={() => void query.refetch()}>Retry</button>} />}
-      {query.isPending && <Loading label={progress ? `Loading events ${progress.loaded.toLocaleString()} of ${progress.total.toLocaleString()}…` : "Loading events…"} />}
+      {query.isError && (
+        <ErrorState
+          title="Cannot load this session's events"
+          error={query.error}
+          action={
+            <button className="btn" onClick={() => void query.refetch()}>
+              Retry
+            </button>
+          }
+        />
+      )}
+      {query.isPending && (
+        <Loading
+          label={
+            progress
+              ? `Loading events ${progress.loaded.toLocaleString()} of ${progress.total.toLocaleString()}…`
+              : "Loading events…"
+          }
+        />
+      )}
       {timeline && <LiveBody sessionId={sessionId} timeline={timeline} />}
     </div>
   );
@@ -87,15 +108,18 @@ function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeli
 
   // Opening "what the model saw" means reading: following stops, so the card stays where it is
   // instead of being pushed up by its own panel and by new events.
-  const toggleExpanded = useCallback((key: string) => {
-    setExpanded((prev) => {
-      const next = new Set(prev);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
-    changeFollow(false);
-  }, [changeFollow]);
+  const toggleExpanded = useCallback(
+    (key: string) => {
+      setExpanded((prev) => {
+        const next = new Set(prev);
+        if (next.has(key)) next.delete(key);
+        else next.add(key);
+        return next;
+      });
+      changeFollow(false);
+    },
+    [changeFollow],
+  );
 
   useCycleKeys({
     items: timeline.items,
@@ -113,7 +137,15 @@ function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeli
   const render = useCallback(
     (item: TimelineItem) => {
       if (item.kind === "cycle") {
-        return <CycleCard cycle={item.cycle} selected={item.key === selected} expanded={expanded.has(item.key)} onToggleExpanded={toggleExpanded} onSelect={setSelected} />;
+        return (
+          <CycleCard
+            cycle={item.cycle}
+            selected={item.key === selected}
+            expanded={expanded.has(item.key)}
+            onToggleExpanded={toggleExpanded}
+            onSelect={setSelected}
+          />
+        );
       }
       if (item.kind === "message") return <MessageRow event={item.event} />;
       return <NoticeRow event={item.event} />;
@@ -133,18 +165,30 @@ function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeli
                 </>
               ) : (
                 <>
-                  <span className="live-dot live-dot-off" aria-hidden="true" /> {connection.socket === "connecting" ? "Connecting…" : "Reconnecting…"}
+                  <span className="live-dot live-dot-off" aria-hidden="true" />{" "}
+                  {connection.socket === "connecting" ? "Connecting…" : "Reconnecting…"}
                 </>
               )}
-              <button className="btn btn-sm" onClick={() => changeFollow(false)} title="Stop scrolling to new events while you read">
+              <button
+                className="btn btn-sm"
+                onClick={() => changeFollow(false)}
+                title="Stop scrolling to new events while you read"
+              >
                 Pause
               </button>
             </>
           ) : (
             <>
               <span className="muted">Paused</span>
-              <button className="btn btn-sm btn-primary" onClick={resume} data-testid="resume-follow" title="Jump to the newest event (End or G)">
-                {newEvents > 0 ? `${newEvents.toLocaleString()} new event${newEvents === 1 ? "" : "s"} · Resume` : "Resume following"}
+              <button
+                className="btn btn-sm btn-primary"
+                onClick={resume}
+                data-testid="resume-follow"
+                title="Jump to the newest event (End or G)"
+              >
+                {newEvents > 0
+                  ? `${newEvents.toLocaleString()} new event${newEvents === 1 ? "" : "s"} · Resume`
+                  : "Resume following"}
               </button>
             </>
           )}
@@ -158,7 +202,14 @@ function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeli
             <kbd>j</kbd>/<kbd>k</kbd> cycles · <kbd>o</kbd> model input · <kbd>G</kbd> follow
           </span>
         </div>
-        <div className="timeline-wrap" data-testid="timeline" data-last-seq={timeline.lastSeq} data-event-count={timeline.events.length} data-message-count={timeline.messageCount} data-cycle-count={timeline.cycleCount}>
+        <div
+          className="timeline-wrap"
+          data-testid="timeline"
+          data-last-seq={timeline.lastSeq}
+          data-event-count={timeline.events.length}
+          data-message-count={timeline.messageCount}
+          data-cycle-count={timeline.cycleCount}
+        >
           <VirtualList
             items={timeline.items}
             getKey={(i) => i.key}
@@ -171,7 +222,8 @@ function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeli
             className="timeline"
             empty={
               <EmptyState title="Nothing has happened in this session yet">
-                Send a message below (tick <b>@bot</b> to address the bot directly) and watch the engine decide whether and how to answer.
+                Send a message below (tick <b>@bot</b> to address the bot directly) and watch the engine decide whether
+                and how to answer.
               </EmptyState>
             }
           />

@@ -40,7 +40,9 @@ export function StagePanel({ timeline, live }: { timeline: Timeline; live: boole
           )}
         </>
       ) : (
-        <div className="muted small">No stage reported yet. It appears when the session receives its first message.</div>
+        <div className="muted small">
+          No stage reported yet. It appears when the session receives its first message.
+        </div>
       )}
     </section>
   );

@@ -32,8 +32,16 @@ export const MessageRow = memo(function MessageRow({ event }: { event: ChatEvent
       </span>
       <span className="msg-text text">{d.content}</span>
       <span className="msg-meta">
-        {d.atBot && <Badge tone="accent" title="The message @-mentions the bot">@bot</Badge>}
-        {!d.atBot && d.mentionsBot && <Badge tone="muted" title="The message names the bot">mention</Badge>}
+        {d.atBot && (
+          <Badge tone="accent" title="The message @-mentions the bot">
+            @bot
+          </Badge>
+        )}
+        {!d.atBot && d.mentionsBot && (
+          <Badge tone="muted" title="The message names the bot">
+            mention
+          </Badge>
+        )}
         <span className="muted mono" title={d.messageId}>
           {shortId(d.messageId)}
         </span>

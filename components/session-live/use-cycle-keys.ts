@@ -29,7 +29,12 @@ export function useCycleKeys(opts: Options): void {
         const cycleIndices = cycleItemIndices(items);
         if (cycleIndices.length === 0) return;
         const current = cycleIndices.findIndex((i) => items[i]?.key === selected);
-        const pos = current < 0 ? (e.key === "j" ? 0 : cycleIndices.length - 1) : Math.min(Math.max(0, current + (e.key === "j" ? 1 : -1)), cycleIndices.length - 1);
+        const pos =
+          current < 0
+            ? e.key === "j"
+              ? 0
+              : cycleIndices.length - 1
+            : Math.min(Math.max(0, current + (e.key === "j" ? 1 : -1)), cycleIndices.length - 1);
         const index = cycleIndices[pos];
         e.preventDefault();
         onSelect(items[index].key, index);

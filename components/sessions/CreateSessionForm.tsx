@@ -24,7 +24,14 @@ export function CreateSessionForm() {
   };
   return (
     <form className="create-form" onSubmit={submit}>
-      <input className="input" placeholder="New session name (optional)" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} aria-label="New session name" />
+      <input
+        className="input"
+        placeholder="New session name (optional)"
+        value={name}
+        maxLength={200}
+        onChange={(e) => setName(e.target.value)}
+        aria-label="New session name"
+      />
       <label className="check">
         <input type="checkbox" checked={group} onChange={(e) => setGroup(e.target.checked)} /> group chat
       </label>

@@ -17,11 +17,13 @@ export function SessionsOverview() {
   const [filter, setFilter] = useState<Filter>("all");
   const rows = useMemo(() => {
     const q = query.trim().toLowerCase();
-    return [...(sessions.data ?? [])]
-      .filter((s) => filter === "all" || s.agentState === filter)
-      .filter((s) => !q || s.name.toLowerCase().includes(q) || s.id.toLowerCase().includes(q))
-      // Stable order (newest session first): rows never swap places while activity streams in.
-      .sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
+    return (
+      [...(sessions.data ?? [])]
+        .filter((s) => filter === "all" || s.agentState === filter)
+        .filter((s) => !q || s.name.toLowerCase().includes(q) || s.id.toLowerCase().includes(q))
+        // Stable order (newest session first): rows never swap places while activity streams in.
+        .sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id))
+    );
   }, [sessions.data, query, filter]);
 
   return (
@@ -33,24 +35,48 @@ export function SessionsOverview() {
         <CreateSessionForm />
       </div>
       <div className="toolbar">
-        <input className="input" type="search" placeholder="Filter by name or id" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Filter sessions" />
+        <input
+          className="input"
+          type="search"
+          placeholder="Filter by name or id"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          aria-label="Filter sessions"
+        />
         <div className="seg" role="group" aria-label="Agent state">
           {(["all", "running", "wait", "stop"] as const).map((f) => (
-            <button key={f} className={filter === f ? "active" : ""} onClick={() => setFilter(f)} aria-pressed={filter === f}>
+            <button
+              key={f}
+              className={filter === f ? "active" : ""}
+              onClick={() => setFilter(f)}
+              aria-pressed={filter === f}
+            >
               {f === "stop" ? "idle" : f === "wait" ? "waiting" : f}
             </button>
           ))}
         </div>
       </div>
       {sessions.isPending && <Loading label="Loading sessions…" />}
-      {sessions.isError && <ErrorState title="Cannot load sessions" error={sessions.error} action={<button className="btn" onClick={() => void sessions.refetch()}>Retry</button>} />}
+      {sessions.isError && (
+        <ErrorState
+          title="Cannot load sessions"
+          error={sessions.error}
+          action={
+            <button className="btn" onClick={() => void sessions.refetch()}>
+              Retry
+            </button>
+          }
+        />
+      )}
       {sessions.isSuccess && sessions.data.length === 0 && (
         <EmptyState title="No sessions yet">
-          Create one with the form above and send it a message from its page, post to <code>POST /api/sessions/:id/messages</code>, or connect a
-          chat platform.
+          Create one with the form above and send it a message from its page, post to{" "}
+          <code>POST /api/sessions/:id/messages</code>, or connect a chat platform.
         </EmptyState>
       )}
-      {sessions.isSuccess && sessions.data.length > 0 && rows.length === 0 && <EmptyState title="No session matches">Clear the filter to see all {sessions.data.length}.</EmptyState>}
+      {sessions.isSuccess && sessions.data.length > 0 && rows.length === 0 && (
+        <EmptyState title="No session matches">Clear the filter to see all {sessions.data.length}.</EmptyState>
+      )}
       {rows.length > 0 && <SessionTable rows={rows} />}
     </div>
   );
@@ -88,7 +114,9 @@ function SessionTable({ rows }: { rows: SessionSummary[] }) {
               {s.cycleCount}
             </td>
             <td className="num">{s.pendingMessages || ""}</td>
-            <td title={formatDateTime(s.lastActiveAt)}>{now ? formatAgo(s.lastActiveAt, now) : formatDateTime(s.lastActiveAt)}</td>
+            <td title={formatDateTime(s.lastActiveAt)}>
+              {now ? formatAgo(s.lastActiveAt, now) : formatDateTime(s.lastActiveAt)}
+            </td>
             <td className="row-actions">
               <Link href={`/sessions/${encodeURIComponent(s.id)}`}>Live</Link>
               <Link href={`/sessions/${encodeURIComponent(s.id)}/replay`}>Replay</Link>

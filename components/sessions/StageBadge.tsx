@@ -3,7 +3,17 @@ import type { AgentState } from "../../lib/events/schemas";
 
 const STATE_LABEL: Record<AgentState, string> = { running: "running", wait: "waiting", stop: "idle" };
 
-export function StageBadge({ agentState, stage, detail, roundText }: { agentState: AgentState; stage: string; detail?: string; roundText?: string }) {
+export function StageBadge({
+  agentState,
+  stage,
+  detail,
+  roundText,
+}: {
+  agentState: AgentState;
+  stage: string;
+  detail?: string;
+  roundText?: string;
+}) {
   return (
     <span className={`stage stage-${agentState}`} title={`agent ${STATE_LABEL[agentState]}`}>
       <span className="stage-dot" aria-hidden="true" />

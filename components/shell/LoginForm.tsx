@@ -10,7 +10,9 @@ import { describeError } from "../ui/States";
 /** Only same-site paths: an attacker-supplied ?next= must not send the operator elsewhere. */
 function safeNext(): string {
   const next = new URLSearchParams(window.location.search).get("next") ?? "/";
-  return next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") && !next.startsWith("/login") ? next : "/";
+  return next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") && !next.startsWith("/login")
+    ? next
+    : "/";
 }
 
 export function LoginForm() {
@@ -29,7 +31,11 @@ export function LoginForm() {
       queryClient.clear();
       window.location.assign(safeNext());
     } catch (err) {
-      setError(err instanceof ApiRequestError && err.status === 401 ? "That token is not the operator token of this server." : describeError(err));
+      setError(
+        err instanceof ApiRequestError && err.status === 401
+          ? "That token is not the operator token of this server."
+          : describeError(err),
+      );
       setBusy(false);
     }
   };
@@ -39,8 +45,8 @@ export function LoginForm() {
       <form className="login-card" onSubmit={(e) => void submit(e)}>
         <h1>Operator login</h1>
         <p className="muted">
-          Paste the operator token. It is printed when the server starts, stored in <code>data/admin-token</code>, or set with{" "}
-          <code>MAISAKA_ADMIN_TOKEN</code>.
+          Paste the operator token. It is printed when the server starts, stored in <code>data/admin-token</code>, or
+          set with <code>MAISAKA_ADMIN_TOKEN</code>.
         </p>
         <label className="field">
           <span>Token</span>

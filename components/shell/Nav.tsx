@@ -11,10 +11,17 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
   const pathname = usePathname();
   // networkMode "always": the health probe is how an unreachable server is noticed, so it must
   // run even when the browser believes it is offline.
-  const health = useQuery({ queryKey: queryKeys.health, queryFn: api.health, refetchInterval: 5_000, retry: false, networkMode: "always" });
+  const health = useQuery({
+    queryKey: queryKeys.health,
+    queryFn: api.health,
+    refetchInterval: 5_000,
+    retry: false,
+    networkMode: "always",
+  });
   const connection = useConnection();
   const queryClient = useQueryClient();
-  const active = (href: string) => (href === "/" ? pathname === "/" || pathname.startsWith("/sessions") : pathname.startsWith(href));
+  const active = (href: string) =>
+    href === "/" ? pathname === "/" || pathname.startsWith("/sessions") : pathname.startsWith(href);
 
   const logout = async () => {
     await api.logout().catch(() => undefined);
@@ -23,7 +30,14 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
   };
 
   const model = health.data?.model;
-  const dot = connection.socket === "live" ? "ok" : connection.socket === "idle" ? "idle" : connection.socket === "connecting" ? "warn" : "bad";
+  const dot =
+    connection.socket === "live"
+      ? "ok"
+      : connection.socket === "idle"
+        ? "idle"
+        : connection.socket === "connecting"
+          ? "warn"
+          : "bad";
   return (
     <header className="nav">
       <Link href="/" className="nav-brand">
@@ -41,7 +55,11 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
       )}
       <div className="nav-right">
         {model?.simulated && (
-          <span className="badge badge-sim" title="No model endpoint is configured: replies come from the offline deterministic model. Set OPENAI_BASE_URL to use a real one." data-testid="simulated-badge">
+          <span
+            className="badge badge-sim"
+            title="No model endpoint is configured: replies come from the offline deterministic model. Set OPENAI_BASE_URL to use a real one."
+            data-testid="simulated-badge"
+          >
             SIMULATED
           </span>
         )}
@@ -51,7 +69,11 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           </span>
         )}
         {showLinks && (
-          <span className={`conn-dot conn-${dot}`} title={`live stream: ${connection.socket}${connection.detail ? ` (${connection.detail})` : ""}`} aria-label={`live stream ${connection.socket}`} />
+          <span
+            className={`conn-dot conn-${dot}`}
+            title={`live stream: ${connection.socket}${connection.detail ? ` (${connection.detail})` : ""}`}
+            aria-label={`live stream ${connection.socket}`}
+          />
         )}
         <ThemeToggle />
         {showLinks && (

@@ -15,8 +15,9 @@ export function OfflineBanner() {
   return (
     <div className="banner banner-bad" role="alert" data-testid="offline-banner">
       <strong>Connection to the server lost</strong>
-      {c.lostAt ? ` since ${formatClock(c.lostAt)}` : ""}. Live updates are paused and reconnect automatically; the
-      view then resumes from the last event it holds, so nothing is lost. If this lasts, check your network and that <code>npm start</code> is running.
+      {c.lostAt ? ` since ${formatClock(c.lostAt)}` : ""}. Live updates are paused and reconnect automatically; the view
+      then resumes from the last event it holds, so nothing is lost. If this lasts, check your network and that{" "}
+      <code>npm start</code> is running.
     </div>
   );
 }

@@ -7,7 +7,12 @@ const GLYPH = { system: "◐", light: "☀", dark: "☾" } as const;
 export function ThemeToggle() {
   const { preference, cycle } = useTheme();
   return (
-    <button className="btn btn-ghost btn-sm" onClick={cycle} title="Theme: auto (system) → dark → light" aria-label={`Theme ${LABEL[preference]}; change`}>
+    <button
+      className="btn btn-ghost btn-sm"
+      onClick={cycle}
+      title="Theme: auto (system) → dark → light"
+      aria-label={`Theme ${LABEL[preference]}; change`}
+    >
       <span aria-hidden="true">{GLYPH[preference]}</span> {LABEL[preference]}
     </button>
   );

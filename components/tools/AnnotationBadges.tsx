@@ -24,8 +24,16 @@ export function AnnotationBadges({ annotation }: { annotation: ToolAnnotation | 
           </Badge>
         </span>
       ))}
-      {audience.length > 0 && <Badge tone="info" title="Who the tool's output is meant for (MCP audience)">for {audience.join(", ")}</Badge>}
-      {priority && <Badge tone="info" title="MCP priority, 0 (least) to 1 (most important)">priority {priority}</Badge>}
+      {audience.length > 0 && (
+        <Badge tone="info" title="Who the tool's output is meant for (MCP audience)">
+          for {audience.join(", ")}
+        </Badge>
+      )}
+      {priority && (
+        <Badge tone="info" title="MCP priority, 0 (least) to 1 (most important)">
+          priority {priority}
+        </Badge>
+      )}
     </div>
   );
 }

@@ -18,7 +18,11 @@ export function AuditList() {
     <section className="panel audit" aria-label="Switch audit list" data-testid="audit-list">
       <div className="panel-title">Audit</div>
       {audit.isError && <ErrorState title="Cannot load the audit list" error={audit.error} />}
-      {audit.isSuccess && entries.length === 0 && <div className="muted small">No switch yet. Every change of a tool switch is recorded here with its reason.</div>}
+      {audit.isSuccess && entries.length === 0 && (
+        <div className="muted small">
+          No switch yet. Every change of a tool switch is recorded here with its reason.
+        </div>
+      )}
       <ol className="audit-list">
         {(all ? entries : entries.slice(0, FIRST)).map((e) => (
           <li key={e.id} data-tool={e.toolName}>

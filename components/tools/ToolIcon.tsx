@@ -31,7 +31,14 @@ export function ToolIcon({ icons, size = 20 }: { icons: readonly ToolIconSpec[];
 
 function NeutralGlyph({ size }: { size: number }) {
   return (
-    <svg className="tool-icon tool-glyph" width={size} height={size} viewBox="0 0 20 20" aria-hidden="true" data-testid="tool-glyph">
+    <svg
+      className="tool-icon tool-glyph"
+      width={size}
+      height={size}
+      viewBox="0 0 20 20"
+      aria-hidden="true"
+      data-testid="tool-glyph"
+    >
       <rect x="1.5" y="1.5" width="17" height="17" rx="4" fill="none" stroke="currentColor" strokeWidth="1.3" />
       <path d="M6 10h8M10 6v8" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" />
     </svg>

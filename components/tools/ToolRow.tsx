@@ -40,7 +40,12 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
   };
 
   return (
-    <li className={`tool${tool.enabled ? "" : " tool-off"}`} data-tool={tool.name} data-enabled={tool.enabled} data-testid="tool-row">
+    <li
+      className={`tool${tool.enabled ? "" : " tool-off"}`}
+      data-tool={tool.name}
+      data-enabled={tool.enabled}
+      data-testid="tool-row"
+    >
       <div className="tool-main">
         <ToolIcon icons={tool.icons} />
         <div className="tool-id">
@@ -49,7 +54,12 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
         </div>
         <div className="tool-desc text">{tool.description || <span className="muted">No description.</span>}</div>
         <div className="tool-switch">
-          <Switch checked={pending ?? tool.enabled} disabled={sending || !tool.providerEnabled} onChange={(next) => setPending(next === tool.enabled ? null : next)} label={`${tool.name} enabled for ${scopeLabel}`} />
+          <Switch
+            checked={pending ?? tool.enabled}
+            disabled={sending || !tool.providerEnabled}
+            onChange={(next) => setPending(next === tool.enabled ? null : next)}
+            label={`${tool.name} enabled for ${scopeLabel}`}
+          />
           <span className="small muted">{tool.enabled ? "on" : "off"}</span>
         </div>
       </div>
@@ -58,11 +68,21 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
         <Badge tone="muted" title={PLACEMENT_HELP[tool.placement]}>
           {tool.placement}
         </Badge>
-        {!tool.providerEnabled && <Badge tone="bad" title="The provider is off or failed; its tools cannot run.">provider off</Badge>}
-        {tool.shadowedBy && <Badge tone="warn" title="Another provider's tool of the same name wins.">shadowed by {tool.shadowedBy}</Badge>}
+        {!tool.providerEnabled && (
+          <Badge tone="bad" title="The provider is off or failed; its tools cannot run.">
+            provider off
+          </Badge>
+        )}
+        {tool.shadowedBy && (
+          <Badge tone="warn" title="Another provider's tool of the same name wins.">
+            shadowed by {tool.shadowedBy}
+          </Badge>
+        )}
         {tool.toggledBy && (
           <span className="small muted" title={tool.toggledBy.reason}>
-            {tool.enabled ? "enabled" : "disabled"} {tool.toggledBy.scope === "global" ? "globally" : "for this session"} by {tool.toggledBy.actor} at {formatClock(tool.toggledBy.ts)}
+            {tool.enabled ? "enabled" : "disabled"}{" "}
+            {tool.toggledBy.scope === "global" ? "globally" : "for this session"} by {tool.toggledBy.actor} at{" "}
+            {formatClock(tool.toggledBy.ts)}
             {tool.toggledBy.reason && ` — “${tool.toggledBy.reason}”`}
           </span>
         )}
@@ -76,7 +96,15 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
           <span>
             {pending ? "Enable" : "Disable"} <b className="mono">{tool.name}</b> for {scopeLabel}.
           </span>
-          <input className="input input-sm" placeholder="Reason (kept in the audit list)" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} autoFocus aria-label="Reason" />
+          <input
+            className="input input-sm"
+            placeholder="Reason (kept in the audit list)"
+            value={reason}
+            maxLength={500}
+            onChange={(e) => setReason(e.target.value)}
+            autoFocus
+            aria-label="Reason"
+          />
           <button className="btn btn-sm btn-primary">{pending ? "Enable" : "Disable"}</button>
           <button type="button" className="btn btn-sm" onClick={() => setPending(null)}>
             Cancel
@@ -93,19 +121,29 @@ function AckLine({ ack }: { ack: ToggleAck }) {
   const what = ack.enabled ? "enable" : "disable";
   switch (ack.phase) {
     case "sending":
-      return <div className="ack ack-pending" data-testid="toggle-ack" data-phase="sending">Saving the {what}…</div>;
+      return (
+        <div className="ack ack-pending" data-testid="toggle-ack" data-phase="sending">
+          Saving the {what}…
+        </div>
+      );
     case "failed":
-      return <div className="ack ack-failed" role="alert" data-testid="toggle-ack" data-phase="failed">Could not {what}: {ack.error}</div>;
+      return (
+        <div className="ack ack-failed" role="alert" data-testid="toggle-ack" data-phase="failed">
+          Could not {what}: {ack.error}
+        </div>
+      );
     case "recorded":
       return (
         <div className="ack ack-pending" data-testid="toggle-ack" data-phase="recorded">
-          Saved (audit {ack.auditId.slice(0, 8)}){ack.toggledSeen ? ", engine notified" : ""}; waiting for the next cycle to confirm the model {ack.enabled ? "is offered" : "no longer gets"} it.
+          Saved (audit {ack.auditId.slice(0, 8)}){ack.toggledSeen ? ", engine notified" : ""}; waiting for the next
+          cycle to confirm the model {ack.enabled ? "is offered" : "no longer gets"} it.
         </div>
       );
     case "applied":
       return (
         <div className="ack ack-applied" data-testid="toggle-ack" data-phase="applied">
-          ✓ Applied: cycle <span className="mono">{ack.appliedCycleId}</span> of session <span className="mono">{ack.appliedSessionId}</span> {ack.enabled ? "offered" : "no longer offered"} it,{" "}
+          ✓ Applied: cycle <span className="mono">{ack.appliedCycleId}</span> of session{" "}
+          <span className="mono">{ack.appliedSessionId}</span> {ack.enabled ? "offered" : "no longer offered"} it,{" "}
           {formatDuration(Math.max(0, ack.appliedAt - ack.requestedAt))} after the switch.
         </div>
       );

@@ -10,7 +10,14 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
-import { observeToggleEvents, startToggle, toggleAccepted, toggleFailed, toggleKey, type ToggleAcks } from "../../lib/client/toggle-ack";
+import {
+  observeToggleEvents,
+  startToggle,
+  toggleAccepted,
+  toggleFailed,
+  toggleKey,
+  type ToggleAcks,
+} from "../../lib/client/toggle-ack";
 import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading, describeError } from "../ui/States";
 import { AuditList } from "./AuditList";
@@ -44,15 +51,27 @@ export function ToolsCatalog() {
     [queryClient],
   );
   const sessions = useLiveSessions({ onEvents });
-  const tools = useQuery({ queryKey: queryKeys.tools(sessionId), queryFn: async () => (await api.tools(sessionId)).tools });
-  const providers = useQuery({ queryKey: queryKeys.providers, queryFn: async () => (await api.providers()).providers, refetchInterval: 10_000 });
+  const tools = useQuery({
+    queryKey: queryKeys.tools(sessionId),
+    queryFn: async () => (await api.tools(sessionId)).tools,
+  });
+  const providers = useQuery({
+    queryKey: queryKeys.providers,
+    queryFn: async () => (await api.providers()).providers,
+    refetchInterval: 10_000,
+  });
 
   const toggle = useMutation({
     mutationFn: (v: { name: string; enabled: boolean; reason: string }) =>
       api.toggleTool(v.name, { enabled: v.enabled, reason: v.reason, ...(sessionId ? { sessionId } : {}) }),
-    onMutate: (v) => setAcks((prev) => startToggle(prev, { toolName: v.name, enabled: v.enabled, sessionId, requestedAt: Date.now() })),
+    onMutate: (v) =>
+      setAcks((prev) =>
+        startToggle(prev, { toolName: v.name, enabled: v.enabled, sessionId, requestedAt: Date.now() }),
+      ),
     onSuccess: (result, v) =>
-      setAcks((prev) => observeToggleEvents(toggleAccepted(prev, v.name, sessionId, result, Date.now()), recent.current)),
+      setAcks((prev) =>
+        observeToggleEvents(toggleAccepted(prev, v.name, sessionId, result, Date.now()), recent.current),
+      ),
     onError: (error, v) => setAcks((prev) => toggleFailed(prev, v.name, sessionId, describeError(error))),
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.toolsAll });
@@ -67,7 +86,10 @@ export function ToolsCatalog() {
     router.replace(`${pathname}${q.size ? `?${q}` : ""}`);
   };
 
-  const groups = useMemo(() => groupTools(tools.data ?? [], { search, provider, state }), [tools.data, search, provider, state]);
+  const groups = useMemo(
+    () => groupTools(tools.data ?? [], { search, provider, state }),
+    [tools.data, search, provider, state],
+  );
   const providerNames = useMemo(() => [...new Set((tools.data ?? []).map((t) => t.providerName))].sort(), [tools.data]);
   const statusByName = useMemo(() => new Map((providers.data ?? []).map((p) => [p.name, p])), [providers.data]);
   const shown = groups.reduce((n, g) => n + g.tools.length, 0);
@@ -81,9 +103,17 @@ export function ToolsCatalog() {
         <span className="grow" />
         <label className="field-inline">
           <span>Switches apply</span>
-          <select className="input" value={sessionId ?? ""} onChange={(e) => setScope(e.target.value)} aria-label="Scope of the switches" data-testid="scope-select">
+          <select
+            className="input"
+            value={sessionId ?? ""}
+            onChange={(e) => setScope(e.target.value)}
+            aria-label="Scope of the switches"
+            data-testid="scope-select"
+          >
             <option value="">globally (every session)</option>
-            {sessionId && !sessions.data?.some((s) => s.id === sessionId) && <option value={sessionId}>session {sessionId}</option>}
+            {sessionId && !sessions.data?.some((s) => s.id === sessionId) && (
+              <option value={sessionId}>session {sessionId}</option>
+            )}
             {(sessions.data ?? []).map((s) => (
               <option key={s.id} value={s.id}>
                 session {s.name || s.id}
@@ -93,7 +123,14 @@ export function ToolsCatalog() {
         </label>
       </div>
       <div className="toolbar">
-        <input className="input" type="search" placeholder="Search name, title, description" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Search tools" />
+        <input
+          className="input"
+          type="search"
+          placeholder="Search name, title, description"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          aria-label="Search tools"
+        />
         <select className="input" value={provider} onChange={(e) => setProvider(e.target.value)} aria-label="Provider">
           <option value="all">all providers</option>
           {providerNames.map((p) => (
@@ -104,15 +141,28 @@ export function ToolsCatalog() {
         </select>
         <div className="seg" role="group" aria-label="State">
           {(["all", "enabled", "disabled"] as const).map((s) => (
-            <button key={s} className={state === s ? "active" : ""} aria-pressed={state === s} onClick={() => setState(s)}>
+            <button
+              key={s}
+              className={state === s ? "active" : ""}
+              aria-pressed={state === s}
+              onClick={() => setState(s)}
+            >
               {s}
             </button>
           ))}
         </div>
-        {scopeName && <span className="scope-note">Showing the view of session <b>{scopeName}</b>: switches affect only it.</span>}
+        {scopeName && (
+          <span className="scope-note">
+            Showing the view of session <b>{scopeName}</b>: switches affect only it.
+          </span>
+        )}
         <span className="grow" />
         <span className="muted small hint-legend">
-          Hints: <Badge tone="neutral">solid</Badge> declared by the provider · <Badge tone="neutral" dashed>dashed</Badge> MCP default ·{" "}
+          Hints: <Badge tone="neutral">solid</Badge> declared by the provider ·{" "}
+          <Badge tone="neutral" dashed>
+            dashed
+          </Badge>{" "}
+          MCP default ·{" "}
           <span className="hint-na">
             <Badge tone="muted">faded</Badge>
           </span>{" "}
@@ -122,11 +172,28 @@ export function ToolsCatalog() {
       <div className="tools-grid">
         <div className="tools-main">
           {tools.isPending && <Loading label="Loading tools…" />}
-          {tools.isError && <ErrorState title="Cannot load the tool catalog" error={tools.error} action={<button className="btn" onClick={() => void tools.refetch()}>Retry</button>} />}
-          {tools.isSuccess && tools.data.length === 0 && (
-            <EmptyState title="No tools registered">Builtin tools appear once the engine starts; plugins and MCP servers are configured in maisaka.config.json.</EmptyState>
+          {tools.isError && (
+            <ErrorState
+              title="Cannot load the tool catalog"
+              error={tools.error}
+              action={
+                <button className="btn" onClick={() => void tools.refetch()}>
+                  Retry
+                </button>
+              }
+            />
           )}
-          {tools.isSuccess && tools.data.length > 0 && shown === 0 && <EmptyState title="No tool matches these filters">Clear the search or pick “all providers” and “all”.</EmptyState>}
+          {tools.isSuccess && tools.data.length === 0 && (
+            <EmptyState title="No tools registered">
+              Builtin tools appear once the engine starts; plugins and MCP servers are configured in
+              maisaka.config.json.
+            </EmptyState>
+          )}
+          {tools.isSuccess && tools.data.length > 0 && shown === 0 && (
+            <EmptyState title="No tool matches these filters">
+              Clear the search or pick “all providers” and “all”.
+            </EmptyState>
+          )}
           {groups.map((g) => (
             <ProviderGroup key={g.name} name={g.name} status={statusByName.get(g.name)} count={g.total}>
               {g.tools.map((t) => (
@@ -149,7 +216,17 @@ export function ToolsCatalog() {
   );
 }
 
-function ProviderGroup({ name, status, count, children }: { name: string; status: ProviderStatus | undefined; count: number; children: ReactNode }) {
+function ProviderGroup({
+  name,
+  status,
+  count,
+  children,
+}: {
+  name: string;
+  status: ProviderStatus | undefined;
+  count: number;
+  children: ReactNode;
+}) {
   return (
     <section className="provider" aria-label={`provider ${name}`} data-provider={name}>
       <header className="provider-head">
@@ -176,7 +253,11 @@ function groupTools(tools: readonly ToolView[], f: { search: string; provider: s
     if (f.provider !== "all" && t.providerName !== f.provider) continue;
     if (f.state === "enabled" && !t.enabled) continue;
     if (f.state === "disabled" && t.enabled) continue;
-    if (q && ![t.name, t.title ?? "", t.annotation?.title ?? "", t.description].some((s) => s.toLowerCase().includes(q))) continue;
+    if (
+      q &&
+      ![t.name, t.title ?? "", t.annotation?.title ?? "", t.description].some((s) => s.toLowerCase().includes(q))
+    )
+      continue;
     g.tools.push(t);
   }
   return [...groups.values()].filter((g) => g.tools.length > 0).sort((a, b) => a.name.localeCompare(b.name));

@@ -13,7 +13,8 @@ export function EmptyState({ title, children, action }: { title: string; childre
 }
 
 export function describeError(error: unknown): string {
-  if (error instanceof NetworkError) return "The server did not answer. Is `npm start` running? The page retries on its own.";
+  if (error instanceof NetworkError)
+    return "The server did not answer. Is `npm start` running? The page retries on its own.";
   if (error instanceof ApiRequestError) {
     if (error.status === 404) return "Not found: it may have been deleted, or the link is wrong.";
     const fields = error.fields.map((f) => `${f.path}: ${f.message}`).join("; ");

@@ -3,7 +3,15 @@
 // scroll (wheel, touch, keys, scrollbar drag), never because content grew; items that change
 // height above the viewport are compensated by the virtualizer, so reading is never disturbed.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useImperativeHandle, useLayoutEffect, useRef, type KeyboardEvent, type ReactNode, type Ref } from "react";
+import {
+  useCallback,
+  useImperativeHandle,
+  useLayoutEffect,
+  useRef,
+  type KeyboardEvent,
+  type ReactNode,
+  type Ref,
+} from "react";
 
 export interface VirtualListHandle {
   scrollToIndex(index: number): void;
@@ -33,7 +41,20 @@ const NEVER = () => false;
 const SCROLL_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
 const USER_INTENT_MS = 600;
 
-export function VirtualList<T>({ items, getKey, estimateSize, render, follow, onFollowChange, handle, className, label, testId, empty, overscan = 4 }: Props<T>) {
+export function VirtualList<T>({
+  items,
+  getKey,
+  estimateSize,
+  render,
+  follow,
+  onFollowChange,
+  handle,
+  className,
+  label,
+  testId,
+  empty,
+  overscan = 4,
+}: Props<T>) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const lastUserInput = useRef(0);
   // Stable callbacks: the virtualizer recomputes every item's offset when they change identity.
@@ -79,7 +100,8 @@ export function VirtualList<T>({ items, getKey, estimateSize, render, follow, on
   // the content height (and the scroll clamps), which must not flip following.
   const markUserKey = useCallback((e: KeyboardEvent) => {
     const tag = (e.target as HTMLElement).tagName;
-    if (SCROLL_KEYS.has(e.key) && tag !== "INPUT" && tag !== "TEXTAREA" && tag !== "SELECT") lastUserInput.current = performance.now();
+    if (SCROLL_KEYS.has(e.key) && tag !== "INPUT" && tag !== "TEXTAREA" && tag !== "SELECT")
+      lastUserInput.current = performance.now();
   }, []);
 
   const onScroll = () => {
@@ -111,7 +133,13 @@ export function VirtualList<T>({ items, getKey, estimateSize, render, follow, on
       {items.length === 0 && empty}
       <div className="vlist-inner" style={{ height: total }}>
         {virtualizer.getVirtualItems().map((v) => (
-          <div key={v.key} data-index={v.index} ref={virtualizer.measureElement} className="vlist-row" style={{ transform: `translateY(${v.start}px)` }}>
+          <div
+            key={v.key}
+            data-index={v.index}
+            ref={virtualizer.measureElement}
+            className="vlist-row"
+            style={{ transform: `translateY(${v.start}px)` }}
+          >
             {render(items[v.index], v.index)}
           </div>
         ))}

@@ -31,7 +31,12 @@ export class Api {
   async send(sessionId: string, text: string, opts: { userName?: string; atBot?: boolean } = {}): Promise<void> {
     const userName = opts.userName ?? "Tester";
     const res = await this.ctx.post(`/api/sessions/${sessionId}/messages`, {
-      data: { userId: `e2e-${userName.toLowerCase()}`, userName, text, ...(opts.atBot ? { atBot: true, mentionsBot: true } : {}) },
+      data: {
+        userId: `e2e-${userName.toLowerCase()}`,
+        userName,
+        text,
+        ...(opts.atBot ? { atBot: true, mentionsBot: true } : {}),
+      },
     });
     expect(res.status(), await res.text()).toBe(202);
   }
@@ -44,7 +49,7 @@ export class Api {
 
   async events(sessionId: string): Promise<LedgerEvent[]> {
     const out: LedgerEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const res = await this.ctx.get(`/api/sessions/${sessionId}/events?afterSeq=${after}&limit=5000`);
       const page = (await res.json()) as { events: LedgerEvent[]; nextAfterSeq: number; lastSeq: number };
       out.push(...page.events);
@@ -73,7 +78,10 @@ export class Api {
 
 export const test = base.extend<{ api: Api; pageProblems: string[] }>({
   api: async ({ playwright }, use) => {
-    const ctx = await playwright.request.newContext({ baseURL: E2E_BASE, extraHTTPHeaders: { authorization: `Bearer ${E2E_TOKEN}` } });
+    const ctx = await playwright.request.newContext({
+      baseURL: E2E_BASE,
+      extraHTTPHeaders: { authorization: `Bearer ${E2E_TOKEN}` },
+    });
     await use(new Api(ctx));
     await ctx.dispose();
   },
@@ -100,10 +108,14 @@ export async function shot(page: Page, name: string): Promise<void> {
 }
 
 /** The session timeline as the page holds it (data attributes of the timeline container). */
-export async function timelineState(page: Page): Promise<{ lastSeq: number; events: number; messages: number; cycles: number }> {
+export async function timelineState(
+  page: Page,
+): Promise<{ lastSeq: number; events: number; messages: number; cycles: number }> {
   const el = page.getByTestId("timeline");
   const [lastSeq, events, messages, cycles] = await Promise.all(
-    ["data-last-seq", "data-event-count", "data-message-count", "data-cycle-count"].map(async (a) => Number(await el.getAttribute(a))),
+    ["data-last-seq", "data-event-count", "data-message-count", "data-cycle-count"].map(async (a) =>
+      Number(await el.getAttribute(a)),
+    ),
   );
   return { lastSeq, events, messages, cycles };
 }

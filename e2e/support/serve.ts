@@ -20,7 +20,10 @@ function bigSessionEvents(start: number): MonitorEvent[] {
   const body = template.filter((e) => e.type !== "session.start");
   const out: MonitorEvent[] = [];
   const push = (e: MonitorEvent) => out.push({ ...e, seq: out.length + 1, sessionId: BIG_SESSION });
-  push({ ...template[0], data: { ...template[0].data, sessionId: BIG_SESSION, sessionName: "Recorded group chat (10k events)" } } as MonitorEvent);
+  push({
+    ...template[0],
+    data: { ...template[0].data, sessionId: BIG_SESSION, sessionName: "Recorded group chat (10k events)" },
+  } as MonitorEvent);
   for (let k = 0; out.length < BIG_SESSION_EVENTS; k++) {
     for (const e of body) {
       if (out.length >= BIG_SESSION_EVENTS) break;

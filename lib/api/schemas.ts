@@ -15,7 +15,11 @@ export const MONITOR_NAMESPACE = "/monitor";
 /** Ledger stream of events that belong to no session (global tool toggles). */
 export const GLOBAL_STREAM_ID = "_global";
 
-export const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits, _ . : - only");
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits, _ . : - only");
 
 export const healthSchema = z.object({
   ok: z.boolean(),

@@ -18,32 +18,33 @@ export interface ResolvedHint {
   explanation: string;
 }
 
-const COPY: Record<HintKey, { on: string; off: string; tone: (v: boolean) => ResolvedHint["tone"]; explain: string }> = {
-  readOnlyHint: {
-    on: "read-only",
-    off: "writes",
-    tone: (v) => (v ? "safe" : "neutral"),
-    explain: "Whether the tool only reads and never modifies its environment.",
-  },
-  destructiveHint: {
-    on: "destructive",
-    off: "additive",
-    tone: (v) => (v ? "caution" : "safe"),
-    explain: "Whether a modifying tool may delete or overwrite, rather than only add.",
-  },
-  idempotentHint: {
-    on: "idempotent",
-    off: "not idempotent",
-    tone: (v) => (v ? "safe" : "neutral"),
-    explain: "Whether repeating a call with the same arguments has no further effect.",
-  },
-  openWorldHint: {
-    on: "open world",
-    off: "closed world",
-    tone: (v) => (v ? "caution" : "safe"),
-    explain: "Whether the tool reaches outside entities (the web, other people), not only a closed domain.",
-  },
-};
+const COPY: Record<HintKey, { on: string; off: string; tone: (v: boolean) => ResolvedHint["tone"]; explain: string }> =
+  {
+    readOnlyHint: {
+      on: "read-only",
+      off: "writes",
+      tone: (v) => (v ? "safe" : "neutral"),
+      explain: "Whether the tool only reads and never modifies its environment.",
+    },
+    destructiveHint: {
+      on: "destructive",
+      off: "additive",
+      tone: (v) => (v ? "caution" : "safe"),
+      explain: "Whether a modifying tool may delete or overwrite, rather than only add.",
+    },
+    idempotentHint: {
+      on: "idempotent",
+      off: "not idempotent",
+      tone: (v) => (v ? "safe" : "neutral"),
+      explain: "Whether repeating a call with the same arguments has no further effect.",
+    },
+    openWorldHint: {
+      on: "open world",
+      off: "closed world",
+      tone: (v) => (v ? "caution" : "safe"),
+      explain: "Whether the tool reaches outside entities (the web, other people), not only a closed domain.",
+    },
+  };
 
 export function resolveHints(annotation: ToolAnnotation | undefined): ResolvedHint[] {
   const readOnly = annotation?.readOnlyHint ?? MCP_HINT_DEFAULTS.readOnlyHint;

@@ -37,13 +37,21 @@ export class NetworkError extends Error {
   override name = "NetworkError";
 }
 
-async function request<S extends z.ZodType>(path: string, schema: S | null, init: RequestInit = {}): Promise<z.infer<S>> {
+async function request<S extends z.ZodType>(
+  path: string,
+  schema: S | null,
+  init: RequestInit = {},
+): Promise<z.infer<S>> {
   let res: Response;
   try {
     res = await fetch(path, {
       ...init,
       credentials: "same-origin",
-      headers: { accept: "application/json", ...(init.body ? { "content-type": "application/json" } : {}), ...init.headers },
+      headers: {
+        accept: "application/json",
+        ...(init.body ? { "content-type": "application/json" } : {}),
+        ...init.headers,
+      },
     });
   } catch (error) {
     throw new NetworkError(error instanceof Error ? error.message : String(error));
@@ -64,7 +72,10 @@ async function request<S extends z.ZodType>(path: string, schema: S | null, init
   if (schema === null) return undefined as z.infer<S>;
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
-    throw new ApiRequestError(res.status, `unexpected answer from ${path}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    throw new ApiRequestError(
+      res.status,
+      `unexpected answer from ${path}: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+    );
   }
   return parsed.data;
 }
@@ -82,7 +93,8 @@ export const api = {
   logout: () => request<z.ZodVoid>("/api/auth/logout", null, { method: "POST" }),
   sessions: () => request("/api/sessions", sessionListSchema),
   session: (id: string) => request(`/api/sessions/${enc(id)}`, sessionSummarySchema),
-  createSession: (body: Partial<CreateSessionBody>) => request("/api/sessions", createdSessionSchema, json("POST", body)),
+  createSession: (body: Partial<CreateSessionBody>) =>
+    request("/api/sessions", createdSessionSchema, json("POST", body)),
   sendMessage: (id: string, body: InboundMessageBody) =>
     request(`/api/sessions/${enc(id)}/messages`, acceptedMessageSchema, json("POST", body)),
   events: (id: string, afterSeq: number, limit = LEDGER_PAGE) =>

@@ -34,7 +34,13 @@ export function createConnectionStore(now: () => number = Date.now) {
       httpReachable,
       lostAt: down ? (snapshot.lostAt ?? now()) : null,
     };
-    if (next.socket === snapshot.socket && next.detail === snapshot.detail && next.httpReachable === snapshot.httpReachable && next.lostAt === snapshot.lostAt) return;
+    if (
+      next.socket === snapshot.socket &&
+      next.detail === snapshot.detail &&
+      next.httpReachable === snapshot.httpReachable &&
+      next.lostAt === snapshot.lostAt
+    )
+      return;
     snapshot = next;
     for (const l of listeners) l();
   }

@@ -60,7 +60,9 @@ export async function fetchTimeline(sessionId: string, opts: FetchTimelineOption
   const events = pages.flatMap((p) => p.events);
   const last = pages[pages.length - 1];
   const complete = last !== undefined && last.nextAfterSeq >= last.lastSeq;
-  const tail = complete ? [] : await loadLedger(sessionId, events.length ? events[events.length - 1].seq : from, progress, fetchPage);
+  const tail = complete
+    ? []
+    : await loadLedger(sessionId, events.length ? events[events.length - 1].seq : from, progress, fetchPage);
   // A window leaves seqs 1..from unread: the timeline records them as a gap, which the live merge fills.
   return buildTimeline(sessionId, tail.length ? [...events, ...tail] : events);
 }

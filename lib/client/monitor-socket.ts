@@ -53,7 +53,10 @@ const MIN_FLUSH_INTERVAL_MS = 16;
  * frame at the earliest MIN_FLUSH_INTERVAL_MS later (or after 50 ms when the tab is hidden and
  * frames stop), so 200 events/s cost one render per frame at most, not 200.
  */
-export function createFrameScheduler(now: () => number = () => performance.now(), minIntervalMs = MIN_FLUSH_INTERVAL_MS): (flush: () => void) => () => void {
+export function createFrameScheduler(
+  now: () => number = () => performance.now(),
+  minIntervalMs = MIN_FLUSH_INTERVAL_MS,
+): (flush: () => void) => () => void {
   let lastRun = -Infinity;
   return (flush) => {
     let done = false;

@@ -29,7 +29,10 @@ export function createTimelineCursor(sessionId: string, events: readonly Monitor
       if (memo?.index === i) return memo.timeline;
       // Stepping forward from the last answer is cheaper than from a checkpoint.
       const k = Math.floor(i / CHECKPOINT);
-      const base = memo && memo.index <= i && memo.index >= k * CHECKPOINT ? memo : { index: k * CHECKPOINT, timeline: checkpoint(k) };
+      const base =
+        memo && memo.index <= i && memo.index >= k * CHECKPOINT
+          ? memo
+          : { index: k * CHECKPOINT, timeline: checkpoint(k) };
       const timeline = applyEvents(base.timeline, events.slice(base.index, i));
       memo = { index: i, timeline };
       return timeline;

@@ -63,7 +63,9 @@ function walk(schema: unknown, prefix: string, depth: number, rows: SchemaRow[])
   const target = schema.type === "array" && isObject(schema.items) ? schema.items : schema;
   const props = isObject(target.properties) ? target.properties : null;
   if (!props) return;
-  const required = new Set(Array.isArray(target.required) ? target.required.filter((r): r is string => typeof r === "string") : []);
+  const required = new Set(
+    Array.isArray(target.required) ? target.required.filter((r): r is string => typeof r === "string") : [],
+  );
   for (const [name, child] of Object.entries(props)) {
     const path = prefix ? `${prefix}.${name}` : name;
     const c = isObject(child) ? child : {};

@@ -9,7 +9,10 @@ export interface SessionListMerge {
   unknownSession: boolean;
 }
 
-export function applySessionEvents(sessions: readonly SessionSummary[], events: readonly MonitorEvent[]): SessionListMerge {
+export function applySessionEvents(
+  sessions: readonly SessionSummary[],
+  events: readonly MonitorEvent[],
+): SessionListMerge {
   const byId = new Map(sessions.map((s, i) => [s.id, i]));
   const next = [...sessions];
   let unknownSession = false;

@@ -94,7 +94,10 @@ export function applyEvents(timeline: Timeline, incoming: readonly MonitorEvent[
   const fillsGap = batch.some((e) => e.seq <= timeline.lastSeq && inGaps(timeline.gaps, e.seq));
   if (fillsGap) {
     // Rare (a missing range arrived late): rebuild from the merged, ordered events.
-    const merged = mergeSorted(timeline.events, batch.filter((e) => e.seq > timeline.lastSeq || inGaps(timeline.gaps, e.seq)));
+    const merged = mergeSorted(
+      timeline.events,
+      batch.filter((e) => e.seq > timeline.lastSeq || inGaps(timeline.gaps, e.seq)),
+    );
     return applyFresh(emptyTimeline(timeline.sessionId), merged);
   }
   const fresh = batch.filter((e) => e.seq > timeline.lastSeq);

@@ -46,7 +46,14 @@ export function toggleAccepted(
 ): ToggleAcks {
   const ack = acks.get(toggleKey(toolName, sessionId));
   if (!ack || ack.phase !== "sending") return acks;
-  return withAck(acks, { ...requestOf(ack), phase: "recorded", auditId: result.auditId, eventSeq: result.eventSeq, toggledSeen: false, recordedAt: now });
+  return withAck(acks, {
+    ...requestOf(ack),
+    phase: "recorded",
+    auditId: result.auditId,
+    eventSeq: result.eventSeq,
+    toggledSeen: false,
+    recordedAt: now,
+  });
 }
 
 export function toggleFailed(acks: ToggleAcks, toolName: string, sessionId: string | null, error: string): ToggleAcks {
@@ -103,7 +110,8 @@ function onFinalized(acks: ToggleAcks, event: EventOf<"planner.finalized">): Tog
  * timing gate, or withheld for a reason other than being disabled (deferred tools stay enabled).
  */
 export function offersState(event: EventOf<"planner.finalized">, toolName: string): boolean {
-  const offered = (tools: { function: { name: string } }[] | undefined) => tools?.some((t) => t.function.name === toolName) ?? false;
+  const offered = (tools: { function: { name: string } }[] | undefined) =>
+    tools?.some((t) => t.function.name === toolName) ?? false;
   if (offered(event.data.request?.tools) || offered(event.data.timingGate?.request?.tools)) return true;
   const withheld = event.data.withheldTools.find((w) => w.name === toolName);
   return withheld !== undefined && withheld.reason !== "disabled";

@@ -3,50 +3,59 @@ import { z } from "zod";
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "expected HH:MM");
 
-export const talkValueRuleSchema = z.object({
-  /** Inclusive start, exclusive end, local time; a range may wrap past midnight. */
-  start: hhmm,
-  end: hhmm,
-  value: z.number().min(0),
-  /** Restrict the rule to group or private chats; absent = both. */
-  chat: z.enum(["group", "private"]).optional(),
-}).strict();
+export const talkValueRuleSchema = z
+  .object({
+    /** Inclusive start, exclusive end, local time; a range may wrap past midnight. */
+    start: hhmm,
+    end: hhmm,
+    value: z.number().min(0),
+    /** Restrict the rule to group or private chats; absent = both. */
+    chat: z.enum(["group", "private"]).optional(),
+  })
+  .strict();
 export type TalkValueRule = z.infer<typeof talkValueRuleSchema>;
 
 export const mcpServerConfigSchema = z.discriminatedUnion("transport", [
-  z.object({
-    name: z.string().min(1),
-    enabled: z.boolean().default(true),
-    transport: z.literal("stdio"),
-    command: z.string().min(1),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().optional(),
-    timeoutMs: z.number().int().positive().default(30_000),
-  }).strict(),
-  z.object({
-    name: z.string().min(1),
-    enabled: z.boolean().default(true),
-    transport: z.enum(["streamable_http", "sse"]),
-    url: z.string().url(),
-    headers: z.record(z.string(), z.string()).default({}),
-    bearerToken: z.string().optional(),
-    timeoutMs: z.number().int().positive().default(30_000),
-  }).strict(),
+  z
+    .object({
+      name: z.string().min(1),
+      enabled: z.boolean().default(true),
+      transport: z.literal("stdio"),
+      command: z.string().min(1),
+      args: z.array(z.string()).default([]),
+      env: z.record(z.string(), z.string()).default({}),
+      cwd: z.string().optional(),
+      timeoutMs: z.number().int().positive().default(30_000),
+    })
+    .strict(),
+  z
+    .object({
+      name: z.string().min(1),
+      enabled: z.boolean().default(true),
+      transport: z.enum(["streamable_http", "sse"]),
+      url: z.string().url(),
+      headers: z.record(z.string(), z.string()).default({}),
+      bearerToken: z.string().optional(),
+      timeoutMs: z.number().int().positive().default(30_000),
+    })
+    .strict(),
 ]);
 export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
 
-export const mcpReconnectSchema = z.object({
-  initialDelayMs: z.number().int().positive().default(1_000),
-  maxDelayMs: z.number().int().positive().default(60_000),
-}).strict();
+export const mcpReconnectSchema = z
+  .object({
+    initialDelayMs: z.number().int().positive().default(1_000),
+    maxDelayMs: z.number().int().positive().default(60_000),
+  })
+  .strict();
 export type McpReconnectConfig = z.infer<typeof mcpReconnectSchema>;
 
 /** Server names key the status shown to operators and the tool owner: they must be unique. */
 function uniqueServerNames(servers: { name: string }[], ctx: z.RefinementCtx<{ name: string }[]>): void {
   const seen = new Set<string>();
   servers.forEach((server, index) => {
-    if (seen.has(server.name)) ctx.addIssue({ code: "custom", path: [index, "name"], message: `duplicate MCP server name "${server.name}"` });
+    if (seen.has(server.name))
+      ctx.addIssue({ code: "custom", path: [index, "name"], message: `duplicate MCP server name "${server.name}"` });
     seen.add(server.name);
   });
 }

@@ -6,13 +6,19 @@ export const PLUGIN_MANIFEST_FILE = "plugin.json";
 
 const pluginIdSchema = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, "lowercase letters, digits, _ . - (at most 64, starting with a letter or digit)");
+  .regex(
+    /^[a-z0-9][a-z0-9_.-]{0,63}$/,
+    "lowercase letters, digits, _ . - (at most 64, starting with a letter or digit)",
+  );
 
 /** A path inside the plugin folder: relative, and never climbing out of it. */
 const entrySchema = z
   .string()
   .min(1)
-  .refine((p) => !/^([/\\]|[A-Za-z]:)/.test(p) && !p.split(/[/\\]/).includes(".."), "must be a relative path inside the plugin folder");
+  .refine(
+    (p) => !/^([/\\]|[A-Za-z]:)/.test(p) && !p.split(/[/\\]/).includes(".."),
+    "must be a relative path inside the plugin folder",
+  );
 
 export const pluginManifestSchema = z.object({
   id: pluginIdSchema,

@@ -31,7 +31,9 @@ export function parseScript(text: string, source = "script"): ScriptLine[] {
     try {
       raw = JSON.parse(trimmed);
     } catch (error) {
-      throw new ScriptError(`${source}:${i + 1}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ScriptError(
+        `${source}:${i + 1}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const parsed = scriptLineSchema.safeParse(raw);
     if (!parsed.success) {

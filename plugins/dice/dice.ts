@@ -41,5 +41,13 @@ export function roll(notation: string, seed: number): DiceRoll {
   const next = generator(seed);
   const rolls = Array.from({ length: count }, () => 1 + Math.floor(next() * sides));
   const total = rolls.reduce((a, b) => a + b, modifier);
-  return { notation: `${count}d${sides}${modifier ? (modifier > 0 ? `+${modifier}` : modifier) : ""}`, count, sides, modifier, rolls, total, seed };
+  return {
+    notation: `${count}d${sides}${modifier ? (modifier > 0 ? `+${modifier}` : modifier) : ""}`,
+    count,
+    sides,
+    modifier,
+    rolls,
+    total,
+    seed,
+  };
 }

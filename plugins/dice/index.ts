@@ -11,7 +11,12 @@ export default class DicePlugin extends Plugin {
     title: "掷骰子",
     description: "按骰子表达式掷骰（如 1d20、2d6+3、4d6-1），返回每颗骰子的点数和总和。给出 seed 时结果可复现。",
     parameters: [
-      { name: "notation", type: "string", description: "骰子表达式 NdM±K：N 颗（1-100）M 面（2-1000）骰子，加减 K", required: true },
+      {
+        name: "notation",
+        type: "string",
+        description: "骰子表达式 NdM±K：N 颗（1-100）M 面（2-1000）骰子，加减 K",
+        required: true,
+      },
       { name: "seed", type: "integer", description: "可选的随机种子；相同种子得到相同结果" },
     ],
     icons: diceIcons,

@@ -54,7 +54,9 @@ function readTokenFile(file: string): string | null {
   }
   const token = text.trim();
   if (token.length < MIN_TOKEN_CHARS) {
-    throw new AdminTokenError(`${file} holds no usable token (empty or shorter than ${MIN_TOKEN_CHARS}); delete it to generate a new one`);
+    throw new AdminTokenError(
+      `${file} holds no usable token (empty or shorter than ${MIN_TOKEN_CHARS}); delete it to generate a new one`,
+    );
   }
   // A copied or restored file may have lost its mode: the token must stay private to this user.
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);

@@ -113,7 +113,9 @@ async function checkModelEndpoint(env: NodeJS.ProcessEnv): Promise<string | null
 }
 
 function describeModel(info: { provider: string; name: string; simulated: boolean }): string {
-  return info.simulated ? "SIMULATED (offline deterministic model; set OPENAI_BASE_URL to use a real one)" : `${info.name} via ${info.provider}`;
+  return info.simulated
+    ? "SIMULATED (offline deterministic model; set OPENAI_BASE_URL to use a real one)"
+    : `${info.name} via ${info.provider}`;
 }
 
 function fail(message: string, code: number): number {

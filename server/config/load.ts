@@ -8,7 +8,10 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): { config: MaisakaConfig; path: string | null } {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): { config: MaisakaConfig; path: string | null } {
   const explicit = env.MAISAKA_CONFIG;
   const path = explicit ? resolve(cwd, explicit) : resolve(cwd, "maisaka.config.json");
   if (!existsSync(path)) {

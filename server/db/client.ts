@@ -14,7 +14,10 @@ export { busyTimeoutMs, withBusyRetry, type RetryOptions } from "./busy";
  */
 export async function createPrisma(databaseUrl: string, opts: { busyTimeoutMs?: number } = {}): Promise<PrismaClient> {
   const file = sqlitePathFromUrl(databaseUrl);
-  const adapter = new PrismaBetterSqlite3({ url: absoluteDatabaseUrl(databaseUrl), timeout: opts.busyTimeoutMs ?? busyTimeoutMs });
+  const adapter = new PrismaBetterSqlite3({
+    url: absoluteDatabaseUrl(databaseUrl),
+    timeout: opts.busyTimeoutMs ?? busyTimeoutMs,
+  });
   const prisma = new PrismaClient({ adapter });
   try {
     const [row] = await prisma.$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode = WAL");

@@ -33,7 +33,10 @@ function shade(face: FaceSpec, x: number, y: number): Rgba | null {
   for (const ex of [0.35, 0.65]) if (Math.hypot(x - ex, (y - eyeY) * 0.8) < 0.055) return ink;
   if (face.brows) {
     // Two short strokes slanting down toward the nose.
-    for (const [x0, dir] of [[0.27, 1], [0.73, -1]] as const) {
+    for (const [x0, dir] of [
+      [0.27, 1],
+      [0.73, -1],
+    ] as const) {
       const t = (x - x0) * dir;
       if (t >= 0 && t <= 0.14 && Math.abs(y - (0.25 + t * 0.45)) < 0.022) return ink;
     }
@@ -102,5 +105,10 @@ export function encodePng(rgba: Uint8Array, width = size, height = size): Buffer
     raw.set(rgba.subarray(y * width * 4, (y + 1) * width * 4), y * (width * 4 + 1) + 1);
   }
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw, { level: 9 })), chunk("IEND", new Uint8Array())]);
+  return Buffer.concat([
+    signature,
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw, { level: 9 })),
+    chunk("IEND", new Uint8Array()),
+  ]);
 }

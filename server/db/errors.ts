@@ -2,14 +2,7 @@
 // error type with a kind and a message an operator can act on.
 
 export type DatabaseErrorKind =
-  | "locked"
-  | "read_only"
-  | "corrupt"
-  | "full"
-  | "cannot_open"
-  | "migration_failed"
-  | "invalid_url"
-  | "unknown";
+  "locked" | "read_only" | "corrupt" | "full" | "cannot_open" | "migration_failed" | "invalid_url" | "unknown";
 
 export class DatabaseError extends Error {
   override readonly name = "DatabaseError";
@@ -62,19 +55,37 @@ export function toDatabaseError(err: unknown, file: string): DatabaseError {
   const detail = err instanceof Error ? err.message.split("\n")[0] : String(err);
   const fsCode = field(err, "code");
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-    return new DatabaseError("locked", `Database ${file} is locked by another process or connection (SQLITE_BUSY); stop the other writer or retry.`, { cause: err });
+    return new DatabaseError(
+      "locked",
+      `Database ${file} is locked by another process or connection (SQLITE_BUSY); stop the other writer or retry.`,
+      { cause: err },
+    );
   }
   if (code.startsWith("SQLITE_READONLY") || fsCode === "EACCES" || fsCode === "EPERM" || fsCode === "EROFS") {
-    return new DatabaseError("read_only", `Database ${file} is read-only or its folder is not writable (${detail}); fix the permissions or point DATABASE_URL elsewhere.`, { cause: err });
+    return new DatabaseError(
+      "read_only",
+      `Database ${file} is read-only or its folder is not writable (${detail}); fix the permissions or point DATABASE_URL elsewhere.`,
+      { cause: err },
+    );
   }
   if (code.startsWith("SQLITE_NOTADB") || code.startsWith("SQLITE_CORRUPT")) {
-    return new DatabaseError("corrupt", `Database ${file} is not a valid SQLite database or is corrupt (${detail}); restore it from a backup or move it away to start fresh.`, { cause: err });
+    return new DatabaseError(
+      "corrupt",
+      `Database ${file} is not a valid SQLite database or is corrupt (${detail}); restore it from a backup or move it away to start fresh.`,
+      { cause: err },
+    );
   }
   if (code.startsWith("SQLITE_FULL") || fsCode === "ENOSPC") {
-    return new DatabaseError("full", `Database ${file} cannot grow: the disk or the database is full (${detail}).`, { cause: err });
+    return new DatabaseError("full", `Database ${file} cannot grow: the disk or the database is full (${detail}).`, {
+      cause: err,
+    });
   }
   if (code.startsWith("SQLITE_CANTOPEN") || fsCode === "ENOENT" || fsCode === "ENOTDIR") {
-    return new DatabaseError("cannot_open", `Cannot open database ${file} (${detail}); check that the path and its folder exist and are accessible.`, { cause: err });
+    return new DatabaseError(
+      "cannot_open",
+      `Cannot open database ${file} (${detail}); check that the path and its folder exist and are accessible.`,
+      { cause: err },
+    );
   }
   return new DatabaseError("unknown", `Database ${file}: ${detail}`, { cause: err });
 }

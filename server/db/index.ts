@@ -23,7 +23,10 @@ export interface OpenDatabaseOptions {
 }
 
 /** Throws a DatabaseError with an operator-facing message when the file is locked, read-only or corrupt. */
-export async function openDatabase(databaseUrl: string = databaseUrlFromEnv(), opts: OpenDatabaseOptions = {}): Promise<MaisakaDatabase> {
+export async function openDatabase(
+  databaseUrl: string = databaseUrlFromEnv(),
+  opts: OpenDatabaseOptions = {},
+): Promise<MaisakaDatabase> {
   const { applied } = await migrate(databaseUrl);
   const prisma = await createPrisma(databaseUrl);
   try {

@@ -65,7 +65,9 @@ export class PrismaLedger implements EventLedger {
         'SELECT "seq", "type", "ts", "data" FROM "MonitorEvent" WHERE "sessionId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?',
       );
       this.readPage.raw(true);
-      this.lastSeqsStmt = this.db.prepare<[]>('SELECT "sessionId", MAX("seq") FROM "MonitorEvent" GROUP BY "sessionId"');
+      this.lastSeqsStmt = this.db.prepare<[]>(
+        'SELECT "sessionId", MAX("seq") FROM "MonitorEvent" GROUP BY "sessionId"',
+      );
       this.lastSeqsStmt.raw(true);
     } catch (err) {
       throw toDatabaseError(err, this.file);
@@ -152,16 +154,13 @@ export class PrismaLedger implements EventLedger {
   }
 
   private write(rows: Row[]): Promise<void> {
-    return withBusyRetry(
-      async () => {
-        try {
-          this.writeRows(rows);
-          this.commitCount++;
-        } catch (err) {
-          throw toDatabaseError(err, this.file);
-        }
-      },
-      this.retry,
-    );
+    return withBusyRetry(async () => {
+      try {
+        this.writeRows(rows);
+        this.commitCount++;
+      } catch (err) {
+        throw toDatabaseError(err, this.file);
+      }
+    }, this.retry);
   }
 }

@@ -7,7 +7,12 @@ import Database from "better-sqlite3";
 import { busyTimeoutMs } from "./busy";
 import { databaseUrlFromEnv, sqlitePathFromUrl } from "./database-url";
 import { DatabaseError, toDatabaseError } from "./errors";
-import { migrationsDir as defaultMigrationsDir, openSchemaEngine, readMigrationList, schemaFilter } from "./schema-engine";
+import {
+  migrationsDir as defaultMigrationsDir,
+  openSchemaEngine,
+  readMigrationList,
+  schemaFilter,
+} from "./schema-engine";
 
 export interface MigrateOptions {
   /** Defaults to prisma/migrations. */
@@ -97,7 +102,10 @@ export async function migrate(databaseUrl: string, opts: MigrateOptions = {}): P
 
   const session = await openSchemaEngine(`file:${file}`);
   try {
-    const { appliedMigrationNames } = await session.engine.applyMigrations({ migrationsList: list, filters: schemaFilter });
+    const { appliedMigrationNames } = await session.engine.applyMigrations({
+      migrationsList: list,
+      filters: schemaFilter,
+    });
     await session.close();
     setWal(file);
     return { applied: appliedMigrationNames };
@@ -145,7 +153,10 @@ export async function migrateCli(
     log(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(", ")}` : "Database is up to date");
     return 0;
   } catch (err) {
-    const detail = err instanceof DatabaseError ? err.message : `unexpected error: ${err instanceof Error ? err.stack : String(err)}`;
+    const detail =
+      err instanceof DatabaseError
+        ? err.message
+        : `unexpected error: ${err instanceof Error ? err.stack : String(err)}`;
     log(`migrate: ${detail}`);
     return 1;
   }

@@ -79,7 +79,10 @@ export interface EngineSession {
 }
 
 /** Opens an engine bound to the SQLite database at `databaseUrl`; `close()` it when done. */
-export async function openSchemaEngine(databaseUrl: string, onLog: (line: string) => void = () => {}): Promise<EngineSession> {
+export async function openSchemaEngine(
+  databaseUrl: string,
+  onLog: (line: string) => void = () => {},
+): Promise<EngineSession> {
   await initWasm();
   const schema = await readFile(schemaPath, "utf8");
   const factory = new TrackedSqliteFactory(databaseUrl);

@@ -55,7 +55,9 @@ export class HeartflowManager {
    * A session's last snapshot, plus inbound messages stored after it: the snapshot is written shortly
    * after changes, so a crash in between must not lose messages the API already acknowledged.
    */
-  private async savedState(sessionId: string): Promise<{ state: RuntimeSnapshotState | null; unseen: ChatMessageRecord[] }> {
+  private async savedState(
+    sessionId: string,
+  ): Promise<{ state: RuntimeSnapshotState | null; unseen: ChatMessageRecord[] }> {
     const { stores } = this.deps;
     const snapshot = await stores.sessions.loadSnapshot(sessionId);
     const state = snapshot && isSnapshotState(snapshot.state) ? snapshot.state : null;
@@ -70,7 +72,8 @@ export class HeartflowManager {
     for (const session of await this.deps.stores.sessions.list()) {
       const { state, unseen } = await this.savedState(session.id);
       const known = state ? knownMessageIds(state) : new Set<string>();
-      const hasWork = state?.agentState === "wait" || !!state?.pending.length || unseen.some((m) => !known.has(m.messageId));
+      const hasWork =
+        state?.agentState === "wait" || !!state?.pending.length || unseen.some((m) => !known.has(m.messageId));
       if (!hasWork) continue;
       await this.getOrCreate(session);
       restored++;
@@ -97,9 +100,9 @@ export class HeartflowManager {
       if (this.runtimes.size <= max) break;
       if (id === keep || !runtime.isIdle() || runtime.agentState === "wait") continue;
       this.runtimes.delete(id);
-      await runtime.stop("evicted: runtime cap reached").catch((e: unknown) =>
-        this.deps.logger.warn(`[heartflow] stopping ${id} failed: ${describeError(e)}`),
-      );
+      await runtime
+        .stop("evicted: runtime cap reached")
+        .catch((e: unknown) => this.deps.logger.warn(`[heartflow] stopping ${id} failed: ${describeError(e)}`));
     }
     if (this.runtimes.size > max) {
       this.deps.logger.warn(`[heartflow] ${this.runtimes.size} runtimes over the cap of ${max}: none idle to stop`);

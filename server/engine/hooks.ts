@@ -103,7 +103,8 @@ export class HookRegistry {
           }, entry.timeoutMs);
         });
         const patch = await Promise.race([Promise.resolve(entry.handler(current, controller.signal)), timeout]);
-        if (patch && typeof patch === "object") current = mergePatch(current, patch, (m) => this.logger.warn(`[hooks] ${point} handler ${entry.name}: ${m}`));
+        if (patch && typeof patch === "object")
+          current = mergePatch(current, patch, (m) => this.logger.warn(`[hooks] ${point} handler ${entry.name}: ${m}`));
       } catch (error) {
         this.logger.warn(`[hooks] ${point} handler ${entry.name} skipped: ${describe(error)}`);
       } finally {

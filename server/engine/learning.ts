@@ -39,9 +39,13 @@ export class SessionLearner {
     const chat = removed.filter((m) => m.kind === "session" || m.kind === "complex");
     if (chat.length < MIN_CHAT_LINES) return this.chain;
     const text = transcript(chat, this.deps.config.bot.nickname, chat.length);
-    this.chain = this.chain.then(() => this.extract(text)).catch((error: unknown) => {
-      this.deps.logger.warn(`[learning] session ${this.sessionId}: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    this.chain = this.chain
+      .then(() => this.extract(text))
+      .catch((error: unknown) => {
+        this.deps.logger.warn(
+          `[learning] session ${this.sessionId}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
     return this.chain;
   }
 
@@ -50,14 +54,18 @@ export class SessionLearner {
     const response = await model.chat({
       task: "utils",
       messages: [
-        { role: "system", content: renderPrompt("learning_extract", {}, { locale: config.bot.locale, overrides: config.prompts }) },
+        {
+          role: "system",
+          content: renderPrompt("learning_extract", {}, { locale: config.bot.locale, overrides: config.prompts }),
+        },
         { role: "user", content: text },
       ],
     });
     const parsed = extractionSchema.safeParse(parseJsonObject(response.content) ?? {});
     if (!parsed.success) return;
     const found = parsed.data;
-    for (const j of found.jargon) await stores.jargon.upsert({ word: j.word, meaning: j.meaning, sessionId: this.sessionId });
+    for (const j of found.jargon)
+      await stores.jargon.upsert({ word: j.word, meaning: j.meaning, sessionId: this.sessionId });
     for (const content of found.memories) {
       await stores.memories.add({ sessionId: this.sessionId, personName: null, content, ts: clock.now() });
     }

@@ -93,7 +93,14 @@ export async function buildPlannerToolView(rt: SessionRuntime, selected: History
 }
 
 export type PlannerOutcome =
-  | { kind: "ok"; content: string; toolCalls: LlmToolCall[]; exposed: Set<string>; storedContent: string; reasoningContent: string }
+  | {
+      kind: "ok";
+      content: string;
+      toolCalls: LlmToolCall[];
+      exposed: Set<string>;
+      storedContent: string;
+      reasoningContent: string;
+    }
   | { kind: "interrupted" }
   | { kind: "llm_error"; error: string };
 
@@ -106,7 +113,10 @@ export async function runPlanner(rt: SessionRuntime, cycle: CycleRecord): Promis
   cycle.withheldTools = view.withheld;
 
   const messages: LlmMessage[] = [
-    { role: "system", content: renderPrompt("maisaka_chat", buildPromptVars(rt), { locale, overrides: config.prompts }) },
+    {
+      role: "system",
+      content: renderPrompt("maisaka_chat", buildPromptVars(rt), { locale, overrides: config.prompts }),
+    },
     ...selection.llmMessages,
   ];
   const undiscovered = view.pool.filter((s) => !view.discovered.has(s.name));
@@ -119,7 +129,11 @@ export async function runPlanner(rt: SessionRuntime, cycle: CycleRecord): Promis
   }
   messages.push({
     role: "user",
-    content: renderPrompt("current_time", { datetime: formatDateTime(clock.now()) }, { locale, overrides: config.prompts }),
+    content: renderPrompt(
+      "current_time",
+      { datetime: formatDateTime(clock.now()) },
+      { locale, overrides: config.prompts },
+    ),
   });
 
   const hooked = await hooks.run("maisaka.planner.before_request", {

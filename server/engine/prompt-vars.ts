@@ -5,7 +5,11 @@ export function buildPromptVars(rt: SessionRuntime): Record<string, string> {
   const { bot } = rt.deps.config;
   const zh = bot.locale === "zh-CN";
   const aliases = bot.aliases.filter(Boolean);
-  const aliasText = aliases.length ? (zh ? `（也叫${aliases.join("、")}）` : ` (also called ${aliases.join(", ")})`) : "";
+  const aliasText = aliases.length
+    ? zh
+      ? `（也叫${aliases.join("、")}）`
+      : ` (also called ${aliases.join(", ")})`
+    : "";
   const group = rt.isGroupChat;
   return {
     nickname: bot.nickname,

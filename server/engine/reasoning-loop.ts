@@ -39,7 +39,7 @@ export class ReasoningLoop {
     const maxRounds = rt.deps.config.chat.maxInternalRounds;
     let gateRequired = true;
     let cooldownMs = 0;
-    for (let round = 0; round < maxRounds && !rt.isStopped; ) {
+    for (let round = 0; round < maxRounds && !rt.isStopped;) {
       const cycle = this.startCycle(round, maxRounds);
       const result = await this.runRound(cycle, gateRequired, anchor?.messageId ?? null);
       if (cycle.timingGate?.result.action === "continue") gateRequired = false;
@@ -79,7 +79,11 @@ export class ReasoningLoop {
     return cycle;
   }
 
-  private async runRound(cycle: CycleRecord, gateRequired: boolean, anchorMessageId: string | null): Promise<RoundResult> {
+  private async runRound(
+    cycle: CycleRecord,
+    gateRequired: boolean,
+    anchorMessageId: string | null,
+  ): Promise<RoundResult> {
     const rt = this.rt;
     if (gateRequired) {
       rt.setStage("Timing Gate", "");
@@ -88,7 +92,8 @@ export class ReasoningLoop {
         rt.enterWait(gate.callId, gate.seconds);
         return { endReason: "timing_wait", endTurn: true };
       }
-      if (gate.action === "no_action") return { endReason: "timing_no_action", endTurn: true, cooldownMs: gate.cooldownMs };
+      if (gate.action === "no_action")
+        return { endReason: "timing_no_action", endTurn: true, cooldownMs: gate.cooldownMs };
       if (gate.action === "llm_error") {
         cycle.error = gate.error;
         return { endReason: "llm_error", endTurn: true };
@@ -150,7 +155,12 @@ export class ReasoningLoop {
       planner: cycle.planner,
       tools: cycle.tools,
       interrupted: cycle.interrupted,
-      finalState: { agentState, endReason, timeRecords: cycle.timeRecords, ...(cycle.error ? { error: cycle.error } : {}) },
+      finalState: {
+        agentState,
+        endReason,
+        timeRecords: cycle.timeRecords,
+        ...(cycle.error ? { error: cycle.error } : {}),
+      },
     });
     rt.deps.events.emit(rt.session.id, "cycle.end", {
       cycleId: cycle.cycleId,
@@ -171,10 +181,14 @@ export class ReasoningLoop {
       toolCallId: callId,
       toolName: "wait",
       success: true,
-      content: renderPrompt(newInput ? "wait_new_input" : "wait_timed_out", {}, {
-        locale: config.bot.locale,
-        overrides: config.prompts,
-      }),
+      content: renderPrompt(
+        newInput ? "wait_new_input" : "wait_timed_out",
+        {},
+        {
+          locale: config.bot.locale,
+          overrides: config.prompts,
+        },
+      ),
       source: "timing_gate",
     });
   }
@@ -182,7 +196,14 @@ export class ReasoningLoop {
   private ingest(messages: ChatMessageRecord[]): void {
     const rt = this.rt;
     for (const m of messages) {
-      const base = { uid: newUid(), ts: m.ts, messageId: m.messageId, userId: m.userId, userName: m.userName, groupCard: m.groupCard };
+      const base = {
+        uid: newUid(),
+        ts: m.ts,
+        messageId: m.messageId,
+        userId: m.userId,
+        userName: m.userName,
+        groupCard: m.groupCard,
+      };
       if (m.forward?.length) {
         rt.history.push({ ...base, kind: "complex", preview: m.forward.slice(0, 4), total: m.forward.length });
       } else {

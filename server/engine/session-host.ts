@@ -41,7 +41,10 @@ export class SessionToolHost implements BuiltinToolHost {
       extraPrompt: "",
       replyToolArgs: { msg_id: req.target.messageId, reference_info: req.referenceInfo ?? "" },
     });
-    const system = renderPrompt("maisaka_replyer", buildPromptVars(this.rt), { locale: config.bot.locale, overrides: config.prompts });
+    const system = renderPrompt("maisaka_replyer", buildPromptVars(this.rt), {
+      locale: config.bot.locale,
+      overrides: config.prompts,
+    });
     const parts = [
       (zh ? "聊天记录：\n" : "Chat so far:\n") + transcript(this.rt.history, config.bot.nickname),
       (zh ? "你要回复的消息：" : "The message to reply to: ") +
@@ -86,7 +89,14 @@ export class SessionToolHost implements BuiltinToolHost {
     const response = await model.chat({
       task: "utils",
       messages: [
-        { role: "system", content: renderPrompt("emoji_choice", { emojis: list }, { locale: config.bot.locale, overrides: config.prompts }) },
+        {
+          role: "system",
+          content: renderPrompt(
+            "emoji_choice",
+            { emojis: list },
+            { locale: config.bot.locale, overrides: config.prompts },
+          ),
+        },
         { role: "user", content: `${transcript(this.rt.history, config.bot.nickname)}\n\n${req.reasoning}` },
       ],
       signal: req.signal,
@@ -99,7 +109,12 @@ export class SessionToolHost implements BuiltinToolHost {
     return { index, reason: typeof parsed?.reason === "string" ? parsed.reason : "" };
   }
 
-  async send(req: { sessionId: string; text: string; replyTo: string | null; kind: "text" | "emoji" }): Promise<ChatMessageRecord> {
+  async send(req: {
+    sessionId: string;
+    text: string;
+    replyTo: string | null;
+    kind: "text" | "emoji";
+  }): Promise<ChatMessageRecord> {
     const rt = this.rt;
     const { clock, stores, events, config } = rt.deps;
     const now = clock.now();
@@ -155,7 +170,9 @@ export function transcript(history: HistoryMessage[], botName: string, limit = T
       const who = m.sourceKind === "guided_reply" ? `${botName} (bot)` : m.groupCard || m.userName;
       lines.push(`[${formatClock(m.ts)}] ${who}: ${m.text}`);
     } else if (m.kind === "complex") {
-      lines.push(`[${formatClock(m.ts)}] ${m.groupCard || m.userName}: [forward] ${m.preview.map((p) => `${p.sender}: ${p.text}`).join(" / ")}`);
+      lines.push(
+        `[${formatClock(m.ts)}] ${m.groupCard || m.userName}: [forward] ${m.preview.map((p) => `${p.sender}: ${p.text}`).join(" / ")}`,
+      );
     } else if (m.kind === "tool_result" && m.source !== "timing_gate") {
       lines.push(`[tool ${m.toolName}] ${m.content.slice(0, 500)}`);
     }

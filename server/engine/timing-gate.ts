@@ -53,9 +53,7 @@ export async function runTimingGate(rt: SessionRuntime, cycle: CycleRecord): Pro
     return { action: "continue" };
   }
 
-  const specs = (await rt.registry.listTools(availabilityContext(rt))).filter((s) =>
-    timingToolNames.includes(s.name),
-  );
+  const specs = (await rt.registry.listTools(availabilityContext(rt))).filter((s) => timingToolNames.includes(s.name));
   const available = new Set(specs.map((s) => s.name));
   const selection = selectContext(rt.history, { requestKind: "timing_gate", maxContextSize: rt.maxContextSize });
   const vars = buildPromptVars(rt);
@@ -74,7 +72,7 @@ export async function runTimingGate(rt: SessionRuntime, cycle: CycleRecord): Pro
   let chosen: LlmToolCall | null = null;
   let attempts = 0;
 
-  for (; attempts < TIMING_GATE_MAX_ATTEMPTS && !chosen; ) {
+  for (; attempts < TIMING_GATE_MAX_ATTEMPTS && !chosen;) {
     attempts++;
     request = {
       model: model.modelFor("timingGate"),

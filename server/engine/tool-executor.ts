@@ -120,7 +120,8 @@ function appendResult(rt: SessionRuntime, call: LlmToolCall, result: ToolExecuti
     toolCallId: call.id,
     toolName: call.function.name,
     success: result.success,
-    content: content || (result.success ? `工具 ${call.function.name} 执行成功` : `工具 ${call.function.name} 执行失败`),
+    content:
+      content || (result.success ? `工具 ${call.function.name} 执行成功` : `工具 ${call.function.name} 执行失败`),
     structuredContent: result.structuredContent,
   });
   result.contentItems.forEach((item, index) => {

@@ -41,7 +41,12 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
       try {
         resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
       } catch (error) {
-        reject(new HttpError(400, `request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`));
+        reject(
+          new HttpError(
+            400,
+            `request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
       }
     });
   });

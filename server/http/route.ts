@@ -53,7 +53,9 @@ export interface RouteSpec<Ctx, P, Q, B, R> {
 
 /** The route definer for one context type: `const apiRoute = routeBuilder<ApiContext>()`. */
 export function routeBuilder<Ctx>() {
-  return function defineRoute<P = Empty, Q = Empty, B = Empty, R = unknown>(spec: RouteSpec<Ctx, P, Q, B, R>): Route<Ctx> {
+  return function defineRoute<P = Empty, Q = Empty, B = Empty, R = unknown>(
+    spec: RouteSpec<Ctx, P, Q, B, R>,
+  ): Route<Ctx> {
     return {
       method: spec.method,
       path: spec.path,

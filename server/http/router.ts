@@ -46,11 +46,15 @@ export class ApiRouter<Ctx> {
       await this.dispatch(req, res);
     } catch (error) {
       if (!(error instanceof HttpError)) {
-        this.opts.logger.error(`[http] ${req.method} ${pathOf(req)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.opts.logger.error(
+          `[http] ${req.method} ${pathOf(req)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
       }
       const status = error instanceof HttpError ? error.status : 500;
       const body: ApiError =
-        error instanceof HttpError ? { error: error.message, ...(error.fields ? { fields: error.fields } : {}) } : { error: "internal error" };
+        error instanceof HttpError
+          ? { error: error.message, ...(error.fields ? { fields: error.fields } : {}) }
+          : { error: "internal error" };
       const headers = error instanceof HttpError ? error.headers : {};
       if (status === 401) headers["www-authenticate"] = 'Bearer realm="maisaka"';
       writeJson(res, { status, body, headers });

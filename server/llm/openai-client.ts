@@ -3,10 +3,7 @@
 // request mid-generation. The SDK's own retries are off: ours report every retry to the engine
 // (llm.retry / llm.error) and never retry after an abort.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import type {
-  ChatCompletionChunk,
-  ChatCompletionCreateParamsStreaming,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { randomUUID } from "node:crypto";
 import type { LlmToolCall, LlmUsage, ModelTask } from "../../lib/llm/messages";
 import type { UsageStore } from "../stores/types";

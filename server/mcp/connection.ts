@@ -128,24 +128,27 @@ export class McpServerConnection {
       nextRetryAt: this.nextRetryAt,
       connectedAt: this.connectedAt,
       pid: this.link?.pid() ?? null,
-      serverInfo: info ? { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) } : null,
+      serverInfo: info
+        ? { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) }
+        : null,
       skippedTools: [...this.skipped, ...extraSkipped],
     };
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     const client = this.client;
-    if (!client || this.state !== "connected") throw new Error(`MCP server "${this.name}" is not connected (${this.state})`);
+    if (!client || this.state !== "connected")
+      throw new Error(`MCP server "${this.name}" is not connected (${this.state})`);
     const generation = this.generation;
     try {
-      return await client.request(
-        { method: "tools/call", params: { name, arguments: args } },
-        CallToolResultSchema,
-        { timeout: this.config.timeoutMs, signal },
-      );
+      return await client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
+        timeout: this.config.timeoutMs,
+        signal,
+      });
     } catch (error) {
       // A protocol answer proves the server is there; anything else over HTTP may mean it is gone.
-      if (this.config.transport !== "stdio" && !(error instanceof McpError) && !signal?.aborted) void this.probe(generation);
+      if (this.config.transport !== "stdio" && !(error instanceof McpError) && !signal?.aborted)
+        void this.probe(generation);
       throw error;
     }
   }
@@ -182,7 +185,11 @@ export class McpServerConnection {
     this.link = link;
     try {
       // The overall bound also covers a transport that never starts (an SSE endpoint that hangs).
-      await withTimeout(client.connect(link.transport, { timeout: this.config.timeoutMs }), this.config.timeoutMs, "initialize");
+      await withTimeout(
+        client.connect(link.transport, { timeout: this.config.timeoutMs }),
+        this.config.timeoutMs,
+        "initialize",
+      );
       if (generation !== this.generation) return;
       await this.loadTools(client, generation);
       if (generation !== this.generation) return;
@@ -216,7 +223,9 @@ export class McpServerConnection {
       }
       cursors.add(cursor);
     }
-    this.opts.logger.warn(`[mcp] ${this.name}: tools/list still paging after ${MAX_TOOL_PAGES} pages, listing stopped there`);
+    this.opts.logger.warn(
+      `[mcp] ${this.name}: tools/list still paging after ${MAX_TOOL_PAGES} pages, listing stopped there`,
+    );
     return tools;
   }
 
@@ -225,7 +234,8 @@ export class McpServerConnection {
     if (generation !== this.generation) return;
     const { tools, skipped, warnings } = validateTools(raw);
     for (const warning of warnings) this.opts.logger.warn(`[mcp] ${this.name}: ${warning}`);
-    for (const skip of skipped) this.opts.logger.warn(`[mcp] ${this.name}: tool "${skip.name}" skipped: ${skip.reason}`);
+    for (const skip of skipped)
+      this.opts.logger.warn(`[mcp] ${this.name}: tool "${skip.name}" skipped: ${skip.reason}`);
     this.tools = tools;
     this.skipped = skipped;
   }
@@ -250,7 +260,9 @@ export class McpServerConnection {
           } catch (error) {
             if (generation !== this.generation) return;
             this.setError(`tools/list failed: ${describeError(error)}`);
-            this.opts.logger.warn(`[mcp] ${this.name}: refreshing tools failed, keeping the previous list: ${describeError(error)}`);
+            this.opts.logger.warn(
+              `[mcp] ${this.name}: refreshing tools failed, keeping the previous list: ${describeError(error)}`,
+            );
           }
         } while (this.refreshQueued && generation === this.generation);
       } finally {

@@ -46,7 +46,8 @@ function toContentBlock(item: ToolContentItem): ContentBlock | null {
       return item.text ? { type: "text", text: item.text } : null;
     case "image":
     case "audio":
-      if (item.data) return { type: item.contentType, data: item.data, mimeType: item.mimeType || "application/octet-stream" };
+      if (item.data)
+        return { type: item.contentType, data: item.data, mimeType: item.mimeType || "application/octet-stream" };
       return { type: "text", text: item.description || `[${item.contentType}]` };
     case "resource_link":
       if (!item.uri) return null;
@@ -58,11 +59,18 @@ function toContentBlock(item: ToolContentItem): ContentBlock | null {
         ...(item.mimeType ? { mimeType: item.mimeType } : {}),
       };
     case "resource":
-      if (item.uri) return { type: "resource", resource: { uri: item.uri, text: item.text, ...(item.mimeType ? { mimeType: item.mimeType } : {}) } };
+      if (item.uri)
+        return {
+          type: "resource",
+          resource: { uri: item.uri, text: item.text, ...(item.mimeType ? { mimeType: item.mimeType } : {}) },
+        };
       return item.text ? { type: "text", text: item.text } : null;
     case "binary":
       if (item.uri && item.data) {
-        return { type: "resource", resource: { uri: item.uri, blob: item.data, ...(item.mimeType ? { mimeType: item.mimeType } : {}) } };
+        return {
+          type: "resource",
+          resource: { uri: item.uri, blob: item.data, ...(item.mimeType ? { mimeType: item.mimeType } : {}) },
+        };
       }
       return { type: "text", text: item.description || `[binary ${item.mimeType}]`.trim() };
     case "unknown":

@@ -89,7 +89,9 @@ export class McpGateway {
     try {
       await this.dispatch(req, res);
     } catch (error) {
-      this.logger.error(`[mcp-gateway] ${req.method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.logger.error(
+        `[mcp-gateway] ${req.method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
       if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal error");
       else res.end();
     }
@@ -180,7 +182,9 @@ export class McpGateway {
   private notifyToolsChanged(): void {
     for (const session of this.sessions.values()) {
       session.server.sendToolListChanged().catch((error: unknown) => {
-        this.logger.warn(`[mcp-gateway] tools/list_changed not sent: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `[mcp-gateway] tools/list_changed not sent: ${error instanceof Error ? error.message : String(error)}`,
+        );
       });
     }
   }

@@ -50,7 +50,13 @@ export class McpManager {
       (server) =>
         new McpServerConnection(
           server,
-          { logger: this.logger, reconnect, healthCheckIntervalMs, clientInfo: CLIENT_INFO, onToolsChanged: () => this.toolsChanged() },
+          {
+            logger: this.logger,
+            reconnect,
+            healthCheckIntervalMs,
+            clientInfo: CLIENT_INFO,
+            onToolsChanged: () => this.toolsChanged(),
+          },
           config.enabled,
         ),
     );
@@ -103,7 +109,8 @@ export class McpManager {
       for (const tool of connection.listTools()) {
         const owner = owners.get(tool.name);
         if (this.reserved.has(tool.name) || owner !== undefined) {
-          const reason = owner === undefined ? "name reserved by a builtin tool" : `name already taken by server "${owner}"`;
+          const reason =
+            owner === undefined ? "name reserved by a builtin tool" : `name already taken by server "${owner}"`;
           conflicts.set(connection.name, [...(conflicts.get(connection.name) ?? []), { name: tool.name, reason }]);
           this.warnOnce(`[mcp] ${connection.name}: tool "${tool.name}" skipped: ${reason}`);
           continue;
@@ -120,7 +127,9 @@ export class McpManager {
       try {
         listener();
       } catch (error) {
-        this.logger.warn(`[mcp] tools-changed listener failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `[mcp] tools-changed listener failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }

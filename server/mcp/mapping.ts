@@ -75,7 +75,12 @@ function item(partial: Partial<ToolContentItem> & Pick<ToolContentItem, "content
 }
 
 /** Media too large to carry keep their type and size, not their bytes. */
-function media(contentType: "image" | "audio" | "binary", data: string, mimeType: string, extra: Partial<ToolContentItem> = {}): ToolContentItem {
+function media(
+  contentType: "image" | "audio" | "binary",
+  data: string,
+  mimeType: string,
+  extra: Partial<ToolContentItem> = {},
+): ToolContentItem {
   if (data.length <= MAX_MEDIA_BASE64_CHARS) return item({ contentType, data, mimeType, ...extra });
   return item({
     contentType,
@@ -108,9 +113,17 @@ function toContentItem(block: ContentBlock): ToolContentItem | null {
     case "resource": {
       const resource = block.resource;
       if ("text" in resource) {
-        return item({ contentType: "resource", text: resource.text, uri: resource.uri, mimeType: resource.mimeType ?? "" });
+        return item({
+          contentType: "resource",
+          text: resource.text,
+          uri: resource.uri,
+          mimeType: resource.mimeType ?? "",
+        });
       }
-      return media("binary", resource.blob, resource.mimeType ?? "", { uri: resource.uri, metadata: { embeddedResource: true } });
+      return media("binary", resource.blob, resource.mimeType ?? "", {
+        uri: resource.uri,
+        metadata: { embeddedResource: true },
+      });
     }
   }
 }

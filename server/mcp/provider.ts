@@ -1,12 +1,7 @@
 // MCP tools as a ToolProvider (providerName "mcp", type mcp): the manager's current tools as specs,
 // calls routed to the owning server. Discovery is live: a server that dies takes its tools with it.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type {
-  ToolExecutionContext,
-  ToolExecutionResult,
-  ToolInvocation,
-  ToolSpec,
-} from "../../lib/tools/schemas";
+import type { ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
 import type { ToolProvider } from "../tools/provider";
 import type { McpManager } from "./manager";
 import { DEFAULT_MAX_RESULT_CHARS, MCP_PROVIDER_NAME, toolFailure, toToolResult, toToolSpec } from "./mapping";
@@ -47,7 +42,11 @@ export class McpToolProvider implements ToolProvider {
     } catch (error) {
       // The SDK reports an abort as a generic request error; say plainly that it was cancelled.
       const signal = ctx?.signal;
-      if (signal?.aborted) return toolFailure(name, new Error(`已取消：${signal.reason instanceof Error ? signal.reason.message : String(signal.reason)}`));
+      if (signal?.aborted)
+        return toolFailure(
+          name,
+          new Error(`已取消：${signal.reason instanceof Error ? signal.reason.message : String(signal.reason)}`),
+        );
       return toolFailure(name, error);
     }
   }

@@ -63,7 +63,12 @@ export function createServerTransport(config: McpServerConfig, onStderr: (chunk:
       const transport = new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: httpHeaders(config) },
         // The manager reconnects a lost server itself; the transport only retries its event stream briefly.
-        reconnectionOptions: { initialReconnectionDelay: 500, maxReconnectionDelay: 2_000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
+        reconnectionOptions: {
+          initialReconnectionDelay: 500,
+          maxReconnectionDelay: 2_000,
+          reconnectionDelayGrowFactor: 2,
+          maxRetries: 1,
+        },
       });
       return {
         transport,

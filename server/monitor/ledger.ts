@@ -33,6 +33,9 @@ export class MemoryLedger implements EventLedger {
 
   async read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]> {
     const list = this.bySession.get(sessionId) ?? [];
-    return list.filter((e) => e.seq > afterSeq).slice(0, limit).map((e) => structuredClone(e));
+    return list
+      .filter((e) => e.seq > afterSeq)
+      .slice(0, limit)
+      .map((e) => structuredClone(e));
   }
 }

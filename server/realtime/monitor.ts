@@ -2,12 +2,7 @@
 // `unsubscribe`, events as `event` messages carrying the envelope, `resync` when a client fell behind,
 // `error` for a refused payload. Nothing a client sends can crash it.
 import type { Server, Socket } from "socket.io";
-import {
-  MONITOR_NAMESPACE,
-  subscribeSchema,
-  unsubscribeSchema,
-  type SubscribeAck,
-} from "../../lib/api/schemas";
+import { MONITOR_NAMESPACE, subscribeSchema, unsubscribeSchema, type SubscribeAck } from "../../lib/api/schemas";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EngineLogger } from "../engine/deps";
 import type { MonitorBus } from "../monitor/bus";
@@ -38,7 +33,11 @@ export interface Monitor {
   close(): void;
 }
 
-export async function attachMonitor(io: Server, deps: MonitorDeps, limits: StreamLimits = defaultStreamLimits): Promise<Monitor> {
+export async function attachMonitor(
+  io: Server,
+  deps: MonitorDeps,
+  limits: StreamLimits = defaultStreamLimits,
+): Promise<Monitor> {
   const namespace = io.of(MONITOR_NAMESPACE);
   const hub = new MonitorHub(
     deps.bus,
@@ -108,7 +107,10 @@ function stopAll(subscriptions: Map<string, StreamSubscription>, ack: unknown): 
 }
 
 function refuse(socket: Socket, ack: unknown, error: string, issues: { path: PropertyKey[]; message: string }[]): void {
-  const fields = issues.map((i) => ({ path: i.path.length ? i.path.map(String).join(".") : "(root)", message: i.message }));
+  const fields = issues.map((i) => ({
+    path: i.path.length ? i.path.map(String).join(".") : "(root)",
+    message: i.message,
+  }));
   socket.emit("error", { error, ...(fields.length ? { fields } : {}) });
   answer(ack, { ok: false, error, ...(fields.length ? { fields } : {}) });
 }

@@ -153,7 +153,9 @@ export class StreamSubscription {
         if (!(await this.paced(event))) return;
       }
     } catch (error) {
-      this.hooks.onError(`[monitor] replay for ${this.client.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.hooks.onError(
+        `[monitor] replay for ${this.client.id} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
       this.drop("replay_failed");
     } finally {
       this.pumping = false;

@@ -156,7 +156,9 @@ export class ToolRegistry {
     const results = await Promise.allSettled(providers.map(async (p) => p.close()));
     results.forEach((result, index) => {
       if (result.status === "rejected") {
-        this.logger.warn(`Closing tool provider "${providers[index].providerName}" failed: ${describeError(result.reason)}`);
+        this.logger.warn(
+          `Closing tool provider "${providers[index].providerName}" failed: ${describeError(result.reason)}`,
+        );
       }
     });
   }

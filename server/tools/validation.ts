@@ -16,10 +16,7 @@ function fieldPath(instancePath: string, child?: string): string {
     .slice(1)
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   if (child !== undefined) segments.push(child);
-  return segments.reduce(
-    (path, seg) => (/^\d+$/.test(seg) ? `${path}[${seg}]` : path ? `${path}.${seg}` : seg),
-    "",
-  );
+  return segments.reduce((path, seg) => (/^\d+$/.test(seg) ? `${path}[${seg}]` : path ? `${path}.${seg}` : seg), "");
 }
 
 function describeValue(value: unknown): string {
@@ -110,7 +107,9 @@ export class ArgumentValidator {
     if (!compiled.validate) {
       if (!this.reported.has(compiled)) {
         this.reported.add(compiled);
-        this.onSchemaError(`Tool "${toolName}" has a parameters schema that cannot be compiled; its arguments are not validated: ${compiled.error}`);
+        this.onSchemaError(
+          `Tool "${toolName}" has a parameters schema that cannot be compiled; its arguments are not validated: ${compiled.error}`,
+        );
       }
       return { ok: true, args: copy };
     }

@@ -9,9 +9,7 @@ describe("formatClock / formatDateTime", () => {
   it("uses the process's local zone by default", () => {
     const d = new Date(T);
     expect(formatClock(T)).toBe(`${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`);
-    expect(formatDateTime(d)).toBe(
-      `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${formatClock(T)}`,
-    );
+    expect(formatDateTime(d)).toBe(`${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${formatClock(T)}`);
   });
 
   it("accepts IANA zones, offset strings and offset minutes", () => {
@@ -78,7 +76,14 @@ describe("complexPreview (reference-python 5)", () => {
   it("keeps the group card and short previews", () => {
     expect(
       complexPreview(
-        { time: T, userName: "小明", groupCard: "管理员", messageId: "9", preview: [{ sender: "A", text: "x" }], total: 1 },
+        {
+          time: T,
+          userName: "小明",
+          groupCard: "管理员",
+          messageId: "9",
+          preview: [{ sender: "A", text: "x" }],
+          total: 1,
+        },
         "UTC",
       ),
     ).toBe(

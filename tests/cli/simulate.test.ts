@@ -132,7 +132,11 @@ describe("maisaka simulate", () => {
     // and that turn sends a reply quoting a message of the @'s batch. (With --speed 0 the later
     // "哈哈麦麦肯定在看书" lands in the same batch, and the simulated planner answers the newest line.)
     const atIndex = events.indexOf(at);
-    const batchStart = events.slice(0, atIndex).map((e) => e.type).lastIndexOf("cycle.end") + 1;
+    const batchStart =
+      events
+        .slice(0, atIndex)
+        .map((e) => e.type)
+        .lastIndexOf("cycle.end") + 1;
     const turnStart = events.findIndex((e, i) => i > atIndex && e.type === "cycle.start");
     expect(turnStart).toBeGreaterThan(atIndex);
     const batchIds = events
@@ -140,7 +144,11 @@ describe("maisaka simulate", () => {
       .flatMap((e) => (e.type === "message.ingested" ? [e.data.messageId] : []));
     expect(batchIds).toContain(at.data.messageId);
     const turnEnd = events.findIndex(
-      (e, i) => i > turnStart && e.type === "cycle.end" && e.data.endReason !== "tool_continue" && e.data.endReason !== "continue",
+      (e, i) =>
+        i > turnStart &&
+        e.type === "cycle.end" &&
+        e.data.endReason !== "tool_continue" &&
+        e.data.endReason !== "continue",
     );
     const turn = events.slice(turnStart, turnEnd + 1);
     const gate = ofType(turn, "timing_gate.result")[0];
@@ -161,7 +169,11 @@ describe("maisaka simulate", () => {
     expectGapless(events);
     const start = ofType(events, "session.start")[0];
     expect(start.data).toMatchObject({ isGroupChat: false, userId: "u9" });
-    expect(ofType(events, "message.ingested").map((e) => e.data.content).sort()).toEqual(["在吗", "我想跟你说件事…"].sort());
+    expect(
+      ofType(events, "message.ingested")
+        .map((e) => e.data.content)
+        .sort(),
+    ).toEqual(["在吗", "我想跟你说件事…"].sort());
     const ends = ofType(events, "cycle.end").map((e) => e.data.endReason);
     expect(ends.length).toBeGreaterThanOrEqual(1);
     expectEndedIdle(events);
@@ -190,7 +202,10 @@ describe("maisaka simulate", () => {
 
   it("a line that is not JSON exits non-zero naming its line number", async () => {
     const path = join(dir, "bad-json.jsonl");
-    writeFileSync(path, `${JSON.stringify({ at: 0, userId: "u1", userName: "A", text: "ok" })}\n{"at": 1, "userId": oops}\n`);
+    writeFileSync(
+      path,
+      `${JSON.stringify({ at: 0, userId: "u1", userName: "A", text: "ok" })}\n{"at": 1, "userId": oops}\n`,
+    );
     const result = await simulate(["--script", path, "--speed", "0"]);
     expect(result.timedOut).toBe(false);
     expect(result.code).not.toBe(0);

@@ -3,7 +3,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 
-export const fixtureEvents: MonitorEvent[] = readFileSync(fileURLToPath(new URL("../../e2e/fixtures/group-chat.events.jsonl", import.meta.url)), "utf8")
+export const fixtureEvents: MonitorEvent[] = readFileSync(
+  fileURLToPath(new URL("../../e2e/fixtures/group-chat.events.jsonl", import.meta.url)),
+  "utf8",
+)
   .split("\n")
   .filter(Boolean)
   .map((line) => monitorEventSchema.parse(JSON.parse(line)));

@@ -18,7 +18,11 @@ describe("text search", () => {
   });
 
   it("searches message content and tool calls", () => {
-    const text = messageSearchText({ role: "assistant", content: null, tool_calls: [{ id: "1", type: "function", function: { name: "reply", arguments: '{"msg_id":"m5"}' } }] });
+    const text = messageSearchText({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "1", type: "function", function: { name: "reply", arguments: '{"msg_id":"m5"}' } }],
+    });
     expect(text).toContain("reply");
     expect(text).toContain("m5");
   });

@@ -51,7 +51,10 @@ describe("live timeline merge", () => {
   it("loads the ledger in pages, then resumes live right after its last seq", async () => {
     const { fetchPage, calls } = ledger(() => 20);
     const pages: number[] = [];
-    const t = await fetchTimeline(SESSION, { onProgress: (loaded) => pages.push(loaded), fetchPage: (id, after) => fetchPage(id, after, 8) });
+    const t = await fetchTimeline(SESSION, {
+      onProgress: (loaded) => pages.push(loaded),
+      fetchPage: (id, after) => fetchPage(id, after, 8),
+    });
     expect(t.lastSeq).toBe(20);
     expect(pages).toEqual([8, 16, 20]);
     expect(calls.map(([a]) => a)).toEqual([0, 8, 16]);

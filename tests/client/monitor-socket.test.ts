@@ -2,7 +2,12 @@
 // batched and validated delivery, resync handed over, auth refusal reported, clean close.
 import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { createFrameScheduler, subscribeMonitor, type ConnectionState, type MonitorSocketLike } from "../../lib/client/monitor-socket";
+import {
+  createFrameScheduler,
+  subscribeMonitor,
+  type ConnectionState,
+  type MonitorSocketLike,
+} from "../../lib/client/monitor-socket";
 import { fixtureEvents } from "./fixture";
 
 class FakeSocket implements MonitorSocketLike {

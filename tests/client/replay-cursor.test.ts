@@ -22,16 +22,41 @@ describe("timeline cursor", () => {
   const cursor = createTimelineCursor(SESSION, events);
   const summary = (n: number) => {
     const t = cursor.at(n);
-    return { lastSeq: t.lastSeq, items: t.items.length, cycles: t.cycleCount, messages: t.messageCount, stage: t.stage?.seq ?? null };
+    return {
+      lastSeq: t.lastSeq,
+      items: t.items.length,
+      cycles: t.cycleCount,
+      messages: t.messageCount,
+      stage: t.stage?.seq ?? null,
+    };
   };
   const expected = (n: number) => {
     const t = buildTimeline(SESSION, events.slice(0, n));
-    return { lastSeq: t.lastSeq, items: t.items.length, cycles: t.cycleCount, messages: t.messageCount, stage: t.stage?.seq ?? null };
+    return {
+      lastSeq: t.lastSeq,
+      items: t.items.length,
+      cycles: t.cycleCount,
+      messages: t.messageCount,
+      stage: t.stage?.seq ?? null,
+    };
   };
 
   it("matches a fresh build forwards, backwards and across checkpoints", () => {
     expect(events.length).toBeGreaterThan(2 * CHECKPOINT);
-    for (const n of [0, 1, 17, CHECKPOINT - 1, CHECKPOINT, CHECKPOINT + 1, 700, 12, events.length, 5, 2 * CHECKPOINT + 3, events.length + 50]) {
+    for (const n of [
+      0,
+      1,
+      17,
+      CHECKPOINT - 1,
+      CHECKPOINT,
+      CHECKPOINT + 1,
+      700,
+      12,
+      events.length,
+      5,
+      2 * CHECKPOINT + 3,
+      events.length + 50,
+    ]) {
       expect(summary(n)).toEqual(expected(Math.min(n, events.length)));
     }
   });

@@ -1,11 +1,20 @@
 // The replay player without a browser: frames are driven by hand through tick().
 import { describe, expect, it } from "vitest";
-import { REPLAY_SPEEDS, clampSpeed, countAtOrBefore, createReplayPlayer, type PlayerTimeline } from "../../lib/client/replay-player";
+import {
+  REPLAY_SPEEDS,
+  clampSpeed,
+  countAtOrBefore,
+  createReplayPlayer,
+  type PlayerTimeline,
+} from "../../lib/client/replay-player";
 import { playerTimelineOf } from "../../lib/client/replay-cursor";
 import { fixtureEvents } from "./fixture";
 
 /** 10 events at t = 0, 100, ..., 900 ms; cycles complete after events 3 and 7. */
-const tl: PlayerTimeline = { times: Array.from({ length: 10 }, (_, i) => 1_000_000 + i * 100), cycleBoundaries: [3, 7] };
+const tl: PlayerTimeline = {
+  times: Array.from({ length: 10 }, (_, i) => 1_000_000 + i * 100),
+  cycleBoundaries: [3, 7],
+};
 
 function manual() {
   const frames: ((now: number) => void)[] = [];
@@ -157,7 +166,10 @@ describe("replay player", () => {
   });
 
   it("never runs backwards when clocks disagree", () => {
-    const player = createReplayPlayer({ times: [100, 300, 200, 400], cycleBoundaries: [] }, { frame: () => () => undefined });
+    const player = createReplayPlayer(
+      { times: [100, 300, 200, 400], cycleBoundaries: [] },
+      { frame: () => () => undefined },
+    );
     player.seekTime(150);
     expect(player.getSnapshot().index).toBe(1);
     player.seekTime(200);

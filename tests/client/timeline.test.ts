@@ -10,7 +10,11 @@ function view(t: Timeline) {
   return {
     lastSeq: t.lastSeq,
     seqs: t.events.map((e) => e.seq),
-    items: t.items.map((i) => (i.kind === "cycle" ? `cycle:${i.cycle.cycleId}:${i.cycle.end?.endReason ?? "open"}:${i.cycle.tools.length}` : `${i.kind}:${i.seq}`)),
+    items: t.items.map((i) =>
+      i.kind === "cycle"
+        ? `cycle:${i.cycle.cycleId}:${i.cycle.end?.endReason ?? "open"}:${i.cycle.tools.length}`
+        : `${i.kind}:${i.seq}`,
+    ),
     stage: t.stage?.seq ?? null,
     counts: [t.messageCount, t.cycleCount],
     gaps: t.gaps,

@@ -2,20 +2,44 @@
 // planner.finalized that offers (or no longer offers) the tool.
 import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { observeToggleEvents, offersState, startToggle, toggleAccepted, toggleFailed, toggleKey, type ToggleAcks } from "../../lib/client/toggle-ack";
+import {
+  observeToggleEvents,
+  offersState,
+  startToggle,
+  toggleAccepted,
+  toggleFailed,
+  toggleKey,
+  type ToggleAcks,
+} from "../../lib/client/toggle-ack";
 import type { EventOf } from "../../lib/client/timeline";
 import { fixtureEvents } from "./fixture";
 
-const finalizedTemplate = fixtureEvents.find((e): e is EventOf<"planner.finalized"> => e.type === "planner.finalized" && e.data.request !== null)!;
+const finalizedTemplate = fixtureEvents.find(
+  (e): e is EventOf<"planner.finalized"> => e.type === "planner.finalized" && e.data.request !== null,
+)!;
 
-function finalized(sessionId: string, seq: number, ts: number, offered: string[], withheld: { name: string; reason: "disabled" | "deferred" }[] = []): MonitorEvent {
-  const tools = offered.map((name) => ({ type: "function" as const, function: { name, description: "", parameters: {} } }));
+function finalized(
+  sessionId: string,
+  seq: number,
+  ts: number,
+  offered: string[],
+  withheld: { name: string; reason: "disabled" | "deferred" }[] = [],
+): MonitorEvent {
+  const tools = offered.map((name) => ({
+    type: "function" as const,
+    function: { name, description: "", parameters: {} },
+  }));
   return {
     ...finalizedTemplate,
     sessionId,
     seq,
     ts,
-    data: { ...finalizedTemplate.data, cycleId: `c${seq}`, request: { ...finalizedTemplate.data.request!, tools }, withheldTools: withheld },
+    data: {
+      ...finalizedTemplate.data,
+      cycleId: `c${seq}`,
+      request: { ...finalizedTemplate.data.request!, tools },
+      withheldTools: withheld,
+    },
   };
 }
 
@@ -44,8 +68,15 @@ describe("toggle acks", () => {
     // Still offered: not applied yet.
     acks = observeToggleEvents(acks, [finalized("s1", 41, 2_000, ["reply", "send_emoji"])]);
     expect(acks.get(key)?.phase).toBe("recorded");
-    acks = observeToggleEvents(acks, [finalized("s1", 45, 2_100, ["reply"], [{ name: "send_emoji", reason: "disabled" }])]);
-    expect(acks.get(key)).toMatchObject({ phase: "applied", appliedSessionId: "s1", appliedCycleId: "c45", appliedAt: 2_100 });
+    acks = observeToggleEvents(acks, [
+      finalized("s1", 45, 2_100, ["reply"], [{ name: "send_emoji", reason: "disabled" }]),
+    ]);
+    expect(acks.get(key)).toMatchObject({
+      phase: "applied",
+      appliedSessionId: "s1",
+      appliedCycleId: "c45",
+      appliedAt: 2_100,
+    });
   });
 
   it("confirms a global switch from any session's cycle after it was recorded", () => {
@@ -60,9 +91,13 @@ describe("toggle acks", () => {
   it("confirms enabling when the tool is offered, or deferred (deferred tools are enabled)", () => {
     let acks = startToggle(none, { toolName: "query_jargon", enabled: true, sessionId: "s1", requestedAt: 0 });
     acks = toggleAccepted(acks, "query_jargon", "s1", { auditId: "a2", eventSeq: 10 }, 0);
-    acks = observeToggleEvents(acks, [finalized("s1", 11, 5, ["reply"], [{ name: "query_jargon", reason: "disabled" }])]);
+    acks = observeToggleEvents(acks, [
+      finalized("s1", 11, 5, ["reply"], [{ name: "query_jargon", reason: "disabled" }]),
+    ]);
     expect(acks.get(toggleKey("query_jargon", "s1"))?.phase).toBe("recorded");
-    acks = observeToggleEvents(acks, [finalized("s1", 12, 6, ["reply"], [{ name: "query_jargon", reason: "deferred" }])]);
+    acks = observeToggleEvents(acks, [
+      finalized("s1", 12, 6, ["reply"], [{ name: "query_jargon", reason: "deferred" }]),
+    ]);
     expect(acks.get(toggleKey("query_jargon", "s1"))?.phase).toBe("applied");
   });
 

@@ -37,7 +37,9 @@ describe("chooseIcon", () => {
     const small = icon("https://x/s.png", { sizes: ["8x8"] });
     expect(chooseIcon([small, unknown, svg], { theme: "light", size: 24 })).toBe(svg);
     expect(chooseIcon([small, unknown], { theme: "light", size: 24 })).toBe(unknown);
-    expect(chooseIcon([icon("https://x/a.png", { sizes: ["any"] }), small], { theme: "light", size: 24 })?.src).toBe("https://x/a.png");
+    expect(chooseIcon([icon("https://x/a.png", { sizes: ["any"] }), small], { theme: "light", size: 24 })?.src).toBe(
+      "https://x/a.png",
+    );
   });
 
   it("lets theme win over size", () => {
@@ -57,7 +59,10 @@ describe("chooseIcon", () => {
   });
 
   it("parses sizes lists", () => {
-    expect(parseSizes(icon("https://x", { sizes: ["16x16 32x32", "48x24"] }))).toEqual({ scalable: false, px: [16, 32, 48] });
+    expect(parseSizes(icon("https://x", { sizes: ["16x16 32x32", "48x24"] }))).toEqual({
+      scalable: false,
+      px: [16, 32, 48],
+    });
     expect(parseSizes(icon("data:image/svg+xml;base64,AA==")).scalable).toBe(true);
   });
 });

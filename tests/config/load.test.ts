@@ -93,7 +93,14 @@ describe("loadConfig", () => {
   });
 
   it("a bad nested array item names its index", () => {
-    writeConfig({ chat: { talkValueRules: [{ start: "09:00", end: "10:00", value: 1 }, { start: "25:00", end: "02:00", value: 1 }] } });
+    writeConfig({
+      chat: {
+        talkValueRules: [
+          { start: "09:00", end: "10:00", value: 1 },
+          { start: "25:00", end: "02:00", value: 1 },
+        ],
+      },
+    });
     expect(loadError().message).toContain("chat.talkValueRules.1.start");
   });
 

@@ -51,7 +51,9 @@ describe("withBusyRetry", () => {
     let attempts = 0;
     await withBusyRetry(async () => {
       attempts++;
-      db.prepare(`INSERT INTO "ModelUsage" ("task", "model", "promptTokens", "completionTokens", "latencyMs", "success", "ts") VALUES ('t', 'm', 1, 1, 1, 1, 1)`).run();
+      db.prepare(
+        `INSERT INTO "ModelUsage" ("task", "model", "promptTokens", "completionTokens", "latencyMs", "success", "ts") VALUES ('t', 'm', 1, 1, 1, 1, 1)`,
+      ).run();
     });
     db.close();
     expect(attempts).toBeGreaterThan(1);
@@ -66,7 +68,9 @@ describe("withBusyRetry", () => {
       const err = await withBusyRetry(
         () => {
           attempts++;
-          return prisma.modelUsage.create({ data: { task: "t", model: "m", promptTokens: 1, completionTokens: 1, latencyMs: 1, success: true, ts: 1 } });
+          return prisma.modelUsage.create({
+            data: { task: "t", model: "m", promptTokens: 1, completionTokens: 1, latencyMs: 1, success: true, ts: 1 },
+          });
         },
         { attempts: 3, baseDelayMs: 5 },
       ).catch((e: unknown) => e);
@@ -113,12 +117,21 @@ describe("withBusyRetry", () => {
     const stores = createPrismaStores(prisma);
     const ledger = new PrismaLedger(url);
     const appends = Array.from({ length: 200 }, (_, i) =>
-      ledger.append([{ seq: i + 1, sessionId: "s", type: "session.stop", ts: i, data: { reason: `r${i}` } }]).then(() => sleep(0)),
+      ledger
+        .append([{ seq: i + 1, sessionId: "s", type: "session.stop", ts: i, data: { reason: `r${i}` } }])
+        .then(() => sleep(0)),
     );
     const toggles = Array.from({ length: 30 }, (_, i) =>
-      stores.toggles.set({ toolName: `tool${i % 5}`, scope: "global", sessionId: null, enabled: i % 2 === 0 }, "op", "", i),
+      stores.toggles.set(
+        { toolName: `tool${i % 5}`, scope: "global", sessionId: null, enabled: i % 2 === 0 },
+        "op",
+        "",
+        i,
+      ),
     );
-    const people = Array.from({ length: 30 }, (_, i) => stores.persons.upsert({ personName: `p${i % 7}`, userId: null, summary: "", traits: [], facts: [] }));
+    const people = Array.from({ length: 30 }, (_, i) =>
+      stores.persons.upsert({ personName: `p${i % 7}`, userId: null, summary: "", traits: [], facts: [] }),
+    );
     await Promise.all([...appends, ...toggles, ...people]);
     expect(await ledger.lastSeqs()).toEqual(new Map([["s", 200]]));
     expect(await prisma.toggleAudit.count()).toBe(30);
@@ -143,7 +156,10 @@ describe("database errors", () => {
     } catch (err) {
       caught = err;
     }
-    expect(toDatabaseError(caught, "maisaka.db")).toMatchObject({ kind: "full", message: expect.stringMatching(/full/) });
+    expect(toDatabaseError(caught, "maisaka.db")).toMatchObject({
+      kind: "full",
+      message: expect.stringMatching(/full/),
+    });
     expect(db.prepare(`SELECT count(*) AS n FROM "Memory"`).get()).toEqual({ n: 0 });
     db.close();
   });

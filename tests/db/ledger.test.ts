@@ -33,7 +33,10 @@ async function ledger(opts?: ConstructorParameters<typeof PrismaLedger>[1]) {
 function committed(url: string): { sessionId: string; seq: number }[] {
   const db = new Database(sqlitePathFromUrl(url), { readonly: true });
   try {
-    return db.prepare('SELECT "sessionId", "seq" FROM "MonitorEvent" ORDER BY rowid').all() as { sessionId: string; seq: number }[];
+    return db.prepare('SELECT "sessionId", "seq" FROM "MonitorEvent" ORDER BY rowid').all() as {
+      sessionId: string;
+      seq: number;
+    }[];
   } finally {
     db.close();
   }
@@ -43,19 +46,31 @@ describe("PrismaLedger", () => {
   it("reads back exactly what was appended, like MemoryLedger, page by page", async () => {
     const { ledger: l } = await ledger();
     const memory = new MemoryLedger();
-    const special = event("s1", 1, "表情包 \u{1F600} \"quotes\" \\ and \n newline");
+    const special = event("s1", 1, '表情包 \u{1F600} "quotes" \\ and \n newline');
     const events = [special, ...range("s1", 2, 25)];
     for (const target of [l, memory]) {
       await target.append(events.slice(0, 10));
       await target.append(events.slice(10));
       await target.append(range("s2", 1, 3));
     }
-    for (const [after, limit] of [[0, 10], [10, 10], [20, 10], [25, 10], [0, 0], [3, 1]] as const) {
+    for (const [after, limit] of [
+      [0, 10],
+      [10, 10],
+      [20, 10],
+      [25, 10],
+      [0, 0],
+      [3, 1],
+    ] as const) {
       expect(await l.read("s1", after, limit)).toEqual(await memory.read("s1", after, limit));
     }
     expect(await l.read("s1", 0, 1)).toEqual([special]);
     expect(await l.read("nobody", 0, 10)).toEqual([]);
-    expect(await l.lastSeqs()).toEqual(new Map([["s1", 25], ["s2", 3]]));
+    expect(await l.lastSeqs()).toEqual(
+      new Map([
+        ["s1", 25],
+        ["s2", 3],
+      ]),
+    );
     await l.close();
   });
 

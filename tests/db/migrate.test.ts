@@ -17,7 +17,10 @@ const dbs = useTempDatabases();
 const repoRoot = path.resolve(__dirname, "../..");
 
 async function migrationNames(): Promise<string[]> {
-  return (await readdir(migrationsDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return (await readdir(migrationsDir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 function query<T>(file: string, sql: string): T[] {
@@ -61,8 +64,20 @@ describe("migrate", () => {
     expect(await migrate("file:./data/maisaka.db")).toEqual({ applied: [] });
     const file = path.join(dir, "data", "maisaka.db");
     expect(query<{ journal_mode: string }>(file, "PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
-    const tables = query<{ name: string }>(file, "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') ORDER BY name").map((t) => t.name);
-    expect(tables).toEqual(expect.arrayContaining(["MonitorEvent", "Memory", "MemoryFts", "Memory_fts_insert", "ToolToggle", "_prisma_migrations"]));
+    const tables = query<{ name: string }>(
+      file,
+      "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') ORDER BY name",
+    ).map((t) => t.name);
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        "MonitorEvent",
+        "Memory",
+        "MemoryFts",
+        "Memory_fts_insert",
+        "ToolToggle",
+        "_prisma_migrations",
+      ]),
+    );
   });
 
   it("records migrations in _prisma_migrations exactly as Prisma does (so `prisma migrate deploy` agrees)", async () => {
@@ -72,9 +87,16 @@ describe("migrate", () => {
     expect(rows.map((r) => r.migration_name)).toEqual(names);
     for (const row of rows) {
       const sql = await readFile(path.join(migrationsDir, String(row.migration_name), "migration.sql"));
-      expect(Object.keys(row).sort()).toEqual(
-        ["applied_steps_count", "checksum", "finished_at", "id", "logs", "migration_name", "rolled_back_at", "started_at"],
-      );
+      expect(Object.keys(row).sort()).toEqual([
+        "applied_steps_count",
+        "checksum",
+        "finished_at",
+        "id",
+        "logs",
+        "migration_name",
+        "rolled_back_at",
+        "started_at",
+      ]);
       expect(row.checksum).toBe(createHash("sha256").update(sql).digest("hex"));
       expect(row).toMatchObject({ applied_steps_count: 1, rolled_back_at: null, logs: null });
       expect(row.finished_at).toEqual(expect.any(String));
@@ -109,13 +131,17 @@ describe("migrate", () => {
     const db = new Database(file);
     db.prepare(`INSERT INTO "Memory" ("content", "ts") VALUES ('keep me', 1)`).run();
     db.close();
-    const broken = await migrationsWith({ "29990101000000_broken": 'CREATE TABLE "Half" (a INTEGER);\nCREATE TABLE oops syntax error;\n' });
+    const broken = await migrationsWith({
+      "29990101000000_broken": 'CREATE TABLE "Half" (a INTEGER);\nCREATE TABLE oops syntax error;\n',
+    });
     const err = await failure(migrate(url, { migrationsDir: broken }));
     expect(err.kind).toBe("migration_failed");
     expect(err.message).toMatch(/syntax error.*restored/);
     expect(query(file, `SELECT name FROM sqlite_master WHERE name = 'Half'`)).toEqual([]);
     expect(query(file, `SELECT content FROM "Memory"`)).toEqual([{ content: "keep me" }]);
-    expect(query(file, `SELECT migration_name FROM _prisma_migrations WHERE migration_name LIKE '%broken'`)).toEqual([]);
+    expect(query(file, `SELECT migration_name FROM _prisma_migrations WHERE migration_name LIKE '%broken'`)).toEqual(
+      [],
+    );
     expect(await migrate(url)).toEqual({ applied: [] });
     expect((await readdir(path.dirname(file))).filter((f) => f.includes("pre-migrate"))).toEqual([]);
   });

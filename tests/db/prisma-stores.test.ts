@@ -96,7 +96,12 @@ describe("memories full-text index", () => {
   it("searches many memories through the index", async () => {
     const { stores, prisma } = await open();
     await prisma.memory.createMany({
-      data: Array.from({ length: 5_000 }, (_, i) => ({ sessionId: null, personName: null, content: `memory number ${i} about topic-${i % 50}`, ts: i })),
+      data: Array.from({ length: 5_000 }, (_, i) => ({
+        sessionId: null,
+        personName: null,
+        content: `memory number ${i} about topic-${i % 50}`,
+        ts: i,
+      })),
     });
     const hits = await stores.memories.search({ mode: "search", query: "topic-7 ", limit: 3 });
     expect(hits.map((h) => h.content)).toEqual([
@@ -113,21 +118,30 @@ describe("toggles", () => {
   it("writes the toggle and its audit entry atomically: a failed audit write leaves the toggle unchanged", async () => {
     const { stores, prisma } = await open();
     await stores.toggles.set({ toolName: "reply", scope: "global", sessionId: null, enabled: true }, "op", "init", 1);
-    await prisma.$executeRawUnsafe(`CREATE TRIGGER "fail_audit" BEFORE INSERT ON "ToggleAudit" BEGIN SELECT RAISE(ABORT, 'audit broken'); END`);
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER "fail_audit" BEFORE INSERT ON "ToggleAudit" BEGIN SELECT RAISE(ABORT, 'audit broken'); END`,
+    );
     await expect(
       stores.toggles.set({ toolName: "reply", scope: "global", sessionId: null, enabled: false }, "op", "off", 2),
     ).rejects.toThrow(/toggleAudit\.create/);
     await expect(
       stores.toggles.set({ toolName: "new_tool", scope: "session", sessionId: "s", enabled: false }, "op", "off", 2),
     ).rejects.toThrow(/toggleAudit\.create/);
-    expect(await stores.toggles.list()).toEqual([{ toolName: "reply", scope: "global", sessionId: null, enabled: true }]);
+    expect(await stores.toggles.list()).toEqual([
+      { toolName: "reply", scope: "global", sessionId: null, enabled: true },
+    ]);
     expect(await stores.toggles.audit()).toHaveLength(1);
   });
 
   it("keeps one row per (tool, scope, session) although the global row has no session", async () => {
     const { stores, prisma } = await open();
     for (let i = 0; i < 3; i++) {
-      await stores.toggles.set({ toolName: "wait", scope: "global", sessionId: null, enabled: i % 2 === 0 }, "op", "", i);
+      await stores.toggles.set(
+        { toolName: "wait", scope: "global", sessionId: null, enabled: i % 2 === 0 },
+        "op",
+        "",
+        i,
+      );
       await stores.toggles.set({ toolName: "wait", scope: "session", sessionId: "g1", enabled: true }, "op", "", i);
     }
     expect(await prisma.toolToggle.count()).toBe(2);
@@ -142,7 +156,9 @@ describe("editing paths", () => {
     await stores.emojis.upsert({ id: "e1", file: "emoji/x.png", description: "better", emotions: ["a", "b"] });
     await stores.emojis.recordUse("e1");
     await stores.emojis.recordUse("e1");
-    expect(await stores.emojis.list()).toEqual([{ id: "e1", file: "emoji/x.png", description: "better", emotions: ["a", "b"] }]);
+    expect(await stores.emojis.list()).toEqual([
+      { id: "e1", file: "emoji/x.png", description: "better", emotions: ["a", "b"] },
+    ]);
     expect((await prisma.emoji.findUnique({ where: { id: "e1" } }))?.useCount).toBe(2);
     expect(await stores.emojis.remove("e1")).toBe(true);
     expect(await stores.emojis.remove("e1")).toBe(false);
@@ -151,7 +167,15 @@ describe("editing paths", () => {
   it("lists model usage oldest first, from a given time", async () => {
     const { stores } = await open();
     for (const ts of [3, 1, 2]) {
-      await stores.usage.record({ task: "planner", model: "m", promptTokens: ts, completionTokens: 1, latencyMs: 5.5, success: ts !== 2, ts });
+      await stores.usage.record({
+        task: "planner",
+        model: "m",
+        promptTokens: ts,
+        completionTokens: 1,
+        latencyMs: 5.5,
+        success: ts !== 2,
+        ts,
+      });
     }
     expect((await stores.usage.list()).map((u) => u.ts)).toEqual([1, 2, 3]);
     expect(await stores.usage.list({ since: 2 })).toEqual([

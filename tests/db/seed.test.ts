@@ -14,7 +14,9 @@ describe("first start", () => {
     const first = await openDatabase(url);
     expect(first.applied.length).toBeGreaterThan(0);
     expect(first.seeded).toBe(seedEmojis.length);
-    expect(await first.stores.emojis.list()).toEqual(seedEmojis.map(({ id, file, description, emotions }) => ({ id, file, description, emotions })));
+    expect(await first.stores.emojis.list()).toEqual(
+      seedEmojis.map(({ id, file, description, emotions }) => ({ id, file, description, emotions })),
+    );
     const p = first.prisma;
     const counts = await Promise.all([
       p.chatSession.count(),
@@ -46,7 +48,9 @@ describe("first start", () => {
       const bytes = await readFile(path.join(publicDir, emoji.file));
       expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
       expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([64, 64]);
-      expect(bytes.equals(seedImage(emoji)), `${emoji.file} differs from the drawing; run seed.ts --write-images`).toBe(true);
+      expect(bytes.equals(seedImage(emoji)), `${emoji.file} differs from the drawing; run seed.ts --write-images`).toBe(
+        true,
+      );
       expect(emoji.description.length).toBeGreaterThan(0);
       expect(emoji.emotions.length).toBeGreaterThan(0);
     }

@@ -198,18 +198,33 @@ describe.each(implementations)("%s stores", (_name, make) => {
 
     it("requires every term and ranks by hits, then newest", async () => {
       const m = await filled(await make());
-      expect(contents(await m.search({ mode: "search", query: "green", limit: 10 }))).toEqual(["Alice likes", "Alice adopted"]);
+      expect(contents(await m.search({ mode: "search", query: "green", limit: 10 }))).toEqual([
+        "Alice likes",
+        "Alice adopted",
+      ]);
       expect(contents(await m.search({ mode: "search", query: "LIKES green", limit: 10 }))).toEqual(["Alice likes"]);
-      expect(contents(await m.search({ mode: "hybrid", query: "likes", limit: 10 }))).toEqual(["Bob likes", "Alice likes"]);
+      expect(contents(await m.search({ mode: "hybrid", query: "likes", limit: 10 }))).toEqual([
+        "Bob likes",
+        "Alice likes",
+      ]);
       expect(await m.search({ mode: "search", query: "nothing here", limit: 10 })).toEqual([]);
     });
 
     it("filters by session (own or global), person (case-insensitive) and time bounds", async () => {
       const m = await filled(await make());
-      expect(contents(await m.search({ mode: "search", query: "the", limit: 10, sessionId: "g1" }))).toEqual(["The group"]);
-      expect(contents(await m.search({ mode: "search", query: "green", limit: 10, personName: "ALICE" }))).toEqual(["Alice likes", "Alice adopted"]);
-      expect(contents(await m.search({ mode: "search", query: "green", limit: 10, sessionId: "g1" }))).toEqual(["Alice likes"]);
-      expect(contents(await m.search({ mode: "search", query: "likes", limit: 10, timeStart: 150, timeEnd: 250 }))).toEqual(["Bob likes"]);
+      expect(contents(await m.search({ mode: "search", query: "the", limit: 10, sessionId: "g1" }))).toEqual([
+        "The group",
+      ]);
+      expect(contents(await m.search({ mode: "search", query: "green", limit: 10, personName: "ALICE" }))).toEqual([
+        "Alice likes",
+        "Alice adopted",
+      ]);
+      expect(contents(await m.search({ mode: "search", query: "green", limit: 10, sessionId: "g1" }))).toEqual([
+        "Alice likes",
+      ]);
+      expect(
+        contents(await m.search({ mode: "search", query: "likes", limit: 10, timeStart: 150, timeEnd: 250 })),
+      ).toEqual(["Bob likes"]);
     });
 
     it('"time" mode ignores the query and returns the newest first within the bounds', async () => {
@@ -243,8 +258,20 @@ describe.each(implementations)("%s stores", (_name, make) => {
     it("finds by id, then name (case-insensitive), then user id", async () => {
       const h = await make();
       const p = h.stores.persons;
-      const alice = await p.upsert({ personName: "Alice", userId: "qq-1", summary: "likes tea", traits: ["calm"], facts: ["has a cat"] });
-      expect(alice).toMatchObject({ personName: "Alice", userId: "qq-1", traits: ["calm"], facts: ["has a cat"], updatedAt: 1_000 });
+      const alice = await p.upsert({
+        personName: "Alice",
+        userId: "qq-1",
+        summary: "likes tea",
+        traits: ["calm"],
+        facts: ["has a cat"],
+      });
+      expect(alice).toMatchObject({
+        personName: "Alice",
+        userId: "qq-1",
+        traits: ["calm"],
+        facts: ["has a cat"],
+        updatedAt: 1_000,
+      });
       expect(await p.find(alice.personId)).toEqual(alice);
       expect(await p.find("  alice ")).toEqual(alice);
       expect(await p.find("qq-1")).toEqual(alice);
@@ -264,7 +291,14 @@ describe.each(implementations)("%s stores", (_name, make) => {
       const other = await p.upsert({ personName: "Bob", userId: null, summary: "", traits: [], facts: [] });
       expect(other.personId).not.toBe(a.personId);
       h.tick();
-      const replaced = await p.upsert({ personId: other.personId, personName: "Bobby", userId: "u2", summary: "s", traits: [], facts: [] });
+      const replaced = await p.upsert({
+        personId: other.personId,
+        personName: "Bobby",
+        userId: "u2",
+        summary: "s",
+        traits: [],
+        facts: [],
+      });
       expect(replaced).toMatchObject({ personId: other.personId, personName: "Bobby", userId: "u2", updatedAt: 1_002 });
       expect((await p.list()).map((x) => x.personName)).toEqual(["Bobby", "ALICIA"]);
       expect(await p.list({ limit: 1 })).toHaveLength(1);
@@ -304,11 +338,35 @@ describe.each(implementations)("%s stores", (_name, make) => {
     it("sets toggles with an audit entry carrying the previous value", async () => {
       const { stores } = await make();
       const t = stores.toggles;
-      const first = await t.set({ toolName: "wait", scope: "global", sessionId: "ignored", enabled: false }, "op", "too chatty", 100);
-      expect(first).toMatchObject({ toolName: "wait", scope: "global", sessionId: null, enabled: false, oldEnabled: null, actor: "op", reason: "too chatty", ts: 100 });
-      const second = await t.set({ toolName: "wait", scope: "global", sessionId: null, enabled: true }, "op", "back", 200);
+      const first = await t.set(
+        { toolName: "wait", scope: "global", sessionId: "ignored", enabled: false },
+        "op",
+        "too chatty",
+        100,
+      );
+      expect(first).toMatchObject({
+        toolName: "wait",
+        scope: "global",
+        sessionId: null,
+        enabled: false,
+        oldEnabled: null,
+        actor: "op",
+        reason: "too chatty",
+        ts: 100,
+      });
+      const second = await t.set(
+        { toolName: "wait", scope: "global", sessionId: null, enabled: true },
+        "op",
+        "back",
+        200,
+      );
       expect(second.oldEnabled).toBe(false);
-      const session = await t.set({ toolName: "wait", scope: "session", sessionId: "g1", enabled: false }, "op2", "", 150);
+      const session = await t.set(
+        { toolName: "wait", scope: "session", sessionId: "g1", enabled: false },
+        "op2",
+        "",
+        150,
+      );
       expect(session).toMatchObject({ scope: "session", sessionId: "g1", oldEnabled: null });
       expect(await t.list()).toEqual([
         { toolName: "wait", scope: "global", sessionId: null, enabled: true },
@@ -323,7 +381,15 @@ describe.each(implementations)("%s stores", (_name, make) => {
     it("records model calls", async () => {
       const { stores } = await make();
       await expect(
-        stores.usage.record({ task: "planner", model: "m", promptTokens: 10, completionTokens: 5, latencyMs: 120, success: true, ts: 1 }),
+        stores.usage.record({
+          task: "planner",
+          model: "m",
+          promptTokens: 10,
+          completionTokens: 5,
+          latencyMs: 120,
+          success: true,
+          ts: 1,
+        }),
       ).resolves.toBeUndefined();
     });
   });

@@ -23,12 +23,25 @@ const base = () => {
 
 function session(text: string, extra: Partial<SessionBackedMessage> = {}): SessionBackedMessage {
   const b = base();
-  return { ...b, kind: "session", messageId: `m${seq}`, userId: "10", userName: "Alice", text, sourceKind: "user", ...extra };
+  return {
+    ...b,
+    kind: "session",
+    messageId: `m${seq}`,
+    userId: "10",
+    userName: "Alice",
+    text,
+    sourceKind: "user",
+    ...extra,
+  };
 }
 function reference(content: string, audience?: "timing_gate"): ReferenceMessage {
   return { ...base(), kind: "reference", referenceType: audience ? "tool_hint" : "memory", content, audience };
 }
-function assistant(content: string, callIds: string[] = [], source: AssistantMessage["source"] = "assistant"): AssistantMessage {
+function assistant(
+  content: string,
+  callIds: string[] = [],
+  source: AssistantMessage["source"] = "assistant",
+): AssistantMessage {
   return {
     ...base(),
     kind: "assistant",
@@ -38,13 +51,33 @@ function assistant(content: string, callIds: string[] = [], source: AssistantMes
   };
 }
 function result(callId: string, source?: "timing_gate"): ToolResultMessage {
-  return { ...base(), kind: "tool_result", toolCallId: callId, toolName: `tool_${callId}`, success: true, content: `ok ${callId}`, source };
+  return {
+    ...base(),
+    kind: "tool_result",
+    toolCallId: callId,
+    toolName: `tool_${callId}`,
+    success: true,
+    content: `ok ${callId}`,
+    source,
+  };
 }
 function media(callId: string, index: number, data?: string): ToolMediaMessage {
-  return { ...base(), kind: "tool_media", toolCallId: callId, index, mimeType: "image/png", description: "a cat", data };
+  return {
+    ...base(),
+    kind: "tool_media",
+    toolCallId: callId,
+    index,
+    mimeType: "image/png",
+    description: "a cat",
+    data,
+  };
 }
 
-const planner = (maxContextSize: number): SelectContextOptions => ({ requestKind: "planner", maxContextSize, tz: "UTC" });
+const planner = (maxContextSize: number): SelectContextOptions => ({
+  requestKind: "planner",
+  maxContextSize,
+  tz: "UTC",
+});
 const uids = (ms: HistoryMessage[]) => ms.map((m) => m.uid);
 
 describe("renderHistoryMessage", () => {
@@ -81,7 +114,11 @@ describe("renderHistoryMessage", () => {
 
   it("renders assistant messages", () => {
     const withCall = assistant("", ["c1"]);
-    expect(renderHistoryMessage(withCall)).toEqual({ role: "assistant", content: null, tool_calls: withCall.toolCalls });
+    expect(renderHistoryMessage(withCall)).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: withCall.toolCalls,
+    });
     expect(renderHistoryMessage(assistant("thinking"))).toEqual({ role: "assistant", content: "thinking" });
     expect(renderHistoryMessage({ ...assistant("x"), reasoningContent: "why" })).toEqual({
       role: "assistant",
@@ -154,7 +191,10 @@ describe("selectContext: window", () => {
     const h = [session("first"), assistant("thinking a"), assistant("thinking b"), session("second")];
     const sel = selectContext(h, planner(10));
     expect(sel.llmMessages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-    expect(sel.llmMessages[0]).toEqual({ role: "user", content: "[时间]12:00:01\n[用户名]Alice\n[msg_id]m1\n[发言内容]first" });
+    expect(sel.llmMessages[0]).toEqual({
+      role: "user",
+      content: "[时间]12:00:01\n[用户名]Alice\n[msg_id]m1\n[发言内容]first",
+    });
     expect(sel.llmMessages[1]).toEqual({ role: "assistant", content: "thinking b" });
     expect(uids(sel.messages)).toEqual(["u1", "u3", "u4"]);
   });
@@ -259,7 +299,11 @@ describe("selectContext: hiding earlier assistant text", () => {
     ];
     const sel = selectContext(h, planner(40));
     expect(uids(sel.messages)).toEqual(["u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "u10"]);
-    expect(sel.llmMessages[0]).toEqual({ role: "assistant", content: null, tool_calls: (h[1] as AssistantMessage).toolCalls });
+    expect(sel.llmMessages[0]).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: (h[1] as AssistantMessage).toolCalls,
+    });
     expect(sel.llmMessages[1]).toEqual({ role: "tool", tool_call_id: "c2", content: "ok c2" });
     expect(sel.llmMessages.filter((m) => m.role === "assistant").map((m) => m.content)).toEqual([
       null,

@@ -16,7 +16,15 @@ afterEach(async () => {
 });
 
 function mcpSpec(name: string, description: string): ToolSpec {
-  return { name, description, providerName: "mcp", providerType: "mcp", enabled: true, icons: [], metadata: { serverName: "demo" } };
+  return {
+    name,
+    description,
+    providerName: "mcp",
+    providerType: "mcp",
+    enabled: true,
+    icons: [],
+    metadata: { serverName: "demo" },
+  };
 }
 
 function mcpProvider(calls: string[]): ToolProvider {
@@ -26,13 +34,22 @@ function mcpProvider(calls: string[]): ToolProvider {
     listTools: async () => [mcpSpec("weather_lookup", "查询城市天气"), mcpSpec("stock_price", "Look up a stock price")],
     invoke: async (inv) => {
       calls.push(inv.toolName);
-      return { toolName: inv.toolName, success: true, content: "晴，25 度", errorMessage: "", contentItems: [], postHistoryMessages: [], metadata: {} };
+      return {
+        toolName: inv.toolName,
+        success: true,
+        content: "晴，25 度",
+        errorMessage: "",
+        contentItems: [],
+        postHistoryMessages: [],
+        metadata: {},
+      };
     },
     close: async () => undefined,
   };
 }
 
-const names = (body: ChatCompletionCreateParams) => (body.tools ?? []).map((t) => (t.type === "function" ? t.function.name : t.type));
+const names = (body: ChatCompletionCreateParams) =>
+  (body.tools ?? []).map((t) => (t.type === "function" ? t.function.name : t.type));
 const lastUserTexts = (body: ChatCompletionCreateParams) =>
   body.messages.filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : ""));
 
@@ -42,8 +59,16 @@ describe("deferred tools", () => {
     h = await startHarness({ providers: [mcpProvider(calls)] });
     h.model.enqueue(
       { kind: "response", content: "", toolCalls: [{ name: "continue", arguments: {} }] },
-      { kind: "response", content: "需要查天气工具", toolCalls: [{ id: "ts1", name: "tool_search", arguments: { query: "weather" } }] },
-      { kind: "response", content: "查一下", toolCalls: [{ id: "wl", name: "weather_lookup", arguments: { city: "上海" } }] },
+      {
+        kind: "response",
+        content: "需要查天气工具",
+        toolCalls: [{ id: "ts1", name: "tool_search", arguments: { query: "weather" } }],
+      },
+      {
+        kind: "response",
+        content: "查一下",
+        toolCalls: [{ id: "wl", name: "weather_lookup", arguments: { city: "上海" } }],
+      },
       { kind: "response", content: "", toolCalls: [{ name: "finish", arguments: {} }] },
     );
     await h.send("上海明天天气如何？");
@@ -110,7 +135,11 @@ describe("discovery window", () => {
       toolName: "tool_search",
       success: true,
       content: "- weather_lookup",
-      structuredContent: { query: "weather", matchedToolNames: ["weather_lookup"], newlyDiscoveredToolNames: ["weather_lookup"] },
+      structuredContent: {
+        query: "weather",
+        matchedToolNames: ["weather_lookup"],
+        newlyDiscoveredToolNames: ["weather_lookup"],
+      },
     },
   ];
 
@@ -125,9 +154,15 @@ describe("discovery window", () => {
   });
 
   it("a failed tool_search discovers nothing; '- name' lines work without structured content", () => {
-    const failed: HistoryMessage[] = [search[0], { ...(search[1] as Extract<HistoryMessage, { kind: "tool_result" }>), success: false }];
+    const failed: HistoryMessage[] = [
+      search[0],
+      { ...(search[1] as Extract<HistoryMessage, { kind: "tool_result" }>), success: false },
+    ];
     expect(discoveredInWindow(failed).size).toBe(0);
-    const plain: HistoryMessage[] = [search[0], { ...(search[1] as Extract<HistoryMessage, { kind: "tool_result" }>), structuredContent: undefined }];
+    const plain: HistoryMessage[] = [
+      search[0],
+      { ...(search[1] as Extract<HistoryMessage, { kind: "tool_result" }>), structuredContent: undefined },
+    ];
     expect([...discoveredInWindow(plain)]).toEqual(["weather_lookup"]);
   });
 
@@ -143,8 +178,12 @@ describe("discovery window", () => {
       ...over,
     });
     expect(plannerPlacement(spec({ name: "wait", providerType: "builtin" }))).toBe("timing");
-    expect(plannerPlacement(spec({ providerType: "builtin", metadata: { builtinStage: "action", visibility: "visible" } }))).toBe("visible");
-    expect(plannerPlacement(spec({ providerType: "builtin", metadata: { builtinStage: "action", visibility: "deferred" } }))).toBe("deferred");
+    expect(
+      plannerPlacement(spec({ providerType: "builtin", metadata: { builtinStage: "action", visibility: "visible" } })),
+    ).toBe("visible");
+    expect(
+      plannerPlacement(spec({ providerType: "builtin", metadata: { builtinStage: "action", visibility: "deferred" } })),
+    ).toBe("deferred");
     expect(plannerPlacement(spec({ metadata: {} }))).toBe("deferred");
     expect(plannerPlacement(spec({ metadata: { coreTool: true } }))).toBe("visible");
     expect(plannerPlacement(spec({ metadata: { coreTool: true, visibility: "deferred" } }))).toBe("deferred");

@@ -279,7 +279,10 @@ describe("stopping a runtime", () => {
     await h.model.waitForRequest(0);
     await h.send("二"); // arrives during the run: the next collection debounces 30 s
     await h.waitForEvent((e) => e.type === "cycle.end");
-    await until(() => h!.ofType("stage.status").filter((e) => e.data.stage === "消息整理").length === 2, "the debounce");
+    await until(
+      () => h!.ofType("stage.status").filter((e) => e.data.stage === "消息整理").length === 2,
+      "the debounce",
+    );
     expect(await outcome(h.runtime.stop("shutdown"))).toBe("stopped");
     expect(h.model.requests).toHaveLength(1);
   });

@@ -18,8 +18,14 @@ const plannerPayload = (): HookPayloads["maisaka.planner.before_request"] => ({
     { role: "user", content: "hello" },
   ],
   tools: [
-    { type: "function", function: { name: "reply", description: "reply", parameters: { type: "object", properties: {} } } },
-    { type: "function", function: { name: "finish", description: "finish", parameters: { type: "object", properties: {} } } },
+    {
+      type: "function",
+      function: { name: "reply", description: "reply", parameters: { type: "object", properties: {} } },
+    },
+    {
+      type: "function",
+      function: { name: "finish", description: "finish", parameters: { type: "object", properties: {} } },
+    },
   ],
   selectedHistoryCount: 1,
 });
@@ -57,10 +63,19 @@ describe("HookRegistry", () => {
   it("merges patches field by field and leaves the caller's payload untouched", async () => {
     const { hooks } = registry();
     hooks.register("maisaka.replyer.before_request", "a", () => ({ extraPrompt: "be brief" }));
-    hooks.register("maisaka.replyer.before_request", "b", () => ({ model: "other-model", replyToolArgs: { msg_id: "m9" } }));
+    hooks.register("maisaka.replyer.before_request", "b", () => ({
+      model: "other-model",
+      replyToolArgs: { msg_id: "m9" },
+    }));
     const input = replyerPayload();
     const out = await hooks.run("maisaka.replyer.before_request", input);
-    expect(out).toEqual({ sessionId: "s1", taskName: "replyer", model: "other-model", extraPrompt: "be brief", replyToolArgs: { msg_id: "m9" } });
+    expect(out).toEqual({
+      sessionId: "s1",
+      taskName: "replyer",
+      model: "other-model",
+      extraPrompt: "be brief",
+      replyToolArgs: { msg_id: "m9" },
+    });
     expect(input).toEqual(replyerPayload());
   });
 
@@ -71,11 +86,16 @@ describe("HookRegistry", () => {
 
   it("ignores patch fields of the wrong type (with a warning) and keeps the well-typed ones", async () => {
     const { hooks, warnings } = registry();
-    hooks.register("maisaka.planner.before_request", "sloppy", () => ({
-      messages: "not a list",
-      tools: { reply: true },
-      selectedHistoryCount: 7,
-    }) as never);
+    hooks.register(
+      "maisaka.planner.before_request",
+      "sloppy",
+      () =>
+        ({
+          messages: "not a list",
+          tools: { reply: true },
+          selectedHistoryCount: 7,
+        }) as never,
+    );
     const out = await hooks.run("maisaka.planner.before_request", plannerPayload());
     expect(out.messages).toEqual(plannerPayload().messages);
     expect(out.tools).toEqual(plannerPayload().tools);
@@ -89,7 +109,11 @@ describe("HookRegistry", () => {
     const { hooks, warnings } = registry();
     hooks.register("maisaka.replyer.before_request", "nulls", () => ({ replyToolArgs: null, model: 42 }) as never);
     hooks.register("maisaka.replyer.before_request", "arrays", () => ({ replyToolArgs: ["m2"] }) as never);
-    hooks.register("maisaka.planner.after_response", "strings", () => ({ promptTokens: "12", toolCalls: null }) as never);
+    hooks.register(
+      "maisaka.planner.after_response",
+      "strings",
+      () => ({ promptTokens: "12", toolCalls: null }) as never,
+    );
     const before = await hooks.run("maisaka.replyer.before_request", replyerPayload());
     expect(before).toEqual(replyerPayload());
     const after = await hooks.run("maisaka.planner.after_response", {
@@ -177,7 +201,8 @@ describe("HookRegistry", () => {
   });
 });
 
-const toolNames = (body: ChatCompletionCreateParams) => (body.tools ?? []).map((t) => (t.type === "function" ? t.function.name : t.type));
+const toolNames = (body: ChatCompletionCreateParams) =>
+  (body.tools ?? []).map((t) => (t.type === "function" ? t.function.name : t.type));
 
 describe("hooks through the engine", () => {
   let h: Harness | undefined;
@@ -251,7 +276,9 @@ describe("hooks through the engine", () => {
 
   it("replyer.after_response rewrites the reply that is sent", async () => {
     h = await startHarness();
-    h.engine.hooks.register("maisaka.replyer.after_response", "test:reply", (p) => ({ text: p.text.replace("坏话", "好话") }));
+    h.engine.hooks.register("maisaka.replyer.after_response", "test:reply", (p) => ({
+      text: p.text.replace("坏话", "好话"),
+    }));
     h.model.enqueue(
       { kind: "response", content: "回复她", toolCalls: [{ id: "r1", name: "reply", arguments: { msg_id: "m1" } }] },
       { kind: "response", content: "这是一句坏话" },

@@ -24,7 +24,12 @@ async function learnerWith(answer: string) {
   const model = await startScriptedOpenAi();
   model.enqueue({ kind: "response", content: answer });
   const stores = createMemoryStores();
-  const client = new OpenAiModelClient({ baseURL: model.baseURL, apiKey: "k", models: { planner: "p", utils: "utils-model" }, sleep: async () => undefined });
+  const client = new OpenAiModelClient({
+    baseURL: model.baseURL,
+    apiKey: "k",
+    models: { planner: "p", utils: "utils-model" },
+    sleep: async () => undefined,
+  });
   const learner = new SessionLearner("s1", {
     model: client,
     stores,
@@ -45,8 +50,14 @@ describe("learning", () => {
     expect(request.model).toBe("utils-model");
     expect(JSON.stringify(request.messages)).toContain("我下周去杭州出差");
     expect((await stores.jargon.findExact("YYDS", 5))[0]).toMatchObject({ word: "yyds", meaning: "永远的神" });
-    expect((await stores.memories.search({ query: "杭州", mode: "search", limit: 5 }))[0].content).toBe("Alice 下周去杭州出差");
-    expect(await stores.persons.find("alice")).toMatchObject({ summary: "爱旅行的程序员", traits: ["健谈"], facts: ["住在上海"] });
+    expect((await stores.memories.search({ query: "杭州", mode: "search", limit: 5 }))[0].content).toBe(
+      "Alice 下周去杭州出差",
+    );
+    expect(await stores.persons.find("alice")).toMatchObject({
+      summary: "爱旅行的程序员",
+      traits: ["健谈"],
+      facts: ["住在上海"],
+    });
     await model.close();
   });
 

@@ -26,7 +26,12 @@ describe("restart recovery", () => {
     const stores = createMemoryStores();
     const ledger = new MemoryLedger();
     const config = parseConfig({ chat: { timingGateCooldownSeconds: 0, messageDebounceSeconds: 0 } }, "test");
-    const client = new OpenAiModelClient({ baseURL: model.baseURL, apiKey: "k", models: { planner: "p" }, sleep: async () => undefined });
+    const client = new OpenAiModelClient({
+      baseURL: model.baseURL,
+      apiKey: "k",
+      models: { planner: "p" },
+      sleep: async () => undefined,
+    });
     const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
     const first = await createEngine({ config, stores, ledger, model: client, logger });

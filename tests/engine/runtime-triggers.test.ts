@@ -206,7 +206,10 @@ describe("debounce", () => {
     await clock.advance(500);
     await h.send("三");
     await h.waitForEvent((e) => e.type === "cycle.end");
-    await until(() => h!.ofType("stage.status").filter((e) => e.data.stage === "消息整理").length === 2, "the second collection");
+    await until(
+      () => h!.ofType("stage.status").filter((e) => e.data.stage === "消息整理").length === 2,
+      "the second collection",
+    );
 
     h.model.enqueue(noAction);
     await clock.advance(899); // t0 + 1399: 1 s after "三" is t0 + 1500

@@ -32,7 +32,11 @@ describe("a turn", () => {
   it("@ of the bot skips the gate model, replies through the replyer and finishes", async () => {
     h = await startHarness();
     h.model.enqueue(
-      { kind: "response", content: "Alice 在问我周末安排", toolCalls: [{ id: "call_r", name: "reply", arguments: { msg_id: "m1" } }] },
+      {
+        kind: "response",
+        content: "Alice 在问我周末安排",
+        toolCalls: [{ id: "call_r", name: "reply", arguments: { msg_id: "m1" } }],
+      },
       { kind: "response", content: "周末想在家看书～" },
       { kind: "response", content: "", toolCalls: [{ id: "call_f", name: "finish", arguments: {} }] },
     );
@@ -107,7 +111,9 @@ describe("a turn", () => {
     await h.waitForEvent((e) => e.type === "cycle.end");
     await h.waitForIdle();
     expect(h.model.requests).toHaveLength(3);
-    const hints = h.model.requests.map((r) => r.body.messages.filter((m) => String(m.content).includes("没有调用有效的节奏工具")).length);
+    const hints = h.model.requests.map(
+      (r) => r.body.messages.filter((m) => String(m.content).includes("没有调用有效的节奏工具")).length,
+    );
     expect(hints).toEqual([0, 1, 2]);
     expect(h.ofType("timing_gate.result")[0].data).toMatchObject({ action: "no_action", attempts: 3 });
     expect(h.ofType("cycle.end")[0].data.endReason).toBe("timing_no_action");
@@ -176,7 +182,9 @@ describe("a turn", () => {
       ["explode", false],
     ]);
     expect(executions[0].result).toContain("JSON");
-    expect(executions[1].result).toBe("工具 secret_tool 当前未直接暴露给 planner。如果它在 deferred tools 提示中，请先调用 tool_search。");
+    expect(executions[1].result).toBe(
+      "工具 secret_tool 当前未直接暴露给 planner。如果它在 deferred tools 提示中，请先调用 tool_search。",
+    );
     expect(executions[2].result).toBe("工具 explode 调用失败：TypeError: boom");
     expect(h.ofType("cycle.end").map((e) => e.data.endReason)).toEqual(["tool_continue", "empty_planner_response"]);
     // The planner's next request carries the three failed results back to the model.

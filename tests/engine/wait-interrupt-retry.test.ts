@@ -10,7 +10,11 @@ afterEach(async () => {
   h = undefined;
 });
 
-const waitCall = (seconds: number) => ({ kind: "response" as const, content: "她还没说完", toolCalls: [{ id: "w1", name: "wait", arguments: { seconds } }] });
+const waitCall = (seconds: number) => ({
+  kind: "response" as const,
+  content: "她还没说完",
+  toolCalls: [{ id: "w1", name: "wait", arguments: { seconds } }],
+});
 const noAction = { kind: "response" as const, content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
 
 async function until(check: () => boolean, what: string, ms = 5_000) {

@@ -27,7 +27,9 @@ const mcp = () => {
 };
 
 const executions = async (sessionId: string) =>
-  (await rig.ledger(sessionId)).filter((e): e is Extract<MonitorEvent, { type: "tool.execution" }> => e.type === "tool.execution");
+  (await rig.ledger(sessionId)).filter(
+    (e): e is Extract<MonitorEvent, { type: "tool.execution" }> => e.type === "tool.execution",
+  );
 
 describe("MCP server killed mid-call", () => {
   it("fails the call as an event, keeps serving, reconnects, and the tools work again", async () => {
@@ -36,11 +38,18 @@ describe("MCP server killed mid-call", () => {
     rig.script(
       "tools",
       "planner",
-      { kind: "response", content: "找个慢工具", toolCalls: [{ id: "ts-1", name: "tool_search", arguments: { query: "slow" } }] },
+      {
+        kind: "response",
+        content: "找个慢工具",
+        toolCalls: [{ id: "ts-1", name: "tool_search", arguments: { query: "slow" } }],
+      },
       { kind: "response", content: "慢慢来", toolCalls: [{ id: "slow-1", name: "slow", arguments: { ms: 30_000 } }] },
     );
     await rig.say("tools");
-    await waitUntil(() => rig.server.app.engine.manager.get("tools")?.stage.name.includes("slow") ?? false, "the slow call to start");
+    await waitUntil(
+      () => rig.server.app.engine.manager.get("tools")?.stage.name.includes("slow") ?? false,
+      "the slow call to start",
+    );
 
     // Another session is served while the call hangs.
     await rig.say("steady");
@@ -55,12 +64,24 @@ describe("MCP server killed mid-call", () => {
     await rig.waitForEnds("steady", "finish", 2);
 
     await waitUntil(() => !processAlive(pid ?? 0), "the server process to be gone");
-    await waitUntil(() => mcp().statuses()[0].state === "connected" && mcp().statuses()[0].pid !== pid, "the reconnection", 20_000);
+    await waitUntil(
+      () => mcp().statuses()[0].state === "connected" && mcp().statuses()[0].pid !== pid,
+      "the reconnection",
+      20_000,
+    );
     rig.script(
       "tools",
       "planner",
-      { kind: "response", content: "找画画的工具", toolCalls: [{ id: "ts-2", name: "tool_search", arguments: { query: "paint" } }] },
-      { kind: "response", content: "画红色", toolCalls: [{ id: "paint-1", name: "paint", arguments: { color: "red" } }] },
+      {
+        kind: "response",
+        content: "找画画的工具",
+        toolCalls: [{ id: "ts-2", name: "tool_search", arguments: { query: "paint" } }],
+      },
+      {
+        kind: "response",
+        content: "画红色",
+        toolCalls: [{ id: "paint-1", name: "paint", arguments: { color: "red" } }],
+      },
     );
     await rig.say("tools", "再试一次，画个红色");
     await rig.waitForEnds("tools", "finish", 2);

@@ -43,7 +43,9 @@ describe("model endpoint faults", () => {
     rig.script("faulty", "planner", { kind: "error", status: 429, retryAfter: 3 }, { kind: "error", status: 500 });
     await turnWithNeighbours("finish");
     const events = await faultyAfter(from);
-    expect(ofType(events, "llm.retry").map((e) => [e.data.task, e.data.status, e.data.attempt, e.data.delayMs])).toEqual([
+    expect(
+      ofType(events, "llm.retry").map((e) => [e.data.task, e.data.status, e.data.attempt, e.data.delayMs]),
+    ).toEqual([
       ["planner", 429, 1, 3_000],
       ["planner", 500, 2, expect.any(Number)],
     ]);
@@ -52,12 +54,23 @@ describe("model endpoint faults", () => {
 
   it("500 until the retries are spent: llm.error and cycle.end llm_error; the next message is answered", async () => {
     const from = await lastSeq();
-    rig.script("faulty", "planner", { kind: "error", status: 500 }, { kind: "error", status: 502 }, { kind: "error", status: 503 });
+    rig.script(
+      "faulty",
+      "planner",
+      { kind: "error", status: 500 },
+      { kind: "error", status: 502 },
+      { kind: "error", status: 503 },
+    );
     await turnWithNeighbours("llm_error");
     const events = await faultyAfter(from);
     expect(ofType(events, "llm.retry")).toHaveLength(2);
-    expect(ofType(events, "llm.error").map((e) => [e.data.task, e.data.status, e.data.attempt])).toEqual([["planner", 503, 3]]);
-    expect(ofType(events, "planner.finalized").at(-1)?.data.finalState).toMatchObject({ endReason: "llm_error", error: expect.stringMatching(/503/) });
+    expect(ofType(events, "llm.error").map((e) => [e.data.task, e.data.status, e.data.attempt])).toEqual([
+      ["planner", 503, 3],
+    ]);
+    expect(ofType(events, "planner.finalized").at(-1)?.data.finalState).toMatchObject({
+      endReason: "llm_error",
+      error: expect.stringMatching(/503/),
+    });
 
     await turnWithNeighbours("finish");
   });
@@ -78,20 +91,31 @@ describe("model endpoint faults", () => {
 
   it("tool-call arguments that are not JSON: a failed tool.execution the planner sees, and the turn goes on", async () => {
     const from = await lastSeq();
-    rig.script("faulty", "planner", { kind: "response", content: "查一下", toolCalls: [{ id: "bad-1", name: "query_memory", arguments: '{"query": "周末' }] });
+    rig.script("faulty", "planner", {
+      kind: "response",
+      content: "查一下",
+      toolCalls: [{ id: "bad-1", name: "query_memory", arguments: '{"query": "周末' }],
+    });
     await turnWithNeighbours("finish");
     const events = await faultyAfter(from);
     const failed = ofType(events, "tool.execution").find((e) => e.data.toolCallId === "bad-1");
     expect(failed?.data).toMatchObject({ success: false, toolName: "query_memory", args: { _raw: '{"query": "周末' } });
     expect(failed?.data.result).toMatch(/JSON/);
     // The next planner round saw the failure as the call's result.
-    const next = rig.llm.requests.map((r) => r.body).filter((b) => b.model === "planner-model" && JSON.stringify(b.messages).includes("bad-1")).at(-1);
+    const next = rig.llm.requests
+      .map((r) => r.body)
+      .filter((b) => b.model === "planner-model" && JSON.stringify(b.messages).includes("bad-1"))
+      .at(-1);
     expect(next?.messages.some((m) => m.role === "tool" && m.tool_call_id === "bad-1")).toBe(true);
     expect(ofType(events, "cycle.end").map((e) => e.data.endReason)).toEqual(["tool_continue", "finish"]);
   });
 
   it("lost nothing acknowledged in any session, and the stream matches the ledger", async () => {
     await rig.expectIntact("faulty", ...STEADY);
-    for (const id of STEADY) expect(rig.endsOf(id).every((r) => r === "finish"), id).toBe(true);
+    for (const id of STEADY)
+      expect(
+        rig.endsOf(id).every((r) => r === "finish"),
+        id,
+      ).toBe(true);
   });
 });

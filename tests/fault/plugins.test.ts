@@ -35,10 +35,17 @@ afterAll(async () => {
 const runner = () => rig.server.app.engine.plugins.supervisor.snapshot();
 
 const execution = async (callId: string) =>
-  (await rig.ledger("plugin-user")).find((e): e is Extract<MonitorEvent, { type: "tool.execution" }> => e.type === "tool.execution" && e.data.toolCallId === callId);
+  (await rig.ledger("plugin-user")).find(
+    (e): e is Extract<MonitorEvent, { type: "tool.execution" }> =>
+      e.type === "tool.execution" && e.data.toolCallId === callId,
+  );
 
 const callPlugin = (id: string, name: string, args: Record<string, unknown> = {}) =>
-  rig.script("plugin-user", "planner", { kind: "response", content: `调用 ${name}`, toolCalls: [{ id, name, arguments: args }] });
+  rig.script("plugin-user", "planner", {
+    kind: "response",
+    content: `调用 ${name}`,
+    toolCalls: [{ id, name, arguments: args }],
+  });
 
 /** A turn of the steady session, start to finish. */
 async function steadyTurn(): Promise<void> {
@@ -51,7 +58,11 @@ async function echoWorks(n: number): Promise<void> {
   callPlugin(`echo-${n}`, "echo_back", { text: `第 ${n} 次` });
   await rig.say("plugin-user");
   await rig.waitForEnds("plugin-user", "finish", n);
-  expect((await execution(`echo-${n}`))?.data).toMatchObject({ success: true, providerName: "faults", result: `echo: 第 ${n} 次` });
+  expect((await execution(`echo-${n}`))?.data).toMatchObject({
+    success: true,
+    providerName: "faults",
+    result: `echo: 第 ${n} 次`,
+  });
 }
 
 describe("plugin Runner faults", () => {
@@ -60,7 +71,10 @@ describe("plugin Runner faults", () => {
     const first = runner();
     callPlugin("never-1", "wait_forever");
     await rig.say("plugin-user");
-    await waitUntil(() => rig.server.app.engine.manager.get("plugin-user")?.stage.name.includes("wait_forever") ?? false, "the plugin call to start");
+    await waitUntil(
+      () => rig.server.app.engine.manager.get("plugin-user")?.stage.name.includes("wait_forever") ?? false,
+      "the plugin call to start",
+    );
     await steadyTurn();
 
     process.kill(first.pid ?? 0, "SIGKILL");
@@ -87,7 +101,11 @@ describe("plugin Runner faults", () => {
       expect(stuck?.data.result).toMatch(/E_TIMEOUT/);
       await steadyTurn();
 
-      await waitUntil(() => runner().phase === "ready" && runner().generation > hung.generation, "the hung Runner to be replaced", 30_000);
+      await waitUntil(
+        () => runner().phase === "ready" && runner().generation > hung.generation,
+        "the hung Runner to be replaced",
+        30_000,
+      );
       expect(runner().lastError).toMatch(/health check/);
     } finally {
       // Harmless when the supervisor already killed it; lets it die otherwise.

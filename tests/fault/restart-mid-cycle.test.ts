@@ -9,7 +9,16 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
-import { connectMonitor, FAST_CHAT, range, request, tempDatabaseUrl, tempDir, TEST_TOKEN, type MonitorClient } from "../server/support";
+import {
+  connectMonitor,
+  FAST_CHAT,
+  range,
+  request,
+  tempDatabaseUrl,
+  tempDir,
+  TEST_TOKEN,
+  type MonitorClient,
+} from "../server/support";
 import { waitUntil } from "../support/mcp-servers";
 import { startServerProcess, type ServerProcess } from "./server-process";
 import { MODELS, startRoutedModel, tag, type RoutedModel } from "./support";
@@ -38,7 +47,11 @@ function api(url: string) {
   return {
     events,
     async say(id: string, text: string) {
-      const res = await request(url, "POST", `/api/sessions/${id}/messages`, { userId: "u1", userName: "Alice", text: `${tag(id)} ${text}` });
+      const res = await request(url, "POST", `/api/sessions/${id}/messages`, {
+        userId: "u1",
+        userName: "Alice",
+        text: `${tag(id)} ${text}`,
+      });
       expect(res.status, res.text).toBe(202);
       return (res.json as { messageId: string }).messageId;
     },
@@ -66,7 +79,8 @@ describe("SIGKILL mid-cycle, then restart", () => {
     // --- first process: one session finishes a turn, the other is cut in its planner call ---
     const first = await start(env);
     const a = api(first.url);
-    for (const id of ["cut", "done"]) expect((await request(first.url, "POST", "/api/sessions", { id })).status).toBe(201);
+    for (const id of ["cut", "done"])
+      expect((await request(first.url, "POST", "/api/sessions", { id })).status).toBe(201);
     const watcher = await connectMonitor(first.url);
     monitors.push(watcher);
     await watcher.subscribe({ sessionId: "*", afterSeq: 0 });
@@ -87,7 +101,8 @@ describe("SIGKILL mid-cycle, then restart", () => {
     // Durable before broadcast: whatever a subscriber saw survived the kill, unchanged.
     for (const id of ["cut", "done"]) {
       const ledger = await b.events(id);
-      for (const e of delivered.filter((d) => d.sessionId === id)) expect(ledger[e.seq - 1], `${id}#${e.seq}`).toEqual(e);
+      for (const e of delivered.filter((d) => d.sessionId === id))
+        expect(ledger[e.seq - 1], `${id}#${e.seq}`).toEqual(e);
     }
 
     // Both sessions run again; each ledger is 1..N, the second process's events right after the first's.
@@ -99,7 +114,10 @@ describe("SIGKILL mid-cycle, then restart", () => {
       };
       await waitUntil(async () => answered(await b.events(id)), `${id} to answer after the restart`);
       const events = await b.events(id);
-      expect(events.map((e) => e.seq), id).toEqual(range(1, events.length));
+      expect(
+        events.map((e) => e.seq),
+        id,
+      ).toEqual(range(1, events.length));
       const starts = events.filter((e) => e.type === "session.start");
       expect(starts, id).toHaveLength(2);
       if (id !== "cut") continue;
@@ -108,7 +126,10 @@ describe("SIGKILL mid-cycle, then restart", () => {
       const cutCycle = beforeRestart.findLast((e) => e.type === "cycle.start");
       expect(beforeRestart.filter((e) => e.seq > (cutCycle?.seq ?? 0)).map((e) => e.type)).not.toContain("cycle.end");
     }
-    const resumedPlanner = routed.llm.requests.map((r) => r.body).filter((body) => body.model === MODELS.planner && JSON.stringify(body.messages).includes(tag("cut"))).at(-1);
+    const resumedPlanner = routed.llm.requests
+      .map((r) => r.body)
+      .filter((body) => body.model === MODELS.planner && JSON.stringify(body.messages).includes(tag("cut")))
+      .at(-1);
     // The interrupted message is still in the cut session's context.
     expect(JSON.stringify(resumedPlanner?.messages)).toContain("这条消息到了，但回答被打断");
   }, 90_000);

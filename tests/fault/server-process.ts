@@ -16,13 +16,20 @@ export interface ServerProcess {
 
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of Object.keys(childEnv)) if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|PORT$|HOST$)/.test(key)) delete childEnv[key];
+  for (const key of Object.keys(childEnv))
+    if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|PORT$|HOST$)/.test(key)) delete childEnv[key];
   Object.assign(childEnv, { MAISAKA_NO_UI: "1", PORT: "0", HOST: "127.0.0.1" }, env);
-  const child = spawn(process.execPath, ["--import", "tsx", "server/start.ts"], { cwd: root, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "server/start.ts"], {
+    cwd: root,
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
     child.stdout?.on("data", () => {

@@ -30,7 +30,12 @@ afterAll(async () => {
 async function produce(count: number, label: string): Promise<void> {
   const bus = rig.server.app.engine.bus;
   for (let i = 0; i < count; i += 100) {
-    for (let j = i; j < Math.min(count, i + 100); j++) bus.emit(BIG, "message.ingested", { speakerName: "bot-test", content: `${label} ${j}`, messageId: `${label}-${j}` });
+    for (let j = i; j < Math.min(count, i + 100); j++)
+      bus.emit(BIG, "message.ingested", {
+        speakerName: "bot-test",
+        content: `${label} ${j}`,
+        messageId: `${label}-${j}`,
+      });
     await new Promise((resolve) => setImmediate(resolve));
   }
   await bus.whenFlushed();

@@ -39,7 +39,9 @@ async function holdWriteLock(file: string, holdMs?: number): Promise<LockHolder>
         output += chunk.toString();
         check();
       });
-      child.once("exit", () => (output.includes(word) ? resolve() : reject(new Error(`lock holder exited before "${word}"`))));
+      child.once("exit", () =>
+        output.includes(word) ? resolve() : reject(new Error(`lock holder exited before "${word}"`)),
+      );
     });
   const released = saw("released");
   await saw("locked");
@@ -77,7 +79,12 @@ describe("SQLite busy (another process holds the write lock)", () => {
     const before = (await rig.ledger("writer")).length;
     const lock = await holdWriteLock(file);
     try {
-      for (let i = 0; i < 50; i++) bus.emit("writer", "message.ingested", { speakerName: "t", content: `during the lock ${i}`, messageId: `lock-${i}` });
+      for (let i = 0; i < 50; i++)
+        bus.emit("writer", "message.ingested", {
+          speakerName: "t",
+          content: `during the lock ${i}`,
+          messageId: `lock-${i}`,
+        });
       // The event loop is free: the API answers, reads of the ledger included.
       expect((await rig.server.api("GET", "/api/health")).status).toBe(200);
       expect((await rig.ledger("reader")).length).toBeGreaterThan(0);
@@ -89,7 +96,9 @@ describe("SQLite busy (another process holds the write lock)", () => {
     }
     await bus.whenFlushed();
     const after = await rig.ledger("writer");
-    expect(after.slice(before).map((e) => (e.type === "message.ingested" ? e.data.messageId : e.type))).toEqual(Array.from({ length: 50 }, (_, i) => `lock-${i}`));
+    expect(after.slice(before).map((e) => (e.type === "message.ingested" ? e.data.messageId : e.type))).toEqual(
+      Array.from({ length: 50 }, (_, i) => `lock-${i}`),
+    );
     await rig.expectIntact("writer", "reader");
   });
 

@@ -10,11 +10,24 @@ import { expect } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { modelTaskSchema, type ModelTask } from "../../lib/llm/messages";
 import { OpenAiModelClient } from "../../server/llm/openai-client";
-import { connectMonitor, FAST_CHAT, range, seqsOf, startTestServer, type MonitorClient, type TestServer } from "../server/support";
+import {
+  connectMonitor,
+  FAST_CHAT,
+  range,
+  seqsOf,
+  startTestServer,
+  type MonitorClient,
+  type TestServer,
+} from "../server/support";
 import { startScriptedOpenAi, type ConcreteStep, type ScriptedOpenAi } from "../support/scripted-openai";
 
 /** Model names per task: requests are routed by them. */
-export const MODELS: Record<ModelTask, string> = { planner: "planner-model", timingGate: "gate-model", replyer: "replyer-model", utils: "utils-model" };
+export const MODELS: Record<ModelTask, string> = {
+  planner: "planner-model",
+  timingGate: "gate-model",
+  replyer: "replyer-model",
+  utils: "utils-model",
+};
 const TASK_OF_MODEL = new Map(modelTaskSchema.options.map((task) => [MODELS[task], task]));
 
 const DEFAULTS: Record<ModelTask, ConcreteStep> = {
@@ -32,10 +45,14 @@ function quickSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, Math.min(ms, 20));
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 
@@ -137,7 +154,10 @@ export async function startFaultRig(opts: FaultRigOptions = {}): Promise<FaultRi
     async waitForEnds(sessionId, reason, count = 1, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (rig.endsOf(sessionId).filter((r) => r === reason).length < count) {
-        if (Date.now() > deadline) throw new Error(`${sessionId}: ${count} × ${reason} not seen in ${timeoutMs} ms; ends: ${rig.endsOf(sessionId).join(", ")}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `${sessionId}: ${count} × ${reason} not seen in ${timeoutMs} ms; ends: ${rig.endsOf(sessionId).join(", ")}`,
+          );
         await new Promise((r) => setTimeout(r, 10));
       }
     },
@@ -146,9 +166,15 @@ export async function startFaultRig(opts: FaultRigOptions = {}): Promise<FaultRi
       await server.app.engine.bus.whenFlushed();
       for (const id of sessionIds) {
         const events = await server.events(id);
-        expect(events.map((e) => e.seq), id).toEqual(range(1, events.length));
+        expect(
+          events.map((e) => e.seq),
+          id,
+        ).toEqual(range(1, events.length));
         const ingested = new Set(events.flatMap((e) => (e.type === "message.ingested" ? [e.data.messageId] : [])));
-        expect((accepted.get(id) ?? []).filter((m) => !ingested.has(m)), `${id}: accepted but not ingested`).toEqual([]);
+        expect(
+          (accepted.get(id) ?? []).filter((m) => !ingested.has(m)),
+          `${id}: accepted but not ingested`,
+        ).toEqual([]);
         await monitor.waitFor((received) => seqsOf(received, id).length >= events.length);
         expect(seqsOf(monitor.events, id), `${id}: the live stream`).toEqual(events.map((e) => e.seq));
       }

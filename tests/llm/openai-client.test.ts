@@ -1,12 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LlmMessage } from "../../lib/llm/messages";
 import type { LlmToolDefinition } from "../../lib/tools/schemas";
-import {
-  ModelAbortedError,
-  ModelCallError,
-  type ChatRequest,
-  type ModelProblem,
-} from "../../server/llm/model-client";
+import { ModelAbortedError, ModelCallError, type ChatRequest, type ModelProblem } from "../../server/llm/model-client";
 import { OpenAiModelClient, type OpenAiModelClientOptions } from "../../server/llm/openai-client";
 import type { ModelUsageRecord } from "../../server/stores/types";
 import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai";
@@ -187,7 +182,9 @@ describe("OpenAiModelClient: retries", () => {
   it("does not retry a 400", async () => {
     server.enqueue({ kind: "error", status: 400, body: { error: { message: "bad tools" } } });
     const { request, retries, errors } = problems();
-    const failure = await client().chat({ task: "planner", messages, ...request }).catch((e: unknown) => e);
+    const failure = await client()
+      .chat({ task: "planner", messages, ...request })
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ModelCallError);
     expect(failure).toMatchObject({ status: 400 });
     expect(String(failure)).toContain("bad tools");
@@ -207,10 +204,10 @@ describe("OpenAiModelClient: retries", () => {
   });
 
   it("retries a stream that ends cleanly but without a finish_reason", async () => {
-    server.enqueue(
-      () => ({ kind: "response", content: "cut", finishReason: "" }),
-      { kind: "response", content: "complete" },
-    );
+    server.enqueue(() => ({ kind: "response", content: "cut", finishReason: "" }), {
+      kind: "response",
+      content: "complete",
+    });
     const { request, retries } = problems();
     const res = await client().chat({ task: "planner", messages, ...request });
     expect(res.content).toBe("complete");

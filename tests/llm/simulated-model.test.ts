@@ -75,7 +75,11 @@ describe("SIMULATED model: timing gate", () => {
   it("does not answer its own message", async () => {
     const res = await client.chat({
       task: "timingGate",
-      messages: [{ role: "system", content: GROUP_GATE }, chatLine("Alice", "m1", "麦麦？"), chatLine("麦麦", "m2", "怎么啦？")],
+      messages: [
+        { role: "system", content: GROUP_GATE },
+        chatLine("Alice", "m1", "麦麦？"),
+        chatLine("麦麦", "m2", "怎么啦？"),
+      ],
       tools: tools("continue", "no_action", "wait"),
     });
     expect(toolName(res)).toBe("no_action");
@@ -94,7 +98,11 @@ describe("SIMULATED model: timing gate", () => {
 function plannerRequest(history: LlmMessage[], offered = tools("reply", "finish", "send_emoji")): ChatRequest {
   return {
     task: "planner",
-    messages: [{ role: "system", content: PLANNER }, ...history, { role: "user", content: "当前时间：2026-01-01 12:00:00" }],
+    messages: [
+      { role: "system", content: PLANNER },
+      ...history,
+      { role: "user", content: "当前时间：2026-01-01 12:00:00" },
+    ],
     tools: offered,
   };
 }
@@ -208,7 +216,10 @@ describe("SIMULATED model: replyer and utils", () => {
     const res = await client.chat({
       task: "utils",
       messages: [
-        { role: "system", content: '根据聊天的气氛选一个表情包。只输出 JSON：{"emoji_index": 序号, "reason": "理由"}\n1. 笑脸\n2. 哭脸' },
+        {
+          role: "system",
+          content: '根据聊天的气氛选一个表情包。只输出 JSON：{"emoji_index": 序号, "reason": "理由"}\n1. 笑脸\n2. 哭脸',
+        },
         chatLine("Alice", "m1", "哈哈哈笑死我了"),
       ],
     });

@@ -59,7 +59,11 @@ function open(opts: ConnectOptions): Promise<Client> {
       socket
         .timeout(30_000)
         .emitWithAck("subscribe", opts.subscribe)
-        .then((ack: { ok: boolean; error?: string }) => (ack.ok ? done() : reject(new Error(`subscribe refused: ${ack.error}`))), reject);
+        .then(
+          (ack: { ok: boolean; error?: string }) =>
+            ack.ok ? done() : reject(new Error(`subscribe refused: ${ack.error}`)),
+          reject,
+        );
     });
   });
 }
@@ -84,6 +88,8 @@ async function handle(message: ToChild): Promise<FromChild> {
 }
 
 process.on("message", (message: ToChild) => {
-  handle(message).then(send, (error: unknown) => send({ kind: "failed", error: error instanceof Error ? error.message : String(error) }));
+  handle(message).then(send, (error: unknown) =>
+    send({ kind: "failed", error: error instanceof Error ? error.message : String(error) }),
+  );
 });
 process.on("disconnect", () => process.exit(0));

@@ -51,7 +51,9 @@ export class MonitorClients {
   private constructor(private readonly child: ChildProcess) {}
 
   static start(): MonitorClients {
-    return new MonitorClients(fork(CHILD, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+    return new MonitorClients(
+      fork(CHILD, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }),
+    );
   }
 
   /** Opens the clients (in addition to any opened before) and waits until each subscription is acknowledged. */

@@ -3,7 +3,13 @@
 // newest chat message and then finishes ("reply"), the replyer writes one line. Shared by the load
 // test (100-800 ms per call) and the benchmark (0 ms: only the engine's own work is left).
 import type { LlmMessage, LlmToolCall, ModelTask } from "../../lib/llm/messages";
-import { ModelAbortedError, type ChatRequest, type ChatResponse, type ModelClient, type ModelInfo } from "../../server/llm/model-client";
+import {
+  ModelAbortedError,
+  type ChatRequest,
+  type ChatResponse,
+  type ModelClient,
+  type ModelInfo,
+} from "../../server/llm/model-client";
 import { parseChatLine } from "../../server/llm/simulated/request-view";
 
 export type PlannerPolicy = "finish" | "reply";
@@ -44,7 +50,8 @@ export class ScriptedModel implements ModelClient {
     let toolCalls: LlmToolCall[] = [];
     if (request.task === "timingGate") toolCalls = [call("continue")];
     else if (request.task === "planner") {
-      const target = this.opts.policy === "reply" ? replyTarget(request.messages, this.opts.botName ?? DEFAULT_BOT_NAME) : null;
+      const target =
+        this.opts.policy === "reply" ? replyTarget(request.messages, this.opts.botName ?? DEFAULT_BOT_NAME) : null;
       content = target ? `第 ${n} 次思考：回复一下最新的消息。` : `第 ${n} 次思考：这一轮先到这里。`;
       toolCalls = [target ? call("reply", { msg_id: target }) : call("finish")];
     } else content = `收到（${n}）`;

@@ -47,7 +47,9 @@ beforeAll(async () => {
   server = await startTestServer({
     model: new ScriptedModel({ policy: "reply", latencyMs: uniformLatency(100, 800, 42) }),
     // A small window, trimmed every few turns: the histories stop growing early.
-    config: { chat: { timingGateCooldownSeconds: 0, messageDebounceSeconds: 0, maxContextSize: 4, maxRuntimes: SESSIONS + 10 } },
+    config: {
+      chat: { timingGateCooldownSeconds: 0, messageDebounceSeconds: 0, maxContextSize: 4, maxRuntimes: SESSIONS + 10 },
+    },
   });
   server.app.engine.bus.subscribe((e: MonitorEvent) => {
     emittedChars += JSON.stringify(e).length;
@@ -76,13 +78,20 @@ async function round(n: number, accepted: Map<string, string[]>): Promise<void> 
   for (let i = 0; i < ids.length; i += 20) {
     await Promise.all(
       ids.slice(i, i + 20).map(async (id) => {
-        const res = await server.say(id, `第 ${n} 轮：${id} 里大家在聊什么？`, { userId: `u${n % 5}`, userName: `User${n % 5}` });
+        const res = await server.say(id, `第 ${n} 轮：${id} 里大家在聊什么？`, {
+          userId: `u${n % 5}`,
+          userName: `User${n % 5}`,
+        });
         expect(res.status, res.text).toBe(202);
         accepted.get(id)?.push((res.json as { messageId: string }).messageId);
       }),
     );
   }
-  await until(`round ${n} to finish`, () => ids.every((id) => (finished.get(id) ?? 0) >= n) || badEnds.length > 0, ROUND_DEADLINE_MS);
+  await until(
+    `round ${n} to finish`,
+    () => ids.every((id) => (finished.get(id) ?? 0) >= n) || badEnds.length > 0,
+    ROUND_DEADLINE_MS,
+  );
   expect(badEnds).toEqual([]);
 }
 
@@ -91,7 +100,8 @@ function receipts(report: Report, ledger: Map<string, number>): string[] {
   report.clients.forEach((client, c) => {
     for (const [id, last] of ledger) {
       const got = client.sessions[id];
-      if (!got || got.count !== last || got.last !== last || got.outOfOrder) problems.push(`client ${c}, ${id}: ${JSON.stringify(got)} for ${last} events`);
+      if (!got || got.count !== last || got.last !== last || got.outOfOrder)
+        problems.push(`client ${c}, ${id}: ${JSON.stringify(got)} for ${last} events`);
     }
   });
   return problems;
@@ -101,7 +111,12 @@ describe(`load: ${SESSIONS} sessions, ${CLIENTS} socket clients, ${WARMUP_ROUNDS
   it(
     "loses nothing, in the ledger or on the sockets, and holds its memory flat after the warm-up",
     async () => {
-      await clients.connect({ url: `${server.url}${MONITOR_NAMESPACE}`, token: TEST_TOKEN, clients: CLIENTS, subscribe: { sessionId: "*", afterSeq: 0 } });
+      await clients.connect({
+        url: `${server.url}${MONITOR_NAMESPACE}`,
+        token: TEST_TOKEN,
+        clients: CLIENTS,
+        subscribe: { sessionId: "*", afterSeq: 0 },
+      });
       const accepted = new Map(ids.map((id) => [id, [] as string[]]));
       for (const id of ids) await server.createSession({ id, name: id });
 
@@ -130,10 +145,14 @@ describe(`load: ${SESSIONS} sessions, ${CLIENTS} socket clients, ${WARMUP_ROUNDS
 
       // The sockets: every client got each session's events exactly once, in order.
       let report = await clients.collect();
-      await until("every client to receive every event", async () => {
-        report = await clients.collect();
-        return receipts(report, ledger).length === 0;
-      }, 30_000).catch(() => undefined);
+      await until(
+        "every client to receive every event",
+        async () => {
+          report = await clients.collect();
+          return receipts(report, ledger).length === 0;
+        },
+        30_000,
+      ).catch(() => undefined);
       expect(receipts(report, ledger).slice(0, 5)).toEqual([]);
       expect(report.clients.every((c) => c.connected)).toBe(true);
 
@@ -141,7 +160,9 @@ describe(`load: ${SESSIONS} sessions, ${CLIENTS} socket clients, ${WARMUP_ROUNDS
       const growth = Math.max(...heaps) - warmHeap;
       const bound = Math.max(HEAP_NOISE_BYTES, (emittedChars - charsBefore) / 4);
       const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
-      console.log(`heap after warm-up ${mb(warmHeap)}, after each round ${heaps.map(mb).join(", ")}; emitted ${((emittedChars - charsBefore) / 2 ** 20).toFixed(1)} M characters; bound ${mb(bound)}`);
+      console.log(
+        `heap after warm-up ${mb(warmHeap)}, after each round ${heaps.map(mb).join(", ")}; emitted ${((emittedChars - charsBefore) / 2 ** 20).toFixed(1)} M characters; bound ${mb(bound)}`,
+      );
       expect(growth).toBeLessThan(bound);
     },
     120_000 + (WARMUP_ROUNDS + ROUNDS) * ROUND_DEADLINE_MS,

@@ -16,7 +16,11 @@ beforeAll(async () => {
     config: {
       ...FAST_CHAT,
       mcp: {
-        servers: [iconServerConfig("icons"), iconServerConfig("broken", { ICON_SERVER_MODE: "die-on-init" }), { ...iconServerConfig("off"), enabled: false }],
+        servers: [
+          iconServerConfig("icons"),
+          iconServerConfig("broken", { ICON_SERVER_MODE: "die-on-init" }),
+          { ...iconServerConfig("off"), enabled: false },
+        ],
         reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
       },
     },
@@ -38,7 +42,11 @@ describe("MCP in the app server", () => {
       ["broken", "failed"],
       ["off", "disabled"],
     ]);
-    expect(mcp[0]).toMatchObject({ toolCount: 14, lastError: null, detail: { transport: "stdio", serverInfo: { name: "icon-server" } } });
+    expect(mcp[0]).toMatchObject({
+      toolCount: 14,
+      lastError: null,
+      detail: { transport: "stdio", serverInfo: { name: "icon-server" } },
+    });
     expect(mcp[1].lastError).toMatch(/refusing to initialize/);
     expect(mcp[1].detail).toMatchObject({ reconnectAttempt: 1 });
     expect(mcp[1].detail.nextRetryAt).toBeTypeOf("number");
@@ -65,7 +73,9 @@ describe("MCP in the app server", () => {
   it("/api/mcp serves the registry to the SDK's client", async () => {
     const client = new Client({ name: "app-server-test", version: "1.0.0" });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } },
+      }),
     );
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);

@@ -10,8 +10,22 @@ describe("mcp config", () => {
         mcp: {
           enabled: true,
           servers: [
-            { name: "everything", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env: { A: "1" }, cwd: "/tmp" },
-            { name: "remote", transport: "streamable_http", url: "http://127.0.0.1:9000/mcp", headers: { "x-key": "k" }, bearerToken: "t", timeoutMs: 5_000 },
+            {
+              name: "everything",
+              transport: "stdio",
+              command: "npx",
+              args: ["-y", "@modelcontextprotocol/server-everything"],
+              env: { A: "1" },
+              cwd: "/tmp",
+            },
+            {
+              name: "remote",
+              transport: "streamable_http",
+              url: "http://127.0.0.1:9000/mcp",
+              headers: { "x-key": "k" },
+              bearerToken: "t",
+              timeoutMs: 5_000,
+            },
             { name: "legacy", transport: "sse", url: "http://127.0.0.1:9001/sse", enabled: false },
           ],
           reconnect: { initialDelayMs: 500 },
@@ -35,12 +49,18 @@ describe("mcp config", () => {
       { name: "a", transport: "stdio", command: "x" },
       { name: "a", transport: "sse", url: "http://127.0.0.1/sse" },
     ];
-    expect(() => parseConfig({ mcp: { servers } }, "test")).toThrow(/mcp\.servers\.1\.name: duplicate MCP server name "a"/);
+    expect(() => parseConfig({ mcp: { servers } }, "test")).toThrow(
+      /mcp\.servers\.1\.name: duplicate MCP server name "a"/,
+    );
   });
 
   it("rejects fields of another transport and bad settings, naming them", () => {
-    expect(() => parseConfig({ mcp: { servers: [{ name: "a", transport: "stdio", command: "x", url: "http://x" }] } }, "test")).toThrow(/mcp\.servers\.0/);
-    expect(() => parseConfig({ mcp: { reconnect: { initialDelayMs: 0 } } }, "test")).toThrow(/mcp\.reconnect\.initialDelayMs/);
+    expect(() =>
+      parseConfig({ mcp: { servers: [{ name: "a", transport: "stdio", command: "x", url: "http://x" }] } }, "test"),
+    ).toThrow(/mcp\.servers\.0/);
+    expect(() => parseConfig({ mcp: { reconnect: { initialDelayMs: 0 } } }, "test")).toThrow(
+      /mcp\.reconnect\.initialDelayMs/,
+    );
     expect(() => parseConfig({ mcp: { maxResultChars: -1 } }, "test")).toThrow(/mcp\.maxResultChars/);
   });
 });

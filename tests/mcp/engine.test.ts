@@ -17,14 +17,22 @@ afterEach(async () => {
 
 describe("MCP in the engine", () => {
   it("registers the provider only when MCP is enabled and servers are configured", async () => {
-    const base = { stores: createMemoryStores(), ledger: new MemoryLedger(), logger: captureLogger(), env: { NODE_ENV: "test" as const } };
+    const base = {
+      stores: createMemoryStores(),
+      ledger: new MemoryLedger(),
+      logger: captureLogger(),
+      env: { NODE_ENV: "test" as const },
+    };
     const none = await createEngine({ ...base, config: parseConfig({}, "test") });
     const mcpProviders = (engine: typeof none) => engine.providers.filter((p) => p.providerType === "mcp");
     expect(none.mcp).toBeNull();
     expect(mcpProviders(none)).toEqual([]);
     await none.close();
 
-    const off = await createEngine({ ...base, config: parseConfig({ mcp: { enabled: false, servers: [iconServerConfig()] } }, "test") });
+    const off = await createEngine({
+      ...base,
+      config: parseConfig({ mcp: { enabled: false, servers: [iconServerConfig()] } }, "test"),
+    });
     expect(mcpProviders(off)).toEqual([]);
     expect(off.mcp?.statuses()[0]).toMatchObject({ state: "disabled", pid: null });
     await off.close();
@@ -36,7 +44,11 @@ describe("MCP in the engine", () => {
     expect(h.engine.providers.map((p) => p.providerName).at(-1)).toBe("mcp");
     h.model.enqueue(
       { kind: "response", content: "", toolCalls: [{ name: "continue", arguments: {} }] },
-      { kind: "response", content: "找一个画画的工具", toolCalls: [{ id: "ts1", name: "tool_search", arguments: { query: "paint" } }] },
+      {
+        kind: "response",
+        content: "找一个画画的工具",
+        toolCalls: [{ id: "ts1", name: "tool_search", arguments: { query: "paint" } }],
+      },
       { kind: "response", content: "画红色", toolCalls: [{ id: "p1", name: "paint", arguments: { color: "red" } }] },
       { kind: "response", content: "", toolCalls: [{ name: "finish", arguments: {} }] },
     );
@@ -47,7 +59,12 @@ describe("MCP in the engine", () => {
     const offered = (first.tools ?? []).map((t) => (t.type === "function" ? t.function.name : ""));
     expect(offered).not.toContain("paint");
     const execution = h.ofType("tool.execution").find((e) => e.data.toolName === "paint");
-    expect(execution?.data).toMatchObject({ success: true, providerName: "mcp", toolTitle: "Paint", result: "painted red" });
+    expect(execution?.data).toMatchObject({
+      success: true,
+      providerName: "mcp",
+      toolTitle: "Paint",
+      result: "painted red",
+    });
   });
 
   it("stopping a session cancels its in-flight MCP call; closing the engine ends the server", async () => {

@@ -5,10 +5,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolInvocation } from "../../lib/tools/schemas";
 import { McpManager } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
-import { captureLogger, everythingStdioConfig, startEverythingHttp, waitUntil, type EverythingHttp } from "../support/mcp-servers";
+import {
+  captureLogger,
+  everythingStdioConfig,
+  startEverythingHttp,
+  waitUntil,
+  type EverythingHttp,
+} from "../support/mcp-servers";
 
 function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
-  return { toolName, arguments: args, callId: `c-${toolName}`, sessionId: "s1", streamId: "s1", reasoning: "", metadata: {} };
+  return {
+    toolName,
+    arguments: args,
+    callId: `c-${toolName}`,
+    sessionId: "s1",
+    streamId: "s1",
+    reasoning: "",
+    metadata: {},
+  };
 }
 
 describe("server-everything over stdio", () => {
@@ -17,7 +31,10 @@ describe("server-everything over stdio", () => {
   let provider: McpToolProvider;
 
   beforeAll(async () => {
-    manager = new McpManager({ enabled: true, servers: [everythingStdioConfig()] }, { logger, healthCheckIntervalMs: 0 });
+    manager = new McpManager(
+      { enabled: true, servers: [everythingStdioConfig()] },
+      { logger, healthCheckIntervalMs: 0 },
+    );
     await manager.start();
     provider = new McpToolProvider(manager);
   });
@@ -30,9 +47,20 @@ describe("server-everything over stdio", () => {
     expect(status).toMatchObject({ state: "connected", serverInfo: { name: "mcp-servers/everything" } });
     const specs = await provider.listTools();
     const names = specs.map((s) => s.name);
-    expect(names).toEqual(expect.arrayContaining(["echo", "get-sum", "get-tiny-image", "get-structured-content", "get-resource-links", "trigger-long-running-operation"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "echo",
+        "get-sum",
+        "get-tiny-image",
+        "get-structured-content",
+        "get-resource-links",
+        "trigger-long-running-operation",
+      ]),
+    );
     expect(names).not.toContain("simulate-research-query");
-    expect(status.skippedTools).toEqual(expect.arrayContaining([expect.objectContaining({ name: "simulate-research-query" })]));
+    expect(status.skippedTools).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "simulate-research-query" })]),
+    );
     const echo = specs.find((s) => s.name === "echo");
     expect(echo).toMatchObject({
       title: "Echo Tool",
@@ -73,7 +101,10 @@ describe("server-everything over stdio", () => {
       signal: controller.signal,
     });
     setTimeout(() => controller.abort(new Error("stopped")), 200);
-    expect(await pending).toMatchObject({ success: false, errorMessage: "MCP 工具 'trigger-long-running-operation' 执行失败: 已取消：stopped" });
+    expect(await pending).toMatchObject({
+      success: false,
+      errorMessage: "MCP 工具 'trigger-long-running-operation' 执行失败: 已取消：stopped",
+    });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect((await provider.invoke(invocation("echo", { message: "still here" }))).content).toContain("still here");
   });
@@ -90,7 +121,16 @@ describe("server-everything over Streamable HTTP", () => {
     manager = new McpManager(
       {
         enabled: true,
-        servers: [{ name: "remote", enabled: true, transport: "streamable_http", url: http.url, headers: { "x-test": "1" }, timeoutMs: 10_000 }],
+        servers: [
+          {
+            name: "remote",
+            enabled: true,
+            transport: "streamable_http",
+            url: http.url,
+            headers: { "x-test": "1" },
+            timeoutMs: 10_000,
+          },
+        ],
       },
       { logger, reconnect: { initialDelayMs: 200, maxDelayMs: 800 }, healthCheckIntervalMs: 0 },
     );
@@ -103,7 +143,12 @@ describe("server-everything over Streamable HTTP", () => {
   });
 
   it("connects and calls tools", async () => {
-    expect(manager.statuses()[0]).toMatchObject({ name: "remote", transport: "streamable_http", state: "connected", pid: null });
+    expect(manager.statuses()[0]).toMatchObject({
+      name: "remote",
+      transport: "streamable_http",
+      state: "connected",
+      pid: null,
+    });
     expect((await provider.listTools()).map((s) => s.name)).toContain("echo");
     expect((await provider.invoke(invocation("echo", { message: "over http" }))).content).toContain("over http");
   });
@@ -134,7 +179,20 @@ describe("server-everything over the legacy SSE transport", () => {
     const logger = captureLogger();
     const http = await startEverythingHttp("sse");
     const manager = new McpManager(
-      { enabled: true, servers: [{ name: "legacy", enabled: true, transport: "sse", url: http.url, headers: {}, bearerToken: "unused", timeoutMs: 10_000 }] },
+      {
+        enabled: true,
+        servers: [
+          {
+            name: "legacy",
+            enabled: true,
+            transport: "sse",
+            url: http.url,
+            headers: {},
+            bearerToken: "unused",
+            timeoutMs: 10_000,
+          },
+        ],
+      },
       { logger, reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 }, healthCheckIntervalMs: 0 },
     );
     try {

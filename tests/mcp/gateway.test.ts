@@ -48,12 +48,23 @@ async function serve(target: McpGateway): Promise<Served> {
 }
 
 function newGateway(opts: { maxSessions?: number } = {}): McpGateway {
-  return new McpGateway({ source: engineToolSource(engine), authenticate: (req) => auth.authenticate(req.headers) !== null, logger, ...opts });
+  return new McpGateway({
+    source: engineToolSource(engine),
+    authenticate: (req) => auth.authenticate(req.headers) !== null,
+    logger,
+    ...opts,
+  });
 }
 
 beforeAll(async () => {
   const config = parseConfig({ mcp: { servers: [iconServerConfig("icons")] } }, "test");
-  engine = await createEngine({ config, stores: createMemoryStores(), ledger: new MemoryLedger(), logger, env: { NODE_ENV: "test" } });
+  engine = await createEngine({
+    config,
+    stores: createMemoryStores(),
+    ledger: new MemoryLedger(),
+    logger,
+    env: { NODE_ENV: "test" },
+  });
   gateway = newGateway();
   served = await serve(gateway);
   url = served.url;
@@ -94,7 +105,12 @@ describe("/api/mcp", () => {
     expect(crossOrigin.status).toBe(403);
     const unknown = await fetch(url, {
       method: "POST",
-      headers: { authorization: `Bearer ${TOKEN}`, "mcp-session-id": "nope", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "mcp-session-id": "nope",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(unknown.status).toBe(404);
@@ -106,7 +122,9 @@ describe("/api/mcp", () => {
       expect(client.getServerVersion()?.name).toBe("maisaka");
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(["reply", "finish", "query_jargon", "tool_search", "paint", "plain"]));
+      expect(names).toEqual(
+        expect.arrayContaining(["reply", "finish", "query_jargon", "tool_search", "paint", "plain"]),
+      );
       for (const timing of ["continue", "no_action", "wait"]) expect(names).not.toContain(timing);
       expect(names.indexOf("reply")).toBeLessThan(names.indexOf("paint"));
       const paint = tools.find((t) => t.name === "paint");
@@ -128,14 +146,26 @@ describe("/api/mcp", () => {
   it("calls builtin and MCP tools; failures come back as isError", async () => {
     const client = await connectClient();
     try {
-      const jargon = CallToolResultSchema.parse(await client.callTool({ name: "query_jargon", arguments: { words: ["yyds"] } }));
+      const jargon = CallToolResultSchema.parse(
+        await client.callTool({ name: "query_jargon", arguments: { words: ["yyds"] } }),
+      );
       expect(jargon.isError).toBeFalsy();
       expect(JSON.stringify(jargon.content)).toContain("yyds");
       // The SDK client checks structuredContent against the outputSchema we listed.
       const paint = CallToolResultSchema.parse(await client.callTool({ name: "paint", arguments: { color: "green" } }));
-      expect(paint).toMatchObject({ content: [{ type: "text", text: "painted green" }], structuredContent: { color: "green" } });
+      expect(paint).toMatchObject({
+        content: [{ type: "text", text: "painted green" }],
+        structuredContent: { color: "green" },
+      });
       const media = CallToolResultSchema.parse(await client.callTool({ name: "media", arguments: {} }));
-      expect(media.content.map((c) => c.type)).toEqual(["text", "image", "audio", "resource_link", "resource", "resource"]);
+      expect(media.content.map((c) => c.type)).toEqual([
+        "text",
+        "image",
+        "audio",
+        "resource_link",
+        "resource",
+        "resource",
+      ]);
       const bad = CallToolResultSchema.parse(await client.callTool({ name: "paint", arguments: {} }));
       expect(bad.isError).toBe(true);
       expect(JSON.stringify(bad.content)).toContain("color");
@@ -150,7 +180,9 @@ describe("/api/mcp", () => {
     const client = await connectClient();
     try {
       const controller = new AbortController();
-      const pending = client.callTool({ name: "slow", arguments: { ms: 20_000 } }, CallToolResultSchema, { signal: controller.signal });
+      const pending = client.callTool({ name: "slow", arguments: { ms: 20_000 } }, CallToolResultSchema, {
+        signal: controller.signal,
+      });
       setTimeout(() => controller.abort(new Error("client gave up")), 200);
       await expect(pending).rejects.toThrow();
       await waitUntil(async () => {
@@ -180,7 +212,20 @@ describe("/api/mcp", () => {
   it("our own MCP manager connects to it with a bearer token; builtin names stay reserved", async () => {
     const local = captureLogger();
     const manager = new McpManager(
-      { enabled: true, servers: [{ name: "self", enabled: true, transport: "streamable_http", url, headers: {}, bearerToken: TOKEN, timeoutMs: 10_000 }] },
+      {
+        enabled: true,
+        servers: [
+          {
+            name: "self",
+            enabled: true,
+            transport: "streamable_http",
+            url,
+            headers: {},
+            bearerToken: TOKEN,
+            timeoutMs: 10_000,
+          },
+        ],
+      },
       { logger: local, healthCheckIntervalMs: 0 },
     );
     try {
@@ -195,7 +240,10 @@ describe("/api/mcp", () => {
       await manager.close();
     }
     const unauthorized = new McpManager(
-      { enabled: true, servers: [{ name: "self", enabled: true, transport: "streamable_http", url, headers: {}, timeoutMs: 5_000 }] },
+      {
+        enabled: true,
+        servers: [{ name: "self", enabled: true, transport: "streamable_http", url, headers: {}, timeoutMs: 5_000 }],
+      },
       { logger: local, healthCheckIntervalMs: 0 },
     );
     try {

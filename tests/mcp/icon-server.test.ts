@@ -11,12 +11,27 @@ import { McpManager } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
 import { mcpProviderStatuses } from "../../server/mcp/status";
 import { ToolRegistry } from "../../server/tools/registry";
-import { cancelledCount, captureLogger, iconServerConfig, processAlive, waitUntil, type CapturedLogger } from "../support/mcp-servers";
+import {
+  cancelledCount,
+  captureLogger,
+  iconServerConfig,
+  processAlive,
+  waitUntil,
+  type CapturedLogger,
+} from "../support/mcp-servers";
 
 const FAST_RECONNECT = { initialDelayMs: 100, maxDelayMs: 400 };
 
 function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
-  return { toolName, arguments: args, callId: `c-${toolName}`, sessionId: "s1", streamId: "s1", reasoning: "", metadata: {} };
+  return {
+    toolName,
+    arguments: args,
+    callId: `c-${toolName}`,
+    sessionId: "s1",
+    streamId: "s1",
+    reasoning: "",
+    metadata: {},
+  };
 }
 
 function managerOf(servers: McpServerConfig[], logger: CapturedLogger, enabled = true): McpManager {
@@ -43,7 +58,22 @@ describe("icon server over stdio", () => {
     expect(status.serverInfo).toEqual({ name: "icon-server", version: "1.0.0", title: "Icon test server" });
     const names = (await provider.listTools()).map((s) => s.name);
     // 17 tools over 9 pages of two; the bad and the reserved ones are skipped.
-    expect(names).toEqual(["paint", "plain", "slow", "never", "stats", "huge", "media", "fail", "secret", "noise", "crash", "add_tool", "bad_output", "bad_icons"]);
+    expect(names).toEqual([
+      "paint",
+      "plain",
+      "slow",
+      "never",
+      "stats",
+      "huge",
+      "media",
+      "fail",
+      "secret",
+      "noise",
+      "crash",
+      "add_tool",
+      "bad_output",
+      "bad_icons",
+    ]);
     expect(logger.warnings.join("\n")).toMatch(/not valid JSON/);
   });
 
@@ -54,7 +84,11 @@ describe("icon server over stdio", () => {
       description: "Paints in a colour",
       providerName: "mcp",
       providerType: "mcp",
-      parametersSchema: { type: "object", properties: { color: { type: "string", description: "a colour" } }, required: ["color"] },
+      parametersSchema: {
+        type: "object",
+        properties: { color: { type: "string", description: "a colour" } },
+        required: ["color"],
+      },
       outputSchema: { type: "object", properties: { color: { type: "string" } }, required: ["color"] },
       annotation: { title: "Painter", readOnlyHint: true, openWorldHint: false },
       metadata: { serverName: "icons", _meta: { "example.com/category": "art" } },
@@ -93,8 +127,17 @@ describe("icon server over stdio", () => {
     });
     const media = await provider.invoke(invocation("media"));
     expect(media.content).toBe("here you go\nbye");
-    expect(media.contentItems.map((i) => i.contentType)).toEqual(["image", "audio", "resource_link", "resource", "binary"]);
-    expect(await provider.invoke(invocation("fail"))).toMatchObject({ success: false, errorMessage: "bad things happened" });
+    expect(media.contentItems.map((i) => i.contentType)).toEqual([
+      "image",
+      "audio",
+      "resource_link",
+      "resource",
+      "binary",
+    ]);
+    expect(await provider.invoke(invocation("fail"))).toMatchObject({
+      success: false,
+      errorMessage: "bad things happened",
+    });
     expect((await provider.invoke(invocation("secret"))).content).toBe("s3cret");
   });
 
@@ -115,7 +158,13 @@ describe("icon server over stdio", () => {
   it("cancels an in-flight call when the context's signal aborts, and the server hears it", async () => {
     const controller = new AbortController();
     const started = Date.now();
-    const pending = provider.invoke(invocation("slow", { ms: 20_000 }), { sessionId: "s1", streamId: "s1", reasoning: "", metadata: {}, signal: controller.signal });
+    const pending = provider.invoke(invocation("slow", { ms: 20_000 }), {
+      sessionId: "s1",
+      streamId: "s1",
+      reasoning: "",
+      metadata: {},
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error("turn stopped")), 150);
     const result = await pending;
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -130,7 +179,10 @@ describe("icon server over stdio", () => {
     let changes = 0;
     const unsubscribe = manager.onToolsChanged(() => changes++);
     expect((await provider.invoke(invocation("add_tool"))).content).toBe("added dynamic_1");
-    await waitUntil(async () => (await provider.listTools()).some((s) => s.name === "dynamic_1"), "dynamic_1 to be listed");
+    await waitUntil(
+      async () => (await provider.listTools()).some((s) => s.name === "dynamic_1"),
+      "dynamic_1 to be listed",
+    );
     expect(changes).toBeGreaterThanOrEqual(1);
     unsubscribe();
   });
@@ -212,7 +264,10 @@ describe("servers that fail to start", () => {
 
   it("dying during initialize: failed with the reason, retried with growing backoff, others go on", async () => {
     const logger = captureLogger();
-    manager = managerOf([iconServerConfig("dies", { ICON_SERVER_MODE: "die-on-init" }), iconServerConfig("fine")], logger);
+    manager = managerOf(
+      [iconServerConfig("dies", { ICON_SERVER_MODE: "die-on-init" }), iconServerConfig("fine")],
+      logger,
+    );
     await manager.start();
     const [dies, fine] = manager.statuses();
     expect(fine.state).toBe("connected");
@@ -226,7 +281,9 @@ describe("servers that fail to start", () => {
     expect(manager.listTools().every((e) => e.serverName === "fine")).toBe(true);
 
     await waitUntil(() => manager!.statuses()[0].reconnectAttempt >= 2, "a second failed attempt", 15_000);
-    expect(logger.warnings.filter((w) => w.startsWith("[mcp] dies:")).join("\n")).toMatch(/retry 1 in 100 ms[\s\S]*retry 2 in 200 ms/);
+    expect(logger.warnings.filter((w) => w.startsWith("[mcp] dies:")).join("\n")).toMatch(
+      /retry 1 in 100 ms[\s\S]*retry 2 in 200 ms/,
+    );
     const provider = new McpToolProvider(manager);
     expect((await provider.invoke(invocation("plain"))).content).toBe("plain ok");
   });

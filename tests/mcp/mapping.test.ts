@@ -16,7 +16,12 @@ const fullTool: Tool = {
     { src: "data:image/png;base64,AA==", mimeType: "image/png", sizes: ["48x48", "96x96"], theme: "light" },
     { src: "https://example.com/dark.svg", sizes: ["any"], theme: "dark" },
   ],
-  inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { color: { type: "string" } }, required: ["color"] },
+  inputSchema: {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    properties: { color: { type: "string" } },
+    required: ["color"],
+  },
   outputSchema: { type: "object", properties: { color: { type: "string" } } },
   annotations: { title: "Painter", readOnlyHint: true, openWorldHint: false },
   execution: { taskSupport: "optional" },
@@ -62,7 +67,9 @@ describe("toToolSpec", () => {
   });
 
   it("the annotations' title stands in for a missing tool title", () => {
-    expect(toToolSpec("s", { name: "t", inputSchema: { type: "object" }, annotations: { title: "T" } }).title).toBe("T");
+    expect(toToolSpec("s", { name: "t", inputSchema: { type: "object" }, annotations: { title: "T" } }).title).toBe(
+      "T",
+    );
   });
 });
 
@@ -93,7 +100,15 @@ describe("toToolResult", () => {
       content: [
         { type: "image", data: "AAAA", mimeType: "image/png" },
         { type: "audio", data: "BBBB", mimeType: "audio/wav" },
-        { type: "resource_link", uri: "file:///r.txt", name: "r.txt", title: "R", description: "a file", mimeType: "text/plain", size: 12 },
+        {
+          type: "resource_link",
+          uri: "file:///r.txt",
+          name: "r.txt",
+          title: "R",
+          description: "a file",
+          mimeType: "text/plain",
+          size: 12,
+        },
         { type: "resource", resource: { uri: "memo://1", text: "memo", mimeType: "text/plain" } },
         { type: "resource", resource: { uri: "blob://1", blob: "AAEC", mimeType: "application/octet-stream" } },
       ],
@@ -106,7 +121,11 @@ describe("toToolResult", () => {
       ["resource", "text/plain", "memo://1"],
       ["binary", "application/octet-stream", "blob://1"],
     ]);
-    expect(result.contentItems[2]).toMatchObject({ name: "r.txt", description: "a file", metadata: { title: "R", size: 12 } });
+    expect(result.contentItems[2]).toMatchObject({
+      name: "r.txt",
+      description: "a file",
+      metadata: { title: "R", size: 12 },
+    });
     expect(result.contentItems[3].text).toBe("memo");
     expect(result.contentItems[4].data).toBe("AAEC");
   });
@@ -118,7 +137,12 @@ describe("toToolResult", () => {
   });
 
   it("truncates huge text with a note the model can read", () => {
-    const result = toToolResult("t", "srv", { content: [{ type: "text", text: "x".repeat(1_000) }] }, { maxResultChars: 100 });
+    const result = toToolResult(
+      "t",
+      "srv",
+      { content: [{ type: "text", text: "x".repeat(1_000) }] },
+      { maxResultChars: 100 },
+    );
     expect(result.content.startsWith("x".repeat(100))).toBe(true);
     expect(result.content).toContain("已截断");
     expect(result.content).toContain("1000");
@@ -127,14 +151,22 @@ describe("toToolResult", () => {
   });
 
   it("drops structuredContent too large to keep, and says so", () => {
-    const result = toToolResult("t", "srv", { content: [], structuredContent: { blob: "y".repeat(500) } }, { maxResultChars: 100 });
+    const result = toToolResult(
+      "t",
+      "srv",
+      { content: [], structuredContent: { blob: "y".repeat(500) } },
+      { maxResultChars: 100 },
+    );
     expect(result.structuredContent).toBeUndefined();
     expect(result.content).toContain("结构化结果过长");
     expect(result.metadata.truncated).toBe(true);
   });
 
   it("an exception becomes the spec's failure text", () => {
-    expect(toolFailure("t", new Error("boom"))).toMatchObject({ success: false, errorMessage: "MCP 工具 't' 执行失败: boom" });
+    expect(toolFailure("t", new Error("boom"))).toMatchObject({
+      success: false,
+      errorMessage: "MCP 工具 't' 执行失败: boom",
+    });
   });
 });
 
@@ -145,7 +177,11 @@ describe("validateTools", () => {
       { description: "no name", inputSchema: { type: "object" } },
       { name: "bad_input", inputSchema: { type: "string" } },
       { name: "bad_compile", inputSchema: { type: "object", properties: { a: { type: "nonsense" } } } },
-      { name: "bad_output", inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { x: { type: 5 } } } },
+      {
+        name: "bad_output",
+        inputSchema: { type: "object" },
+        outputSchema: { type: "object", properties: { x: { type: 5 } } },
+      },
       { name: "bad_icons", inputSchema: { type: "object" }, icons: "nope" },
       { name: "with.dot", inputSchema: { type: "object" } },
       { name: "task_only", inputSchema: { type: "object" }, execution: { taskSupport: "required" } },
@@ -184,7 +220,15 @@ describe("gateway mapping", () => {
   });
 
   it("a spec without parameters gets an empty object schema", () => {
-    const tool = toMcpTool({ name: "finish", description: "", providerName: "b", providerType: "builtin", enabled: true, icons: [], metadata: {} });
+    const tool = toMcpTool({
+      name: "finish",
+      description: "",
+      providerName: "b",
+      providerType: "builtin",
+      enabled: true,
+      icons: [],
+      metadata: {},
+    });
     expect(tool.inputSchema).toEqual({ type: "object", properties: {} });
     expect(tool).not.toHaveProperty("annotations");
   });

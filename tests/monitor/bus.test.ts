@@ -54,7 +54,8 @@ class FlakyLedger extends MemoryLedger {
   }
 }
 
-const seqsOf = (events: MonitorEvent[], sessionId: string) => events.filter((e) => e.sessionId === sessionId).map((e) => e.seq);
+const seqsOf = (events: MonitorEvent[], sessionId: string) =>
+  events.filter((e) => e.sessionId === sessionId).map((e) => e.seq);
 
 describe("MonitorBus", () => {
   it("numbers each session's events from 1 without gaps, across interleaved sessions", async () => {

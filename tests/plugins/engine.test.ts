@@ -7,7 +7,8 @@ import { plannerPlacement } from "../../server/engine/planner";
 import { startHarness, type Harness } from "../support/engine-harness";
 import { PluginFolder } from "./support";
 
-const toolNames = (body: ChatCompletionCreateParams) => (body.tools ?? []).map((t) => (t.type === "function" ? t.function.name : t.type));
+const toolNames = (body: ChatCompletionCreateParams) =>
+  (body.tools ?? []).map((t) => (t.type === "function" ? t.function.name : t.type));
 const systemPrompt = (body: ChatCompletionCreateParams) => {
   const first = body.messages[0];
   return first.role === "system" && typeof first.content === "string" ? first.content : "";
@@ -34,13 +35,25 @@ describe("plugins through the engine", () => {
 
     const ctx = { sessionId: "s1", streamId: "s1", isGroupChat: true, groupId: "g1", platform: "test" };
     const dice = await h.runtime.registry.getToolSpec("roll_dice", ctx);
-    expect(dice).toMatchObject({ providerName: "dice", providerType: "plugin", annotation: { readOnlyHint: true, openWorldHint: false } });
+    expect(dice).toMatchObject({
+      providerName: "dice",
+      providerType: "plugin",
+      annotation: { readOnlyHint: true, openWorldHint: false },
+    });
     expect(dice?.icons.map((i) => i.theme)).toEqual(["light", "dark"]);
     expect(dice?.icons.every((i) => i.src.startsWith("data:image/svg+xml;base64,"))).toBe(true);
     expect(plannerPlacement(dice!)).toBe("deferred");
     const roll = () =>
       h!.runtime.registry.invoke(
-        { toolName: "roll_dice", arguments: { notation: "3d6+2", seed: 7 }, callId: "r", sessionId: "s1", streamId: "s1", reasoning: "", metadata: {} },
+        {
+          toolName: "roll_dice",
+          arguments: { notation: "3d6+2", seed: 7 },
+          callId: "r",
+          sessionId: "s1",
+          streamId: "s1",
+          reasoning: "",
+          metadata: {},
+        },
         { ...ctx, reasoning: "", metadata: {} },
       );
     const [first, again] = [await roll(), await roll()];
@@ -49,8 +62,16 @@ describe("plugins through the engine", () => {
     expect(first.structuredContent).toMatchObject({ notation: "3d6+2", seed: 7, rolls: expect.any(Array) });
 
     h.model.enqueue(
-      { kind: "response", content: "Alice 想抽签，先找找工具", toolCalls: [{ id: "s1", name: "tool_search", arguments: { query: "draw_fortune" } }] },
-      { kind: "response", content: "给 Alice 抽一支签", toolCalls: [{ id: "f1", name: "draw_fortune", arguments: { user_name: "Alice" } }] },
+      {
+        kind: "response",
+        content: "Alice 想抽签，先找找工具",
+        toolCalls: [{ id: "s1", name: "tool_search", arguments: { query: "draw_fortune" } }],
+      },
+      {
+        kind: "response",
+        content: "给 Alice 抽一支签",
+        toolCalls: [{ id: "f1", name: "draw_fortune", arguments: { user_name: "Alice" } }],
+      },
       { kind: "response", content: "", toolCalls: [{ id: "done", name: "finish", arguments: {} }] },
     );
     await h.send("@麦麦 帮我抽个签", { atBot: true });
@@ -99,7 +120,11 @@ export default class C {
     await h.engine.plugins.start();
 
     h.model.enqueue(
-      { kind: "response", content: "记一下", toolCalls: [{ id: "n1", name: "note_tool", arguments: { text: "hello" } }] },
+      {
+        kind: "response",
+        content: "记一下",
+        toolCalls: [{ id: "n1", name: "note_tool", arguments: { text: "hello" } }],
+      },
       { kind: "response", content: "", toolCalls: [{ id: "done", name: "finish", arguments: {} }] },
     );
     const started = Date.now();
@@ -112,7 +137,11 @@ export default class C {
     expect(systemPrompt(first).endsWith("\nPLUGIN LINE")).toBe(true);
     expect(toolNames(first)).not.toContain("send_emoji");
     expect(toolNames(first)).toContain("note_tool");
-    expect(h.ofType("tool.execution")[0].data).toMatchObject({ toolName: "note_tool", success: true, result: "noted: hello" });
+    expect(h.ofType("tool.execution")[0].data).toMatchObject({
+      toolName: "note_tool",
+      success: true,
+      result: "noted: hello",
+    });
     expect(h.ofType("planner.finalized")[0].data.planner?.content).toBe("记一下 [seen by c-rewrite]");
 
     const warnings = h.warnings.join("\n");

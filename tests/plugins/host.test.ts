@@ -13,7 +13,14 @@ import { buildRunnerEnv, grantedEnv } from "../../server/plugins/host/runner-env
 import { actionParametersToSchema, parametersToSchema } from "../../server/plugins/sdk/parameters";
 
 const tool = (name: string, extra: Partial<ToolDeclarationInput> = {}) =>
-  toolDeclarationSchema.parse({ name, description: `${name} tool`, method: name, kind: "tool", parametersSchema: { type: "object", properties: {} }, ...extra });
+  toolDeclarationSchema.parse({
+    name,
+    description: `${name} tool`,
+    method: name,
+    kind: "tool",
+    parametersSchema: { type: "object", properties: {} },
+    ...extra,
+  });
 
 const registration = (id: string, tools: ReturnType<typeof tool>[]): RegisterComponents => ({
   plugin: { id, name: id, version: "1.0.0", description: "", folder: `/plugins/${id}` },
@@ -75,7 +82,12 @@ describe("component registry and query view", () => {
     );
     registry.publish();
     const specs = new Map(view.toolSpecs().map((s) => [s.name, s]));
-    expect(specs.get("plain")).toMatchObject({ description: "工具 plain", providerName: "p", providerType: "plugin", enabled: true });
+    expect(specs.get("plain")).toMatchObject({
+      description: "工具 plain",
+      providerName: "p",
+      providerType: "plugin",
+      enabled: true,
+    });
     expect(plannerPlacement(specs.get("plain")!)).toBe("deferred");
     expect(plannerPlacement(specs.get("core")!)).toBe("visible");
     expect(plannerPlacement(specs.get("shown")!)).toBe("visible");
@@ -92,10 +104,15 @@ describe("component registry and query view", () => {
   it("filters by chatScope only when the chat kind is known, and by allowedSessions", () => {
     const { registry, view } = setup();
     registry.register(
-      registration("p", [tool("group_only", { chatScope: "group" }), tool("private_only", { chatScope: "private" }), tool("g1_only", { allowedSessions: ["s9", "g1", "qq:g2"] })]),
+      registration("p", [
+        tool("group_only", { chatScope: "group" }),
+        tool("private_only", { chatScope: "private" }),
+        tool("g1_only", { allowedSessions: ["s9", "g1", "qq:g2"] }),
+      ]),
     );
     registry.publish();
-    const names = (ctx: Record<string, unknown>) => view.toolSpecs({ sessionId: "s1", streamId: "s1", ...ctx }).map((s) => s.name);
+    const names = (ctx: Record<string, unknown>) =>
+      view.toolSpecs({ sessionId: "s1", streamId: "s1", ...ctx }).map((s) => s.name);
     expect(names({ isGroupChat: true, groupId: "g1" })).toEqual(["group_only", "g1_only"]);
     expect(names({ isGroupChat: false })).toEqual(["private_only"]);
     expect(names({})).toEqual(["group_only", "private_only"]);
@@ -115,8 +132,13 @@ describe("normalizePluginResult", () => {
     expect(norm({ error: "e" })).toMatchObject({ success: false, errorMessage: "e", content: "" });
     expect(norm({ success: false, errorMessage: "em" })).toMatchObject({ success: false, errorMessage: "em" });
     expect(norm({ content: "x", structuredContent: { k: 1 } }).structuredContent).toEqual({ k: 1 });
-    expect(norm({ content: "x", metadata: { pauseExecution: true } }).metadata).toEqual({ pauseExecution: true, pluginId: "p" });
-    expect(norm({ contentItems: [{ contentType: "image", data: "AAAA", mimeType: "image/png" }, "junk"] }).contentItems).toHaveLength(1);
+    expect(norm({ content: "x", metadata: { pauseExecution: true } }).metadata).toEqual({
+      pauseExecution: true,
+      pluginId: "p",
+    });
+    expect(
+      norm({ contentItems: [{ contentType: "image", data: "AAAA", mimeType: "image/png" }, "junk"] }).contentItems,
+    ).toHaveLength(1);
   });
 
   it("reads [ok, message] pairs and turns everything else into text", () => {
@@ -161,7 +183,12 @@ describe("SDK parameters", () => {
     const schema = { type: "object", properties: { q: { type: "string" } }, additionalProperties: false };
     expect(parametersToSchema(schema)).toBe(schema);
     expect(() => parametersToSchema({ type: "string" })).toThrow(/object schema/);
-    expect(() => parametersToSchema([{ name: "a", type: "string" }, { name: "a", type: "number" }])).toThrow(/twice/);
+    expect(() =>
+      parametersToSchema([
+        { name: "a", type: "string" },
+        { name: "a", type: "number" },
+      ]),
+    ).toThrow(/twice/);
   });
 
   it("makes legacy action parameters required strings", () => {
@@ -175,10 +202,24 @@ describe("SDK parameters", () => {
 });
 
 describe("the Runner's environment", () => {
-  const host = { PATH: "/bin", HOME: "/home/x", MAISAKA_ADMIN_TOKEN: "admin", OPENAI_API_KEY: "sk", DATABASE_URL: "file:x", SECRET: "s" };
+  const host = {
+    PATH: "/bin",
+    HOME: "/home/x",
+    MAISAKA_ADMIN_TOKEN: "admin",
+    OPENAI_API_KEY: "sk",
+    DATABASE_URL: "file:x",
+    SECRET: "s",
+  };
 
   it("passes an allow-list and the IPC settings, nothing else", () => {
-    const env = buildRunnerEnv(host, { address: "/tmp/s.sock", token: "t", runnerId: "r1", pluginDirs: ["/p"], maxFrameBytes: 10, loadTimeoutMs: 20 });
+    const env = buildRunnerEnv(host, {
+      address: "/tmp/s.sock",
+      token: "t",
+      runnerId: "r1",
+      pluginDirs: ["/p"],
+      maxFrameBytes: 10,
+      loadTimeoutMs: 20,
+    });
     expect(env).toEqual({
       PATH: "/bin",
       HOME: "/home/x",
@@ -194,7 +235,10 @@ describe("the Runner's environment", () => {
   it("grants a plugin the variables config names, except the operator token", () => {
     const { env, problems } = grantedEnv(host, { a: ["OPENAI_API_KEY", "MAISAKA_ADMIN_TOKEN", "MISSING"], b: [] });
     expect(env).toEqual({ a: { OPENAI_API_KEY: "sk" }, b: {} });
-    expect(problems).toEqual(["MAISAKA_ADMIN_TOKEN is never granted to plugins (asked for a)", "MISSING granted to a is not set"]);
+    expect(problems).toEqual([
+      "MAISAKA_ADMIN_TOKEN is never granted to plugins (asked for a)",
+      "MISSING granted to a is not set",
+    ]);
   });
 });
 
@@ -228,11 +272,17 @@ describe("plugin hook bridge", () => {
       ["plugin.invoke_hook", "p", 50],
       ["plugin.invoke_hook", "q", 1_000],
     ]);
-    expect(calls[0].payload).toEqual({ method: "rename", point, payload: { sessionId: "s1", text: "orig", regenerate: false } });
+    expect(calls[0].payload).toEqual({
+      method: "rename",
+      point,
+      payload: { sessionId: "s1", text: "orig", regenerate: false },
+    });
     expect(warnings.join("\n")).toContain("plugin:q:garbage skipped: IpcError: the runner's hook answer is malformed");
 
     bridge.sync([]);
-    expect(await hooks.run(point, { sessionId: "s1", text: "orig", regenerate: false })).toMatchObject({ text: "orig" });
+    expect(await hooks.run(point, { sessionId: "s1", text: "orig", regenerate: false })).toMatchObject({
+      text: "orig",
+    });
     expect(calls).toHaveLength(2);
   });
 });

@@ -67,7 +67,11 @@ describe("IpcConnection over a local socket", () => {
     const lost = { code: "E_PLUGIN_CRASHED" as const, message: "peer gone" };
     const host = new IpcConnection(serverSocket, { maxFrameBytes: MAX, lost, ...serverOpts });
     const closedWith: IpcError[] = [];
-    const client = new IpcConnection(clientSocket, { maxFrameBytes: MAX, lost, onClose: (reason) => void closedWith.push(reason) });
+    const client = new IpcConnection(clientSocket, {
+      maxFrameBytes: MAX,
+      lost,
+      onClose: (reason) => void closedWith.push(reason),
+    });
     return { host, client, clientSocket, serverSocket, closedWith };
   }
 
@@ -88,11 +92,19 @@ describe("IpcConnection over a local socket", () => {
         }
       },
     });
-    expect(await client.request("echo", { a: 1 }, { timeoutMs: 1_000, pluginId: "p1" })).toEqual({ got: { a: 1 }, pluginId: "p1" });
-    await expect(client.request("fail", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({ code: "E_HANDLER_FAILED", message: "SyntaxError: bad thing" });
+    expect(await client.request("echo", { a: 1 }, { timeoutMs: 1_000, pluginId: "p1" })).toEqual({
+      got: { a: 1 },
+      pluginId: "p1",
+    });
+    await expect(client.request("fail", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({
+      code: "E_HANDLER_FAILED",
+      message: "SyntaxError: bad thing",
+    });
     await expect(client.request("big", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({ code: "E_FRAME_TOO_LARGE" });
     await expect(client.request("bigint", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({ code: "E_BAD_PAYLOAD" });
-    await expect(client.request("nope", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({ code: "E_METHOD_NOT_FOUND" });
+    await expect(client.request("nope", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({
+      code: "E_METHOD_NOT_FOUND",
+    });
   });
 
   it("times out, tells the peer to cancel, and drops the late answer", async () => {
@@ -105,7 +117,10 @@ describe("IpcConnection over a local socket", () => {
           release = () => resolve("late");
         }),
     });
-    await expect(client.request("slow", {}, { timeoutMs: 80 })).rejects.toMatchObject({ code: "E_TIMEOUT", message: "slow timed out after 80 ms" });
+    await expect(client.request("slow", {}, { timeoutMs: 80 })).rejects.toMatchObject({
+      code: "E_TIMEOUT",
+      message: "slow timed out after 80 ms",
+    });
     await new Promise((r) => setTimeout(r, 50));
     expect(aborted).toMatchObject({ code: "E_CANCELLED" });
     release();

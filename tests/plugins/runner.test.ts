@@ -89,7 +89,9 @@ export default class Beta extends Plugin {
 describe("a real plugin Runner", () => {
   const folder = new PluginFolder()
     .add("alpha", { source: ALPHA })
-    .add("bad-decl", { source: `export default class Bad { @Tool({ name: "has space", description: "x" }) run() { return 1; } }` })
+    .add("bad-decl", {
+      source: `export default class Bad { @Tool({ name: "has space", description: "x" }) run() { return 1; } }`,
+    })
     .add("bad-manifest", { source: "", rawManifest: "{ not json" })
     .add("beta", { source: BETA })
     .add("broken", { source: `throw new Error("boom while loading");\nexport default class Broken {}` });
@@ -100,7 +102,12 @@ describe("a real plugin Runner", () => {
     rt = await startRuntime({
       dirs: [folder.root],
       plugins: { toolTimeoutMs: 1_500, env: { alpha: ["OPENAI_API_KEY", "MAISAKA_ADMIN_TOKEN"] } },
-      env: { PATH: process.env.PATH, MAISAKA_ADMIN_TOKEN: "admin-secret", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" },
+      env: {
+        PATH: process.env.PATH,
+        MAISAKA_ADMIN_TOKEN: "admin-secret",
+        OPENAI_API_KEY: "sk-test",
+        OPENAI_BASE_URL: "http://127.0.0.1:1/v1",
+      },
       timing: { maxFrameBytes: 100_000 },
     });
   });
@@ -113,7 +120,20 @@ describe("a real plugin Runner", () => {
   it("loads the plugins, reports the ones that failed, and lists plugin ToolSpecs", async () => {
     const specs = await rt.runtime.provider.listTools();
     const names = specs.map((s) => s.name);
-    expect(names).toEqual(["echo", "shared", "never", "exit_now", "spin", "returns", "legacy_greet", "secret_tool", "core", "env_probe", "beta_only", "beta_env"]);
+    expect(names).toEqual([
+      "echo",
+      "shared",
+      "never",
+      "exit_now",
+      "spin",
+      "returns",
+      "legacy_greet",
+      "secret_tool",
+      "core",
+      "env_probe",
+      "beta_only",
+      "beta_env",
+    ]);
     const echo = specs.find((s) => s.name === "echo");
     expect(echo).toMatchObject({
       providerName: "alpha",
@@ -129,7 +149,12 @@ describe("a real plugin Runner", () => {
 
     const statuses = rt.runtime.statuses();
     const byName = new Map(statuses.map((s) => [s.name, s]));
-    expect(byName.get("plugin_runtime")).toMatchObject({ type: "plugin", state: "ready", toolCount: 12, lastError: null });
+    expect(byName.get("plugin_runtime")).toMatchObject({
+      type: "plugin",
+      state: "ready",
+      toolCount: 12,
+      lastError: null,
+    });
     expect(byName.get("alpha")).toMatchObject({ state: "ready", toolCount: 10 });
     expect(byName.get("broken")).toMatchObject({ state: "failed", toolCount: 0 });
     expect(byName.get("broken")?.lastError).toContain("boom while loading");
@@ -140,14 +165,18 @@ describe("a real plugin Runner", () => {
   it("a tool name taken by an earlier plugin is skipped with a warning: the first wins", async () => {
     expect((await rt.invoke("shared")).content).toBe("from alpha");
     expect((await rt.invoke("beta_only")).content).toBe("beta");
-    expect(rt.logs.join("\n")).toContain('Duplicate plugin tool "shared" from plugin "beta" skipped: the name is already provided by plugin "alpha"');
+    expect(rt.logs.join("\n")).toContain(
+      'Duplicate plugin tool "shared" from plugin "beta" skipped: the name is already provided by plugin "alpha"',
+    );
     const beta = rt.runtime.plugins().find((p) => p.id === "beta");
     expect(beta?.tools).toEqual(["beta_only", "beta_env"]);
     expect(beta?.warnings.join()).toContain('"shared"');
     // The unified registry sees one "shared", from alpha.
     const registry = new ToolRegistry({ logger: { warn: () => undefined } });
     registry.registerProvider(rt.runtime.provider);
-    expect((await registry.listTools()).filter((s) => s.name === "shared").map((s) => s.providerName)).toEqual(["alpha"]);
+    expect((await registry.listTools()).filter((s) => s.name === "shared").map((s) => s.providerName)).toEqual([
+      "alpha",
+    ]);
   });
 
   it("filters by chatScope and allowedSessions from the availability context", async () => {
@@ -172,13 +201,20 @@ describe("a real plugin Runner", () => {
       providerName: "alpha",
       parametersSchema: {
         type: "object",
-        properties: { target: { type: "string", description: "who to greet" }, mood: { type: "string", description: "how" } },
+        properties: {
+          target: { type: "string", description: "who to greet" },
+          mood: { type: "string", description: "how" },
+        },
         required: ["target", "mood"],
       },
       metadata: { legacyComponentType: "action", invokeMethod: "plugin.invoke_action" },
     });
     expect(spec?.description).toContain("when someone says hi");
-    const result = await rt.invoke("legacy_greet", { target: "Bob", mood: "warm" }, { reasoning: "Bob said hi, greet back" });
+    const result = await rt.invoke(
+      "legacy_greet",
+      { target: "Bob", mood: "warm" },
+      { reasoning: "Bob said hi, greet back" },
+    );
     expect(result).toMatchObject({ success: true, metadata: { pluginId: "alpha", legacyComponentType: "action" } });
     expect(JSON.parse(result.content)).toEqual({
       target: "Bob",
@@ -190,14 +226,26 @@ describe("a real plugin Runner", () => {
 
   it("passes the call context and normalises return values; bad ones become failures, never a crash", async () => {
     const echo = await rt.invoke("echo", { text: "hi" }, { callId: "call-xyz" });
-    expect(echo).toMatchObject({ success: true, content: "echo: hi", structuredContent: { sessionId: "s1", callId: "call-xyz" } });
+    expect(echo).toMatchObject({
+      success: true,
+      content: "echo: hi",
+      structuredContent: { sessionId: "s1", callId: "call-xyz" },
+    });
 
     const r = async (kind: string) => rt.invoke("returns", { kind });
     expect(await r("pair_ok")).toMatchObject({ success: true, content: "done", errorMessage: "" });
     expect(await r("pair_fail")).toMatchObject({ success: false, content: "", errorMessage: "nope" });
     expect(await r("object_error")).toMatchObject({ success: false, errorMessage: "bad input" });
-    expect(await r("object_message")).toMatchObject({ success: true, content: "hello", structuredContent: { message: "hello" } });
-    expect(await r("object_plain")).toMatchObject({ success: true, content: '{"celsius":21}', structuredContent: { celsius: 21 } });
+    expect(await r("object_message")).toMatchObject({
+      success: true,
+      content: "hello",
+      structuredContent: { message: "hello" },
+    });
+    expect(await r("object_plain")).toMatchObject({
+      success: true,
+      content: '{"celsius":21}',
+      structuredContent: { celsius: 21 },
+    });
     expect(await r("object_failed")).toMatchObject({ success: false, content: "", errorMessage: "could not" });
     expect(await r("circular")).toMatchObject({ success: true, content: expect.stringContaining("[Circular *1]") });
     expect(await r("bigint")).toMatchObject({ success: true, content: '{"big":"10"}' });
@@ -234,9 +282,13 @@ describe("a real plugin Runner", () => {
   });
 
   it("the Runner gets no operator token and no model keys; a plugin sees only what config grants it", async () => {
-    const alpha = (await rt.invoke("env_probe")).structuredContent as { processKeys: string[]; granted: Record<string, string> };
+    const alpha = (await rt.invoke("env_probe")).structuredContent as {
+      processKeys: string[];
+      granted: Record<string, string>;
+    };
     expect(alpha.processKeys).toContain("PATH");
-    for (const secret of ["MAISAKA_ADMIN_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MAISAKA_IPC_TOKEN"]) expect(alpha.processKeys).not.toContain(secret);
+    for (const secret of ["MAISAKA_ADMIN_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MAISAKA_IPC_TOKEN"])
+      expect(alpha.processKeys).not.toContain(secret);
     // The admin token is refused even when config grants it.
     expect(alpha.granted).toEqual({ OPENAI_API_KEY: "sk-test" });
     expect(rt.logs.join("\n")).toContain("MAISAKA_ADMIN_TOKEN is never granted to plugins");
@@ -248,8 +300,13 @@ describe("a real plugin Runner", () => {
     const hello = async (token: string, sdkVersion = SDK_VERSION) => {
       const socket = connect(address);
       await once(socket, "connect");
-      const connection = new IpcConnection(socket, { maxFrameBytes: 100_000, lost: { code: "E_RUNNER_UNAVAILABLE", message: "closed" } });
-      const outcome = await connection.request("runner.hello", { runnerId: "rogue", sdkVersion, token }, { timeoutMs: 2_000 }).catch((e: unknown) => e);
+      const connection = new IpcConnection(socket, {
+        maxFrameBytes: 100_000,
+        lost: { code: "E_RUNNER_UNAVAILABLE", message: "closed" },
+      });
+      const outcome = await connection
+        .request("runner.hello", { runnerId: "rogue", sdkVersion, token }, { timeoutMs: 2_000 })
+        .catch((e: unknown) => e);
       await eventually(() => connection.closed, 2_000, "the refused connection to close");
       return outcome;
     };
@@ -259,7 +316,14 @@ describe("a real plugin Runner", () => {
 
     const rogue = spawn(process.execPath, ["--import", "tsx", RUNNER_MAIN], {
       cwd: PROJECT_ROOT,
-      env: { NODE_ENV: "test", PATH: process.env.PATH, MAISAKA_IPC_ADDRESS: address, MAISAKA_IPC_TOKEN: "guessed", MAISAKA_RUNNER_ID: "rogue", MAISAKA_PLUGIN_DIRS: "[]" },
+      env: {
+        NODE_ENV: "test",
+        PATH: process.env.PATH,
+        MAISAKA_IPC_ADDRESS: address,
+        MAISAKA_IPC_TOKEN: "guessed",
+        MAISAKA_RUNNER_ID: "rogue",
+        MAISAKA_PLUGIN_DIRS: "[]",
+      },
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";
@@ -279,7 +343,11 @@ describe("a real plugin Runner", () => {
     expect(crashed).toMatchObject({ success: false, metadata: { errorCode: "E_PLUGIN_CRASHED" } });
     expect(await inFlight).toMatchObject({ success: false, metadata: { errorCode: "E_PLUGIN_CRASHED" } });
     // Gone while down, back after the restart.
-    await eventually(() => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 2, 15_000, "the restart");
+    await eventually(
+      () => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 2,
+      15_000,
+      "the restart",
+    );
     expect((await rt.invoke("echo", { text: "after crash" })).content).toBe("echo: after crash");
     expect((await rt.invoke("shared")).content).toBe("from alpha");
     const runner = rt.runtime.statuses().find((s) => s.name === "plugin_runtime");
@@ -291,7 +359,11 @@ describe("a real plugin Runner", () => {
     const hung = await rt.invoke("spin");
     expect(hung.success).toBe(false);
     expect(["E_PLUGIN_CRASHED", "E_TIMEOUT"]).toContain(hung.metadata.errorCode);
-    await eventually(() => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 3, 15_000, "the restart after the hang");
+    await eventually(
+      () => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 3,
+      15_000,
+      "the restart after the hang",
+    );
     expect(rt.runtime.supervisor.snapshot().lastError).toContain("health check");
     expect((await rt.invoke("echo", { text: "after hang" })).content).toBe("echo: after hang");
   });

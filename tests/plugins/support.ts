@@ -34,7 +34,10 @@ export class PluginFolder {
     mkdirSync(dir, { recursive: true });
     const manifest = { id: folder, name: folder, version: "1.0.0", entry: "index.ts", ...files.manifest };
     writeFileSync(join(dir, "plugin.json"), files.rawManifest ?? JSON.stringify(manifest, null, 2));
-    writeFileSync(join(dir, "index.ts"), `import { Tool, Action, Hook, Plugin } from ${JSON.stringify(SDK_PATH)};\n${files.source}`);
+    writeFileSync(
+      join(dir, "index.ts"),
+      `import { Tool, Action, Hook, Plugin } from ${JSON.stringify(SDK_PATH)};\n${files.source}`,
+    );
     return this;
   }
 
@@ -47,7 +50,11 @@ export interface StartedRuntime {
   runtime: PluginRuntime;
   hooks: HookRegistry;
   logs: string[];
-  invoke(toolName: string, args?: Record<string, unknown>, extra?: Partial<ToolInvocation>): Promise<ToolExecutionResult>;
+  invoke(
+    toolName: string,
+    args?: Record<string, unknown>,
+    extra?: Partial<ToolInvocation>,
+  ): Promise<ToolExecutionResult>;
   close(): Promise<void>;
 }
 

@@ -59,10 +59,20 @@ describe("health and routing", () => {
     const res = await server.api("POST", "/api/sessions", { name: "x" }, { headers: foreign });
     expect(res.status).toBe(403);
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
-    const site = await server.api("POST", "/api/sessions", { name: "x" }, { headers: { "sec-fetch-site": "cross-site" } });
+    const site = await server.api(
+      "POST",
+      "/api/sessions",
+      { name: "x" },
+      { headers: { "sec-fetch-site": "cross-site" } },
+    );
     expect(site.status).toBe(403);
     const host = new URL(server.url).host;
-    const same = await server.api("POST", "/api/sessions", { name: "same origin" }, { headers: { origin: `http://${host}` } });
+    const same = await server.api(
+      "POST",
+      "/api/sessions",
+      { name: "same origin" },
+      { headers: { origin: `http://${host}` } },
+    );
     expect(same.status).toBe(201);
     const read = await server.api("GET", "/api/sessions", undefined, { headers: foreign });
     expect(read.headers.get("access-control-allow-origin")).toBeNull();
@@ -90,7 +100,9 @@ describe("auth", () => {
       const none = await server.api(method, route, method === "GET" ? undefined : {}, { token: null });
       expect(none.status, `${method} ${route}`).toBe(401);
       expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
-      const wrong = await server.api(method, route, method === "GET" ? undefined : {}, { token: "not-the-token-at-all" });
+      const wrong = await server.api(method, route, method === "GET" ? undefined : {}, {
+        token: "not-the-token-at-all",
+      });
       expect(wrong.status, `${method} ${route}`).toBe(401);
     }
   });
@@ -103,7 +115,12 @@ describe("auth", () => {
     expect(missing.status).toBe(400);
     expect(fieldPaths(missing.json)).toContain("body:token");
 
-    const login = await server.api("POST", "/api/auth/login", { token: "test-operator-token-0123456789" }, { token: null });
+    const login = await server.api(
+      "POST",
+      "/api/auth/login",
+      { token: "test-operator-token-0123456789" },
+      { token: null },
+    );
     expect(login.status).toBe(200);
     const cookie = login.headers.get("set-cookie") ?? "";
     expect(cookie).toMatch(new RegExp(`^${OPERATOR_COOKIE}=`));
@@ -118,7 +135,10 @@ describe("auth", () => {
     const viaBearer = await server.api("GET", "/api/auth/me");
     expect(authMeSchema.parse(viaBearer.json).via).toBe("bearer");
 
-    const forged = await server.api("GET", "/api/sessions", undefined, { token: null, headers: { cookie: `${OPERATOR_COOKIE}=forged` } });
+    const forged = await server.api("GET", "/api/sessions", undefined, {
+      token: null,
+      headers: { cookie: `${OPERATOR_COOKIE}=forged` },
+    });
     expect(forged.status).toBe(401);
 
     const logout = await server.api("POST", "/api/auth/logout", undefined, { token: null, headers: { cookie: pair } });
@@ -137,7 +157,14 @@ describe("sessions", () => {
 
     const list = sessionListSchema.parse((await server.api("GET", "/api/sessions")).json);
     const room = list.sessions.find((s) => s.id === "room-1");
-    expect(room).toMatchObject({ name: "Room one", isGroupChat: true, groupId: "g-1", running: false, agentState: "stop", lastSeq: 0 });
+    expect(room).toMatchObject({
+      name: "Room one",
+      isGroupChat: true,
+      groupId: "g-1",
+      running: false,
+      agentState: "stop",
+      lastSeq: 0,
+    });
     expect(list.sessions.find((s) => s.id === generated)).toMatchObject({ isGroupChat: false, userId: "u9" });
 
     const one = await server.api("GET", "/api/sessions/room-1");
@@ -190,17 +217,27 @@ describe("inbound messages", () => {
     const res = await server.api("POST", `/api/sessions/${id}/messages`, { userName: 3, text: "" });
     expect(res.status).toBe(400);
     expect(fieldPaths(res.json)).toEqual(expect.arrayContaining(["body:userId", "body:userName", "body:text"]));
-    const unknown = await server.api("POST", "/api/sessions/ghost/messages", { userId: "u", userName: "U", text: "hi" });
+    const unknown = await server.api("POST", "/api/sessions/ghost/messages", {
+      userId: "u",
+      userName: "U",
+      text: "hi",
+    });
     expect(unknown.status).toBe(404);
   });
 
   it("answers 400 for malformed JSON, 415 for another content type, 413 over the body limit", async () => {
     const id = await server.createSession();
     const route = `/api/sessions/${id}/messages`;
-    const malformed = await server.api("POST", route, undefined, { raw: '{"userId": "u1",', headers: { "content-type": "application/json" } });
+    const malformed = await server.api("POST", route, undefined, {
+      raw: '{"userId": "u1",',
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
     expect(apiErrorSchema.parse(malformed.json).error).toMatch(/JSON/);
-    const form = await server.api("POST", route, undefined, { raw: "userId=u1", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await server.api("POST", route, undefined, {
+      raw: "userId=u1",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(415);
     const huge = { userId: "u1", userName: "Alice", text: "x".repeat(MAX_BODY_BYTES + 10) };
     const tooLarge = await server.api("POST", route, huge);
@@ -235,11 +272,15 @@ describe("events and history", () => {
     const all = await server.events(id);
     expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
 
-    const first = eventsPageSchema.parse((await server.api("GET", `/api/sessions/${id}/events?afterSeq=0&limit=2`)).json);
+    const first = eventsPageSchema.parse(
+      (await server.api("GET", `/api/sessions/${id}/events?afterSeq=0&limit=2`)).json,
+    );
     expect(first.events.map((e) => e.seq)).toEqual([1, 2]);
     expect(first.nextAfterSeq).toBe(2);
     expect(first.lastSeq).toBeGreaterThanOrEqual(all.length);
-    const second = eventsPageSchema.parse((await server.api("GET", `/api/sessions/${id}/events?afterSeq=2&limit=2`)).json);
+    const second = eventsPageSchema.parse(
+      (await server.api("GET", `/api/sessions/${id}/events?afterSeq=2&limit=2`)).json,
+    );
     expect(second.events.map((e) => e.seq)).toEqual([3, 4]);
     const end = eventsPageSchema.parse((await server.api("GET", `/api/sessions/${id}/events?afterSeq=100000`)).json);
     expect(end).toMatchObject({ events: [], nextAfterSeq: 100000 });
@@ -273,9 +314,17 @@ describe("tools, toggles and providers", () => {
   it("lists every tool with placement, annotations and the effective state", async () => {
     const tools = toolListSchema.parse((await server.api("GET", "/api/tools")).json).tools;
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["reply", "send_emoji", "wait", "no_action", "continue", "tool_search"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["reply", "send_emoji", "wait", "no_action", "continue", "tool_search"]),
+    );
     const reply = tools.find((t) => t.name === "reply");
-    expect(reply).toMatchObject({ placement: "visible", enabled: true, providerEnabled: true, providerType: "builtin", shadowedBy: null });
+    expect(reply).toMatchObject({
+      placement: "visible",
+      enabled: true,
+      providerEnabled: true,
+      providerType: "builtin",
+      shadowedBy: null,
+    });
     expect(tools.find((t) => t.name === "wait")?.placement).toBe("timing");
     expect(tools.some((t) => t.annotation?.readOnlyHint !== undefined)).toBe(true);
 
@@ -289,7 +338,11 @@ describe("tools, toggles and providers", () => {
 
   it("toggles per session: audit entry, tool.toggled in that session's ledger, the view changes", async () => {
     const id = await server.createSession();
-    const res = await server.api("PATCH", "/api/tools/query_jargon", { enabled: false, sessionId: id, reason: "noisy" });
+    const res = await server.api("PATCH", "/api/tools/query_jargon", {
+      enabled: false,
+      sessionId: id,
+      reason: "noisy",
+    });
     expect(res.status).toBe(200);
     const result = toggleResultSchema.parse(res.json);
     expect(result).toMatchObject({ toolName: "query_jargon", scope: "session", sessionId: id, enabled: false });
@@ -303,10 +356,21 @@ describe("tools, toggles and providers", () => {
 
     const event = (await server.events(id)).find((e) => e.seq === result.eventSeq);
     expect(event?.type).toBe("tool.toggled");
-    expect(event?.data).toMatchObject({ toolName: "query_jargon", scope: "session", enabled: false, auditId: result.auditId });
+    expect(event?.data).toMatchObject({
+      toolName: "query_jargon",
+      scope: "session",
+      enabled: false,
+      auditId: result.auditId,
+    });
 
     const audit = toggleAuditListSchema.parse((await server.api("GET", "/api/tools/audit")).json).entries;
-    expect(audit[0]).toMatchObject({ id: result.auditId, toolName: "query_jargon", sessionId: id, enabled: false, oldEnabled: null });
+    expect(audit[0]).toMatchObject({
+      id: result.auditId,
+      toolName: "query_jargon",
+      sessionId: id,
+      enabled: false,
+      oldEnabled: null,
+    });
   });
 
   it("toggles globally into the _global stream and every live session, newest audit first", async () => {
@@ -314,13 +378,20 @@ describe("tools, toggles and providers", () => {
     await server.say(live, "麦麦？", { atBot: true });
     await server.waitForEvent(live, (e) => e.type === "session.start");
 
-    const off = toggleResultSchema.parse((await server.api("PATCH", "/api/tools/query_memory", { enabled: false, reason: "maintenance" })).json);
+    const off = toggleResultSchema.parse(
+      (await server.api("PATCH", "/api/tools/query_memory", { enabled: false, reason: "maintenance" })).json,
+    );
     expect(off).toMatchObject({ scope: "global", sessionId: null, enabled: false });
-    const globalEvents = eventsPageSchema.parse((await server.api("GET", `/api/sessions/${GLOBAL_STREAM_ID}/events`)).json).events;
+    const globalEvents = eventsPageSchema.parse(
+      (await server.api("GET", `/api/sessions/${GLOBAL_STREAM_ID}/events`)).json,
+    ).events;
     expect(globalEvents.find((e) => e.seq === off.eventSeq)?.type).toBe("tool.toggled");
     await server.waitForEvent(live, (e) => e.type === "tool.toggled" && e.data.auditId === off.auditId);
     const view = toolListSchema.parse((await server.api("GET", `/api/tools?sessionId=${live}`)).json).tools;
-    expect(view.find((t) => t.name === "query_memory")).toMatchObject({ enabled: false, toggledBy: { scope: "global" } });
+    expect(view.find((t) => t.name === "query_memory")).toMatchObject({
+      enabled: false,
+      toggledBy: { scope: "global" },
+    });
 
     const on = toggleResultSchema.parse((await server.api("PATCH", "/api/tools/query_memory", { enabled: true })).json);
     const audit = toggleAuditListSchema.parse((await server.api("GET", "/api/tools/audit?limit=2")).json).entries;
@@ -341,7 +412,9 @@ describe("tools, toggles and providers", () => {
 
   it("lists the providers with their state", async () => {
     const providers = providerListSchema.parse((await server.api("GET", "/api/providers")).json).providers;
-    expect(providers).toEqual([expect.objectContaining({ name: "maisaka_builtin", type: "builtin", state: "ready", lastError: null })]);
+    expect(providers).toEqual([
+      expect.objectContaining({ name: "maisaka_builtin", type: "builtin", state: "ready", lastError: null }),
+    ]);
     expect(providers[0].toolCount).toBeGreaterThan(5);
   });
 });

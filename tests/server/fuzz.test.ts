@@ -7,7 +7,10 @@ import { apiErrorSchema } from "../../lib/api/schemas";
 import { connectMonitor, request, startTestServer, type TestServer } from "./support";
 
 let server: TestServer;
-const jsonRpcErrorSchema = z.object({ jsonrpc: z.literal("2.0"), error: z.object({ code: z.number(), message: z.string() }) });
+const jsonRpcErrorSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  error: z.object({ code: z.number(), message: z.string() }),
+});
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -85,7 +88,21 @@ function fuzzer(random: () => number, ids: { session: string }) {
       case 6:
         return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
       default: {
-        const keys = ["userId", "userName", "text", "enabled", "sessionId", "reason", "token", "name", "id", "isGroupChat", "afterSeq", "__proto__", "constructor"];
+        const keys = [
+          "userId",
+          "userName",
+          "text",
+          "enabled",
+          "sessionId",
+          "reason",
+          "token",
+          "name",
+          "id",
+          "isGroupChat",
+          "afterSeq",
+          "__proto__",
+          "constructor",
+        ];
         const out: Record<string, unknown> = {};
         for (let i = Math.floor(random() * 6); i > 0; i--) out[pick(keys)] = value(depth + 1);
         return out;
@@ -93,10 +110,23 @@ function fuzzer(random: () => number, ids: { session: string }) {
     }
   };
   const segment = (valid: string): string =>
-    random() < 0.4 ? valid : encodeURIComponent(pick(["ghost", "_global", "*", "a".repeat(300), "x y", "..", "query_jargon", "no_such_tool", "%", "%00"]));
+    random() < 0.4
+      ? valid
+      : encodeURIComponent(
+          pick(["ghost", "_global", "*", "a".repeat(300), "x y", "..", "query_jargon", "no_such_tool", "%", "%00"]),
+        );
   const path = (template: string): string => {
     let p = template.replace(":id", segment(ids.session)).replace(":name", segment("query_jargon"));
-    if (random() < 0.3) p += pick(["?afterSeq=-5", "?limit=abc&limit=2", "?afterSeq=1e400", "?sessionId=%ZZ", "?limit=99999999999999999999", "?x=" + "q".repeat(3000), "?afterSeq=3&limit=1"]);
+    if (random() < 0.3)
+      p += pick([
+        "?afterSeq=-5",
+        "?limit=abc&limit=2",
+        "?afterSeq=1e400",
+        "?sessionId=%ZZ",
+        "?limit=99999999999999999999",
+        "?x=" + "q".repeat(3000),
+        "?afterSeq=3&limit=1",
+      ]);
     if (random() < 0.05) p = p.replace("/api/", "/api//");
     return p;
   };
@@ -118,14 +148,30 @@ function fuzzer(random: () => number, ids: { session: string }) {
     if (r < 0.3) return { json: nearlyValid(template), headers: {} };
     if (r < 0.5) return { json: value(0), headers: {} };
     if (r < 0.6) return { raw: '{"userId": "u1", "text": ', headers: { "content-type": "application/json" } };
-    if (r < 0.7) return { raw: Buffer.from(Array.from({ length: 200 }, () => Math.floor(random() * 256))), headers: { "content-type": "application/json" } };
+    if (r < 0.7)
+      return {
+        raw: Buffer.from(Array.from({ length: 200 }, () => Math.floor(random() * 256))),
+        headers: { "content-type": "application/json" },
+      };
     if (r < 0.75) return { raw: "z".repeat(70 * 1024), headers: { "content-type": "application/json" } };
     if (r < 0.8) return { raw: "a=1&b=2", headers: { "content-type": "text/plain" } };
     if (r < 0.85) return { raw: "[1,2,3]", headers: { "content-type": "application/json; charset=latin1" } };
     return { json: undefined, headers: {} };
   };
   // Mostly authenticated, so most requests reach validation and the handlers.
-  const token = (): string | null | undefined => pick([undefined, undefined, undefined, undefined, undefined, undefined, null, "wrong-token-wrong-token", "", "Bearer"]);
+  const token = (): string | null | undefined =>
+    pick([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      null,
+      "wrong-token-wrong-token",
+      "",
+      "Bearer",
+    ]);
   return { pick, path, body, token };
 }
 
@@ -153,12 +199,19 @@ it("never answers 5xx to bad input, stays up and keeps serving another session",
       const method = random() < 0.8 ? routeMethod : f.pick(METHODS);
       const route = f.path(template);
       const b = method === "GET" || method === "HEAD" ? { headers: {} } : f.body(template);
-      const res = await request(server.url, method, route, "json" in b ? b.json : undefined, { token: f.token(), raw: "raw" in b ? b.raw : undefined, headers: b.headers });
-      if (res.status >= 500) failures.push(`${method} ${route.slice(0, 120)} -> ${res.status} ${res.text.slice(0, 200)}`);
+      const res = await request(server.url, method, route, "json" in b ? b.json : undefined, {
+        token: f.token(),
+        raw: "raw" in b ? b.raw : undefined,
+        headers: b.headers,
+      });
+      if (res.status >= 500)
+        failures.push(`${method} ${route.slice(0, 120)} -> ${res.status} ${res.text.slice(0, 200)}`);
       // /api/mcp speaks JSON-RPC: past auth, its errors carry a JSON-RPC error object instead of ours.
       const errorBody = route.startsWith("/api/mcp") ? z.union([apiErrorSchema, jsonRpcErrorSchema]) : apiErrorSchema;
       if (res.status >= 400 && method !== "HEAD" && !errorBody.safeParse(res.json).success) {
-        failures.push(`${method} ${route.slice(0, 120)} -> ${res.status} without an error body: ${res.text.slice(0, 100)}`);
+        failures.push(
+          `${method} ${route.slice(0, 120)} -> ${res.status} without an error body: ${res.text.slice(0, 100)}`,
+        );
       }
     }
   };
@@ -174,7 +227,17 @@ it("never answers 5xx to bad input, stays up and keeps serving another session",
 it("survives garbage on the socket: odd events and payloads never drop the server", async () => {
   const client = await connectMonitor(server.url);
   const random = rng(7);
-  const junk: unknown[] = [null, 1, "x", [], {}, { sessionId: 5 }, { sessionId: "*", afterSeqs: { a: -1 } }, { sessionId: "a".repeat(500) }, { sessionId: "*", afterSeq: 1.5 }];
+  const junk: unknown[] = [
+    null,
+    1,
+    "x",
+    [],
+    {},
+    { sessionId: 5 },
+    { sessionId: "*", afterSeqs: { a: -1 } },
+    { sessionId: "a".repeat(500) },
+    { sessionId: "*", afterSeq: 1.5 },
+  ];
   for (let i = 0; i < 200; i++) {
     const event = ["subscribe", "unsubscribe", "nonsense", "event"][Math.floor(random() * 4)];
     client.socket.emit(event, junk[Math.floor(random() * junk.length)]);

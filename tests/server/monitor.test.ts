@@ -31,7 +31,11 @@ async function produce(sessionId: string, count: number, perTick = 25, content =
   const bus = server.app.engine.bus;
   for (let i = 0; i < count; i += perTick) {
     for (let j = i; j < Math.min(count, i + perTick); j++) {
-      bus.emit(sessionId, "message.ingested", { speakerName: "bot-test", content: `${content}${j}`, messageId: `p${j}` });
+      bus.emit(sessionId, "message.ingested", {
+        speakerName: "bot-test",
+        content: `${content}${j}`,
+        messageId: `p${j}`,
+      });
     }
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -50,7 +54,12 @@ describe("handshake", () => {
   });
 
   it("accepts the dashboard's login cookie instead of auth.token", async () => {
-    const login = await server.api("POST", "/api/auth/login", { token: "test-operator-token-0123456789" }, { token: null });
+    const login = await server.api(
+      "POST",
+      "/api/auth/login",
+      { token: "test-operator-token-0123456789" },
+      { token: null },
+    );
     const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
     expect(cookie.startsWith(`${OPERATOR_COOKIE}=`)).toBe(true);
     const client = await monitor({ token: null, headers: { cookie } });
@@ -84,7 +93,9 @@ describe("subscribe", () => {
     await client.waitFor((events) => events.length >= 5);
     expect(seqsOf(client.events, id)).toEqual(range(11, 15));
 
-    expect(subscribeAckSchema.parse(await client.socket.timeout(5_000).emitWithAck("unsubscribe", { sessionId: id }))).toMatchObject({ ok: true });
+    expect(
+      subscribeAckSchema.parse(await client.socket.timeout(5_000).emitWithAck("unsubscribe", { sessionId: id })),
+    ).toMatchObject({ ok: true });
     await produce(id, 5);
     await delay(100);
     expect(client.events.length).toBe(5);
@@ -134,7 +145,9 @@ describe("subscribe", () => {
     await Promise.all([produce(a, 10), produce(b, 10)]);
     const c = await server.createSession();
     await produce(c, 5);
-    await all.waitFor((events) => seqsOf(events, a).length >= 15 && seqsOf(events, b).length >= 30 && seqsOf(events, c).length >= 5);
+    await all.waitFor(
+      (events) => seqsOf(events, a).length >= 15 && seqsOf(events, b).length >= 30 && seqsOf(events, c).length >= 5,
+    );
     expect(seqsOf(all.events, a)).toEqual(range(26, 40));
     expect(seqsOf(all.events, b)).toEqual(range(1, 30));
     expect(seqsOf(all.events, c)).toEqual(range(1, 5));
@@ -142,7 +155,9 @@ describe("subscribe", () => {
 
   it("answers an invalid payload with an error message and keeps the connection", async () => {
     const client = await monitor();
-    const ack = subscribeAckSchema.parse(await client.socket.timeout(5_000).emitWithAck("subscribe", { sessionId: "bad id!", afterSeq: -3, extra: 1 }));
+    const ack = subscribeAckSchema.parse(
+      await client.socket.timeout(5_000).emitWithAck("subscribe", { sessionId: "bad id!", afterSeq: -3, extra: 1 }),
+    );
     expect(ack.ok).toBe(false);
     expect(ack.fields?.map((f) => f.path)).toEqual(expect.arrayContaining(["sessionId", "afterSeq"]));
     client.socket.emit("subscribe", "not an object");
@@ -193,7 +208,8 @@ describe("slow clients", () => {
     const started = Date.now();
     let produced = 1;
     while (hub.subscriptionCount > 0 && produced < 3_000) {
-      for (let i = 0; i < 20; i++) bus.emit(id, "message.ingested", { speakerName: "t", content: big, messageId: `b${produced++}` });
+      for (let i = 0; i < 20; i++)
+        bus.emit(id, "message.ingested", { speakerName: "t", content: big, messageId: `b${produced++}` });
       await bus.whenFlushed();
     }
     expect(hub.subscriptionCount).toBe(0);
@@ -215,7 +231,10 @@ describe("slow clients", () => {
 
 describe("tool toggles reach the planner", () => {
   function plannerAfter(events: MonitorEvent[], seq: number) {
-    return events.find((e): e is Extract<MonitorEvent, { type: "planner.finalized" }> => e.type === "planner.finalized" && e.seq > seq && e.data.request !== null);
+    return events.find(
+      (e): e is Extract<MonitorEvent, { type: "planner.finalized" }> =>
+        e.type === "planner.finalized" && e.seq > seq && e.data.request !== null,
+    );
   }
 
   it("withholds a tool disabled for the session from the next planner request, and offers it again", async () => {

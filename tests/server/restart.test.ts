@@ -9,7 +9,17 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { sessionHistorySchema, sessionSummarySchema, toolListSchema } from "../../lib/api/schemas";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
-import { delay, FAST_CHAT, range, request, startTestServer, tempDatabaseUrl, tempDir, TEST_TOKEN, type ApiResponse } from "./support";
+import {
+  delay,
+  FAST_CHAT,
+  range,
+  request,
+  startTestServer,
+  tempDatabaseUrl,
+  tempDir,
+  TEST_TOKEN,
+  type ApiResponse,
+} from "./support";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -29,7 +39,8 @@ afterAll(() => {
 async function startProcess(env: Record<string, string>): Promise<Running> {
   // The parent's environment minus anything that would point the server at a real model, token or database.
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of Object.keys(childEnv)) if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|PORT$|HOST$)/.test(key)) delete childEnv[key];
+  for (const key of Object.keys(childEnv))
+    if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|PORT$|HOST$)/.test(key)) delete childEnv[key];
   Object.assign(childEnv, { MAISAKA_NO_UI: "1", PORT: "0", HOST: "127.0.0.1" }, env);
   const child = spawn(process.execPath, ["--import", "tsx", "server/start.ts"], {
     cwd: root,
@@ -66,13 +77,18 @@ async function configFile(): Promise<string> {
 }
 
 function client(url: string, token = TEST_TOKEN) {
-  const api = (method: string, route: string, body?: unknown): Promise<ApiResponse> => request(url, method, route, body, { token });
+  const api = (method: string, route: string, body?: unknown): Promise<ApiResponse> =>
+    request(url, method, route, body, { token });
   const events = async (id: string): Promise<MonitorEvent[]> => {
     const res = await api("GET", `/api/sessions/${id}/events?limit=5000`);
     return (res.json as { events: unknown[] }).events.map((e) => monitorEventSchema.parse(e));
   };
   const summary = async (id: string) => sessionSummarySchema.parse((await api("GET", `/api/sessions/${id}`)).json);
-  const until = async <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> => {
+  const until = async <T>(
+    what: string,
+    probe: () => Promise<T | undefined | false>,
+    timeoutMs = 15_000,
+  ): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await probe();
@@ -88,7 +104,11 @@ describe("restart recovery (real process)", () => {
   it("kill -9 mid-session, then SIGTERM: sessions, history, pending state, toggles and seq come back", async () => {
     // No MAISAKA_ADMIN_TOKEN: the first start generates one into the data folder, later ones reuse it.
     const dataDir = await tempDir();
-    const env = { DATABASE_URL: await tempDatabaseUrl(), MAISAKA_DATA_DIR: dataDir, MAISAKA_CONFIG: await configFile() };
+    const env = {
+      DATABASE_URL: await tempDatabaseUrl(),
+      MAISAKA_DATA_DIR: dataDir,
+      MAISAKA_CONFIG: await configFile(),
+    };
     const first = await startProcess(env);
     const tokenFile = path.join(dataDir, "admin-token");
     expect(first.output()).toContain(`operator token: in ${tokenFile} (generated now)`);
@@ -99,15 +119,34 @@ describe("restart recovery (real process)", () => {
     // --- a session with history, toggles, an armed wait and a pending message; then kill -9 ---
     const a = client(first.url, token);
     expect((await a.api("POST", "/api/sessions", { id: "room", name: "Room" })).status).toBe(201);
-    expect((await a.api("POST", "/api/sessions/room/messages", { userId: "u1", userName: "Alice", text: "麦麦你好吗？", atBot: true })).status).toBe(202);
+    expect(
+      (
+        await a.api("POST", "/api/sessions/room/messages", {
+          userId: "u1",
+          userName: "Alice",
+          text: "麦麦你好吗？",
+          atBot: true,
+        })
+      ).status,
+    ).toBe(202);
     await a.until("the bot's reply", async () => (await a.events("room")).some((e) => e.type === "message.sent"));
     await a.until("the turn to end", async () => (await a.summary("room")).stage === "空闲");
-    expect((await a.api("PATCH", "/api/tools/send_emoji", { enabled: false, sessionId: "room", reason: "quiet room" })).status).toBe(200);
-    expect((await a.api("PATCH", "/api/tools/query_memory", { enabled: false, reason: "maintenance" })).status).toBe(200);
+    expect(
+      (await a.api("PATCH", "/api/tools/send_emoji", { enabled: false, sessionId: "room", reason: "quiet room" }))
+        .status,
+    ).toBe(200);
+    expect((await a.api("PATCH", "/api/tools/query_memory", { enabled: false, reason: "maintenance" })).status).toBe(
+      200,
+    );
     // An unfinished sentence: the gate waits; a message during the wait stays pending.
     await a.api("POST", "/api/sessions/room/messages", { userId: "u2", userName: "Bob", text: "我想说，" });
     await a.until("the wait state", async () => (await a.summary("room")).agentState === "wait");
-    await a.api("POST", "/api/sessions/room/messages", { userId: "u2", userName: "Bob", text: "还有一件事", messageId: "pending-1" });
+    await a.api("POST", "/api/sessions/room/messages", {
+      userId: "u2",
+      userName: "Bob",
+      text: "还有一件事",
+      messageId: "pending-1",
+    });
     await a.until("the pending message", async () => (await a.summary("room")).pendingMessages === 1);
     // No pause before the kill: a message acknowledged with 202 survives even before the runtime's
     // next snapshot, recovered from the message store.
@@ -125,21 +164,43 @@ describe("restart recovery (real process)", () => {
     expect(second.output()).toContain("restored 1 session(s)");
     const b = client(second.url, token);
     const after = await b.summary("room");
-    expect(after).toMatchObject({ agentState: "wait", pendingMessages: 1, waitDeadline: before.waitDeadline, cycleCount: before.cycleCount, running: true });
+    expect(after).toMatchObject({
+      agentState: "wait",
+      pendingMessages: 1,
+      waitDeadline: before.waitDeadline,
+      cycleCount: before.cycleCount,
+      running: true,
+    });
     const historyAfter = sessionHistorySchema.parse((await b.api("GET", "/api/sessions/room/history")).json);
     expect(historyAfter.history).toEqual(historyBefore.history);
     const tools = toolListSchema.parse((await b.api("GET", "/api/tools?sessionId=room")).json).tools;
-    expect(tools.find((t) => t.name === "send_emoji")).toMatchObject({ enabled: false, toggledBy: { scope: "session", reason: "quiet room" } });
-    expect(tools.find((t) => t.name === "query_memory")).toMatchObject({ enabled: false, toggledBy: { scope: "global" } });
+    expect(tools.find((t) => t.name === "send_emoji")).toMatchObject({
+      enabled: false,
+      toggledBy: { scope: "session", reason: "quiet room" },
+    });
+    expect(tools.find((t) => t.name === "query_memory")).toMatchObject({
+      enabled: false,
+      toggledBy: { scope: "global" },
+    });
     const resumedEvents = await b.events("room");
     expect(resumedEvents.map((e) => e.seq)).toEqual(range(1, resumedEvents.length));
     expect(resumedEvents.find((e) => e.seq === seqBefore + 1)?.type).toBe("session.start");
 
     // --- a turn in flight, then SIGTERM: exit 0, runtimes stopped and saved ---
     await b.api("POST", "/api/sessions", { id: "chat" });
-    await b.api("POST", "/api/sessions/chat/messages", { userId: "u1", userName: "Alice", text: "麦麦在吗？", atBot: true });
+    await b.api("POST", "/api/sessions/chat/messages", {
+      userId: "u1",
+      userName: "Alice",
+      text: "麦麦在吗？",
+      atBot: true,
+    });
     await b.until("the bot's reply", async () => (await b.events("chat")).some((e) => e.type === "message.sent"));
-    await b.api("POST", "/api/sessions/chat/messages", { userId: "u1", userName: "Alice", text: "麦麦，再问一个？", atBot: true });
+    await b.api("POST", "/api/sessions/chat/messages", {
+      userId: "u1",
+      userName: "Alice",
+      text: "麦麦，再问一个？",
+      atBot: true,
+    });
     await delay(20);
     second.child.kill("SIGTERM");
     const exit = await second.exited;
@@ -153,12 +214,21 @@ describe("restart recovery (real process)", () => {
     expect(events.map((e) => e.seq)).toEqual(range(1, events.length));
     expect(events.find((e) => e.type === "session.stop")?.data).toEqual({ reason: "signal SIGTERM" });
     const history = sessionHistorySchema.parse((await c.api("GET", "/api/sessions/chat/history")).json);
-    expect(history.history.filter((m) => m.kind === "session" && m.sourceKind === "user").length).toBeGreaterThanOrEqual(1);
+    expect(
+      history.history.filter((m) => m.kind === "session" && m.sourceKind === "user").length,
+    ).toBeGreaterThanOrEqual(1);
     expect((await c.summary("room")).agentState).toBe("wait");
     // The session runs again on the next message, continuing its seq.
     const lastSeq = events.at(-1)?.seq ?? 0;
-    await c.api("POST", "/api/sessions/chat/messages", { userId: "u1", userName: "Alice", text: "麦麦，我回来了？", atBot: true });
-    const resumed = await c.until("the session to run again", async () => (await c.events("chat")).find((e) => e.seq === lastSeq + 1));
+    await c.api("POST", "/api/sessions/chat/messages", {
+      userId: "u1",
+      userName: "Alice",
+      text: "麦麦，我回来了？",
+      atBot: true,
+    });
+    const resumed = await c.until("the session to run again", async () =>
+      (await c.events("chat")).find((e) => e.seq === lastSeq + 1),
+    );
     expect(resumed.type).toBe("session.start");
     await third.close();
   }, 90_000);

@@ -47,9 +47,15 @@ async function setup(ledger = new MemoryLedger()) {
   const bus = new MonitorBus(ledger, systemClock);
   await bus.init();
   const clients = new Map<string, ScriptedClient>();
-  const hub = new MonitorHub(bus, ledger, limits, (ids, event) => ids.forEach((id) => clients.get(id)?.send(event)), (m) => {
-    throw new Error(m);
-  });
+  const hub = new MonitorHub(
+    bus,
+    ledger,
+    limits,
+    (ids, event) => ids.forEach((id) => clients.get(id)?.send(event)),
+    (m) => {
+      throw new Error(m);
+    },
+  );
   await hub.start();
   const client = (id: string) => {
     const c = new ScriptedClient(id);
@@ -92,7 +98,9 @@ describe("StreamSubscription", () => {
     c.backlog = 1_000;
     await emit("b", 1);
     expect(hub.subscriptionCount).toBe(0);
-    expect(c.resyncs).toEqual([{ sessionId: "*", afterSeq: 0, afterSeqs: { a: 7, b: 3, n: 2 }, reason: "slow_client" }]);
+    expect(c.resyncs).toEqual([
+      { sessionId: "*", afterSeq: 0, afterSeqs: { a: 7, b: 3, n: 2 }, reason: "slow_client" },
+    ]);
 
     await emit("a", 1);
     await emit("z", 1);
@@ -119,7 +127,7 @@ describe("StreamSubscription", () => {
     expect(hub.subscriptionCount).toBe(0);
   });
 
-  it("sends an event twice to a socket holding both a session and a \"*\" subscription", async () => {
+  it('sends an event twice to a socket holding both a session and a "*" subscription', async () => {
     const { hub, client, emit } = await setup();
     const c = client("c1");
     hub.subscribe({ sessionId: "s" }, c);

@@ -72,7 +72,13 @@ export interface ApiResponse {
   text: string;
 }
 
-export async function request(base: string, method: string, route: string, body?: unknown, opts: RequestOpts = {}): Promise<ApiResponse> {
+export async function request(
+  base: string,
+  method: string,
+  route: string,
+  body?: unknown,
+  opts: RequestOpts = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   const token = opts.token === undefined ? TEST_TOKEN : opts.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -81,7 +87,11 @@ export async function request(base: string, method: string, route: string, body?
     payload = JSON.stringify(body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await fetch(`${base}${route}`, { method, headers, body: typeof payload === "string" ? payload : payload && new Uint8Array(payload) });
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers,
+    body: typeof payload === "string" ? payload : payload && new Uint8Array(payload),
+  });
   const text = await res.text();
   let json: unknown = null;
   try {
@@ -116,7 +126,7 @@ export async function startTestServer(
   const api: TestServer["api"] = (method, route, body, reqOpts) => request(app.url, method, route, body, reqOpts);
   const events = async (sessionId: string, afterSeq = 0) => {
     const all: MonitorEvent[] = [];
-    for (let after = afterSeq; ; ) {
+    for (let after = afterSeq; ;) {
       const res = await api("GET", `/api/sessions/${sessionId}/events?afterSeq=${after}&limit=5000`);
       const page = (res.json as { events: unknown[] }).events.map((e) => monitorEventSchema.parse(e));
       all.push(...page);
@@ -165,7 +175,10 @@ export interface MonitorClient {
   close(): void;
 }
 
-export async function connectMonitor(url: string, opts: { token?: string | null; headers?: Record<string, string> } = {}): Promise<MonitorClient> {
+export async function connectMonitor(
+  url: string,
+  opts: { token?: string | null; headers?: Record<string, string> } = {},
+): Promise<MonitorClient> {
   const token = opts.token === undefined ? TEST_TOKEN : opts.token;
   const socket = io(`${url}${MONITOR_NAMESPACE}`, {
     transports: ["websocket"],
@@ -183,7 +196,8 @@ export async function connectMonitor(url: string, opts: { token?: string | null;
     async waitFor(predicate, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(client.events)) {
-        if (Date.now() > deadline) throw new Error(`monitor client: condition not met in ${timeoutMs} ms (${client.events.length} events)`);
+        if (Date.now() > deadline)
+          throw new Error(`monitor client: condition not met in ${timeoutMs} ms (${client.events.length} events)`);
         await delay(10);
       }
     },

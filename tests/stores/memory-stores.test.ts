@@ -3,7 +3,16 @@ import { createMemoryStores } from "../../server/stores/memory";
 import type { ChatMessageRecord, MemoryQuery } from "../../server/stores/types";
 
 function message(messageId: string, ts: number, extra: Partial<ChatMessageRecord> = {}): ChatMessageRecord {
-  return { sessionId: "s1", messageId, direction: "inbound", userId: "u1", userName: "Alice", text: messageId, ts, ...extra };
+  return {
+    sessionId: "s1",
+    messageId,
+    direction: "inbound",
+    userId: "u1",
+    userName: "Alice",
+    text: messageId,
+    ts,
+    ...extra,
+  };
 }
 
 function clock(start = 1_000) {
@@ -137,7 +146,9 @@ describe("memory memory store", () => {
   it("filters by person and time bounds, honouring the limit", async () => {
     const memories = await seeded();
     expect((await memories.search(q({ query: "猫", personName: "alice" }))).map((m) => m.ts)).toEqual([100]);
-    expect((await memories.search(q({ query: "猫", timeStart: 150, timeEnd: 400 }))).map((m) => m.ts)).toEqual([200, 400]);
+    expect((await memories.search(q({ query: "猫", timeStart: 150, timeEnd: 400 }))).map((m) => m.ts)).toEqual([
+      200, 400,
+    ]);
     expect(await memories.search(q({ query: "猫", limit: 1 }))).toHaveLength(1);
   });
 
@@ -186,13 +197,26 @@ describe("memory person store", () => {
     c.advance(5);
     await persons.upsert({ personName: "Bob", userId: null, summary: "b", traits: [], facts: [] });
     c.advance(5);
-    const renamed = await persons.upsert({ personName: "Alicia", userId: "qq-1", summary: "v2", traits: [], facts: [] });
+    const renamed = await persons.upsert({
+      personName: "Alicia",
+      userId: "qq-1",
+      summary: "v2",
+      traits: [],
+      facts: [],
+    });
     expect(renamed.personId).toBe(alice.personId);
     expect(renamed.updatedAt).toBe(1_010);
     c.advance(5);
     const bob2 = await persons.upsert({ personName: "BOB", userId: null, summary: "b2", traits: [], facts: [] });
     expect((await persons.list()).map((p) => p.summary)).toEqual(["b2", "v2"]);
-    const explicit = await persons.upsert({ personId: "p-x", personName: "Carol", userId: null, summary: "", traits: [], facts: [] });
+    const explicit = await persons.upsert({
+      personId: "p-x",
+      personName: "Carol",
+      userId: null,
+      summary: "",
+      traits: [],
+      facts: [],
+    });
     expect(explicit.personId).toBe("p-x");
     expect(await persons.list({ limit: 1 })).toHaveLength(1);
     expect(bob2.personName).toBe("BOB");
@@ -238,9 +262,26 @@ describe("memory tool record store", () => {
 describe("memory toggle store", () => {
   it("sets toggles with an audit entry holding the old value, newest audit first", async () => {
     const { toggles } = createMemoryStores();
-    const first = await toggles.set({ toolName: "reply", scope: "global", sessionId: null, enabled: false }, "op", "noisy", 10);
-    expect(first).toMatchObject({ toolName: "reply", enabled: false, oldEnabled: null, actor: "op", reason: "noisy", ts: 10 });
-    const second = await toggles.set({ toolName: "reply", scope: "global", sessionId: null, enabled: true }, "op", "", 20);
+    const first = await toggles.set(
+      { toolName: "reply", scope: "global", sessionId: null, enabled: false },
+      "op",
+      "noisy",
+      10,
+    );
+    expect(first).toMatchObject({
+      toolName: "reply",
+      enabled: false,
+      oldEnabled: null,
+      actor: "op",
+      reason: "noisy",
+      ts: 10,
+    });
+    const second = await toggles.set(
+      { toolName: "reply", scope: "global", sessionId: null, enabled: true },
+      "op",
+      "",
+      20,
+    );
     expect(second.oldEnabled).toBe(false);
     await toggles.set({ toolName: "reply", scope: "session", sessionId: "s1", enabled: false }, "op2", "", 30);
     expect(await toggles.list()).toEqual([
@@ -264,7 +305,15 @@ describe("memory toggle store", () => {
 describe("memory usage store", () => {
   it("records model usage", async () => {
     const { usage } = createMemoryStores();
-    const rec = { task: "planner", model: "m", promptTokens: 1, completionTokens: 2, latencyMs: 3, success: true, ts: 4 };
+    const rec = {
+      task: "planner",
+      model: "m",
+      promptTokens: 1,
+      completionTokens: 2,
+      latencyMs: 3,
+      success: true,
+      ts: 4,
+    };
     await usage.record(rec);
     expect(usage.list()).toEqual([rec]);
   });

@@ -57,7 +57,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     maxRetries: 2,
     sleep: async () => undefined,
   });
-  const engine = await createEngine({ config, stores, ledger: new MemoryLedger(), clock: opts.clock, logger, model: client });
+  const engine = await createEngine({
+    config,
+    stores,
+    ledger: new MemoryLedger(),
+    clock: opts.clock,
+    logger,
+    model: client,
+  });
   engine.providers.push(...(opts.providers ?? []));
   const events: MonitorEvent[] = [];
   engine.bus.subscribe((e) => events.push(e));

@@ -35,9 +35,7 @@ export class FakeClock implements Clock {
     const target = this.current + ms;
     for (;;) {
       await settle();
-      const next = [...this.timers]
-        .filter((t) => t.at <= target)
-        .sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      const next = [...this.timers].filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
       if (!next) break;
       this.timers.delete(next);
       this.current = next.at;

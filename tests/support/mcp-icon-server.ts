@@ -14,7 +14,8 @@ const mode = process.env.ICON_SERVER_MODE ?? "normal";
 const noisy = process.env.ICON_SERVER_NOISE === "1";
 const PAGE_SIZE = 2;
 
-const LIGHT_ICON = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const LIGHT_ICON =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const DARK_ICON = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=";
 
 if (mode === "die-on-init") {
@@ -56,10 +57,18 @@ async function serve(): Promise<void> {
       _meta: { "example.com/category": "art" },
     },
     { name: "plain", inputSchema: { type: "object" } },
-    { name: "slow", description: "Answers after `ms`", inputSchema: { type: "object", properties: { ms: { type: "number" } } } },
+    {
+      name: "slow",
+      description: "Answers after `ms`",
+      inputSchema: { type: "object", properties: { ms: { type: "number" } } },
+    },
     { name: "never", description: "Never answers", inputSchema: { type: "object" } },
     { name: "stats", description: "Counters of this process", inputSchema: { type: "object" } },
-    { name: "huge", description: "A result of `size` characters", inputSchema: { type: "object", properties: { size: { type: "number" } } } },
+    {
+      name: "huge",
+      description: "A result of `size` characters",
+      inputSchema: { type: "object", properties: { size: { type: "number" } } },
+    },
     { name: "media", description: "Every kind of content block", inputSchema: { type: "object" } },
     { name: "fail", description: "Reports a tool error", inputSchema: { type: "object" } },
     { name: "secret", description: "Echoes ICON_SERVER_SECRET", inputSchema: { type: "object" } },
@@ -78,12 +87,18 @@ async function serve(): Promise<void> {
     { name: "bad.name", description: "a dot in the name", inputSchema: { type: "object" } },
   ];
 
-  const server = new Server({ name: "icon-server", version: "1.0.0", title: "Icon test server" }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server(
+    { name: "icon-server", version: "1.0.0", title: "Icon test server" },
+    { capabilities: { tools: { listChanged: true } } },
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const all = [
       ...staticTools,
-      ...Array.from({ length: dynamicTools }, (_, i) => ({ name: `dynamic_${i + 1}`, inputSchema: { type: "object" } })),
+      ...Array.from({ length: dynamicTools }, (_, i) => ({
+        name: `dynamic_${i + 1}`,
+        inputSchema: { type: "object" },
+      })),
     ];
     const start = Number(request.params?.cursor ?? 0);
     const page = all.slice(start, start + PAGE_SIZE);
@@ -113,7 +128,10 @@ async function serve(): Promise<void> {
       case "never":
         return new Promise(() => undefined);
       case "stats":
-        return { content: [{ type: "text", text: JSON.stringify({ cancelled, pid: process.pid }) }], structuredContent: { cancelled, pid: process.pid } };
+        return {
+          content: [{ type: "text", text: JSON.stringify({ cancelled, pid: process.pid }) }],
+          structuredContent: { cancelled, pid: process.pid },
+        };
       case "huge":
         return text("x".repeat(Number(args.size ?? 200_000)));
       case "media":
@@ -122,7 +140,13 @@ async function serve(): Promise<void> {
             { type: "text", text: "here you go" },
             { type: "image", data: LIGHT_ICON.split(",")[1], mimeType: "image/png" },
             { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
-            { type: "resource_link", uri: "file:///tmp/report.txt", name: "report.txt", description: "the report", mimeType: "text/plain" },
+            {
+              type: "resource_link",
+              uri: "file:///tmp/report.txt",
+              name: "report.txt",
+              description: "the report",
+              mimeType: "text/plain",
+            },
             { type: "resource", resource: { uri: "memo://1", text: "embedded memo", mimeType: "text/plain" } },
             { type: "resource", resource: { uri: "blob://1", blob: "AAEC", mimeType: "application/octet-stream" } },
             { type: "text", text: "bye" },

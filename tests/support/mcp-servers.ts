@@ -14,11 +14,19 @@ const require = createRequire(import.meta.url);
 
 export const ICON_SERVER_PATH = join(here, "mcp-icon-server.ts");
 /** The package's bin (dist/index.js); its first argument picks the transport. */
-export const EVERYTHING_BIN = join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js");
+export const EVERYTHING_BIN = join(
+  dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js",
+);
 
 export type StdioServerConfig = Extract<McpServerConfig, { transport: "stdio" }>;
 
-export function iconServerConfig(name = "icons", env: Record<string, string> = {}, timeoutMs = 10_000): StdioServerConfig {
+export function iconServerConfig(
+  name = "icons",
+  env: Record<string, string> = {},
+  timeoutMs = 10_000,
+): StdioServerConfig {
   return {
     name,
     enabled: true,
@@ -31,7 +39,15 @@ export function iconServerConfig(name = "icons", env: Record<string, string> = {
 }
 
 export function everythingStdioConfig(name = "everything", timeoutMs = 10_000): StdioServerConfig {
-  return { name, enabled: true, transport: "stdio", command: process.execPath, args: [EVERYTHING_BIN, "stdio"], env: {}, timeoutMs };
+  return {
+    name,
+    enabled: true,
+    transport: "stdio",
+    command: process.execPath,
+    args: [EVERYTHING_BIN, "stdio"],
+    env: {},
+    timeoutMs,
+  };
 }
 
 export async function freePort(): Promise<number> {
@@ -130,7 +146,11 @@ export function cancelledCount(structuredContent: unknown): number {
 }
 
 /** Polls until `check` holds (or throws with `what`). */
-export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

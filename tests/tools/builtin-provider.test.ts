@@ -93,7 +93,12 @@ describe("BuiltinToolProvider listing", () => {
     expect(names(await provider.listTools(base))).toEqual(["everywhere", "groups", "dms"]);
     expect(names(await provider.listTools({ ...base, isGroupChat: true }))).toEqual(["everywhere", "groups"]);
     expect(names(await provider.listTools({ ...base, isGroupChat: false }))).toEqual(["everywhere", "dms"]);
-    const refused = await provider.invoke(invocation("groups"), { ...base, isGroupChat: false, reasoning: "", metadata: {} });
+    const refused = await provider.invoke(invocation("groups"), {
+      ...base,
+      isGroupChat: false,
+      reasoning: "",
+      metadata: {},
+    });
     expect(refused.errorMessage).toBe("未找到内置工具处理器：groups");
   });
 
@@ -153,7 +158,11 @@ describe("builtin parameter schemas (model-facing names)", () => {
     });
     expect(specs.reply.parametersSchema).toMatchObject({
       required: ["msg_id"],
-      properties: { msg_id: { type: "string" }, set_quote: { type: "boolean", default: true }, reference_info: { type: "string" } },
+      properties: {
+        msg_id: { type: "string" },
+        set_quote: { type: "boolean", default: true },
+        reference_info: { type: "string" },
+      },
     });
     expect(specs.query_jargon.parametersSchema).toMatchObject({
       required: ["words"],

@@ -22,7 +22,12 @@ function setup(opts: ConstructorParameters<typeof FakeHost>[0] = {}) {
 }
 
 function emojis(n: number): EmojiRecord[] {
-  return Array.from({ length: n }, (_, i) => ({ id: `e${i}`, file: `e${i}.png`, description: `表情${i}`, emotions: ["开心"] }));
+  return Array.from({ length: n }, (_, i) => ({
+    id: `e${i}`,
+    file: `e${i}.png`,
+    description: `表情${i}`,
+    emotions: ["开心"],
+  }));
 }
 
 describe("timing tools", () => {
@@ -142,7 +147,9 @@ describe("send_emoji", () => {
     expect(new Set(candidates.map((c) => c.id)).size).toBe(25);
     expect(host.emojiRequests[0].reasoning).toBe(ctx.reasoning);
     const chosen = candidates[2];
-    expect(host.sent).toEqual([{ sessionId: "s1", text: `[表情包] ${chosen.description}`, replyTo: null, kind: "emoji" }]);
+    expect(host.sent).toEqual([
+      { sessionId: "s1", text: `[表情包] ${chosen.description}`, replyTo: null, kind: "emoji" },
+    ]);
     expect(host.stores.emojis.useCount(chosen.id)).toBe(1);
     expect(result).toMatchObject({ success: true, content: "气氛轻松" });
     expect(result.structuredContent).toMatchObject({ emojiId: chosen.id, sentMessageId: "bot-1" });
@@ -203,9 +210,24 @@ describe("query_memory", () => {
   async function seeded() {
     const s = setup();
     const { memories } = s.host.stores;
-    await memories.add({ sessionId: null, personName: "Alice", content: "Alice 喜欢猫", ts: new Date(2026, 0, 1, 9, 0).getTime() });
-    await memories.add({ sessionId: "s1", personName: null, content: "大家约好周末去爬山", ts: new Date(2026, 0, 2, 20, 30).getTime() });
-    await memories.add({ sessionId: "other", personName: null, content: "别的群说猫很可爱", ts: new Date(2026, 0, 3).getTime() });
+    await memories.add({
+      sessionId: null,
+      personName: "Alice",
+      content: "Alice 喜欢猫",
+      ts: new Date(2026, 0, 1, 9, 0).getTime(),
+    });
+    await memories.add({
+      sessionId: "s1",
+      personName: null,
+      content: "大家约好周末去爬山",
+      ts: new Date(2026, 0, 2, 20, 30).getTime(),
+    });
+    await memories.add({
+      sessionId: "other",
+      personName: null,
+      content: "别的群说猫很可爱",
+      ts: new Date(2026, 0, 3).getTime(),
+    });
     return s;
   }
 

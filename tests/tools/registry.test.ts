@@ -110,7 +110,10 @@ describe("ToolRegistry providers", () => {
     registry.registerProvider(new FakeProvider("maisaka_builtin", ["reply"], "builtin"));
     registry.registerProvider(new FakeProvider("weather_plugin", ["reply", "weather"]));
     const specs = await registry.listTools();
-    expect(specs.map((s) => `${s.providerName}:${s.name}`)).toEqual(["maisaka_builtin:reply", "weather_plugin:weather"]);
+    expect(specs.map((s) => `${s.providerName}:${s.name}`)).toEqual([
+      "maisaka_builtin:reply",
+      "weather_plugin:weather",
+    ]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('"reply"');
     expect(warnings[0]).toContain('"weather_plugin"');
@@ -171,13 +174,18 @@ describe("ToolRegistry providers", () => {
   it("gets specs and LLM definitions", async () => {
     const { registry } = quietRegistry();
     const schema = { type: "object", properties: { q: { type: "string" } } };
-    registry.registerProvider(new FakeProvider("a", [spec("search", "find things", { parametersSchema: schema }), "bare"]));
+    registry.registerProvider(
+      new FakeProvider("a", [spec("search", "find things", { parametersSchema: schema }), "bare"]),
+    );
     expect((await registry.getToolSpec("search"))?.description).toBe("find things");
     expect(await registry.getToolSpec("nope")).toBeNull();
     expect(await registry.hasTool("bare")).toBe(true);
     expect(await registry.getLlmDefinitions()).toEqual([
       { type: "function", function: { name: "search", description: "find things", parameters: schema } },
-      { type: "function", function: { name: "bare", description: "bare tool", parameters: { type: "object", properties: {} } } },
+      {
+        type: "function",
+        function: { name: "bare", description: "bare tool", parameters: { type: "object", properties: {} } },
+      },
     ]);
   });
 });
@@ -328,7 +336,9 @@ describe("ToolRegistry.invoke", () => {
       };
       registry.registerProvider(new FakeProvider("a", [spec("fetch", "", { parametersSchema: schema })]));
       expect((await registry.invoke(invocation("fetch", { url: "https://x" }))).success).toBe(true);
-      expect((await registry.invoke(invocation("fetch", {}))).errorMessage).toBe("工具 fetch 参数无效：url: is required");
+      expect((await registry.invoke(invocation("fetch", {}))).errorMessage).toBe(
+        "工具 fetch 参数无效：url: is required",
+      );
     });
 
     it("reuses compiled validators for equal schemas", async () => {
@@ -381,7 +391,13 @@ describe("ToolRegistry toggles", () => {
     registry.registerProvider(new FakeProvider("b", ["reply"]));
     const all = await registry.listAllTools();
     expect(
-      all.map((e) => ({ name: e.spec.name, provider: e.providerName, enabled: e.spec.enabled, by: e.disabledBy, shadow: e.shadowedBy })),
+      all.map((e) => ({
+        name: e.spec.name,
+        provider: e.providerName,
+        enabled: e.spec.enabled,
+        by: e.disabledBy,
+        shadow: e.shadowedBy,
+      })),
     ).toEqual([
       { name: "reply", provider: "a", enabled: true, by: null, shadow: null },
       { name: "search", provider: "a", enabled: false, by: "toggle", shadow: null },

@@ -91,14 +91,16 @@ describe("tool_search scoring", () => {
     // The spec's formula, written plainly.
     const naive = (name: string, description: string, q: string, terms: string[]) => {
       const [n, d] = [name.toLowerCase(), description.toLowerCase()];
-      let score = (n === q ? 1000 : 0) + (n.startsWith(q) ? 300 : 0) + (n.includes(q) ? 200 : 0) + (d.includes(q) ? 100 : 0);
+      let score =
+        (n === q ? 1000 : 0) + (n.startsWith(q) ? 300 : 0) + (n.includes(q) ? 200 : 0) + (d.includes(q) ? 100 : 0);
       for (const t of terms) score += (n.includes(t) ? 25 : 0) + (d.includes(t) ? 10 : 0);
       return score;
     };
     for (const query of ["weather", "get_user", "list-file now", "set", "WEATHER now", "user_1", "get_weather_1"]) {
       const normalized = normalizeQuery(query);
       const terms = queryTerms(normalized);
-      for (const s of specs) expect(scoreTool(s, normalized, terms)).toBe(naive(s.name, s.description, normalized, terms));
+      for (const s of specs)
+        expect(scoreTool(s, normalized, terms)).toBe(naive(s.name, s.description, normalized, terms));
       const reference = specs
         .map((s) => ({ s, score: naive(s.name, s.description, normalized, terms) }))
         .filter((x) => x.score > 0)

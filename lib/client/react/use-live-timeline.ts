@@ -13,7 +13,10 @@ export interface LoadProgress {
   total: number;
 }
 
-export function useLiveTimeline(sessionId: string, opts: { live?: boolean; window?: number; head?: number; onEvents?: (events: MonitorEvent[]) => void } = {}) {
+export function useLiveTimeline(
+  sessionId: string,
+  opts: { live?: boolean; window?: number; head?: number; onEvents?: (events: MonitorEvent[]) => void } = {},
+) {
   const queryClient = useQueryClient();
   const [progress, setProgress] = useState<LoadProgress | null>(null);
   const onEvents = useRef(opts.onEvents);
@@ -24,8 +27,16 @@ export function useLiveTimeline(sessionId: string, opts: { live?: boolean; windo
     queryKey: queryKeys.timeline(sessionId),
     queryFn: async () => {
       // The session's lastSeq lets every ledger page be requested at once.
-      const summary = await queryClient.fetchQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
-      return fetchTimeline(sessionId, { onProgress: (loaded, total) => setProgress({ loaded, total }), knownLastSeq: summary.lastSeq, window: opts.window, head: opts.head });
+      const summary = await queryClient.fetchQuery({
+        queryKey: queryKeys.session(sessionId),
+        queryFn: () => api.session(sessionId),
+      });
+      return fetchTimeline(sessionId, {
+        onProgress: (loaded, total) => setProgress({ loaded, total }),
+        knownLastSeq: summary.lastSeq,
+        window: opts.window,
+        head: opts.head,
+      });
     },
     // The live merge keeps it fresh; refetching 10,000 events would only cost time.
     staleTime: Infinity,

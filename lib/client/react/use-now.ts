@@ -22,5 +22,9 @@ function subscribe(listener: () => void): () => void {
 }
 
 export function useNow(): number {
-  return useSyncExternalStore(subscribe, () => now, () => 0);
+  return useSyncExternalStore(
+    subscribe,
+    () => now,
+    () => 0,
+  );
 }

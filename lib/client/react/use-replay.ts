@@ -10,7 +10,10 @@ import type { Timeline } from "../timeline";
 
 const LIST_UPDATE_MS = 100;
 
-export function useReplay(sessionId: string, events: readonly MonitorEvent[]): {
+export function useReplay(
+  sessionId: string,
+  events: readonly MonitorEvent[],
+): {
   player: ReplayPlayer;
   snapshot: PlayerSnapshot;
   visible: Timeline;

@@ -1,7 +1,13 @@
 "use client";
 // The effective theme (for icon choice) and the operator's preference (for the toggle).
 import { useCallback, useSyncExternalStore } from "react";
-import { effectiveTheme, nextPreference, parseThemePreference, storeThemePreference, type ThemePreference } from "../theme";
+import {
+  effectiveTheme,
+  nextPreference,
+  parseThemePreference,
+  storeThemePreference,
+  type ThemePreference,
+} from "../theme";
 import type { Theme } from "../tool-icons";
 
 const listeners = new Set<() => void>();
@@ -18,7 +24,8 @@ function subscribe(listener: () => void): () => void {
 }
 
 const readPreference = (): ThemePreference => parseThemePreference(document.documentElement.dataset.theme);
-const readTheme = (): Theme => effectiveTheme(readPreference(), window.matchMedia("(prefers-color-scheme: dark)").matches);
+const readTheme = (): Theme =>
+  effectiveTheme(readPreference(), window.matchMedia("(prefers-color-scheme: dark)").matches);
 
 export function useTheme(): { theme: Theme; preference: ThemePreference; cycle: () => void } {
   const preference = useSyncExternalStore(subscribe, readPreference, () => "system" as const);

@@ -21,7 +21,12 @@ export class PrismaEmojiStore implements EmojiStore {
     // rowid keeps insertion order, which Prisma's orderBy cannot name.
     const rows = await this.prisma.$queryRaw<EmojiRow[]>`
       SELECT "id", "file", "description", CAST("emotions" AS TEXT) AS "emotions" FROM "Emoji" ORDER BY rowid`;
-    return rows.map((r) => ({ id: r.id, file: r.file, description: r.description, emotions: toStringList(JSON.parse(r.emotions)) }));
+    return rows.map((r) => ({
+      id: r.id,
+      file: r.file,
+      description: r.description,
+      emotions: toStringList(JSON.parse(r.emotions)),
+    }));
   }
 
   /** Unknown ids are ignored. */
@@ -36,7 +41,11 @@ export class PrismaEmojiStore implements EmojiStore {
   async upsert(rec: EmojiRecord): Promise<EmojiRecord> {
     const data = { file: rec.file, description: rec.description, emotions: rec.emotions };
     await withBusyRetry(() =>
-      this.prisma.emoji.upsert({ where: { id: rec.id }, create: { id: rec.id, ...data, createdAt: this.now() }, update: data }),
+      this.prisma.emoji.upsert({
+        where: { id: rec.id },
+        create: { id: rec.id, ...data, createdAt: this.now() },
+        update: data,
+      }),
     );
     return { ...rec, emotions: [...rec.emotions] };
   }

@@ -49,7 +49,14 @@ export class PrismaJargonStore implements JargonStore {
     const row = await withBusyRetry(() =>
       this.prisma.jargon.upsert({
         where: { wordKey_sessionId: key },
-        create: { id: this.ctx.newId("jargon"), word: entry.word.trim(), meaning: entry.meaning, ...key, count: 1, updatedAt: this.ctx.now() },
+        create: {
+          id: this.ctx.newId("jargon"),
+          word: entry.word.trim(),
+          meaning: entry.meaning,
+          ...key,
+          count: 1,
+          updatedAt: this.ctx.now(),
+        },
         update: { meaning: entry.meaning, count: { increment: 1 }, updatedAt: this.ctx.now() },
       }),
     );

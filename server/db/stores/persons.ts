@@ -36,7 +36,11 @@ export class PrismaPersonStore implements PersonStore {
   async find(nameOrId: string): Promise<PersonProfile | null> {
     const key = nameOrId.trim();
     if (!key) return null;
-    for (const where of [Prisma.sql`"personId" = ${key}`, Prisma.sql`"nameKey" = ${fold(key)}`, Prisma.sql`"userId" = ${key}`]) {
+    for (const where of [
+      Prisma.sql`"personId" = ${key}`,
+      Prisma.sql`"nameKey" = ${fold(key)}`,
+      Prisma.sql`"userId" = ${key}`,
+    ]) {
       const [row] = await this.select(where, 1);
       if (row) return row;
     }
@@ -48,7 +52,11 @@ export class PrismaPersonStore implements PersonStore {
     return withBusyRetry(() =>
       this.prisma.$transaction(async (tx) => {
         const firstId = async (where: Prisma.Sql) =>
-          (await tx.$queryRaw<{ personId: string }[]>`SELECT "personId" FROM "Person" WHERE ${where} ORDER BY rowid LIMIT 1`)[0]?.personId;
+          (
+            await tx.$queryRaw<
+              { personId: string }[]
+            >`SELECT "personId" FROM "Person" WHERE ${where} ORDER BY rowid LIMIT 1`
+          )[0]?.personId;
         const existing =
           profile.personId ??
           (profile.userId !== null ? await firstId(Prisma.sql`"userId" = ${profile.userId}`) : undefined) ??
@@ -64,7 +72,13 @@ export class PrismaPersonStore implements PersonStore {
           updatedAt: this.ctx.now(),
         };
         await tx.person.upsert({ where: { personId }, create: { personId, ...data }, update: data });
-        return { ...profile, personId, traits: [...profile.traits], facts: [...profile.facts], updatedAt: data.updatedAt };
+        return {
+          ...profile,
+          personId,
+          traits: [...profile.traits],
+          facts: [...profile.facts],
+          updatedAt: data.updatedAt,
+        };
       }),
     );
   }
@@ -74,7 +88,11 @@ export class PrismaPersonStore implements PersonStore {
     return this.select(Prisma.sql`1`, sqlLimit(opts.limit), Prisma.sql`"updatedAt" DESC, rowid`);
   }
 
-  private async select(where: Prisma.Sql, limit: number, order: Prisma.Sql = Prisma.sql`rowid`): Promise<PersonProfile[]> {
+  private async select(
+    where: Prisma.Sql,
+    limit: number,
+    order: Prisma.Sql = Prisma.sql`rowid`,
+  ): Promise<PersonProfile[]> {
     const rows = await this.prisma.$queryRaw<PersonRow[]>`
       SELECT "personId", "personName", "userId", "summary", CAST("traits" AS TEXT) AS "traits",
              CAST("facts" AS TEXT) AS "facts", "updatedAt"

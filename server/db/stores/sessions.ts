@@ -20,7 +20,9 @@ export class PrismaSessionStore implements SessionStore {
   async upsert(session: SessionRecord): Promise<void> {
     const { id, name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt } = session;
     const fields = { name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt };
-    await withBusyRetry(() => this.prisma.chatSession.upsert({ where: { id }, create: { id, ...fields }, update: fields }));
+    await withBusyRetry(() =>
+      this.prisma.chatSession.upsert({ where: { id }, create: { id, ...fields }, update: fields }),
+    );
   }
 
   async get(id: string): Promise<SessionRecord | null> {
@@ -43,7 +45,11 @@ export class PrismaSessionStore implements SessionStore {
     const state = JSON.stringify(snapshot.state ?? null);
     const { sessionId, ts } = snapshot;
     await withBusyRetry(() =>
-      this.prisma.sessionSnapshot.upsert({ where: { sessionId }, create: { sessionId, state, ts }, update: { state, ts } }),
+      this.prisma.sessionSnapshot.upsert({
+        where: { sessionId },
+        create: { sessionId, state, ts },
+        update: { state, ts },
+      }),
     );
   }
 

@@ -46,14 +46,26 @@ export class PrismaToggleStore implements ToggleStore {
     const key = { toolName: toggle.toolName, scope: toggle.scope, sessionId: toSessionKey(sessionId) };
     const row = await withBusyRetry(() =>
       this.prisma.$transaction(async (tx) => {
-        const old = await tx.toolToggle.findUnique({ where: { toolName_scope_sessionId: key }, select: { enabled: true } });
+        const old = await tx.toolToggle.findUnique({
+          where: { toolName_scope_sessionId: key },
+          select: { enabled: true },
+        });
         await tx.toolToggle.upsert({
           where: { toolName_scope_sessionId: key },
           create: { ...key, enabled: toggle.enabled, updatedAt: ts },
           update: { enabled: toggle.enabled, updatedAt: ts },
         });
         return tx.toggleAudit.create({
-          data: { toolName: toggle.toolName, scope: toggle.scope, sessionId, enabled: toggle.enabled, oldEnabled: old?.enabled ?? null, actor, reason, ts },
+          data: {
+            toolName: toggle.toolName,
+            scope: toggle.scope,
+            sessionId,
+            enabled: toggle.enabled,
+            oldEnabled: old?.enabled ?? null,
+            actor,
+            reason,
+            ts,
+          },
         });
       }),
     );

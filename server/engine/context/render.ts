@@ -2,12 +2,7 @@
 // reference-python 7.1). Returns null for what cannot be rendered, which selection then skips.
 import type { LlmContentPart, LlmMessage } from "../../../lib/llm/messages";
 import { complexPreview, plannerPrefix, type TimeZoneSpec } from "../../../lib/chat/prefix";
-import type {
-  ComplexSessionMessage,
-  HistoryMessage,
-  SessionBackedMessage,
-  ToolMediaMessage,
-} from "./messages";
+import type { ComplexSessionMessage, HistoryMessage, SessionBackedMessage, ToolMediaMessage } from "./messages";
 
 export interface RenderOptions {
   /** Attach tool-returned images for vision models. */

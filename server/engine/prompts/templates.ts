@@ -95,7 +95,6 @@ export function renderPrompt(
   vars: Record<string, string>,
   opts: { locale: Locale; overrides?: Record<string, string> },
 ): string {
-  const template =
-    opts.overrides?.[`${opts.locale}:${name}`] ?? opts.overrides?.[name] ?? byLocale[opts.locale][name];
+  const template = opts.overrides?.[`${opts.locale}:${name}`] ?? opts.overrides?.[name] ?? byLocale[opts.locale][name];
   return template.replace(/\{([a-zA-Z]+)\}/g, (whole, key: string) => (key in vars ? vars[key] : whole));
 }

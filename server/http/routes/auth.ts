@@ -11,7 +11,10 @@ export const loginRoute = apiRoute({
   response: authMeSchema,
   async handle({ body }, ctx, info) {
     if (!ctx.auth.checkToken(body.token)) throw new HttpError(401, "wrong operator token");
-    return { body: { authenticated: true, via: "cookie" }, headers: { "set-cookie": ctx.auth.loginCookie(info.secure) } };
+    return {
+      body: { authenticated: true, via: "cookie" },
+      headers: { "set-cookie": ctx.auth.loginCookie(info.secure) },
+    };
   },
 });
 

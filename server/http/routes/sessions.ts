@@ -1,5 +1,11 @@
 // Sessions: list (stored, merged with live runtime state), create, one.
-import { createdSessionSchema, createSessionBodySchema, sessionListSchema, sessionParamsSchema, sessionSummarySchema } from "../../../lib/api/schemas";
+import {
+  createdSessionSchema,
+  createSessionBodySchema,
+  sessionListSchema,
+  sessionParamsSchema,
+  sessionSummarySchema,
+} from "../../../lib/api/schemas";
 import { apiRoute } from "../context";
 
 export const listSessionsRoute = apiRoute({

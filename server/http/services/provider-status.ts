@@ -30,7 +30,9 @@ export class ProviderStatusRegistry {
           return Array.isArray(status) ? status : [status];
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
-          return [{ name: source.name, type: source.type, state: "failed", toolCount: 0, lastError: message, detail: {} }];
+          return [
+            { name: source.name, type: source.type, state: "failed", toolCount: 0, lastError: message, detail: {} },
+          ];
         }
       }),
     );

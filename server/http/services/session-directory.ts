@@ -123,7 +123,11 @@ export class SessionDirectory {
     if (rt) return { sessionId: session.id, source: "live", history: rt.history satisfies HistoryEntry[] };
     const snapshot = await this.snapshotView(session.id);
     if (!snapshot) return { sessionId: session.id, source: "none", history: [] };
-    return { sessionId: session.id, source: "snapshot", history: z.array(historyMessageSchema).parse(snapshot.history) };
+    return {
+      sessionId: session.id,
+      source: "snapshot",
+      history: z.array(historyMessageSchema).parse(snapshot.history),
+    };
   }
 
   /** The runtime when it is running (not stopped or evicted). */

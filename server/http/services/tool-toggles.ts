@@ -58,6 +58,13 @@ export class ToolToggleService {
     if (!session) {
       for (const rt of engine.manager.list()) if (!rt.isStopped) engine.bus.emit(rt.session.id, "tool.toggled", data);
     }
-    return { toolName, scope: toggle.scope, sessionId: toggle.sessionId, enabled: toggle.enabled, auditId: audit.id, eventSeq: primary.seq };
+    return {
+      toolName,
+      scope: toggle.scope,
+      sessionId: toggle.sessionId,
+      enabled: toggle.enabled,
+      auditId: audit.id,
+      eventSeq: primary.seq,
+    };
   }
 }

@@ -71,7 +71,10 @@ function lookupFor(s: PlannerSituation, target: ChatLine): { tool: string; subje
     const m = intent.pattern.exec(text);
     const tool = intent.tools.find((t) => s.view.tools.has(t));
     // No subject ("你是谁", a bare "查一下"): nothing to look up, so a plain reply.
-    const subject = m?.slice(1).map((g) => cleanSubject(g ?? "", s.view.botNames)).find((g) => g !== "");
+    const subject = m
+      ?.slice(1)
+      .map((g) => cleanSubject(g ?? "", s.view.botNames))
+      .find((g) => g !== "");
     if (tool && subject) return { tool, subject };
   }
   return null;

@@ -37,9 +37,7 @@ const REPLY_RULES: ReplyRule[] = [
   {
     applies: (s) => isQuestion(s.text),
     reply: (s) =>
-      s.lang === "zh"
-        ? "我不太确定，不过可以一起想想看。"
-        : "I'm not sure, but we can figure it out together.",
+      s.lang === "zh" ? "我不太确定，不过可以一起想想看。" : "I'm not sure, but we can figure it out together.",
   },
   {
     applies: () => true,

@@ -115,8 +115,7 @@ const NAME_PATTERNS = [
   /你是\s*([^\s，,。]+?)的/,
   /you are\s+([^\s,.]+?)'s\b/i,
 ];
-const ALIAS_PATTERN =
-  /[（(](?:也叫|又叫|别名|外号|also called|also known as|aka)[:：]?\s*([^)）]+)[)）]/i;
+const ALIAS_PATTERN = /[（(](?:也叫|又叫|别名|外号|also called|also known as|aka)[:：]?\s*([^)）]+)[)）]/i;
 
 /** The bot's nickname (and aliases) from the system prompt; the config default when none is found. */
 function botNamesOf(system: string): string[] {

@@ -29,7 +29,10 @@ const FILLERS = new Set(["嗯", "嗯嗯", "呃", "额", "啊", "那个", "就是
 
 /** A lone filler word or a single character: the speaker is probably still typing. */
 export function isFiller(text: string): boolean {
-  const t = text.trim().replace(/[。.!！~～]+$/, "").toLowerCase();
+  const t = text
+    .trim()
+    .replace(/[。.!！~～]+$/, "")
+    .toLowerCase();
   return FILLERS.has(t) || [...t].length === 1;
 }
 

@@ -59,7 +59,12 @@ export function createComponentQueryView(registry: ComponentRegistry): Component
   };
   return Object.freeze({
     toolSpecs: (ctx?: ToolAvailabilityContext) =>
-      registry.isPublished ? registry.toolEntries().filter((e) => isAvailable(e, ctx)).map(specOf) : [],
+      registry.isPublished
+        ? registry
+            .toolEntries()
+            .filter((e) => isAvailable(e, ctx))
+            .map(specOf)
+        : [],
     tool: (name: string, ctx?: ToolAvailabilityContext) => {
       const entry = registry.isPublished ? registry.tool(name) : undefined;
       return entry && isAvailable(entry, ctx) ? entry : undefined;

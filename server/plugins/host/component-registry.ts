@@ -37,7 +37,9 @@ export class ComponentRegistry {
       const owner = this.tools.get(tool.name);
       if (owner) {
         const reason =
-          owner.pluginId === plugin.id ? `declared twice by plugin "${plugin.id}"` : `the name is already provided by plugin "${owner.pluginId}"`;
+          owner.pluginId === plugin.id
+            ? `declared twice by plugin "${plugin.id}"`
+            : `the name is already provided by plugin "${owner.pluginId}"`;
         const warning = `Duplicate plugin tool "${tool.name}" from plugin "${plugin.id}" skipped: ${reason}`;
         this.warn(`[plugins] ${warning}`);
         record.warnings.push(warning);

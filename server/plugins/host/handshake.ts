@@ -9,14 +9,21 @@ const major = (version: string) => version.split(".")[0];
 /** Throws the IpcError the refused Runner is answered with. */
 export function checkHello(request: Envelope, expectedToken: string | null): void {
   if (major(request.protocolVersion) !== major(PROTOCOL_VERSION)) {
-    throw new IpcError("E_PROTOCOL_MISMATCH", `protocol ${request.protocolVersion} is not compatible with ${PROTOCOL_VERSION}`);
+    throw new IpcError(
+      "E_PROTOCOL_MISMATCH",
+      `protocol ${request.protocolVersion} is not compatible with ${PROTOCOL_VERSION}`,
+    );
   }
   const hello = helloPayloadSchema.safeParse(request.payload);
   if (!hello.success) throw new IpcError("E_BAD_PAYLOAD", "malformed hello");
   if (major(hello.data.sdkVersion) !== major(SDK_VERSION)) {
-    throw new IpcError("E_PROTOCOL_MISMATCH", `plugin SDK ${hello.data.sdkVersion} is not compatible with ${SDK_VERSION}`);
+    throw new IpcError(
+      "E_PROTOCOL_MISMATCH",
+      `plugin SDK ${hello.data.sdkVersion} is not compatible with ${SDK_VERSION}`,
+    );
   }
-  if (!expectedToken || !sameSecret(hello.data.token, expectedToken)) throw new IpcError("E_UNAUTHORIZED", "wrong session token");
+  if (!expectedToken || !sameSecret(hello.data.token, expectedToken))
+    throw new IpcError("E_UNAUTHORIZED", "wrong session token");
 }
 
 function sameSecret(given: string, expected: string): boolean {

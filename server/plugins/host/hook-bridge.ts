@@ -26,9 +26,14 @@ export class PluginHookBridge {
       for (const hook of hooks) {
         const timeoutMs = hook.timeoutMs ?? this.timeoutMs;
         this.unregisters.push(
-          this.hooks.register(hook.point, `plugin:${pluginId}:${hook.method}`, (payload, signal) => this.call(pluginId, hook, payload, timeoutMs, signal), {
-            timeoutMs: timeoutMs + REGISTRY_MARGIN_MS,
-          }),
+          this.hooks.register(
+            hook.point,
+            `plugin:${pluginId}:${hook.method}`,
+            (payload, signal) => this.call(pluginId, hook, payload, timeoutMs, signal),
+            {
+              timeoutMs: timeoutMs + REGISTRY_MARGIN_MS,
+            },
+          ),
         );
       }
     }
@@ -46,7 +51,12 @@ export class PluginHookBridge {
     timeoutMs: number,
     signal: AbortSignal,
   ): Promise<Partial<HookPayloads[P]> | undefined> {
-    const answer = await this.runner.request(ipcMethods.invokeHook, pluginId, { method: hook.method, point: hook.point, payload }, { timeoutMs, signal });
+    const answer = await this.runner.request(
+      ipcMethods.invokeHook,
+      pluginId,
+      { method: hook.method, point: hook.point, payload },
+      { timeoutMs, signal },
+    );
     const parsed = hookResultSchema.safeParse(answer);
     if (!parsed.success) throw new IpcError("E_BAD_PAYLOAD", "the runner's hook answer is malformed");
     if (!parsed.data.patch) return undefined;

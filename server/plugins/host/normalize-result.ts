@@ -36,7 +36,13 @@ function contentItemsOf(value: unknown): ToolContentItem[] {
 export function normalizePluginResult(toolName: string, value: unknown, metadata: JsonObject): ToolExecutionResult {
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "boolean") {
     const [ok, message] = value;
-    return makeToolResult({ toolName, success: ok, content: ok ? textOf(message) : "", errorMessage: ok ? "" : textOf(message), metadata });
+    return makeToolResult({
+      toolName,
+      success: ok,
+      content: ok ? textOf(message) : "",
+      errorMessage: ok ? "" : textOf(message),
+      metadata,
+    });
   }
   if (isPlainObject(value) && RESULT_KEYS.some((key) => key in value)) {
     const success = typeof value.success === "boolean" ? value.success : !value.error;

@@ -17,22 +17,28 @@ const stateOfPhase: Record<RunnerPhase, ProviderStatus["state"]> = {
 
 export function pluginStates(records: readonly PluginRecord[], failures: readonly LoadFailure[]): PluginState[] {
   return [
-    ...records.map(
-      (r): PluginState => ({
-        id: r.summary.id,
-        name: r.summary.name,
-        version: r.summary.version,
-        folder: r.summary.folder,
-        state: "loaded",
-        error: null,
-        tools: [...r.tools],
-        hooks: r.hooks.map((h) => `${h.point}#${h.method}`),
-        warnings: [...r.warnings],
-      }),
-    ),
-    ...failures.map(
-      (f): PluginState => ({ id: f.pluginId, name: f.pluginId, version: "", folder: f.folder, state: "failed", error: f.error, tools: [], hooks: [], warnings: [] }),
-    ),
+    ...records.map((r): PluginState => ({
+      id: r.summary.id,
+      name: r.summary.name,
+      version: r.summary.version,
+      folder: r.summary.folder,
+      state: "loaded",
+      error: null,
+      tools: [...r.tools],
+      hooks: r.hooks.map((h) => `${h.point}#${h.method}`),
+      warnings: [...r.warnings],
+    })),
+    ...failures.map((f): PluginState => ({
+      id: f.pluginId,
+      name: f.pluginId,
+      version: "",
+      folder: f.folder,
+      state: "failed",
+      error: f.error,
+      tools: [],
+      hooks: [],
+      warnings: [],
+    })),
   ];
 }
 

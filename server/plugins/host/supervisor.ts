@@ -163,7 +163,12 @@ export class RunnerSupervisor {
   }
 
   /** An RPC to the ready Runner. Rejects with an IpcError. */
-  request(method: string, pluginId: string, payload: unknown, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown> {
+  request(
+    method: string,
+    pluginId: string,
+    payload: unknown,
+    opts: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<unknown> {
     const connection = this.connection;
     if (!connection || this.phase !== "ready") {
       const why = this.lastError ? `: ${this.lastError}` : "";
@@ -182,7 +187,9 @@ export class RunnerSupervisor {
     const child = this.child;
     if (connection && child) {
       // Best effort: a hung Runner is killed below anyway.
-      await connection.request(ipcMethods.shutdown, {}, { timeoutMs: this.timing.shutdownGraceMs }).catch(() => undefined);
+      await connection
+        .request(ipcMethods.shutdown, {}, { timeoutMs: this.timing.shutdownGraceMs })
+        .catch(() => undefined);
     }
     const closing = new IpcError("E_RUNNER_UNAVAILABLE", "the plugin host is shutting down");
     for (const c of this.connections) c.close(closing);
@@ -216,7 +223,9 @@ export class RunnerSupervisor {
     forwardLines(child.stdout, (line) => this.opts.logger.info(line));
     forwardLines(child.stderr, (line) => this.opts.logger.info(line));
     child.once("error", (error) => this.fail(generation, `could not start the plugin runner: ${error.message}`));
-    child.once("exit", (code, signal) => this.fail(generation, `the plugin runner exited (${signal ? `signal ${signal}` : `code ${code}`})`));
+    child.once("exit", (code, signal) =>
+      this.fail(generation, `the plugin runner exited (${signal ? `signal ${signal}` : `code ${code}`})`),
+    );
     this.readyTimer = setTimeout(
       () => this.fail(generation, `the plugin runner was not ready within ${this.timing.readyTimeoutMs} ms`),
       this.timing.readyTimeoutMs,
@@ -250,7 +259,8 @@ export class RunnerSupervisor {
 
   private onHello(connection: IpcConnection, request: Envelope): HelloAccept {
     try {
-      if (request.method !== ipcMethods.hello) throw new IpcError("E_UNAUTHORIZED", "the first message must be runner.hello");
+      if (request.method !== ipcMethods.hello)
+        throw new IpcError("E_UNAUTHORIZED", "the first message must be runner.hello");
       // The token exists only while a started Runner has not connected yet.
       checkHello(request, this.token);
     } catch (error) {
@@ -298,7 +308,10 @@ export class RunnerSupervisor {
       .request(ipcMethods.ping, {}, { timeoutMs: this.timing.healthTimeoutMs })
       .catch((error: unknown) => {
         if (toIpcError(error).code === "E_TIMEOUT") {
-          this.fail(generation, `the plugin runner did not answer a health check within ${this.timing.healthTimeoutMs} ms (hung)`);
+          this.fail(
+            generation,
+            `the plugin runner did not answer a health check within ${this.timing.healthTimeoutMs} ms (hung)`,
+          );
         }
       })
       .finally(() => (this.pinging = false));

@@ -20,7 +20,12 @@ export const DEFAULT_PLUGIN_TOOL_TIMEOUT_MS = 30_000;
 
 /** The part of the supervisor the provider and the hook bridge use. */
 export interface RunnerCaller {
-  request(method: string, pluginId: string, payload: unknown, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<unknown>;
+  request(
+    method: string,
+    pluginId: string,
+    payload: unknown,
+    opts: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<unknown>;
 }
 
 export class PluginToolProvider implements ToolProvider {
@@ -42,8 +47,14 @@ export class PluginToolProvider implements ToolProvider {
     const entry = this.view.tool(name, ctx);
     if (!entry || !entry.enabled) return failedToolResult(name, `未找到插件工具：${name}`);
     const reasoning = invocation.reasoning || ctx?.reasoning || "";
-    const args = entry.kind === "action" ? { ...invocation.arguments, reasoning, actionData: { ...invocation.arguments } } : invocation.arguments;
-    const metadata = { pluginId: entry.pluginId, ...(entry.kind === "action" ? { legacyComponentType: "action" } : {}) };
+    const args =
+      entry.kind === "action"
+        ? { ...invocation.arguments, reasoning, actionData: { ...invocation.arguments } }
+        : invocation.arguments;
+    const metadata = {
+      pluginId: entry.pluginId,
+      ...(entry.kind === "action" ? { legacyComponentType: "action" } : {}),
+    };
     try {
       const answer = await this.runner.request(
         entry.invokeMethod,
@@ -69,7 +80,10 @@ export class PluginToolProvider implements ToolProvider {
       return normalizePluginResult(name, parsed.data.result, metadata);
     } catch (error) {
       const failure = toIpcError(error);
-      return { ...failedToolResult(name, `工具 ${name} 调用失败：[${failure.code}] ${failure.message}`), metadata: { ...metadata, errorCode: failure.code } };
+      return {
+        ...failedToolResult(name, `工具 ${name} 调用失败：[${failure.code}] ${failure.message}`),
+        metadata: { ...metadata, errorCode: failure.code },
+      };
     }
   }
 

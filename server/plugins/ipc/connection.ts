@@ -118,7 +118,10 @@ export class IpcConnection {
       if (this.closedWith) return;
       const parsed = envelopeSchema.safeParse(raw);
       // A peer that breaks the envelope cannot be trusted to match responses either.
-      if (!parsed.success) return this.close(new IpcError("E_BAD_PAYLOAD", `malformed envelope: ${parsed.error.issues[0]?.message ?? "invalid"}`));
+      if (!parsed.success)
+        return this.close(
+          new IpcError("E_BAD_PAYLOAD", `malformed envelope: ${parsed.error.issues[0]?.message ?? "invalid"}`),
+        );
       this.dispatch(parsed.data);
     }
   }
@@ -135,7 +138,8 @@ export class IpcConnection {
     if (envelope.messageType === "broadcast") {
       if (envelope.method === ipcMethods.cancel) {
         const target = cancelSchema.safeParse(envelope.payload);
-        if (target.success) this.inflight.get(target.data.requestId)?.abort(new IpcError("E_CANCELLED", "cancelled by the caller"));
+        if (target.success)
+          this.inflight.get(target.data.requestId)?.abort(new IpcError("E_CANCELLED", "cancelled by the caller"));
         return;
       }
       this.opts.onBroadcast?.(envelope);
@@ -158,10 +162,28 @@ export class IpcConnection {
     this.inflight.delete(request.requestId);
     if (controller.signal.aborted) return;
     try {
-      this.write(this.envelope(request.requestId, "response", request.method, request.pluginId, payload, 0, error?.toBody() ?? null));
+      this.write(
+        this.envelope(
+          request.requestId,
+          "response",
+          request.method,
+          request.pluginId,
+          payload,
+          0,
+          error?.toBody() ?? null,
+        ),
+      );
     } catch (sendError) {
       // The answer could not be framed (too large, not serialisable): the caller still gets one.
-      this.send(request.requestId, "response", request.method, request.pluginId, null, 0, toIpcError(sendError).toBody());
+      this.send(
+        request.requestId,
+        "response",
+        request.method,
+        request.pluginId,
+        null,
+        0,
+        toIpcError(sendError).toBody(),
+      );
     }
   }
 
@@ -191,7 +213,17 @@ export class IpcConnection {
     timeoutMs: number,
     error: Envelope["error"],
   ): Envelope {
-    return { protocolVersion: PROTOCOL_VERSION, requestId, messageType, method, pluginId: pluginId ?? "", timestampMs: Date.now(), timeoutMs, payload, error };
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      requestId,
+      messageType,
+      method,
+      pluginId: pluginId ?? "",
+      timestampMs: Date.now(),
+      timeoutMs,
+      payload,
+      error,
+    };
   }
 
   private write(envelope: Envelope): void {

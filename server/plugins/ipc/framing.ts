@@ -8,7 +8,10 @@ export function encodeFrame(message: unknown, maxFrameBytes: number): Buffer {
   try {
     json = JSON.stringify(message);
   } catch (error) {
-    throw new IpcError("E_BAD_PAYLOAD", `message is not serialisable: ${error instanceof Error ? error.message : String(error)}`);
+    throw new IpcError(
+      "E_BAD_PAYLOAD",
+      `message is not serialisable: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const body = Buffer.from(json, "utf8");
   if (body.length > maxFrameBytes) {
@@ -38,7 +41,10 @@ export class FrameDecoder {
       const length = data.readUInt32BE(0);
       // Refused from the header alone: a huge frame is never buffered.
       if (length > this.maxFrameBytes) {
-        throw new IpcError("E_FRAME_TOO_LARGE", `incoming frame of ${length} bytes exceeds the ${this.maxFrameBytes}-byte limit`);
+        throw new IpcError(
+          "E_FRAME_TOO_LARGE",
+          `incoming frame of ${length} bytes exceeds the ${this.maxFrameBytes}-byte limit`,
+        );
       }
       if (data.length < HEADER_BYTES + length) break;
       const body = data.subarray(HEADER_BYTES, HEADER_BYTES + length);
@@ -47,7 +53,10 @@ export class FrameDecoder {
       try {
         out.push(JSON.parse(body.toString("utf8")));
       } catch (error) {
-        throw new IpcError("E_BAD_PAYLOAD", `frame is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+        throw new IpcError(
+          "E_BAD_PAYLOAD",
+          `frame is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     return out;

@@ -7,5 +7,8 @@ export function parsePayload<S extends z.ZodType>(schema: S, request: Envelope):
   const parsed = schema.safeParse(request.payload);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new IpcError("E_BAD_PAYLOAD", `${request.method}: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "invalid payload"}`);
+  throw new IpcError(
+    "E_BAD_PAYLOAD",
+    `${request.method}: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "invalid payload"}`,
+  );
 }

@@ -65,7 +65,8 @@ export class RunnerDispatcher {
 
   private async call(plugin: LoadedPlugin, method: string, args: unknown[]): Promise<unknown> {
     const fn: unknown = Reflect.get(plugin.instance, method);
-    if (typeof fn !== "function") throw new IpcError("E_COMPONENT_NOT_FOUND", `plugin ${plugin.summary.id} has no method ${method}`);
+    if (typeof fn !== "function")
+      throw new IpcError("E_COMPONENT_NOT_FOUND", `plugin ${plugin.summary.id} has no method ${method}`);
     return Reflect.apply(fn, plugin.instance, args);
   }
 }

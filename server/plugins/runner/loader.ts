@@ -47,7 +47,9 @@ function discoverPluginFolders(dirs: readonly string[]): { folders: string[]; mi
       .filter((name) => !name.startsWith(".") && name !== "node_modules")
       .sort()
       .map((name) => join(dir, name));
-    folders.push(...children.filter((child) => statSync(child).isDirectory() && existsSync(join(child, PLUGIN_MANIFEST_FILE))));
+    folders.push(
+      ...children.filter((child) => statSync(child).isDirectory() && existsSync(join(child, PLUGIN_MANIFEST_FILE))),
+    );
   }
   return { folders, missing };
 }
@@ -92,7 +94,11 @@ async function loadOne(folder: string, manifest: PluginManifest, opts: LoadOptio
   const grant = opts.grants[manifest.id];
   const config = resolvePluginConfig(manifest.configSchema, grant?.config ?? {});
   const entry = resolve(folder, manifest.entry);
-  const module = await withTimeout(import(pathToFileURL(entry).href) as Promise<{ default?: unknown }>, opts.loadTimeoutMs, "loading");
+  const module = await withTimeout(
+    import(pathToFileURL(entry).href) as Promise<{ default?: unknown }>,
+    opts.loadTimeoutMs,
+    "loading",
+  );
   if (typeof module.default !== "function") throw new Error(`${manifest.entry} must default-export the plugin class`);
   const PluginType = module.default as PluginClass; // a function default export is the class the SDK documents
   const ctx: PluginContext = {
@@ -105,7 +111,13 @@ async function loadOne(folder: string, manifest: PluginManifest, opts: LoadOptio
   const instance = new PluginType(ctx);
   const declarations = collectDeclarations(instance);
   return {
-    summary: { id: manifest.id, name: manifest.name, version: manifest.version, description: manifest.description ?? "", folder },
+    summary: {
+      id: manifest.id,
+      name: manifest.name,
+      version: manifest.version,
+      description: manifest.description ?? "",
+      folder,
+    },
     instance,
     tools: declarations.flatMap((d) => (d.kind === "tool" ? [d.tool] : [])),
     hooks: declarations.flatMap((d) => (d.kind === "hook" ? [d.hook] : [])),

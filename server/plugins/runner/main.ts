@@ -26,7 +26,8 @@ function log(message: string): void {
 }
 
 function pluginLogger(pluginId: string): PluginLogger {
-  const write = (level: string) => (message: string) => process.stderr.write(`[plugin:${pluginId}] ${level} ${message}\n`);
+  const write = (level: string) => (message: string) =>
+    process.stderr.write(`[plugin:${pluginId}] ${level} ${message}\n`);
   return { info: write("info"), warn: write("warn"), error: write("error") };
 }
 
@@ -82,7 +83,11 @@ async function main(): Promise<void> {
       registered.push(plugin);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      failed.push({ pluginId: plugin.summary.id, folder: plugin.summary.folder, error: `refused by the host: ${reason}` });
+      failed.push({
+        pluginId: plugin.summary.id,
+        folder: plugin.summary.folder,
+        error: `refused by the host: ${reason}`,
+      });
     }
   }
   dispatcher = new RunnerDispatcher(registered);

@@ -20,7 +20,11 @@ export function attachDeclaration(method: object, declaration: MethodDeclaration
 export function collectDeclarations(instance: object): MethodDeclaration[] {
   const seen = new Set<string>();
   const found: MethodDeclaration[] = [];
-  for (let proto = Object.getPrototypeOf(instance); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto = Object.getPrototypeOf(instance);
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       if (name === "constructor" || seen.has(name)) continue;
       seen.add(name);

@@ -107,7 +107,10 @@ function buildTool(
 export function Tool(options: ToolOptions): ArgsDecorator<ToolCallContext> {
   return (value, context) => {
     const method = methodName("Tool", context);
-    attachDeclaration(value, { kind: "tool", tool: buildTool("tool", method, options, () => parametersToSchema(options.parameters)) });
+    attachDeclaration(value, {
+      kind: "tool",
+      tool: buildTool("tool", method, options, () => parametersToSchema(options.parameters)),
+    });
   };
 }
 
@@ -115,12 +118,11 @@ export function Tool(options: ToolOptions): ArgsDecorator<ToolCallContext> {
 export function Action(options: ActionOptions): ArgsDecorator<ToolCallContext> {
   return (value, context) => {
     const method = methodName("Action", context);
-    const require = options.actionRequire?.length ? `\n使用场景：\n${options.actionRequire.map((r) => `- ${r}`).join("\n")}` : "";
-    const tool = buildTool(
-      "action",
-      method,
-      { ...options, description: `${options.description}${require}` },
-      () => actionParametersToSchema(options.actionParameters ?? {}),
+    const require = options.actionRequire?.length
+      ? `\n使用场景：\n${options.actionRequire.map((r) => `- ${r}`).join("\n")}`
+      : "";
+    const tool = buildTool("action", method, { ...options, description: `${options.description}${require}` }, () =>
+      actionParametersToSchema(options.actionParameters ?? {}),
     );
     attachDeclaration(value, { kind: "tool", tool });
   };

@@ -3,5 +3,12 @@ export const SDK_VERSION = "1.0.0";
 
 export { Action, Hook, Tool, type ActionOptions, type ToolMetadataOptions, type ToolOptions } from "./decorators";
 export type { ToolParameter, ToolParameterType } from "./parameters";
-export { Plugin, type ActionArgs, type HookCallContext, type PluginContext, type PluginLogger, type ToolCallContext } from "./types";
+export {
+  Plugin,
+  type ActionArgs,
+  type HookCallContext,
+  type PluginContext,
+  type PluginLogger,
+  type ToolCallContext,
+} from "./types";
 export type { HookPayloads } from "../../engine/hooks";

@@ -20,7 +20,8 @@ export function parametersToSchema(parameters: JsonObject | readonly ToolParamet
   if (parameters === undefined) return { type: "object", properties: {} };
   if (!Array.isArray(parameters)) {
     const schema = parameters as JsonObject; // not an array, so the JSON Schema form
-    if (schema.type !== "object") throw new TypeError('parameters must be an object schema ({"type": "object", ...}) or a list');
+    if (schema.type !== "object")
+      throw new TypeError('parameters must be an object schema ({"type": "object", ...}) or a list');
     return schema;
   }
   const properties: JsonObject = {};
@@ -42,7 +43,8 @@ export function parametersToSchema(parameters: JsonObject | readonly ToolParamet
 /** Legacy `actionParameters: {name: description}`: every one a required string. */
 export function actionParametersToSchema(actionParameters: Readonly<Record<string, string>>): JsonObject {
   const properties: JsonObject = {};
-  for (const [name, description] of Object.entries(actionParameters)) properties[name] = { type: "string", description };
+  for (const [name, description] of Object.entries(actionParameters))
+    properties[name] = { type: "string", description };
   const names = Object.keys(properties);
   return names.length ? { type: "object", properties, required: names } : { type: "object", properties };
 }

@@ -19,9 +19,7 @@ export class MemoryPersonStore implements PersonStore {
     if (!key) return null;
     const all = [...this.profiles.values()];
     const hit =
-      this.profiles.get(key) ??
-      all.find((p) => fold(p.personName) === fold(key)) ??
-      all.find((p) => p.userId === key);
+      this.profiles.get(key) ?? all.find((p) => fold(p.personName) === fold(key)) ?? all.find((p) => p.userId === key);
     return hit ? copy(hit) : null;
   }
 

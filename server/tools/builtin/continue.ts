@@ -10,6 +10,5 @@ export const continueTool: BuiltinToolEntry = {
     parametersSchema: noParameters(),
     annotation: hints({ readOnly: true, openWorld: false }),
   }),
-  handle: async () =>
-    succeeded("continue", "继续进入本轮的思考与行动。", { metadata: { timingAction: "continue" } }),
+  handle: async () => succeeded("continue", "继续进入本轮的思考与行动。", { metadata: { timingAction: "continue" } }),
 };

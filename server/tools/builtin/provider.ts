@@ -98,7 +98,11 @@ export class BuiltinToolProvider implements ToolProvider {
 
   async close(): Promise<void> {}
 
-  private offered(entry: BuiltinToolEntry, ctx: ToolAvailabilityContext | undefined, stage?: BuiltinListOptions["stage"]): boolean {
+  private offered(
+    entry: BuiltinToolEntry,
+    ctx: ToolAvailabilityContext | undefined,
+    stage?: BuiltinListOptions["stage"],
+  ): boolean {
     if (visibilityOf(entry) === "hidden") return false;
     if (entry.enabledBy && !entry.enabledBy(this.host.config)) return false;
     if (stage && entry.stage !== stage && entry.stage !== "both") return false;

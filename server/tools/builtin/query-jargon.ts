@@ -30,7 +30,8 @@ export const queryJargonTool: BuiltinToolEntry = {
     const raw = call.invocation.arguments.words;
     const texts = (Array.isArray(raw) ? raw : []).filter((w): w is string => typeof w === "string");
     const words = [...new Set(texts.map((w) => w.trim()))].filter(Boolean);
-    if (words.length === 0) return failedToolResult("query_jargon", "query_jargon 需要在 words 中提供至少一个非空词条。");
+    if (words.length === 0)
+      return failedToolResult("query_jargon", "query_jargon 需要在 words 中提供至少一个非空词条。");
 
     const { jargon } = call.host.stores;
     const sessionId = sessionOf(call);

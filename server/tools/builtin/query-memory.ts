@@ -35,7 +35,13 @@ export const queryMemoryTool: BuiltinToolEntry = {
           default: "search",
           description: "search 关键词搜索；time 按时间范围从新到旧列出；episode/aggregate/hybrid 目前与 search 相同。",
         },
-        limit: { type: "integer", minimum: 1, maximum: 20, default: DEFAULT_MEMORY_LIMIT, description: "最多返回多少条记忆。" },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: 20,
+          default: DEFAULT_MEMORY_LIMIT,
+          description: "最多返回多少条记忆。",
+        },
         person_name: { type: "string", description: "只查与这个人相关的记忆。" },
         time_start: { type: "string", description: '时间范围起点，如 "2026-01-01 08:00" 或 ISO 8601 时间。' },
         time_end: { type: "string", description: '时间范围终点，如 "2026-01-02" 或 ISO 8601 时间。' },
@@ -53,9 +59,15 @@ export const queryMemoryTool: BuiltinToolEntry = {
     }
     const timeStart = rawStart === undefined ? undefined : parseTime(rawStart);
     const timeEnd = rawEnd === undefined ? undefined : parseTime(rawEnd, true);
-    for (const [key, raw, parsed] of [["time_start", rawStart, timeStart], ["time_end", rawEnd, timeEnd]] as const) {
+    for (const [key, raw, parsed] of [
+      ["time_start", rawStart, timeStart],
+      ["time_end", rawEnd, timeEnd],
+    ] as const) {
       if (parsed === null) {
-        return failedToolResult("query_memory", `${key} 无法解析："${raw}"。请使用 "YYYY-MM-DD HH:MM" 或 ISO 8601 格式。`);
+        return failedToolResult(
+          "query_memory",
+          `${key} 无法解析："${raw}"。请使用 "YYYY-MM-DD HH:MM" 或 ISO 8601 格式。`,
+        );
       }
     }
     if (timeStart != null && timeEnd != null && timeStart > timeEnd) {
@@ -83,7 +95,13 @@ export const queryMemoryTool: BuiltinToolEntry = {
 
     const structuredContent = {
       ...request,
-      items: items.map((m) => ({ id: m.id, content: m.content, personName: m.personName, ts: m.ts, time: formatTime(m.ts) })),
+      items: items.map((m) => ({
+        id: m.id,
+        content: m.content,
+        personName: m.personName,
+        ts: m.ts,
+        time: formatTime(m.ts),
+      })),
     };
     if (items.length === 0) return succeeded("query_memory", "没有找到相关记忆。", { structuredContent });
     const lines = [...(note ? [note] : []), `找到 ${items.length} 条相关记忆：`, ...describeItems(items)];

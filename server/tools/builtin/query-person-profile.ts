@@ -25,7 +25,13 @@ export const queryPersonProfileTool: BuiltinToolEntry = {
       properties: {
         person_name: { type: "string", description: "人物名称（昵称）。" },
         person_id: { type: "string", description: "人物 id 或平台用户 id。" },
-        limit: { type: "integer", minimum: 1, maximum: 20, default: DEFAULT_PROFILE_LIMIT, description: "最多返回多少条特征。" },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: 20,
+          default: DEFAULT_PROFILE_LIMIT,
+          description: "最多返回多少条特征。",
+        },
       },
     },
     annotation: hints({ readOnly: true, openWorld: false }),

@@ -35,7 +35,8 @@ export const sendEmojiTool: BuiltinToolEntry = {
 
     const candidates = sample(library, EMOJI_CANDIDATES, call.random);
     const choice = await host.chooseEmoji({ sessionId, candidates, reasoning: reasoningOf(call) });
-    const index = Number.isInteger(choice.index) && choice.index >= 0 && choice.index < candidates.length ? choice.index : 0;
+    const index =
+      Number.isInteger(choice.index) && choice.index >= 0 && choice.index < candidates.length ? choice.index : 0;
     const emoji: EmojiRecord = candidates[index];
 
     const sent = await host.send({ sessionId, text: `[表情包] ${emoji.description}`, replyTo: null, kind: "emoji" });

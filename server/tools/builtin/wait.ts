@@ -9,8 +9,7 @@ export const waitTool: BuiltinToolEntry = {
   stage: "timing",
   buildSpec: () => ({
     title: "等待",
-    description:
-      "暂停 N 秒后再重新判断是否行动，适合等对方把话说完。等待期间到达的新消息不会提前结束等待。",
+    description: "暂停 N 秒后再重新判断是否行动，适合等对方把话说完。等待期间到达的新消息不会提前结束等待。",
     parametersSchema: {
       type: "object",
       properties: {
