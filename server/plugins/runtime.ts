@@ -7,6 +7,7 @@ import type { MaisakaConfig } from "../../lib/config/schema";
 import type { LoadFailure, PluginGrant } from "../../lib/plugins/protocol";
 import type { PluginState } from "../../lib/plugins/status";
 import type { HookRegistry } from "../engine/hooks";
+import type { ChildIsolation } from "../sandbox/child-isolation";
 import { createComponentQueryView, type ComponentQueryView } from "./host/component-query";
 import { ComponentRegistry } from "./host/component-registry";
 import { PluginHookBridge } from "./host/hook-bridge";
@@ -25,6 +26,8 @@ export interface PluginRuntimeOptions {
   env?: HostEnv;
   /** Where relative plugin folders are resolved (default: the working directory). */
   cwd?: string;
+  /** Who the Runner runs as (default: from `env`, see sandbox/child-isolation.ts). */
+  isolation?: ChildIsolation;
   timing?: Partial<SupervisorTiming>;
 }
 
@@ -56,6 +59,7 @@ export class PluginRuntime {
       hostEnv: env,
       listener: this.listener(),
       logger: opts.logger,
+      isolation: opts.isolation,
       timing: opts.timing,
     });
     // Absent timeouts fall back to the constructors' defaults (30 s per tool call, 6 s per hook).
@@ -77,6 +81,11 @@ export class PluginRuntime {
   /** The plugins of the last ready Runner, loaded and failed. */
   plugins(): readonly PluginState[] {
     return this.states;
+  }
+
+  /** Shutdown began (before the runtimes stop): the Runner is not restarted any more. */
+  beginShutdown(): void {
+    this.supervisor.beginShutdown();
   }
 
   async close(): Promise<void> {

@@ -216,17 +216,22 @@ describe("the Runner's environment", () => {
       address: "/tmp/s.sock",
       token: "t",
       runnerId: "r1",
-      pluginDirs: ["/p"],
+      plan: "/b/plan.json",
+      home: "/tmp/h",
       maxFrameBytes: 10,
       loadTimeoutMs: 20,
     });
     expect(env).toEqual({
       PATH: "/bin",
-      HOME: "/home/x",
+      // Its own home, not the server's.
+      HOME: "/tmp/h",
+      TMPDIR: "/tmp/h",
+      TMP: "/tmp/h",
+      TEMP: "/tmp/h",
       MAISAKA_IPC_ADDRESS: "/tmp/s.sock",
       MAISAKA_IPC_TOKEN: "t",
       MAISAKA_RUNNER_ID: "r1",
-      MAISAKA_PLUGIN_DIRS: '["/p"]',
+      MAISAKA_RUNNER_PLAN: "/b/plan.json",
       MAISAKA_IPC_MAX_FRAME_BYTES: "10",
       MAISAKA_PLUGIN_LOAD_TIMEOUT_MS: "20",
     });

@@ -1,17 +1,14 @@
 // The Runner's environment: a short allow-list of what Node and the OS need, plus the IPC settings.
 // The operator token, model keys and everything else stay in the Host; a plugin that needs a
 // variable gets it granted by config (plugins.env.<id>) and delivered to that plugin alone over IPC.
+import { privateHomeEnv } from "../../sandbox/child-isolation";
 import { RUNNER_ENV } from "../runner/runner-env";
 
 const PASSED_THROUGH = [
   "PATH",
-  "HOME",
   "USERPROFILE",
   "SYSTEMROOT",
   "WINDIR",
-  "TMPDIR",
-  "TEMP",
-  "TMP",
   "LANG",
   "LC_ALL",
   "LC_CTYPE",
@@ -29,7 +26,9 @@ export interface RunnerEnvSettings {
   address: string;
   token: string;
   runnerId: string;
-  pluginDirs: readonly string[];
+  plan: string;
+  /** The Runner's private home and temp folder. */
+  home: string;
   maxFrameBytes: number;
   loadTimeoutMs: number;
 }
@@ -43,7 +42,8 @@ export function buildRunnerEnv(hostEnv: HostEnv, settings: RunnerEnvSettings): R
   env[RUNNER_ENV.address] = settings.address;
   env[RUNNER_ENV.token] = settings.token;
   env[RUNNER_ENV.runnerId] = settings.runnerId;
-  env[RUNNER_ENV.pluginDirs] = JSON.stringify(settings.pluginDirs);
+  Object.assign(env, privateHomeEnv(settings.home));
+  env[RUNNER_ENV.plan] = settings.plan;
   env[RUNNER_ENV.maxFrameBytes] = String(settings.maxFrameBytes);
   env[RUNNER_ENV.loadTimeoutMs] = String(settings.loadTimeoutMs);
   return env;

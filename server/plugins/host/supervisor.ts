@@ -1,11 +1,15 @@
-// Runs the Runner process: spawns it, accepts its connection only with the per-start secret, health-
-// checks it, and restarts it with backoff after a crash or a hang. Calls pending at that moment fail
-// with E_PLUGIN_CRASHED (the connection is gone) or E_TIMEOUT (no answer in time).
+// Runs the Runner process: compiles the Runner and the plugins (runner-build.ts), spawns it confined
+// (Node's permission model: reads of its build folder, plugin folders and node_modules, writes of its
+// private home only, no child processes or workers; its own process group; an unprivileged user when
+// the server is root), accepts its connection only with the per-start secret, health-checks it, and
+// restarts it with backoff after a crash or a hang, never once shutdown began. Calls pending at that
+// moment fail with E_PLUGIN_CRASHED (the connection is gone) or E_TIMEOUT (no answer in time).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   DEFAULT_MAX_FRAME_BYTES,
@@ -25,11 +29,12 @@ import { IpcError, toIpcError } from "../ipc/errors";
 import { parsePayload } from "../ipc/payload";
 import { SDK_VERSION } from "../sdk";
 import { checkHello } from "./handshake";
+import { ChildIsolation, signalGroup, type PrivateDir } from "../../sandbox/child-isolation";
+import { buildPlugins, buildRunner, RUNNER_PLAN } from "./runner-build";
 import { buildRunnerEnv, type HostEnv } from "./runner-env";
 
-const RUNNER_ENTRY = fileURLToPath(new URL("../runner/main.ts", import.meta.url));
-/** The Runner resolves `--import tsx` from here, where node_modules is. */
-const PROJECT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** Plugins may load packages the bundler left as runtime requires. */
+const NODE_MODULES = fileURLToPath(new URL("../../../node_modules/", import.meta.url));
 const EXIT_WAIT_MS = 500;
 
 export interface SupervisorLogger {
@@ -80,6 +85,8 @@ export interface SupervisorOptions {
   hostEnv: HostEnv;
   listener: RunnerListener;
   logger: SupervisorLogger;
+  /** Who the Runner runs as (default: from the environment, see sandbox/child-isolation.ts). */
+  isolation?: ChildIsolation;
   timing?: Partial<SupervisorTiming>;
 }
 
@@ -108,6 +115,14 @@ export class RunnerSupervisor {
   private readySince: number | null = null;
   private server: Server | null = null;
   private address: LocalAddress | null = null;
+  /** The compiled Runner and plugins (read-only for the Runner) and the Runner's home. */
+  private buildDir: PrivateDir | null = null;
+  private homeDir: PrivateDir | null = null;
+  private runnerBundle: string | null = null;
+  /** Set when shutdown begins: from then on a lost Runner is never restarted. */
+  private stopping = false;
+  private readonly isolation: ChildIsolation;
+  private pluginFolders: string[] = [];
   private readonly connections = new Set<IpcConnection>();
   private readyTimer: ReturnType<typeof setTimeout> | undefined;
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
@@ -118,13 +133,16 @@ export class RunnerSupervisor {
 
   constructor(private readonly opts: SupervisorOptions) {
     this.timing = { ...DEFAULT_SUPERVISOR_TIMING, ...opts.timing };
+    this.isolation = opts.isolation ?? ChildIsolation.fromEnv(opts.hostEnv);
   }
 
   /** Listens and spawns the Runner; resolves once it is ready or its first start failed. */
   async start(): Promise<void> {
     if (this.phase !== "idle") return this.settled();
-    const address = createLocalAddress();
+    const address = createLocalAddress(this.isolation);
     this.address = address;
+    this.buildDir = this.isolation.privateDir("maisaka-runner-build-");
+    this.homeDir = this.isolation.privateDir("maisaka-runner-home-");
     const server = createServer((socket) => this.accept(socket));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -134,9 +152,11 @@ export class RunnerSupervisor {
         resolve();
       });
     });
+    // The socket file itself must be the Runner's user's to connect to.
+    this.isolation.handOver(dirname(address.path));
     // close() may have come while listening.
     if (this.phase !== "idle") return;
-    this.spawnRunner();
+    this.startRunner();
     return this.settled();
   }
 
@@ -177,10 +197,17 @@ export class RunnerSupervisor {
     return connection.request(method, payload, { pluginId, ...opts });
   }
 
+  /** Shutdown began: a Runner lost from now on stays down (close() stops the current one). */
+  beginShutdown(): void {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+  }
+
   async close(): Promise<void> {
     if (this.phase === "closed") return;
     const wasStarted = this.phase !== "idle";
     this.phase = "closed";
+    this.stopping = true;
     clearTimeout(this.restartTimer);
     this.clearGenerationTimers();
     const connection = this.connection;
@@ -198,37 +225,82 @@ export class RunnerSupervisor {
     this.child = null;
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.address?.dispose();
+    this.buildDir?.dispose();
+    this.homeDir?.dispose();
     if (wasStarted) this.opts.listener.onDown(closing.message);
     this.resolveSettled();
   }
 
-  private spawnRunner(): void {
+  /** One generation: compile, then spawn; a compile error counts as a failed start. */
+  private startRunner(): void {
     const generation = ++this.generation;
     this.phase = "starting";
+    this.readyTimer = setTimeout(
+      () => this.fail(generation, `the plugin runner was not ready within ${this.timing.readyTimeoutMs} ms`),
+      this.timing.readyTimeoutMs,
+    );
+    this.prepare().then(
+      (bundle) => {
+        if (generation === this.generation && this.phase === "starting") this.spawnRunner(generation, bundle);
+      },
+      (error: unknown) =>
+        this.fail(
+          generation,
+          `could not build the plugin runner: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+    );
+  }
+
+  /** The Runner is compiled once per Host; plugins at each start, so a restart picks up edits. */
+  private async prepare(): Promise<string> {
+    const buildDir = this.buildDir?.path;
+    if (!buildDir) throw new Error("not started");
+    this.runnerBundle ??= await buildRunner(buildDir);
+    const plan = await buildPlugins(this.opts.pluginDirs, buildDir);
+    this.pluginFolders = plan.plugins.map((p) => p.folder);
+    this.isolation.handOver(buildDir);
+    return this.runnerBundle;
+  }
+
+  private spawnRunner(generation: number, bundle: string): void {
+    const buildDir = this.buildDir?.path ?? "";
+    const home = this.homeDir?.path ?? "";
     this.token = randomBytes(32).toString("hex");
     const env = buildRunnerEnv(this.opts.hostEnv, {
       address: this.address?.path ?? "",
       token: this.token,
       runnerId: `runner-${generation}`,
-      pluginDirs: this.opts.pluginDirs,
+      plan: join(buildDir, RUNNER_PLAN),
+      home,
       maxFrameBytes: this.timing.maxFrameBytes,
       loadTimeoutMs: this.timing.loadTimeoutMs,
     });
-    const child = spawn(process.execPath, ["--import", "tsx", RUNNER_ENTRY], {
-      cwd: PROJECT_ROOT,
-      env: env as NodeJS.ProcessEnv, // Next's global types make NODE_ENV required; a plain map is what spawn reads
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const reads = [buildDir, home, NODE_MODULES, ...this.pluginFolders];
+    const child = spawn(
+      process.execPath,
+      [
+        // No --allow-child-process and no --allow-worker: plugin code cannot start anything.
+        "--experimental-permission",
+        ...reads.map((path) => `--allow-fs-read=${path}`),
+        `--allow-fs-write=${home}`,
+        "--disable-warning=ExperimentalWarning",
+        "--enable-source-maps",
+        bundle,
+      ],
+      {
+        cwd: home,
+        env: env as NodeJS.ProcessEnv, // Next's global types make NODE_ENV required; a plain map is what spawn reads
+        stdio: ["ignore", "pipe", "pipe"],
+        // Its own process group: a terminal's Ctrl+C reaches only the server, which stops the Runner itself.
+        ...this.isolation.spawnOptions(),
+      },
+    );
     this.child = child;
     forwardLines(child.stdout, (line) => this.opts.logger.info(line));
     forwardLines(child.stderr, (line) => this.opts.logger.info(line));
     child.once("error", (error) => this.fail(generation, `could not start the plugin runner: ${error.message}`));
     child.once("exit", (code, signal) =>
       this.fail(generation, `the plugin runner exited (${signal ? `signal ${signal}` : `code ${code}`})`),
-    );
-    this.readyTimer = setTimeout(
-      () => this.fail(generation, `the plugin runner was not ready within ${this.timing.readyTimeoutMs} ms`),
-      this.timing.readyTimeoutMs,
     );
   }
 
@@ -340,14 +412,20 @@ export class RunnerSupervisor {
     connection?.close(new IpcError("E_PLUGIN_CRASHED", reason));
     const child = this.child;
     this.child = null;
-    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    if (child && child.exitCode === null && child.signalCode === null) signalGroup(child.pid, "SIGKILL");
     this.opts.listener.onDown(reason);
+    if (this.stopping) {
+      // Shutdown is under way: close() finishes it; nothing comes back.
+      this.phase = "backoff";
+      this.resolveSettled();
+      return;
+    }
     this.failures++;
     this.restarts++;
     const delay = Math.min(this.timing.backoffMaxMs, this.timing.backoffInitialMs * 2 ** (this.failures - 1));
     this.phase = "backoff";
     this.opts.logger.info(`[plugins] restarting the plugin runner in ${delay} ms`);
-    this.restartTimer = setTimeout(() => this.spawnRunner(), delay);
+    this.restartTimer = setTimeout(() => this.startRunner(), delay);
     this.resolveSettled();
   }
 
@@ -374,7 +452,7 @@ function forwardLines(stream: Readable | null, write: (line: string) => void): v
 function stopProcess(child: ChildProcess, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    const timer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), graceMs);
     child.once("exit", () => {
       clearTimeout(timer);
       resolve();

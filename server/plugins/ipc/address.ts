@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ChildIsolation } from "../../sandbox/child-isolation";
 
 export interface LocalAddress {
   path: string;
@@ -11,11 +12,16 @@ export interface LocalAddress {
   dispose(): void;
 }
 
-export function createLocalAddress(): LocalAddress {
+/** `isolation` owns the folder, so the Runner reaches the socket even as another user. */
+export function createLocalAddress(isolation?: ChildIsolation): LocalAddress {
   if (process.platform === "win32") {
     return { path: `\\\\.\\pipe\\maisaka-plugins-${randomBytes(8).toString("hex")}`, dispose: () => undefined };
   }
-  // mkdtemp creates the folder with mode 0700: other local users cannot reach the socket.
+  // The folder has mode 0700: other local users cannot reach the socket.
+  if (isolation) {
+    const dir = isolation.privateDir("maisaka-ipc-");
+    return { path: join(dir.path, "runner.sock"), dispose: dir.dispose };
+  }
   const dir = mkdtempSync(join(tmpdir(), "maisaka-ipc-"));
   return { path: join(dir, "runner.sock"), dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,10 +1,8 @@
-// Finds the plugin folders, reads each manifest, imports the entry and instantiates its default
-// export with a PluginContext. A plugin that fails at any step is reported and skipped; the others load.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+// Imports each plugin the Host compiled (host/runner-build.ts) and instantiates its default export
+// with a PluginContext. A plugin that fails is reported and skipped; the others load.
 import { pathToFileURL } from "node:url";
 import type { HookDeclaration, PluginSummary, ToolDeclaration } from "../../../lib/plugins/components";
-import { PLUGIN_MANIFEST_FILE, pluginManifestSchema, type PluginManifest } from "../../../lib/plugins/manifest";
+import type { PlannedPlugin, RunnerPlan } from "../../../lib/plugins/plan";
 import type { LoadFailure, PluginGrant } from "../../../lib/plugins/protocol";
 import { collectDeclarations } from "../sdk/declarations";
 import type { PluginContext, PluginLogger } from "../sdk/types";
@@ -30,72 +28,27 @@ export interface LoadOptions {
 
 type PluginClass = new (ctx: PluginContext) => object;
 
-/** A folder holding plugin.json is one plugin; any other folder is scanned for plugin subfolders. */
-function discoverPluginFolders(dirs: readonly string[]): { folders: string[]; missing: string[] } {
-  const folders: string[] = [];
-  const missing: string[] = [];
-  for (const dir of dirs) {
-    if (!existsSync(dir)) {
-      missing.push(dir);
-      continue;
-    }
-    if (existsSync(join(dir, PLUGIN_MANIFEST_FILE))) {
-      folders.push(dir);
-      continue;
-    }
-    const children = readdirSync(dir)
-      .filter((name) => !name.startsWith(".") && name !== "node_modules")
-      .sort()
-      .map((name) => join(dir, name));
-    folders.push(
-      ...children.filter((child) => statSync(child).isDirectory() && existsSync(join(child, PLUGIN_MANIFEST_FILE))),
-    );
-  }
-  return { folders, missing };
-}
-
-export async function loadPlugins(dirs: readonly string[], opts: LoadOptions): Promise<LoadOutcome> {
-  const { folders, missing } = discoverPluginFolders(dirs);
-  const outcome: LoadOutcome = {
-    loaded: [],
-    failed: missing.map((dir) => ({ pluginId: basename(dir), folder: dir, error: "plugin folder not found" })),
-  };
-  const ids = new Map<string, string>();
-  for (const folder of folders) {
-    let manifest: PluginManifest | null = null;
+/** Imports the plan's compiled plugins one by one; a plugin that throws is reported and skipped. */
+export async function loadPlugins(plan: RunnerPlan, opts: LoadOptions): Promise<LoadOutcome> {
+  const outcome: LoadOutcome = { loaded: [], failed: [...plan.failed] };
+  for (const planned of plan.plugins) {
     try {
-      manifest = readManifest(folder);
-      const earlier = ids.get(manifest.id);
-      if (earlier) throw new Error(`duplicate plugin id "${manifest.id}" (already loaded from ${earlier})`);
-      ids.set(manifest.id, folder);
-      outcome.loaded.push(await loadOne(folder, manifest, opts));
+      outcome.loaded.push(await loadOne(planned, opts));
     } catch (error) {
-      outcome.failed.push({ pluginId: manifest?.id ?? basename(folder), folder, error: describe(error) });
+      outcome.failed.push({ pluginId: planned.manifest.id, folder: planned.folder, error: describe(error) });
     }
   }
   return outcome;
 }
 
-function readManifest(folder: string): PluginManifest {
-  const path = join(folder, PLUGIN_MANIFEST_FILE);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new Error(`${PLUGIN_MANIFEST_FILE} is not valid JSON: ${describe(error)}`);
-  }
-  const parsed = pluginManifestSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
-  throw new Error(`${PLUGIN_MANIFEST_FILE}: ${problems.join("; ")}`);
-}
-
-async function loadOne(folder: string, manifest: PluginManifest, opts: LoadOptions): Promise<LoadedPlugin> {
+async function loadOne(
+  { folder, manifest, module: compiled }: PlannedPlugin,
+  opts: LoadOptions,
+): Promise<LoadedPlugin> {
   const grant = opts.grants[manifest.id];
   const config = resolvePluginConfig(manifest.configSchema, grant?.config ?? {});
-  const entry = resolve(folder, manifest.entry);
   const module = await withTimeout(
-    import(pathToFileURL(entry).href) as Promise<{ default?: unknown }>,
+    import(pathToFileURL(compiled).href) as Promise<{ default?: unknown }>,
     opts.loadTimeoutMs,
     "loading",
   );

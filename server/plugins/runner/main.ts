@@ -1,6 +1,8 @@
-// The Runner process (`node --import tsx server/plugins/runner/main.ts`), started by the Host's
-// supervisor: connects back over the local socket, proves itself with the per-start token, loads the
-// plugin folders, registers their components and then answers calls until the Host goes away.
+// The Runner process, started by the Host's supervisor as a compiled bundle under Node's permission
+// model (host/runner-build.ts): connects back over the local socket, proves itself with the per-start
+// token, loads the compiled plugins of its plan, registers their components and then answers calls
+// until the Host goes away.
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { once } from "node:events";
 import {
@@ -10,6 +12,7 @@ import {
   type Envelope,
   type LoadFailure,
 } from "../../../lib/plugins/protocol";
+import { runnerPlanSchema, type RunnerPlan } from "../../../lib/plugins/plan";
 import { IpcConnection } from "../ipc/connection";
 import { IpcError } from "../ipc/errors";
 import { SDK_VERSION } from "../sdk";
@@ -62,7 +65,10 @@ async function main(): Promise<void> {
     ),
   );
 
-  const outcome = await loadPlugins(settings.pluginDirs, {
+  const plan: RunnerPlan = settings.plan
+    ? runnerPlanSchema.parse(JSON.parse(readFileSync(settings.plan, "utf8")))
+    : { plugins: [], failed: [] };
+  const outcome = await loadPlugins(plan, {
     grants: welcome.plugins,
     loadTimeoutMs: settings.loadTimeoutMs,
     logger: pluginLogger,

@@ -1,5 +1,6 @@
 // The environment the Host starts the Runner with: where to connect, the per-start secret and the
-// plugin folders. Nothing else of the Host's environment is passed (see host/runner-env.ts).
+// plan of what to load (host/runner-build.ts). Nothing else of the Host's environment is passed
+// (see host/runner-env.ts).
 import { z } from "zod";
 import { DEFAULT_MAX_FRAME_BYTES } from "../../../lib/plugins/protocol";
 
@@ -7,7 +8,7 @@ export const RUNNER_ENV = {
   address: "MAISAKA_IPC_ADDRESS",
   token: "MAISAKA_IPC_TOKEN",
   runnerId: "MAISAKA_RUNNER_ID",
-  pluginDirs: "MAISAKA_PLUGIN_DIRS",
+  plan: "MAISAKA_RUNNER_PLAN",
   maxFrameBytes: "MAISAKA_IPC_MAX_FRAME_BYTES",
   loadTimeoutMs: "MAISAKA_PLUGIN_LOAD_TIMEOUT_MS",
 } as const;
@@ -16,7 +17,8 @@ const runnerSettingsSchema = z.object({
   address: z.string().min(1),
   token: z.string().min(1),
   runnerId: z.string().min(1),
-  pluginDirs: z.array(z.string()),
+  /** The plan file; none loads no plugins. */
+  plan: z.string().min(1).optional(),
   maxFrameBytes: z.coerce.number().int().positive().default(DEFAULT_MAX_FRAME_BYTES),
   loadTimeoutMs: z.coerce.number().int().positive().default(10_000),
 });
@@ -28,7 +30,7 @@ export function takeRunnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     address: env[RUNNER_ENV.address],
     token: env[RUNNER_ENV.token],
     runnerId: env[RUNNER_ENV.runnerId],
-    pluginDirs: JSON.parse(env[RUNNER_ENV.pluginDirs] ?? "[]") as unknown,
+    plan: env[RUNNER_ENV.plan],
     maxFrameBytes: env[RUNNER_ENV.maxFrameBytes],
     loadTimeoutMs: env[RUNNER_ENV.loadTimeoutMs],
   };
