@@ -12,6 +12,7 @@ import { McpManager } from "./mcp/manager";
 import { McpToolProvider } from "./mcp/provider";
 import { MonitorBus } from "./monitor/bus";
 import { PluginRuntime } from "./plugins/runtime";
+import { ChildIsolation } from "./sandbox/child-isolation";
 import type { EventLedger } from "./monitor/ledger";
 import type { Stores } from "./stores/types";
 import type { ToolProvider } from "./tools/provider";
@@ -83,10 +84,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   await bus.init();
   const toggles = new ToggleState(await opts.stores.toggles.list());
   const hooks = new HookRegistry(logger);
-  const plugins = new PluginRuntime({ config: opts.config.plugins, hooks, logger, env: opts.env });
+  // One policy for every child process: own process group, private home, unprivileged user as root.
+  const isolation = ChildIsolation.fromEnv(opts.env);
+  const plugins = new PluginRuntime({ config: opts.config.plugins, hooks, logger, env: opts.env, isolation });
   const providers: ToolProvider[] = [plugins.provider];
   const mcpConfig = opts.config.mcp;
-  const mcp = mcpConfig.servers.length ? new McpManager(mcpConfig, { logger }) : null;
+  const mcp = mcpConfig.servers.length ? new McpManager(mcpConfig, { logger, isolation }) : null;
   if (mcp && mcpConfig.enabled) {
     await mcp.start();
     providers.push(new McpToolProvider(mcp, { maxResultChars: mcpConfig.maxResultChars }));

@@ -14,6 +14,7 @@ import {
 import { z } from "zod";
 import type { McpReconnectConfig, McpServerConfig } from "../../lib/config/schema";
 import type { EngineLogger } from "../engine/deps";
+import type { ChildIsolation } from "../sandbox/child-isolation";
 import { describeError } from "./mapping";
 import { validateTools, type SkippedTool } from "./tool-validation";
 import { createServerTransport, StderrTail, type ServerTransport } from "./transport";
@@ -44,6 +45,7 @@ export interface McpConnectionOptions {
   /** 0 disables the periodic ping. */
   healthCheckIntervalMs: number;
   clientInfo: Implementation;
+  isolation: ChildIsolation;
   /** Called whenever this server's tool list changed (listed, refreshed, or gone). */
   onToolsChanged: () => void;
 }
@@ -176,7 +178,7 @@ export class McpServerConnection {
     this.stderr.clear();
     this.transportErrors = 0;
     this.refreshQueued = false;
-    const link = createServerTransport(this.config, (chunk) => this.onStderr(chunk));
+    const link = createServerTransport(this.config, (chunk) => this.onStderr(chunk), this.opts.isolation);
     const client = new Client(this.opts.clientInfo, { capabilities: {} });
     client.onclose = () => this.onClosed(generation);
     client.onerror = (error) => this.onTransportError(generation, error);

@@ -4,6 +4,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConfig, McpReconnectConfig } from "../../lib/config/schema";
 import { stderrLogger, type EngineLogger } from "../engine/deps";
+import { ChildIsolation } from "../sandbox/child-isolation";
 import { builtinToolEntries } from "../tools/builtin/provider";
 import { McpServerConnection, type McpServerStatus } from "./connection";
 import type { SkippedTool } from "./tool-validation";
@@ -20,6 +21,8 @@ export interface McpManagerOptions {
   /** Overrides of the config's reconnect and health-check settings (tests use short ones). */
   reconnect?: Partial<McpReconnectConfig>;
   healthCheckIntervalMs?: number;
+  /** Who stdio servers run as (default: from the environment, see sandbox/child-isolation.ts). */
+  isolation?: ChildIsolation;
 }
 
 const DEFAULT_RECONNECT: McpReconnectConfig = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
@@ -45,6 +48,7 @@ export class McpManager {
     this.logger = opts.logger ?? stderrLogger;
     this.reserved = new Set(opts.reservedToolNames ?? builtinToolEntries.map((entry) => entry.name));
     const reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect, ...opts.reconnect };
+    const isolation = opts.isolation ?? ChildIsolation.fromEnv();
     const healthCheckIntervalMs = opts.healthCheckIntervalMs ?? config.healthCheckIntervalMs ?? DEFAULT_HEALTH_CHECK_MS;
     this.connections = config.servers.map(
       (server) =>
@@ -55,6 +59,7 @@ export class McpManager {
             reconnect,
             healthCheckIntervalMs,
             clientInfo: CLIENT_INFO,
+            isolation,
             onToolsChanged: () => this.toolsChanged(),
           },
           config.enabled,

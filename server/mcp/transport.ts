@@ -4,6 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../lib/config/schema";
+import { ChildIsolation, privateHomeEnv, signalGroup, type PrivateDir } from "../sandbox/child-isolation";
 
 export interface ServerTransport {
   transport: Transport;
@@ -39,23 +40,64 @@ export class StderrTail {
   }
 }
 
+/**
+ * A stdio server in its own session and process group, as the child user when the server is root,
+ * with a private home. The SDK's transport cannot take spawn options (uid, gid, detached), so rather
+ * than rewriting it the command is wrapped (ChildIsolation.wrapCommand: util-linux setsid and
+ * setpriv, which exec in place: same pid, same pipes); this subclass only adds the private home and,
+ * on close, ends whatever the server left running in its group.
+ */
+class IsolatedStdioTransport extends StdioClientTransport {
+  private startedPid: number | null = null;
+
+  constructor(
+    config: Extract<McpServerConfig, { transport: "stdio" }>,
+    private readonly home: PrivateDir,
+    isolation: ChildIsolation,
+  ) {
+    const wrapped = isolation.wrapCommand(config.command, config.args);
+    super({
+      command: wrapped.command,
+      args: wrapped.args,
+      env: { ...privateHomeEnv(home.path), ...config.env },
+      cwd: config.cwd,
+      // Piped, never inherited: a server's log must not mix into ours, and it explains failures.
+      stderr: "pipe",
+    });
+  }
+
+  override async start(): Promise<void> {
+    try {
+      await super.start();
+    } catch (error) {
+      this.home.dispose();
+      throw error;
+    }
+    this.startedPid = this.pid;
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    if (this.startedPid !== null) signalGroup(this.startedPid, "SIGKILL");
+    this.startedPid = null;
+    this.home.dispose();
+  }
+}
+
 function httpHeaders(config: Extract<McpServerConfig, { url: string }>): Record<string, string> {
   const headers = { ...config.headers };
   if (config.bearerToken) headers.Authorization = `Bearer ${config.bearerToken}`;
   return headers;
 }
 
-export function createServerTransport(config: McpServerConfig, onStderr: (chunk: string) => void): ServerTransport {
+export function createServerTransport(
+  config: McpServerConfig,
+  onStderr: (chunk: string) => void,
+  isolation: ChildIsolation,
+): ServerTransport {
   switch (config.transport) {
     case "stdio": {
-      const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args,
-        env: config.env,
-        cwd: config.cwd,
-        // Piped, never inherited: a server's log must not mix into ours, and it explains failures.
-        stderr: "pipe",
-      });
+      const transport = new IsolatedStdioTransport(config, isolation.privateDir("maisaka-mcp-home-"), isolation);
       transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
       return { transport, pid: () => transport.pid, terminate: async () => undefined };
     }

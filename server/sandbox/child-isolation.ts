@@ -3,7 +3,7 @@
 // terminal's Ctrl+C reaches only the server, which stops them itself), with a private home and temp
 // folder, and, when the server runs as root, as an unprivileged user that cannot read the server's
 // files or /proc/<pid>/environ of its processes.
-import { chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -65,6 +65,36 @@ export class ChildIsolation {
     for (const name of readdirSync(dir)) chownSync(join(dir, name), user.uid, user.gid);
   }
 
+  /**
+   * The command line that runs `command` in a new session and process group (setsid) and, when
+   * switching users, as the child user with no supplementary groups and no way to gain privileges
+   * back (setpriv). Both exec in place, so the pid and the pipes are the command's own. Used for
+   * spawners that take no spawn options (the MCP SDK's stdio transport).
+   */
+  wrapCommand(command: string, args: readonly string[] = []): { command: string; args: string[] } {
+    if (process.platform === "win32") return { command, args: [...args] };
+    const prefix: string[] = [];
+    const setsid = findTool("setsid");
+    if (setsid) prefix.push(setsid);
+    if (this.user) {
+      const setpriv = findTool("setpriv");
+      if (!setpriv)
+        throw new ChildIsolationError(
+          "running as root needs util-linux's setpriv to start stdio MCP servers as another user",
+        );
+      prefix.push(
+        setpriv,
+        `--reuid=${this.user.uid}`,
+        `--regid=${this.user.gid}`,
+        "--clear-groups",
+        "--no-new-privs",
+        "--",
+      );
+    }
+    const [first, ...rest] = [...prefix, command, ...args];
+    return { command: first, args: rest };
+  }
+
   /** The start-up line saying what is not enforced on this system, or null when everything is. */
   notice(): string | null {
     if (this.user) return null;
@@ -72,6 +102,14 @@ export class ChildIsolation {
       return "isolation: on Windows, stdio MCP servers run as this user with access to its files; the plugin Runner is confined by Node's permission model";
     return "isolation: not running as root, so stdio MCP servers run as this user and can read its files (the database, the operator token file) and its processes' /proc entries; the plugin Runner is still confined by Node's permission model";
   }
+}
+
+function findTool(name: string): string | null {
+  for (const dir of ["/usr/bin", "/bin", "/usr/local/bin"]) {
+    const path = join(dir, name);
+    if (existsSync(path)) return path;
+  }
+  return null;
 }
 
 /** The environment a child gets on top of its allow-list: its private home and temp folder. */
