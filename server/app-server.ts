@@ -214,6 +214,8 @@ async function serveEngine(
   const close = (reason = "shutdown"): Promise<void> => {
     closing ??= (async () => {
       draining = true;
+      // A Runner lost while the runtimes stop stays down: nothing may come back mid-shutdown.
+      engine.plugins.beginShutdown();
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       const force = setTimeout(() => httpServer.closeAllConnections(), SHUTDOWN_GRACE_MS);
       try {

@@ -2,14 +2,22 @@
 // serving the dashboard, the API and the live stream with the engine inside. SIGINT/SIGTERM stop it
 // gracefully (exit 0).
 //
+// With MAISAKA_ADMIN_TOKEN in its environment this process is only a launcher (launcher.ts): it
+// starts the server without that variable and hands it the token over a pipe, so no environment
+// block the server or its children can read holds the credential.
+//
 // Environment beyond interface.md: MAISAKA_NO_UI=1 serves only /api and Socket.IO (no Next build or
-// handler; the tests use it), MAISAKA_DATA_DIR (default ./data) holds the generated operator token.
+// handler; the tests use it), MAISAKA_DATA_DIR (default ./data) holds the generated operator token,
+// MAISAKA_CHILD_USER ("uid:gid", default 65534:65534) is who plugins and stdio MCP servers run as
+// when the server runs as root.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AdminToken } from "./auth/admin-token";
+import { launchServer, readHandedToken, shouldLaunch } from "./launcher";
+import { restrictNewFiles, tightenDataFiles } from "./sandbox/private-files";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** A shutdown taking longer than this exits at once with status 1 (so does a repeated signal). */
@@ -35,6 +43,10 @@ function runStep(what: string, args: string[]): void {
 
 async function main(): Promise<void> {
   const env = process.env;
+  if (shouldLaunch(env)) return launchServer(fileURLToPath(import.meta.url), log);
+  const handedToken = await readHandedToken(env);
+  // The database, its -wal/-shm and the token file are created private (set-up steps included).
+  restrictNewFiles();
   env.NEXT_TELEMETRY_DISABLED = "1";
   const dev = env.NODE_ENV === "development";
   const withDashboard = env.MAISAKA_NO_UI !== "1";
@@ -53,15 +65,21 @@ async function main(): Promise<void> {
   const { resolveAdminToken, AdminTokenError } = await import("./auth/admin-token");
   const { ConfigError, loadConfig } = await import("./config/load");
   const { databaseUrlFromEnv, DatabaseError } = await import("./db");
+  const { sqlitePathFromUrl } = await import("./db/database-url");
+  const { ChildIsolation, ChildIsolationError } = await import("./sandbox/child-isolation");
   const { startAppServer } = await import("./app-server");
 
   const databaseUrl = databaseUrlFromEnv(env);
   let app: Awaited<ReturnType<typeof startAppServer>>;
   let tokenSource: AdminToken["source"];
+  let isolationNotice: string | null;
   try {
     const { config, path: configPath } = loadConfig(env);
-    const token = resolveAdminToken(env, env.MAISAKA_DATA_DIR ?? "data");
+    const dataDir = env.MAISAKA_DATA_DIR ?? "data";
+    tightenDataFiles(dataDir, sqlitePathFromUrl(databaseUrl));
+    const token = resolveAdminToken(handedToken === null ? env : { MAISAKA_ADMIN_TOKEN: handedToken }, dataDir);
     tokenSource = token.source;
+    isolationNotice = ChildIsolation.fromEnv(env).notice();
     app = await startAppServer({
       host: env.HOST?.trim() || "127.0.0.1",
       port: Number(env.PORT ?? 3000),
@@ -74,7 +92,12 @@ async function main(): Promise<void> {
     });
     log(`config: ${configPath ?? "defaults (no maisaka.config.json)"}`);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof AdminTokenError || error instanceof DatabaseError)
+    if (
+      error instanceof ConfigError ||
+      error instanceof AdminTokenError ||
+      error instanceof DatabaseError ||
+      error instanceof ChildIsolationError
+    )
       fail(error.message);
     throw error;
   }
@@ -90,9 +113,10 @@ async function main(): Promise<void> {
       : `model: ${model.name} via ${model.provider}`,
   );
   if (app.restored) log(`restored ${app.restored} session(s)`);
+  if (isolationNotice) log(isolationNotice);
   log(
     tokenSource.kind === "env"
-      ? "operator token: from MAISAKA_ADMIN_TOKEN"
+      ? `operator token: from MAISAKA_ADMIN_TOKEN${handedToken === null ? "" : " (handed over by the launcher)"}`
       : `operator token: in ${tokenSource.path}${tokenSource.created ? " (generated now)" : ""}`,
   );
   log(

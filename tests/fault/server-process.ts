@@ -27,8 +27,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  // "close", not "exit": with MAISAKA_ADMIN_TOKEN the child is the launcher, and the server (which
+  // shares its output pipes) is gone only once they close.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
+    child.once("close", (code, signal) => resolve({ code, signal })),
   );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);

@@ -1,0 +1,23 @@
+// The server's files are its user's alone: the data folder 0700, the database and its -wal/-shm and
+// the operator token 0600. A umask covers what this process creates; files and folders made by an
+// earlier version, a copy or a restore are tightened at start.
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+
+const SQLITE_COMPANIONS = ["", "-wal", "-shm", "-journal"];
+
+/** Everything the server creates from now on is private to its user. */
+export function restrictNewFiles(): void {
+  process.umask(0o077);
+}
+
+/** The data folder (created if missing) 0700; the database file and its companions 0600. */
+export function tightenDataFiles(dataDir: string, databaseFile: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  tighten(dataDir, 0o700);
+  // SQLite creates -wal and -shm with the database file's mode, so the file comes first.
+  for (const suffix of SQLITE_COMPANIONS) tighten(`${databaseFile}${suffix}`, 0o600);
+}
+
+function tighten(path: string, mode: number): void {
+  if (existsSync(path) && (statSync(path).mode & 0o777) !== mode) chmodSync(path, mode);
+}
