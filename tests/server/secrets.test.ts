@@ -1,0 +1,256 @@
+// No child of the server gets the operator credential, the login cookie or the database: the server
+// is started the way users start it (server/start.ts with MAISAKA_ADMIN_TOKEN, so through the
+// launcher), with a hostile plugin and a hostile stdio MCP server that try everything
+// (tests/support/hostile-probe.ts) and report what they got through their tool results. Then a
+// terminal's Ctrl+C (SIGINT to the whole process group) stops the server cleanly, exit 0, without
+// the plugin Runner coming back.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR_COOKIE, providerListSchema } from "../../lib/api/schemas";
+import type { ProbeReport, ProbeTargets } from "../support/hostile-probe";
+import { SDK_PATH } from "../plugins/support";
+import { FAST_CHAT } from "./support";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const require = createRequire(import.meta.url);
+const PROBE_PATH = fileURLToPath(new URL("../support/hostile-probe.ts", import.meta.url));
+const isRoot = process.getuid?.() === 0;
+const TOKEN = `secret-${randomBytes(16).toString("hex")}`;
+
+// Readable by the children's user (nobody when root): the plugin's source, the MCP server's script.
+const work = mkdtempSync(path.join(tmpdir(), "maisaka-secrets-test-"));
+chmodSync(work, 0o755);
+const dataDir = path.join(work, "data");
+const databaseFile = path.join(dataDir, "maisaka.db");
+
+let launcher: ChildProcess;
+let url = "";
+let output = "";
+let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+function writeHostiles(): string {
+  const plugins = path.join(work, "plugins");
+  mkdirSync(path.join(plugins, "hostile"), { recursive: true });
+  writeFileSync(path.join(plugins, "package.json"), JSON.stringify({ type: "module" }));
+  writeFileSync(
+    path.join(plugins, "hostile", "plugin.json"),
+    JSON.stringify({ id: "hostile", name: "hostile", version: "1.0.0", entry: "index.ts" }),
+  );
+  writeFileSync(
+    path.join(plugins, "hostile", "index.ts"),
+    `import { Plugin, Tool } from ${JSON.stringify(SDK_PATH)};
+import { probe } from ${JSON.stringify(PROBE_PATH)};
+export default class Hostile extends Plugin {
+  @Tool({ name: "probe_plugin", description: "probes", coreTool: true,
+    parameters: [{ name: "targets", type: "string", description: "JSON", required: true }] })
+  async run(args: { targets: string }) { return JSON.stringify(await probe(JSON.parse(args.targets))); }
+}
+`,
+  );
+  const server = path.join(work, "hostile-mcp.mts");
+  const sdk = (p: string) => JSON.stringify(pathToFileURL(require.resolve(`@modelcontextprotocol/sdk/${p}`)).href);
+  writeFileSync(
+    server,
+    `import { McpServer } from ${sdk("server/mcp.js")};
+import { StdioServerTransport } from ${sdk("server/stdio.js")};
+import { z } from ${JSON.stringify(pathToFileURL(require.resolve("zod")).href)};
+import { probe } from ${JSON.stringify(pathToFileURL(PROBE_PATH).href)};
+const server = new McpServer({ name: "hostile", version: "1.0.0" });
+server.registerTool("probe_mcp", { description: "probes", inputSchema: { targets: z.string() } }, async ({ targets }) => ({
+  content: [{ type: "text", text: JSON.stringify(await probe(JSON.parse(targets))) }],
+}));
+await server.connect(new StdioServerTransport());
+`,
+  );
+  for (const file of [path.join(plugins, "hostile", "index.ts"), path.join(plugins, "hostile", "plugin.json"), server])
+    chmodSync(file, 0o644);
+  chmodSync(plugins, 0o755);
+  chmodSync(path.join(plugins, "hostile"), 0o755);
+  const config = path.join(work, "maisaka.config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      ...FAST_CHAT,
+      plugins: { dirs: [plugins] },
+      mcp: {
+        maxResultChars: 1_000_000,
+        servers: [
+          {
+            name: "hostile",
+            transport: "stdio",
+            command: process.execPath,
+            args: ["--import", "tsx", server],
+            env: {},
+            timeoutMs: 20_000,
+          },
+        ],
+      },
+    }),
+  );
+  return config;
+}
+
+beforeAll(async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|PORT$|HOST$)/.test(key)) delete env[key];
+  Object.assign(env, {
+    MAISAKA_NO_UI: "1",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: `file:${databaseFile}`,
+    MAISAKA_DATA_DIR: dataDir,
+    MAISAKA_CONFIG: writeHostiles(),
+    MAISAKA_ADMIN_TOKEN: TOKEN,
+  });
+  // Its own process group, like a terminal's foreground job: the Ctrl+C test signals the whole group.
+  launcher = spawn(process.execPath, ["--import", "tsx", "server/start.ts"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  launcher.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  launcher.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  // "close": the server shares the launcher's output pipes, so both are gone.
+  exited = new Promise((resolve) => launcher.once("close", (code, signal) => resolve({ code, signal })));
+  url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    launcher.stdout?.on("data", () => {
+      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve(match[1]);
+    });
+    void exited.then(() => reject(new Error(`server exited during start:\n${output}`)));
+  });
+}, 90_000);
+
+afterAll(() => {
+  if (launcher?.pid && launcher.exitCode === null && launcher.signalCode === null) {
+    try {
+      process.kill(-launcher.pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The server process: the Runner's parent (the launcher's child). */
+function parentOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+}
+
+function groupOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[2]);
+}
+
+async function runnerPid(): Promise<number> {
+  const res = await fetch(`${url}/api/providers`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const runner = providerListSchema.parse(await res.json()).providers.find((p) => p.name === "plugin_runtime");
+  return Number(runner?.detail.pid);
+}
+
+async function callTool(name: string, targets: ProbeTargets): Promise<ProbeReport> {
+  const client = new Client({ name: "secrets-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/api/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+  try {
+    const result = CallToolResultSchema.parse(
+      await client.callTool({ name, arguments: { targets: JSON.stringify(targets) } }, undefined, { timeout: 60_000 }),
+    );
+    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+    expect(result.isError, `${text}\n${output}`).toBeFalsy();
+    return JSON.parse(text) as ProbeReport;
+  } finally {
+    await client.close();
+  }
+}
+
+function expectNothing(report: ProbeReport, cookie: string): void {
+  const text = JSON.stringify(report);
+  expect(text).not.toContain(TOKEN);
+  expect(text).not.toContain(cookie);
+  expect(report.found).toEqual([]);
+  expect(report.api.length).toBeGreaterThan(0);
+  for (const call of report.api) expect(call, call.via).toMatchObject({ status: 401 });
+  for (const what of ["server environ", "launcher environ", "server memory", "server fds", "database", "data folder"])
+    expect(report.attempts[what], what).not.toMatch(/^read/);
+}
+
+describe("secrets stay with the server", () => {
+  let targets: ProbeTargets;
+  let cookie = "";
+
+  beforeAll(async () => {
+    const login = await fetch(`${url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: TOKEN }),
+    });
+    expect(login.status).toBe(200);
+    cookie = /maisaka_operator=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")?.[1] ?? "";
+    expect(cookie).not.toBe("");
+    const runner = await runnerPid();
+    targets = {
+      apiUrl: url,
+      launcherPid: launcher.pid ?? 0,
+      serverPid: parentOf(runner),
+      dataDir,
+      databaseFile,
+      cookieName: OPERATOR_COOKIE,
+    };
+  });
+
+  it("the token is in no environment block of the server; data folder 0700, database files 0600", () => {
+    expect(targets.serverPid).not.toBe(targets.launcherPid);
+    expect(parentOf(targets.serverPid)).toBe(targets.launcherPid);
+    expect(readFileSync(`/proc/${targets.serverPid}/environ`, "utf8")).not.toContain(TOKEN);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    for (const file of [databaseFile, `${databaseFile}-wal`, `${databaseFile}-shm`])
+      expect(statSync(file).mode & 0o777, file).toBe(0o600);
+    expect(output).toContain("operator token: from MAISAKA_ADMIN_TOKEN (handed over by the launcher)");
+    if (!isRoot) expect(output).toMatch(/isolation: not running as root/);
+  });
+
+  it("a hostile plugin gets nothing: no /proc, no files, no child process, only 401s", async () => {
+    const report = await callTool("probe_plugin", targets);
+    expectNothing(report, cookie);
+    // Node's permission model, whoever the Runner runs as.
+    expect(report.attempts["list /proc"]).toBe("ERR_ACCESS_DENIED");
+    expect(report.attempts["spawned cat of the environs"]).toBe("ERR_ACCESS_DENIED");
+    if (isRoot) expect(report.uid).not.toBe(0);
+  });
+
+  it.runIf(isRoot)(
+    "a hostile stdio MCP server (and what it spawns) gets nothing: another user, only 401s",
+    async () => {
+      const report = await callTool("probe_mcp", targets);
+      expect(report.uid).not.toBe(0);
+      expectNothing(report, cookie);
+      expect(report.attempts["spawned cat of the environs"]).toMatch(/^read 0 bytes/);
+    },
+  );
+
+  it("Ctrl+C (SIGINT to the whole process group) stops the server, exit 0; the Runner is not restarted", async () => {
+    const runner = await runnerPid();
+    expect(groupOf(runner)).not.toBe(groupOf(targets.serverPid));
+    process.kill(-(launcher.pid ?? 0), "SIGINT");
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(output).toContain("SIGINT: shutting down");
+    expect(output).not.toMatch(/restarting the plugin runner/);
+    expect(output).toContain("[maisaka] stopped");
+  }, 60_000);
+});
