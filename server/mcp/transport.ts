@@ -41,8 +41,8 @@ export class StderrTail {
 }
 
 /**
- * A stdio server in its own session and process group, as the child user when the server is root,
- * with a private home. The SDK's transport cannot take spawn options (uid, gid, detached), so rather
+ * A stdio server in its own session and process group; when the server is root, as the child user
+ * with a private home (the server's user keeps its own HOME: its tools may need their settings). The SDK's transport cannot take spawn options (uid, gid, detached), so rather
  * than rewriting it the command is wrapped (ChildIsolation.wrapCommand: util-linux setsid and
  * setpriv, which exec in place: same pid, same pipes); this subclass only adds the private home and,
  * on close, ends whatever the server left running in its group.
@@ -52,14 +52,14 @@ class IsolatedStdioTransport extends StdioClientTransport {
 
   constructor(
     config: Extract<McpServerConfig, { transport: "stdio" }>,
-    private readonly home: PrivateDir,
     isolation: ChildIsolation,
+    private readonly home: PrivateDir | null = isolation.user ? isolation.privateDir("maisaka-mcp-home-") : null,
   ) {
     const wrapped = isolation.wrapCommand(config.command, config.args);
     super({
       command: wrapped.command,
       args: wrapped.args,
-      env: { ...privateHomeEnv(home.path), ...config.env },
+      env: { ...(home ? privateHomeEnv(home.path) : {}), ...config.env },
       cwd: config.cwd,
       // Piped, never inherited: a server's log must not mix into ours, and it explains failures.
       stderr: "pipe",
@@ -70,7 +70,7 @@ class IsolatedStdioTransport extends StdioClientTransport {
     try {
       await super.start();
     } catch (error) {
-      this.home.dispose();
+      this.home?.dispose();
       throw error;
     }
     this.startedPid = this.pid;
@@ -80,7 +80,7 @@ class IsolatedStdioTransport extends StdioClientTransport {
     await super.close();
     if (this.startedPid !== null) signalGroup(this.startedPid, "SIGKILL");
     this.startedPid = null;
-    this.home.dispose();
+    this.home?.dispose();
   }
 }
 
@@ -97,7 +97,7 @@ export function createServerTransport(
 ): ServerTransport {
   switch (config.transport) {
     case "stdio": {
-      const transport = new IsolatedStdioTransport(config, isolation.privateDir("maisaka-mcp-home-"), isolation);
+      const transport = new IsolatedStdioTransport(config, isolation);
       transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
       return { transport, pid: () => transport.pid, terminate: async () => undefined };
     }
