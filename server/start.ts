@@ -17,7 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AdminToken } from "./auth/admin-token";
 import { launchServer, readHandedToken, shouldLaunch } from "./launcher";
-import { restrictNewFiles, tightenDataFiles } from "./sandbox/private-files";
+import { PrivateFilesError, restrictNewFiles, tightenDataFiles } from "./sandbox/private-files";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** A shutdown taking longer than this exits at once with status 1 (so does a repeated signal). */
@@ -41,12 +41,19 @@ function runStep(what: string, args: string[]): void {
   if (result.status !== 0) fail(`${what} failed (exit ${result.status ?? result.signal})`);
 }
 
+/** The database file, or null for a URL that opening the database will refuse with a clear message. */
+function sqliteFileOf(databaseUrl: string, toPath: (url: string) => string): string | null {
+  try {
+    return toPath(databaseUrl);
+  } catch {
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
   const env = process.env;
   if (shouldLaunch(env)) return launchServer(fileURLToPath(import.meta.url), log);
   const handedToken = await readHandedToken(env);
-  // The database, its -wal/-shm and the token file are created private (set-up steps included).
-  restrictNewFiles();
   env.NEXT_TELEMETRY_DISABLED = "1";
   const dev = env.NODE_ENV === "development";
   const withDashboard = env.MAISAKA_NO_UI !== "1";
@@ -62,6 +69,9 @@ async function main(): Promise<void> {
     runStep("building the dashboard", [nextBin, "build"]);
   }
 
+  // From here on (not the set-up steps' build output): the database, its -wal/-shm and the token file
+  // are created private to this user.
+  restrictNewFiles();
   const { resolveAdminToken, AdminTokenError } = await import("./auth/admin-token");
   const { ConfigError, loadConfig } = await import("./config/load");
   const { databaseUrlFromEnv, DatabaseError } = await import("./db");
@@ -76,7 +86,7 @@ async function main(): Promise<void> {
   try {
     const { config, path: configPath } = loadConfig(env);
     const dataDir = env.MAISAKA_DATA_DIR ?? "data";
-    tightenDataFiles(dataDir, sqlitePathFromUrl(databaseUrl));
+    tightenDataFiles(dataDir, sqliteFileOf(databaseUrl, sqlitePathFromUrl));
     const token = resolveAdminToken(handedToken === null ? env : { MAISAKA_ADMIN_TOKEN: handedToken }, dataDir);
     tokenSource = token.source;
     isolationNotice = ChildIsolation.fromEnv(env).notice();
@@ -96,7 +106,8 @@ async function main(): Promise<void> {
       error instanceof ConfigError ||
       error instanceof AdminTokenError ||
       error instanceof DatabaseError ||
-      error instanceof ChildIsolationError
+      error instanceof ChildIsolationError ||
+      error instanceof PrivateFilesError
     )
       fail(error.message);
     throw error;

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { pluginManifestSchema } from "./manifest";
 import { loadFailureSchema } from "./protocol";
 
-export const plannedPluginSchema = z.object({
+const plannedPluginSchema = z.object({
   folder: z.string().min(1),
   manifest: pluginManifestSchema,
   /** Absolute path of the compiled, self-contained ES module of the plugin's entry. */

@@ -10,7 +10,7 @@ import { join } from "node:path";
 /** `nobody` on Debian, Ubuntu, Fedora and Alpine. */
 const NOBODY = { uid: 65534, gid: 65534 };
 
-export interface ChildUser {
+interface ChildUser {
   uid: number;
   gid: number;
 }

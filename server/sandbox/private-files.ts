@@ -5,19 +5,29 @@ import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 
 const SQLITE_COMPANIONS = ["", "-wal", "-shm", "-journal"];
 
+export class PrivateFilesError extends Error {
+  override name = "PrivateFilesError";
+}
+
 /** Everything the server creates from now on is private to its user. */
 export function restrictNewFiles(): void {
   process.umask(0o077);
 }
 
 /** The data folder (created if missing) 0700; the database file and its companions 0600. */
-export function tightenDataFiles(dataDir: string, databaseFile: string): void {
+/** `databaseFile` null: not a usable SQLite URL (opening the database reports it). */
+export function tightenDataFiles(dataDir: string, databaseFile: string | null): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   tighten(dataDir, 0o700);
   // SQLite creates -wal and -shm with the database file's mode, so the file comes first.
-  for (const suffix of SQLITE_COMPANIONS) tighten(`${databaseFile}${suffix}`, 0o600);
+  if (databaseFile !== null) for (const suffix of SQLITE_COMPANIONS) tighten(`${databaseFile}${suffix}`, 0o600);
 }
 
 function tighten(path: string, mode: number): void {
-  if (existsSync(path) && (statSync(path).mode & 0o777) !== mode) chmodSync(path, mode);
+  try {
+    if (existsSync(path) && (statSync(path).mode & 0o777) !== mode) chmodSync(path, mode);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PrivateFilesError(`cannot make ${path} private (mode ${mode.toString(8)}): ${reason}`);
+  }
 }

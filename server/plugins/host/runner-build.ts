@@ -11,7 +11,7 @@ import { PLUGIN_MANIFEST_FILE, pluginManifestSchema, type PluginManifest } from 
 import type { RunnerPlan } from "../../../lib/plugins/plan";
 
 const RUNNER_SOURCE = fileURLToPath(new URL("../runner/main.ts", import.meta.url));
-export const RUNNER_BUNDLE = "runner.mjs";
+const RUNNER_BUNDLE = "runner.mjs";
 export const RUNNER_PLAN = "plan.json";
 
 const COMMON: BuildOptions = {
