@@ -322,7 +322,6 @@ describe("a real plugin Runner", () => {
         MAISAKA_IPC_ADDRESS: address,
         MAISAKA_IPC_TOKEN: "guessed",
         MAISAKA_RUNNER_ID: "rogue",
-        MAISAKA_PLUGIN_DIRS: "[]",
       },
       stdio: ["ignore", "ignore", "pipe"],
     });

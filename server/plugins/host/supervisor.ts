@@ -7,9 +7,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   DEFAULT_MAX_FRAME_BYTES,
@@ -28,8 +28,8 @@ import { IpcConnection } from "../ipc/connection";
 import { IpcError, toIpcError } from "../ipc/errors";
 import { parsePayload } from "../ipc/payload";
 import { SDK_VERSION } from "../sdk";
-import { checkHello } from "./handshake";
 import { ChildIsolation, signalGroup, type PrivateDir } from "../../sandbox/child-isolation";
+import { checkHello } from "./handshake";
 import { buildPlugins, buildRunner, RUNNER_PLAN } from "./runner-build";
 import { buildRunnerEnv, type HostEnv } from "./runner-env";
 
