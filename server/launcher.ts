@@ -15,7 +15,7 @@ const TOKEN_FD_VAR = "MAISAKA_TOKEN_FD";
 const TOKEN_FD = 3;
 const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
-export type EnvMap = Readonly<Record<string, string | undefined>>;
+type EnvMap = Readonly<Record<string, string | undefined>>;
 
 export function shouldLaunch(env: EnvMap): boolean {
   return env[TOKEN_VAR] !== undefined && env[TOKEN_FD_VAR] === undefined;
@@ -54,6 +54,8 @@ export async function readHandedToken(env: NodeJS.ProcessEnv): Promise<string | 
   if (fd === undefined) return null;
   delete env[TOKEN_FD_VAR];
   const pipe = new Socket({ fd: Number(fd), readable: true, writable: false });
+  // Abrupt on purpose: the launcher killed with -9 must stop the server as a kill -9 of it would.
+  pipe.once("close", () => process.kill(process.pid, "SIGKILL"));
   const token = await new Promise<string>((resolve) => {
     let received = "";
     // Stays flowing after the token, so the pipe's end is seen.
@@ -63,8 +65,6 @@ export async function readHandedToken(env: NodeJS.ProcessEnv): Promise<string | 
     });
     pipe.once("end", () => resolve(received));
   });
-  // Abrupt on purpose: the launcher killed with -9 must stop the server as a kill -9 of it would.
-  pipe.once("close", () => process.kill(process.pid, "SIGKILL"));
   pipe.unref();
   return token;
 }
