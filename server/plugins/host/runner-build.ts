@@ -4,11 +4,11 @@
 // Runner itself) with esbuild into one self-contained ES module in a build folder; the Runner reads
 // only that folder, its plugin folders and node_modules.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildOptions } from "esbuild";
 import { PLUGIN_MANIFEST_FILE, pluginManifestSchema, type PluginManifest } from "../../../lib/plugins/manifest";
-import type { RunnerPlan } from "../../../lib/plugins/plan";
+import type { PlannedPlugin, RunnerPlan } from "../../../lib/plugins/plan";
 
 const RUNNER_SOURCE = fileURLToPath(new URL("../runner/main.ts", import.meta.url));
 const RUNNER_BUNDLE = "runner.mjs";
@@ -42,6 +42,7 @@ export async function buildPlugins(dirs: readonly string[], outDir: string): Pro
     failed: missing.map((dir) => ({ pluginId: basename(dir), folder: dir, error: "plugin folder not found" })),
   };
   const ids = new Map<string, string>();
+  const found: (PlannedPlugin & { entry: string })[] = [];
   for (const [index, folder] of folders.entries()) {
     let manifest: PluginManifest | null = null;
     try {
@@ -49,27 +50,56 @@ export async function buildPlugins(dirs: readonly string[], outDir: string): Pro
       const earlier = ids.get(manifest.id);
       if (earlier) throw new Error(`duplicate plugin id "${manifest.id}" (already loaded from ${earlier})`);
       ids.set(manifest.id, folder);
-      const module = join(outDir, `plugin-${index}-${manifest.id}.mjs`);
-      await compileEntry(resolve(folder, manifest.entry), module, manifest.entry);
-      plan.plugins.push({ folder, manifest, module });
+      const entry = resolve(folder, manifest.entry);
+      if (!existsSync(entry)) throw new Error(`${manifest.entry} not found`);
+      found.push({ folder, manifest, entry, module: join(outDir, `plugin-${index}-${manifest.id}.mjs`) });
     } catch (error) {
       plan.failed.push({ pluginId: manifest?.id ?? basename(folder), folder, error: describe(error) });
     }
+  }
+  // One build for all (they share the SDK's parse); only when it fails, one by one to name the culprit.
+  const all = found.length
+    ? await compile(found).then(
+        () => null,
+        (error: unknown) => error,
+      )
+    : null;
+  for (const plugin of found) {
+    const failure =
+      all === null
+        ? null
+        : await compile([plugin]).then(
+            () => null,
+            (error: unknown) => error,
+          );
+    const { folder, manifest, module } = plugin;
+    if (failure === null) plan.plugins.push({ folder, manifest, module });
+    else
+      plan.failed.push({
+        pluginId: manifest.id,
+        folder,
+        error: `compiling ${manifest.entry} failed: ${esbuildProblems(failure)}`,
+      });
   }
   writeFileSync(join(outDir, RUNNER_PLAN), JSON.stringify(plan));
   return plan;
 }
 
-async function compileEntry(entry: string, outfile: string, name: string): Promise<void> {
-  if (!existsSync(entry)) throw new Error(`${name} not found`);
-  try {
-    await build({ ...COMMON, entryPoints: [entry], outfile });
-  } catch (error) {
-    // esbuild's failure lists each problem with its file and line.
-    const errors = (error as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors;
-    const detail = errors?.map((e) => (e.location ? `${e.location.file}:${e.location.line}: ${e.text}` : e.text));
-    throw new Error(`compiling ${name} failed: ${detail?.join("; ") ?? describe(error)}`);
-  }
+async function compile(plugins: readonly { entry: string; module: string }[]): Promise<void> {
+  const outdir = dirname(plugins[0].module);
+  await build({
+    ...COMMON,
+    entryPoints: plugins.map((p) => ({ in: p.entry, out: basename(p.module, ".mjs") })),
+    outdir,
+    outExtension: { ".js": ".mjs" },
+  });
+}
+
+/** esbuild's failure lists each problem with its file and line. */
+function esbuildProblems(error: unknown): string {
+  const errors = (error as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors;
+  const detail = errors?.map((e) => (e.location ? `${e.location.file}:${e.location.line}: ${e.text}` : e.text));
+  return detail?.join("; ") ?? describe(error);
 }
 
 /** A folder holding plugin.json is one plugin; any other folder is scanned for plugin subfolders. */
