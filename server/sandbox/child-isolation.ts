@@ -52,9 +52,13 @@ export class ChildIsolation {
     return { path, dispose: () => rmSync(path, { recursive: true, force: true }) };
   }
 
-  /** spawn() options: the child's own process group (and session), and its user when switching. */
-  spawnOptions(): { detached: true; uid?: number; gid?: number } {
-    return this.user ? { detached: true, uid: this.user.uid, gid: this.user.gid } : { detached: true };
+  /**
+   * spawn() options: the child's own session and process group, and its user when switching. Not on
+   * Windows, where detached means a console window of its own (and Ctrl+C works per console anyway).
+   */
+  spawnOptions(): { detached: boolean; uid?: number; gid?: number } {
+    const detached = process.platform !== "win32";
+    return this.user ? { detached, uid: this.user.uid, gid: this.user.gid } : { detached };
   }
 
   /** Gives the child user a folder the server filled (and the files directly in it). */
