@@ -54,7 +54,7 @@ export class ChildIsolation {
 
   /**
    * spawn() options: the child's own session and process group, and its user when switching. Not on
-   * Windows, where detached means a console window of its own (and Ctrl+C works per console anyway).
+   * Windows, where detached would open a console window of its own for the child.
    */
   spawnOptions(): { detached: boolean; uid?: number; gid?: number } {
     const detached = process.platform !== "win32";
