@@ -243,7 +243,8 @@ export class SessionRuntime {
     if (this.stopped || this.agentState === "wait" || this.scheduled) return;
     const pending = this.pendingMessages().length;
     if (!pending) return;
-    if (this.forceContinue) return this.enqueueMessageTurn();
+    // A turn a crash cut (recovery.ts) was already triggered: it runs again whatever the threshold.
+    if (this.forceContinue || this.announced.size) return this.enqueueMessageTurn();
     const now = this.deps.clock.now();
     const talkValue = talkValueAt(this.deps.config.chat, this.isGroupChat, new Date(now));
     const threshold = triggerThreshold(talkValue, this.talkFrequencyAdjust);
@@ -456,7 +457,9 @@ export class SessionRuntime {
     if (this.persistTimer || this.stopped) return;
     this.persistTimer = this.deps.clock.setTimer(200, () => {
       this.persistTimer = null;
-      void this.persistNow();
+      // Never mid-turn: a state taken then would hold the turn's messages in history with the turn
+      // unfinished, and a crash would leave them without one. The turn's end saves the state anyway.
+      if (!this.turnRunning) void this.persistNow();
     });
   }
 

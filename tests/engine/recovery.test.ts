@@ -11,6 +11,7 @@ import { OpenAiModelClient } from "../../server/llm/openai-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
 import type { ChatMessageRecord, SessionRecord, Stores } from "../../server/stores/types";
+import { FakeClock } from "../support/fake-clock";
 import { waitUntil } from "../support/mcp-servers";
 import { startScriptedOpenAi, type ConcreteStep, type ScriptedOpenAi } from "../support/scripted-openai";
 
@@ -64,7 +65,12 @@ afterEach(async () => {
   model = undefined;
 });
 
-async function engineOver(stores: Stores, ledger: MemoryLedger, chat: Record<string, unknown> = {}): Promise<Engine> {
+async function engineOver(
+  stores: Stores,
+  ledger: MemoryLedger,
+  chat: Record<string, unknown> = {},
+  clock?: FakeClock,
+): Promise<Engine> {
   model ??= await startModel();
   const config = parseConfig({ chat: { timingGateCooldownSeconds: 0, messageDebounceSeconds: 0, ...chat } }, "test");
   const client = new OpenAiModelClient({
@@ -74,7 +80,7 @@ async function engineOver(stores: Stores, ledger: MemoryLedger, chat: Record<str
     maxRetries: 0,
     sleep: async () => undefined,
   });
-  const engine = await createEngine({ config, stores, ledger, model: client, logger });
+  const engine = await createEngine({ config, stores, ledger, model: client, logger, clock });
   engines.push(engine);
   return engine;
 }
@@ -147,6 +153,27 @@ describe("restart recovery", () => {
     expect(JSON.stringify(after.history)).toContain("held-1");
     expect(after.coveredSeq).toBeGreaterThanOrEqual(ingest?.seq ?? Infinity);
     expect(after.coveredSeq).toBeLessThanOrEqual(events.at(-1)?.seq ?? 0);
+  });
+
+  it("takes no snapshot while a turn runs (its messages would be in history with no turn after a crash)", async () => {
+    const clock = new FakeClock();
+    const stores = createMemoryStores();
+    const ledger = new MemoryLedger();
+    const engine = await engineOver(stores, ledger, {}, clock);
+    model?.gate.push({ ...noAction, delayMs: 300 });
+    const rt = await engine.manager.registerMessage(session, message("这一轮还没结束", "mid-1"));
+    await waitUntil(() => (model?.gateRequests().length ?? 0) === 1, "the turn's gate call");
+    // A message during the turn arms the coalesced save; its timer fires while the gate call is out.
+    await engine.manager.registerMessage(session, message("又来一句", "mid-2"));
+    await clock.advance(250);
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(rt.isIdle()).toBe(false);
+    expect(JSON.stringify((await stores.sessions.loadSnapshot(session.id))?.state ?? null)).not.toContain("mid-1");
+    // The turn's end saves it.
+    await waitUntil(
+      async () => JSON.stringify((await stores.sessions.loadSnapshot(session.id))?.state ?? null).includes("mid-1"),
+      "the snapshot after the turn",
+    );
   });
 
   it("runs a turn cut after its message.ingested again, without a second one or a reused cycle id", async () => {
