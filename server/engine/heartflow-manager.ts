@@ -64,9 +64,11 @@ export class HeartflowManager {
   }
 
   async registerMessage(session: SessionRecord, message: ChatMessageRecord): Promise<SessionRuntime> {
-    const runtime = await this.getOrCreate(session);
-    await runtime.registerMessage(message);
-    return runtime;
+    for (;;) {
+      const runtime = await this.getOrCreate(session);
+      // False: evicted between the lookup and the call; the session's next runtime takes it.
+      if (await runtime.registerMessage(message)) return runtime;
+    }
   }
 
   private touch(id: string, runtime: SessionRuntime): void {

@@ -12,6 +12,7 @@
 //   become pending.
 import { z } from "zod";
 import type { MonitorEvent } from "../../lib/events/schemas";
+import type { EventSink } from "../monitor/bus";
 import type { EventLedger } from "../monitor/ledger";
 import type { ChatMessageRecord, Stores } from "../stores/types";
 import type { RuntimeSnapshotState } from "./runtime";
@@ -33,20 +34,20 @@ export interface RecoveredSession {
 export interface RecoveryDeps {
   stores: Pick<Stores, "sessions" | "messages">;
   ledger: Pick<EventLedger, "read">;
+  events: Pick<EventSink, "seqOf">;
 }
 
-/** The recovery marks of a snapshot; absent in snapshots written before them (read from the start). */
 const marksSchema = z.object({
-  coveredSeq: z.number().int().nonnegative().catch(0),
-  messageCursor: z.number().int().nonnegative().catch(0),
-  announced: z.array(z.string()).catch([]),
+  coveredSeq: z.number().int().nonnegative(),
+  messageCursor: z.number().int().nonnegative(),
+  announced: z.array(z.string()),
 });
 
 const LEDGER_PAGE = 1_000;
 
 export async function recoverSession(sessionId: string, deps: RecoveryDeps): Promise<RecoveredSession> {
   const saved = await deps.stores.sessions.loadSnapshot(sessionId);
-  const state = parseSnapshotState(saved?.state);
+  const state = await parseSnapshotState(saved?.state, sessionId, deps);
   const after = await readAfter(deps.ledger, sessionId, state?.coveredSeq ?? 0);
 
   const inHistory = new Set<string>();
@@ -89,7 +90,11 @@ export function hasWork(recovered: RecoveredSession): boolean {
   return recovered.pending.length > 0 || (recovered.state?.agentState === "wait" && !!recovered.state.wait);
 }
 
-function parseSnapshotState(value: unknown): RuntimeSnapshotState | null {
+async function parseSnapshotState(
+  value: unknown,
+  sessionId: string,
+  deps: RecoveryDeps,
+): Promise<RuntimeSnapshotState | null> {
   if (
     !value ||
     typeof value !== "object" ||
@@ -98,8 +103,27 @@ function parseSnapshotState(value: unknown): RuntimeSnapshotState | null {
     !Array.isArray((value as { pending?: unknown }).pending)
   )
     return null;
-  // Checked above as far as the runtime relies on it; the marks get their defaults.
-  return { ...(value as RuntimeSnapshotState), ...marksSchema.parse(value) };
+  // Checked above as far as the runtime relies on it.
+  const state = value as RuntimeSnapshotState;
+  const marks = marksSchema.safeParse(value);
+  return { ...state, ...(marks.success ? marks.data : await legacyMarks(state, sessionId, deps)) };
+}
+
+/**
+ * A snapshot written before the marks existed is trusted as it was then: as covering the whole ledger,
+ * and every stored message up to the last one it holds.
+ */
+async function legacyMarks(
+  state: RuntimeSnapshotState,
+  sessionId: string,
+  deps: RecoveryDeps,
+): Promise<z.infer<typeof marksSchema>> {
+  const known = new Set(state.pending.map((m) => m.messageId));
+  for (const m of state.history) if (m.kind === "session" || m.kind === "complex") known.add(m.messageId);
+  let messageCursor = 0;
+  for (const { position, message } of await deps.stores.messages.listInboundAfter(sessionId, 0))
+    if (known.has(message.messageId)) messageCursor = Math.max(messageCursor, position);
+  return { coveredSeq: deps.events.seqOf(sessionId), messageCursor, announced: [] };
 }
 
 async function readAfter(ledger: RecoveryDeps["ledger"], sessionId: string, afterSeq: number): Promise<MonitorEvent[]> {

@@ -147,6 +147,8 @@ export class SessionRuntime {
     this.plannerFlight.controller?.abort();
     this.wakeLoop?.();
     await this.loopDone;
+    // Saves already under way finish first: the last state's message cursor is then below them.
+    await this.saveChain;
     await this.persistNow();
     // Shared providers (plugins, MCP) outlive a session: only the session's own ones are closed.
     for (const provider of this.deps.providers()) this.registry.unregisterProvider(provider.providerName);
@@ -177,14 +179,16 @@ export class SessionRuntime {
   // ---- messages and triggers -------------------------------------------------------------
 
   /**
-   * A new chat message (engine.md 2, registerMessage). It is durable in the message store when this
-   * resolves, even if the runtime stopped meanwhile (then the session's next runtime recovers it).
+   * A new chat message (engine.md 2, registerMessage). True: it is durable in the message store (if
+   * the runtime stopped meanwhile, the session's next runtime recovers it from there). False: the
+   * runtime had stopped already; nothing was saved.
    */
-  async registerMessage(message: ChatMessageRecord): Promise<void> {
+  async registerMessage(message: ChatMessageRecord): Promise<boolean> {
+    if (this.stopped) return false;
     const saved = this.saveChain.then(() => this.deps.stores.messages.save(message));
     this.saveChain = saved.catch(() => undefined);
     const position = await saved;
-    if (this.stopped) return;
+    if (this.stopped) return true;
     this.messageCursor = Math.max(this.messageCursor, position);
     const now = this.deps.clock.now();
     this.lastMessageAt = now;
@@ -199,6 +203,7 @@ export class SessionRuntime {
     }
     this.schedule();
     this.persistSoon();
+    return true;
   }
 
   private detectMention(text: string): boolean {

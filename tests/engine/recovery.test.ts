@@ -224,7 +224,10 @@ describe("restart recovery", () => {
     expect(ids).toEqual(["cut-1", "cut-2", "cut-3"]);
   });
 
-  it("does not take messages trimmed out of the history window for new ones", async () => {
+  it.each([
+    ["a snapshot", false],
+    ["a snapshot written before the recovery marks existed", true],
+  ])("does not take messages trimmed out of the history window for new ones (%s)", async (_name, legacy) => {
     const stores = createMemoryStores();
     const ledger = new MemoryLedger();
     const first = await engineOver(stores, ledger, { maxContextSize: 2 });
@@ -236,6 +239,12 @@ describe("restart recovery", () => {
     const history = first.manager.get(session.id)?.history ?? [];
     expect(history.some((m) => m.kind === "session" && m.messageId === "trim-1")).toBe(false);
     await first.close("restart");
+    if (legacy) {
+      const saved = await stores.sessions.loadSnapshot(session.id);
+      const { coveredSeq, messageCursor, announced, ...state } = saved?.state as Record<string, unknown>;
+      expect([coveredSeq, messageCursor, announced]).not.toContain(undefined);
+      await stores.sessions.saveSnapshot({ sessionId: session.id, ts: saved?.ts ?? 0, state });
+    }
 
     const second = await engineOver(stores, ledger, { maxContextSize: 2 });
     expect(await second.manager.restoreAll()).toBe(0);
