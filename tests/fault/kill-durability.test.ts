@@ -2,7 +2,8 @@
 // killed with SIGKILL at random moments, several times, and started again on the same database each
 // time. Afterwards, from the ledger: every acknowledged (202) message has exactly one message.ingested
 // and a cycle that ended after it (the bot got to consider it), no message is ingested twice, and
-// each session's seqs are 1..N (continued across every restart, never reused).
+// each session's seqs are 1..N (continued across every restart, never reused). KILL_SEED=<n> replays
+// the kill moments of a failed run.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
