@@ -3,6 +3,7 @@
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { ModelClient } from "../llm/model-client";
 import type { EventSink } from "../monitor/bus";
+import type { EventLedger } from "../monitor/ledger";
 import type { Stores } from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
 import type { Clock } from "./clock";
@@ -24,6 +25,8 @@ export interface EngineDeps {
   model: ModelClient;
   stores: Stores;
   events: EventSink;
+  /** Read on restore, to reconcile a snapshot with the events written after it (recovery.ts). */
+  ledger: Pick<EventLedger, "read">;
   hooks: HookRegistry;
   /** Shared non-builtin providers (plugin runtime, MCP), registered after the builtin one. */
   providers: () => ToolProvider[];

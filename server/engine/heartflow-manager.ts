@@ -3,12 +3,15 @@
 // stopped first (their state is saved and comes back on the next message).
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
 import type { EngineDeps } from "./deps";
-import { describeError, knownMessageIds, SessionRuntime, type RuntimeSnapshotState } from "./runtime";
+import { hasWork, recoverSession } from "./recovery";
+import { describeError, SessionRuntime } from "./runtime";
 
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly creating = new Map<string, Promise<SessionRuntime>>();
+  /** Evicted runtimes still saving their last state: a new runtime of the session restores after it. */
+  private readonly stopping = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(private readonly deps: EngineDeps) {}
@@ -38,43 +41,22 @@ export class HeartflowManager {
 
   private async create(session: SessionRecord): Promise<SessionRuntime> {
     const { stores } = this.deps;
+    await this.stopping.get(session.id);
     const stored = await stores.sessions.get(session.id);
     if (!stored) await stores.sessions.upsert(session);
     const runtime = new SessionRuntime(stored ?? session, this.deps);
-    if (stored) {
-      const saved = await this.savedState(session.id);
-      runtime.restore(saved.state, saved.unseen);
-    }
+    if (stored) runtime.restore(await recoverSession(session.id, this.deps));
     this.runtimes.set(session.id, runtime);
     runtime.start();
     await this.enforceCap(session.id);
     return runtime;
   }
 
-  /**
-   * A session's last snapshot, plus inbound messages stored after it: the snapshot is written shortly
-   * after changes, so a crash in between must not lose messages the API already acknowledged.
-   */
-  private async savedState(
-    sessionId: string,
-  ): Promise<{ state: RuntimeSnapshotState | null; unseen: ChatMessageRecord[] }> {
-    const { stores } = this.deps;
-    const snapshot = await stores.sessions.loadSnapshot(sessionId);
-    const state = snapshot && isSnapshotState(snapshot.state) ? snapshot.state : null;
-    const since = state ? (snapshot?.ts ?? 0) - SNAPSHOT_SLACK_MS : -Infinity;
-    const recent = await stores.messages.list(sessionId, { limit: MAX_RECOVERED_MESSAGES });
-    return { state, unseen: recent.filter((m) => m.direction === "inbound" && m.ts >= since) };
-  }
-
   /** Brings back every stored session with work left (pending messages, an armed wait) after a restart. */
   async restoreAll(): Promise<number> {
     let restored = 0;
     for (const session of await this.deps.stores.sessions.list()) {
-      const { state, unseen } = await this.savedState(session.id);
-      const known = state ? knownMessageIds(state) : new Set<string>();
-      const hasWork =
-        state?.agentState === "wait" || !!state?.pending.length || unseen.some((m) => !known.has(m.messageId));
-      if (!hasWork) continue;
+      if (!hasWork(await recoverSession(session.id, this.deps))) continue;
       await this.getOrCreate(session);
       restored++;
     }
@@ -82,9 +64,11 @@ export class HeartflowManager {
   }
 
   async registerMessage(session: SessionRecord, message: ChatMessageRecord): Promise<SessionRuntime> {
-    const runtime = await this.getOrCreate(session);
-    await runtime.registerMessage(message);
-    return runtime;
+    for (;;) {
+      const runtime = await this.getOrCreate(session);
+      // False: evicted between the lookup and the call; the session's next runtime takes it.
+      if (await runtime.registerMessage(message)) return runtime;
+    }
   }
 
   private touch(id: string, runtime: SessionRuntime): void {
@@ -100,9 +84,12 @@ export class HeartflowManager {
       if (this.runtimes.size <= max) break;
       if (id === keep || !runtime.isIdle() || runtime.agentState === "wait") continue;
       this.runtimes.delete(id);
-      await runtime
+      const stopped = runtime
         .stop("evicted: runtime cap reached")
-        .catch((e: unknown) => this.deps.logger.warn(`[heartflow] stopping ${id} failed: ${describeError(e)}`));
+        .catch((e: unknown) => this.deps.logger.warn(`[heartflow] stopping ${id} failed: ${describeError(e)}`))
+        .finally(() => this.stopping.delete(id));
+      this.stopping.set(id, stopped);
+      await stopped;
     }
     if (this.runtimes.size > max) {
       this.deps.logger.warn(`[heartflow] ${this.runtimes.size} runtimes over the cap of ${max}: none idle to stop`);
@@ -116,18 +103,4 @@ export class HeartflowManager {
     this.runtimes.clear();
     await Promise.all(all.map((r) => r.stop(reason)));
   }
-}
-
-/** Messages stored up to this long before a snapshot may still be missing from it (clock steps). */
-const SNAPSHOT_SLACK_MS = 1_000;
-const MAX_RECOVERED_MESSAGES = 200;
-
-function isSnapshotState(value: unknown): value is RuntimeSnapshotState {
-  return (
-    !!value &&
-    typeof value === "object" &&
-    (value as { version?: unknown }).version === 1 &&
-    Array.isArray((value as { history?: unknown }).history) &&
-    Array.isArray((value as { pending?: unknown }).pending)
-  );
 }

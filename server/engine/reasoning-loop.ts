@@ -209,6 +209,8 @@ export class ReasoningLoop {
       } else {
         rt.history.push({ ...base, kind: "session", text: m.text, sourceKind: "user" });
       }
+      // Announced before a crash cut its turn (recovery.ts): into history again, not into the ledger.
+      if (rt.takeAnnounced(m.messageId)) continue;
       rt.deps.events.emit(rt.session.id, "message.ingested", {
         speakerName: m.groupCard || m.userName,
         userId: m.userId,

@@ -11,6 +11,7 @@ import type { EngineDeps } from "./deps";
 import { SessionLearner } from "./learning";
 import type { PlannerToolView } from "./planner";
 import { ReasoningLoop } from "./reasoning-loop";
+import type { RecoveredSession } from "./recovery";
 import { SessionToolHost } from "./session-host";
 import { decideTrigger, LatencyWindow, talkValueAt, triggerThreshold } from "./triggers";
 
@@ -27,6 +28,12 @@ export interface RuntimeSnapshotState {
   cycleCounter: number;
   forceContinue: boolean;
   talkFrequencyAdjust: number;
+  /** The session's last event seq when the state was taken; written once the ledger holds it. */
+  coveredSeq: number;
+  /** Highest message store position registered (inbound messages after it are unknown to the state). */
+  messageCursor: number;
+  /** Pending message ids whose message.ingested is already in the ledger (see recovery.ts). */
+  announced: string[];
 }
 
 /** Bot messages and consumed messages beyond this many are dropped from the message cache. */
@@ -62,6 +69,13 @@ export class SessionRuntime {
   private loopDone: Promise<void> | null = null;
   private readonly loop: ReasoningLoop;
   private persistTimer: TimerHandle | null = null;
+  /** The newest state waiting to be written, and the writer working through them (one at a time). */
+  private persistQueued: { state: RuntimeSnapshotState; ts: number } | null = null;
+  private persisting: Promise<void> | null = null;
+  /** Saves run one after another, so store positions follow registration order (recovery.ts). */
+  private saveChain: Promise<unknown> = Promise.resolve();
+  private messageCursor = 0;
+  private announced = new Set<string>();
   /** When the current batch's oldest message arrived, for reply latency samples. */
   batchOldestArrival: number | null = null;
 
@@ -133,6 +147,8 @@ export class SessionRuntime {
     this.plannerFlight.controller?.abort();
     this.wakeLoop?.();
     await this.loopDone;
+    // Saves already under way finish first: the last state's message cursor is then below them.
+    await this.saveChain;
     await this.persistNow();
     // Shared providers (plugins, MCP) outlive a session: only the session's own ones are closed.
     for (const provider of this.deps.providers()) this.registry.unregisterProvider(provider.providerName);
@@ -162,10 +178,18 @@ export class SessionRuntime {
 
   // ---- messages and triggers -------------------------------------------------------------
 
-  /** A new chat message (engine.md 2, registerMessage). */
-  async registerMessage(message: ChatMessageRecord): Promise<void> {
-    if (this.stopped) return;
-    await this.deps.stores.messages.save(message);
+  /**
+   * A new chat message (engine.md 2, registerMessage). True: it is durable in the message store (if
+   * the runtime stopped meanwhile, the session's next runtime recovers it from there). False: the
+   * runtime had stopped already; nothing was saved.
+   */
+  async registerMessage(message: ChatMessageRecord): Promise<boolean> {
+    if (this.stopped) return false;
+    const saved = this.saveChain.then(() => this.deps.stores.messages.save(message));
+    this.saveChain = saved.catch(() => undefined);
+    const position = await saved;
+    if (this.stopped) return true;
+    this.messageCursor = Math.max(this.messageCursor, position);
     const now = this.deps.clock.now();
     this.lastMessageAt = now;
     const mentioned = message.mentionsBot ?? this.detectMention(message.text);
@@ -179,6 +203,7 @@ export class SessionRuntime {
     }
     this.schedule();
     this.persistSoon();
+    return true;
   }
 
   private detectMention(text: string): boolean {
@@ -223,7 +248,8 @@ export class SessionRuntime {
     if (this.stopped || this.agentState === "wait" || this.scheduled) return;
     const pending = this.pendingMessages().length;
     if (!pending) return;
-    if (this.forceContinue) return this.enqueueMessageTurn();
+    // A turn a crash cut (recovery.ts) was already triggered: it runs again whatever the threshold.
+    if (this.forceContinue || this.announced.size) return this.enqueueMessageTurn();
     const now = this.deps.clock.now();
     const talkValue = talkValueAt(this.deps.config.chat, this.isGroupChat, new Date(now));
     const threshold = triggerThreshold(talkValue, this.talkFrequencyAdjust);
@@ -370,9 +396,10 @@ export class SessionRuntime {
       }
       if (this.stopped) return;
       this.setStage(this.agentState === "wait" ? "等待消息" : "空闲", "");
-      // A finished turn is saved at once; message arrivals are coalesced (and recoverable from the
-      // message store, see HeartflowManager.savedState).
-      await this.persistNow();
+      // A finished turn's state is taken at once and written when the ledger holds its events; the
+      // next turn need not wait for that. Message arrivals are coalesced (and recoverable from the
+      // message store, see recovery.ts).
+      void this.persistNow();
       this.schedule();
     }
   }
@@ -380,36 +407,47 @@ export class SessionRuntime {
   // ---- persistence (restart recovery) ----------------------------------------------------
 
   snapshot(): RuntimeSnapshotState {
+    const pending = this.cache.slice(this.processed);
     return {
       version: 1,
       agentState: this.agentState,
-      history: this.history,
-      pending: this.cache.slice(this.processed),
+      // A copy: the state is written later (once the ledger holds coveredSeq) and history changes meanwhile.
+      history: structuredClone(this.history),
+      pending,
       wait: this.wait ? { callId: this.wait.callId, deadline: this.wait.deadline } : null,
       previousPlannerText: this.previousPlannerText,
       latency: this.latency.toJSON(),
       cycleCounter: this.cycleCounter,
       forceContinue: this.forceContinue,
       talkFrequencyAdjust: this.talkFrequencyAdjust,
+      coveredSeq: this.deps.events.seqOf(this.session.id),
+      messageCursor: this.messageCursor,
+      announced: pending.filter((m) => this.announced.has(m.messageId)).map((m) => m.messageId),
     };
   }
 
+  /** Consumes the mark of a message whose message.ingested is already in the ledger (recovered). */
+  takeAnnounced(messageId: string): boolean {
+    return this.announced.delete(messageId);
+  }
+
   /**
-   * Restores a saved state before start(); a turn that was running when the process died is dropped.
-   * `unseen` are stored inbound messages the snapshot may not know yet: they become pending.
+   * Restores a recovered state (recovery.ts) before start(); a turn that was running when the process
+   * died runs again with its messages, which are not announced a second time.
    */
-  restore(state: RuntimeSnapshotState | null, unseen: ChatMessageRecord[] = []): void {
+  restore(recovered: RecoveredSession): void {
+    const { state } = recovered;
     if (state) {
       this.history = state.history;
-      this.cache = [...state.pending];
       this.previousPlannerText = state.previousPlannerText;
-      this.cycleCounter = state.cycleCounter;
       this.forceContinue = state.forceContinue;
       this.talkFrequencyAdjust = state.talkFrequencyAdjust;
       for (const s of state.latency) this.latency.add(s.at, s.latencyMs);
     }
-    const known = state ? knownMessageIds(state) : new Set<string>();
-    for (const m of unseen) if (!known.has(m.messageId)) this.cache.push(m);
+    this.cache = [...recovered.pending];
+    this.announced = new Set(recovered.announced);
+    this.cycleCounter = recovered.cycleCounter;
+    this.messageCursor = recovered.messageCursor;
     this.processed = 0;
     if (this.cache.length) this.lastMessageAt = this.cache[this.cache.length - 1].ts;
     if (state?.agentState === "wait" && state.wait) {
@@ -424,29 +462,40 @@ export class SessionRuntime {
     if (this.persistTimer || this.stopped) return;
     this.persistTimer = this.deps.clock.setTimer(200, () => {
       this.persistTimer = null;
-      void this.persistNow();
+      // Never mid-turn: a state taken then would hold the turn's messages in history with the turn
+      // unfinished, and a crash would leave them without one. The turn's end saves the state anyway.
+      if (!this.turnRunning) void this.persistNow();
     });
   }
 
-  async persistNow(): Promise<void> {
+  /**
+   * Takes the state now and writes it once the ledger holds every event it covers, so a snapshot
+   * never claims more than the ledger (recovery.ts relies on it). Writes run one at a time, newest
+   * state wins; resolves when the state taken now (or a newer one) is written.
+   */
+  persistNow(): Promise<void> {
+    this.persistQueued = { state: this.snapshot(), ts: this.deps.clock.now() };
+    this.persisting ??= this.writeSnapshots();
+    return this.persisting;
+  }
+
+  private async writeSnapshots(): Promise<void> {
     try {
-      await this.deps.stores.sessions.saveSnapshot({
-        sessionId: this.session.id,
-        state: this.snapshot(),
-        ts: this.deps.clock.now(),
-      });
-      await this.deps.stores.sessions.touch(this.session.id, this.lastActivityAt || this.deps.clock.now());
-    } catch (error) {
-      this.deps.logger.warn(`[engine] session ${this.session.id}: snapshot not saved: ${describeError(error)}`);
+      for (let next = this.persistQueued; next; next = this.persistQueued) {
+        this.persistQueued = null;
+        await this.deps.events.whenDurable(this.session.id, next.state.coveredSeq);
+        try {
+          await this.deps.stores.sessions.saveSnapshot({ sessionId: this.session.id, ...next });
+          await this.deps.stores.sessions.touch(this.session.id, this.lastActivityAt || this.deps.clock.now());
+        } catch (error) {
+          this.deps.logger.warn(`[engine] session ${this.session.id}: snapshot not saved: ${describeError(error)}`);
+        }
+      }
+    } finally {
+      // Synchronously after the last check above: a persistNow() from now on starts a new writer.
+      this.persisting = null;
     }
   }
-}
-
-/** Chat message ids a saved state already holds (ingested or pending). */
-export function knownMessageIds(state: RuntimeSnapshotState): Set<string> {
-  const ids = new Set(state.pending.map((m) => m.messageId));
-  for (const m of state.history) if (m.kind === "session" || m.kind === "complex") ids.add(m.messageId);
-  return ids;
 }
 
 export function describeError(error: unknown): string {
