@@ -47,7 +47,7 @@ export function createConnectionStore(now: () => number = Date.now) {
 
   return {
     getSnapshot: () => snapshot,
-    subscribe(listener: Listener) {
+    subscribe: (listener: Listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },

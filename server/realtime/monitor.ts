@@ -116,5 +116,5 @@ function refuse(socket: Socket, ack: unknown, error: string, issues: { path: Pro
 }
 
 function answer(ack: unknown, reply: SubscribeAck): void {
-  if (typeof ack === "function") ack(reply);
+  if (typeof ack === "function") (ack as (reply: SubscribeAck) => void)(reply);
 }
