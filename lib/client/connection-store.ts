@@ -75,7 +75,5 @@ export function createConnectionStore(now: () => number = Date.now) {
   };
 }
 
-export type ConnectionStore = ReturnType<typeof createConnectionStore>;
-
 /** The page's one store. */
 export const connectionStore = createConnectionStore();
