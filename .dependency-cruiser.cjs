@@ -81,6 +81,42 @@ module.exports = {
       to: { path: "^server/", pathNot: "^server/(llm/|stores/types\\.ts$)" },
     },
     {
+      name: "mcp-room",
+      severity: "error",
+      comment: "server/mcp may import lib, server/tools and the engine's surface: not the database, plugins or models.",
+      from: { path: "^server/mcp/" },
+      to: { path: "^server/(db|plugins|llm|realtime|cli)/" },
+    },
+    {
+      name: "plugins-room",
+      severity: "error",
+      comment: "server/plugins may import lib, server/tools and the engine's surface: not the database, MCP or models.",
+      from: { path: "^server/plugins/" },
+      to: { path: "^server/(db|mcp|llm|realtime|http|cli)/" },
+    },
+    {
+      name: "db-room",
+      severity: "error",
+      comment:
+        "server/db implements the store and ledger interfaces: it uses no engine, tool, transport or model code.",
+      from: { path: "^server/db/" },
+      to: { path: "^server/(engine|tools|llm|mcp|plugins|http|realtime|cli)/" },
+    },
+    {
+      name: "realtime-room",
+      severity: "error",
+      comment: "server/realtime may import lib, server/db and the monitor: not tools, MCP, plugins or models.",
+      from: { path: "^server/realtime/" },
+      to: { path: "^server/(tools|mcp|plugins|llm|cli)/" },
+    },
+    {
+      name: "cli-is-an-entry",
+      severity: "error",
+      comment: "server/cli is a program: nothing in the app imports it.",
+      from: { path: "^(server|app|components|lib|plugins)/", pathNot: "^server/cli/" },
+      to: { path: "^server/cli/" },
+    },
+    {
       name: "prisma-only-in-db",
       severity: "error",
       comment: "Prisma and its generated client belong to server/db (the composition root wires it in).",
