@@ -2,13 +2,24 @@
 // the client, and a reason required for every disable comment (the project rule "no `any` without a
 // reason on the same line" is met with `// eslint-disable-next-line @typescript-eslint/no-explicit-any -- why`).
 import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
 import comments from "@eslint-community/eslint-plugin-eslint-comments/configs";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-export default tseslint.config(
-  { ignores: ["generated/**", ".next/**", "node_modules/**", "data/**", "test-results/**", "next-env.d.ts"] },
+export default defineConfig(
+  {
+    ignores: [
+      "generated/**",
+      ".next/**",
+      "node_modules/**",
+      "data/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+    ],
+  },
   { linterOptions: { reportUnusedDisableDirectives: "error" } },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
