@@ -2,7 +2,7 @@
 // its own process, prints a table and writes bench/results.json. --profile writes a V8 CPU profile of
 // each measure's process to test-results/bench-profiles/<name>/ (bench/profile-summary.ts reads them).
 import { fork } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

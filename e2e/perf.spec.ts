@@ -312,7 +312,7 @@ test("live view of the 10,000-event session at 200 events/s", async ({ page }) =
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const e = template[n % template.length];
     const round = Math.floor(n / template.length);
-    const data = JSON.parse(
+    const data: unknown = JSON.parse(
       JSON.stringify(e.data).replace(/"(cycleId|messageId|replyTo|msg_id)":"([^"]+)"/g, `"$1":"p${round}$2"`),
     );
     seq++;

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Every test suite, with its set-up, ending in one plain total line "N passed, N failed".
+# Every static check and test suite, with its set-up, ending in one plain total line
+# "N passed, N failed, N skipped" (the todo count on the line before it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NO_COLOR=1 NEXT_TELEMETRY_DISABLED=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 mkdir -p test-results
-rm -f test-results/vitest.json test-results/vitest-load.json test-results/playwright.json test-results/perf.json
+rm -f test-results/static-checks.json test-results/vitest.json test-results/vitest-load.json \
+  test-results/playwright.json test-results/perf.json
+
+# Format, lint, dependency rules, types and unused code first: each counts as one test in the total.
+node scripts/static-checks.mjs --report test-results/static-checks.json
+static_rc=$?
 
 npx vitest run --exclude 'tests/load/**' --reporter=default --reporter=json --outputFile=test-results/vitest.json
 vitest_rc=$?
@@ -28,5 +34,6 @@ else
   tail -n 30 test-results/next-build.log >&2
 fi
 
-node scripts/test-summary.mjs test-results/vitest.json test-results/vitest-load.json test-results/playwright.json \
-  --exit-code "$vitest_rc" --exit-code "$load_rc" --exit-code "$playwright_rc"
+node scripts/test-summary.mjs test-results/static-checks.json test-results/vitest.json \
+  test-results/vitest-load.json test-results/playwright.json \
+  --exit-code "$static_rc" --exit-code "$vitest_rc" --exit-code "$load_rc" --exit-code "$playwright_rc"

@@ -22,7 +22,8 @@ export function LoginForm() {
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    const token = String(new FormData(e.currentTarget).get("token") ?? "").trim();
+    const field = new FormData(e.currentTarget).get("token");
+    const token = typeof field === "string" ? field.trim() : "";
     if (!token) return;
     setBusy(true);
     setError(null);

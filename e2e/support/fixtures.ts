@@ -85,6 +85,7 @@ export const test = base.extend<{ api: Api; pageProblems: string[] }>({
     await use(new Api(ctx));
     await ctx.dispose();
   },
+  // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from an object pattern
   pageProblems: async ({}, use) => {
     await use([]);
   },

@@ -208,7 +208,6 @@ export const toggleAuditEntrySchema = z.object({
   reason: z.string(),
   ts: z.number(),
 });
-export type ToggleAuditEntry = z.infer<typeof toggleAuditEntrySchema>;
 
 export const auditQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1_000).default(200) });
 export const toggleAuditListSchema = z.object({ entries: z.array(toggleAuditEntrySchema) });
@@ -289,3 +288,4 @@ export const monitorErrorSchema = z.object({
   error: z.string(),
   fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
+export type MonitorError = z.infer<typeof monitorErrorSchema>;

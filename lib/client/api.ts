@@ -57,7 +57,7 @@ async function request<S extends z.ZodType>(
     throw new NetworkError(error instanceof Error ? error.message : String(error));
   }
   const text = await res.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {

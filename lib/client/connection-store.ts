@@ -47,7 +47,7 @@ export function createConnectionStore(now: () => number = Date.now) {
 
   return {
     getSnapshot: () => snapshot,
-    subscribe(listener: Listener) {
+    subscribe: (listener: Listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
@@ -74,8 +74,6 @@ export function createConnectionStore(now: () => number = Date.now) {
     },
   };
 }
-
-export type ConnectionStore = ReturnType<typeof createConnectionStore>;
 
 /** The page's one store. */
 export const connectionStore = createConnectionStore();

@@ -32,27 +32,28 @@ export interface PlayerOptions {
 
 type Listener = () => void;
 
+/** Function properties, not methods: the player is a closure, safe to pass its functions around unbound. */
 export interface ReplayPlayer {
-  getSnapshot(): PlayerSnapshot;
-  subscribe(listener: Listener): () => void;
+  getSnapshot: () => PlayerSnapshot;
+  subscribe: (listener: Listener) => () => void;
   /** Playhead position in ms since the first event. */
-  getPosition(): number;
-  subscribePosition(listener: (positionMs: number) => void): () => void;
-  setTimeline(timeline: PlayerTimeline): void;
-  play(): void;
-  pause(): void;
-  toggle(): void;
-  setSpeed(speed: number): void;
+  getPosition: () => number;
+  subscribePosition: (listener: (positionMs: number) => void) => () => void;
+  setTimeline: (timeline: PlayerTimeline) => void;
+  play: () => void;
+  pause: () => void;
+  toggle: () => void;
+  setSpeed: (speed: number) => void;
   /** Next/previous speed in REPLAY_SPEEDS. */
-  nudgeSpeed(direction: 1 | -1): void;
-  setSkipIdle(skip: boolean): void;
-  stepEvent(direction: 1 | -1): void;
-  stepCycle(direction: 1 | -1): void;
-  seekTime(positionMs: number): void;
-  seekIndex(index: number): void;
+  nudgeSpeed: (direction: 1 | -1) => void;
+  setSkipIdle: (skip: boolean) => void;
+  stepEvent: (direction: 1 | -1) => void;
+  stepCycle: (direction: 1 | -1) => void;
+  seekTime: (positionMs: number) => void;
+  seekIndex: (index: number) => void;
   /** Advances playback by `wallMs` of real time (the frame loop calls it; tests call it directly). */
-  tick(wallMs: number): void;
-  destroy(): void;
+  tick: (wallMs: number) => void;
+  destroy: () => void;
 }
 
 const DEFAULT_IDLE_CAP_MS = 1_500;

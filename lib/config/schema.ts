@@ -13,7 +13,6 @@ export const talkValueRuleSchema = z
     chat: z.enum(["group", "private"]).optional(),
   })
   .strict();
-export type TalkValueRule = z.infer<typeof talkValueRuleSchema>;
 
 export const mcpServerConfigSchema = z.discriminatedUnion("transport", [
   z

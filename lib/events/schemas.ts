@@ -203,7 +203,6 @@ export const eventDataSchemas = {
 
 export type EventType = keyof typeof eventDataSchemas;
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
-export const eventTypes = Object.keys(eventDataSchemas) as EventType[];
 
 const envelopeBase = { seq: z.number().int().positive(), sessionId: z.string(), ts: z.number() };
 
@@ -228,8 +227,3 @@ export const monitorEventSchema = z.discriminatedUnion("type", [
   envelopeOf("tool.toggled"),
 ]);
 export type MonitorEvent = z.infer<typeof monitorEventSchema>;
-
-/** An event before the ledger assigns its seq. */
-export type PendingEvent = {
-  [T in EventType]: { sessionId: string; type: T; ts: number; data: EventData<T> };
-}[EventType];

@@ -37,10 +37,11 @@ function structuredText(value: unknown): string {
   if (value === undefined || value === null) return "";
   if (typeof value === "string") return value.trim();
   try {
-    // JSON.stringify keeps non-ASCII characters as they are.
-    return JSON.stringify(value) ?? String(value);
+    // JSON.stringify keeps non-ASCII characters as they are; a value it cannot represent (a function,
+    // a cycle, a BigInt) has no faithful text.
+    return JSON.stringify(value) ?? "";
   } catch {
-    return String(value);
+    return "";
   }
 }
 

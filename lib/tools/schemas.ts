@@ -87,7 +87,6 @@ export const toolContentTypeSchema = z.enum([
   "binary",
   "unknown",
 ]);
-export type ToolContentType = z.infer<typeof toolContentTypeSchema>;
 
 export const toolContentItemSchema = z.object({
   contentType: toolContentTypeSchema,

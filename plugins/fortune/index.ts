@@ -19,7 +19,7 @@ export default class FortunePlugin extends Plugin {
     actionRequire: ["有人想抽签或问今日运势时使用", "同一个人一天内不要重复抽"],
   })
   draw(args: ActionArgs, ctx: { sessionId: string }) {
-    const name = String(args.user_name ?? "").trim();
+    const name = typeof args.user_name === "string" ? args.user_name.trim() : "";
     if (!name) return [false, "需要抽签人的名字"];
     const day = new Date().toISOString().slice(0, 10);
     const digest = createHash("sha256").update(`${ctx.sessionId}|${name}|${day}`).digest();

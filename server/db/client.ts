@@ -6,7 +6,7 @@ import { busyTimeoutMs } from "./busy";
 import { toDatabaseError } from "./errors";
 
 export type { PrismaClient } from "../../generated/prisma/client";
-export { busyTimeoutMs, withBusyRetry, type RetryOptions } from "./busy";
+export { withBusyRetry } from "./busy";
 
 /**
  * Opens the database (already migrated) with WAL, so readers never wait for the writer, and a busy

@@ -49,9 +49,8 @@ export async function openDatabase(
   }
 }
 
-export { createPrisma, withBusyRetry, type PrismaClient } from "./client";
-export { databaseUrlFromEnv, defaultDatabaseUrl } from "./database-url";
-export { DatabaseError, type DatabaseErrorKind } from "./errors";
+export { type PrismaClient } from "./client";
+export { databaseUrlFromEnv } from "./database-url";
+export { DatabaseError } from "./errors";
 export { PrismaLedger, type LedgerOptions } from "./ledger";
-export { migrate, migrateCli } from "./migrate";
-export { createPrismaStores, type PrismaStores } from "./stores";
+export { type PrismaStores } from "./stores";

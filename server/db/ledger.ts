@@ -105,7 +105,9 @@ export class PrismaLedger implements EventLedger {
     if (limit <= 0) return [];
     const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
     // Rows were written by append() from valid MonitorEvents, so the envelope is rebuilt as one.
-    return rows.map(([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) }) as MonitorEvent);
+    return rows.map(
+      ([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) as unknown }) as MonitorEvent,
+    );
   }
 
   /** Transactions committed so far (group commit makes this smaller than the number of appends). */

@@ -122,7 +122,7 @@ function mergePatch<T extends object>(current: T, patch: Partial<T>, warn: (m: s
     const before = current[key];
     const after = patch[key];
     if (after === undefined) continue;
-    if (sameKind(before, after)) next[key] = after as T[keyof T];
+    if (sameKind(before, after)) next[key] = after;
     else warn(`ignored field ${String(key)} of the wrong type`);
   }
   return next;

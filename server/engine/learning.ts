@@ -21,7 +21,6 @@ const extractionSchema = z.object({
     )
     .catch([]),
 });
-export type Extraction = z.infer<typeof extractionSchema>;
 
 /** Only real chat text is worth learning from. */
 const MIN_CHAT_LINES = 3;

@@ -48,7 +48,7 @@ export function discoveredInWindow(selected: HistoryMessage[]): Set<string> {
     const structured = m.structuredContent;
     const names =
       structured && typeof structured === "object" && "matchedToolNames" in structured
-        ? (structured as { matchedToolNames: unknown }).matchedToolNames
+        ? structured.matchedToolNames
         : null;
     if (Array.isArray(names)) {
       for (const n of names) if (typeof n === "string") found.add(n);

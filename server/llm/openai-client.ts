@@ -317,7 +317,7 @@ function toAttemptFailure(error: unknown): AttemptFailure {
     const status = typeof error.status === "number" ? error.status : undefined;
     // No status: an error event inside an otherwise healthy response, worth another try.
     const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
-    return new AttemptFailure(error.message, retryable, status, retryAfterMs(error.headers));
+    return new AttemptFailure(error.message, retryable, status, retryAfterMs(error.headers as Headers | undefined));
   }
   return new AttemptFailure(errorText(error), false);
 }

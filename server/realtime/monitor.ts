@@ -2,7 +2,13 @@
 // `unsubscribe`, events as `event` messages carrying the envelope, `resync` when a client fell behind,
 // `error` for a refused payload. Nothing a client sends can crash it.
 import type { Server, Socket } from "socket.io";
-import { MONITOR_NAMESPACE, subscribeSchema, unsubscribeSchema, type SubscribeAck } from "../../lib/api/schemas";
+import {
+  MONITOR_NAMESPACE,
+  subscribeSchema,
+  unsubscribeSchema,
+  type MonitorError,
+  type SubscribeAck,
+} from "../../lib/api/schemas";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EngineLogger } from "../engine/deps";
 import type { MonitorBus } from "../monitor/bus";
@@ -111,10 +117,11 @@ function refuse(socket: Socket, ack: unknown, error: string, issues: { path: Pro
     path: i.path.length ? i.path.map(String).join(".") : "(root)",
     message: i.message,
   }));
-  socket.emit("error", { error, ...(fields.length ? { fields } : {}) });
-  answer(ack, { ok: false, error, ...(fields.length ? { fields } : {}) });
+  const problem: MonitorError = { error, ...(fields.length ? { fields } : {}) };
+  socket.emit("error", problem);
+  answer(ack, { ok: false, ...problem });
 }
 
 function answer(ack: unknown, reply: SubscribeAck): void {
-  if (typeof ack === "function") ack(reply);
+  if (typeof ack === "function") (ack as (reply: SubscribeAck) => void)(reply);
 }

@@ -21,7 +21,7 @@ export class ToggleState implements ToolToggles {
     // A session toggle without a session cannot match anything; ignore it rather than guess.
     else if (toggle.sessionId !== null) {
       let bySession = this.session.get(toggle.sessionId);
-      if (!bySession) this.session.set(toggle.sessionId, (bySession = new Map()));
+      if (!bySession) this.session.set(toggle.sessionId, (bySession = new Map<string, ToolToggle>()));
       bySession.set(toggle.toolName, copy);
     }
   }

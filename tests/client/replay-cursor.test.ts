@@ -10,7 +10,7 @@ function longRecording(copies: number): MonitorEvent[] {
   const out: MonitorEvent[] = [];
   for (let k = 0; k < copies; k++) {
     for (const e of fixtureEvents) {
-      const data = JSON.parse(JSON.stringify(e.data).replace(/"cycleId":"([^"]+)"/g, `"cycleId":"k${k}$1"`));
+      const data: unknown = JSON.parse(JSON.stringify(e.data).replace(/"cycleId":"([^"]+)"/g, `"cycleId":"k${k}$1"`));
       out.push({ ...e, seq: out.length + 1, ts: e.ts + k * 60_000, data } as MonitorEvent);
     }
   }

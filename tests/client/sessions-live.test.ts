@@ -40,7 +40,7 @@ describe("applySessionEvents", () => {
   });
 
   it("asks for a refetch when a session it does not list speaks, but not for global toggles", () => {
-    const stranger = { ...fixtureEvents[0], sessionId: "new-one" } as MonitorEvent;
+    const stranger = { ...fixtureEvents[0], sessionId: "new-one" };
     expect(applySessionEvents([row], [stranger]).unknownSession).toBe(true);
     const global: MonitorEvent = {
       seq: 1,

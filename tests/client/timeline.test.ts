@@ -72,7 +72,7 @@ describe("applyEvents", () => {
   });
 
   it("drops events of other sessions", () => {
-    const other = fixtureEvents.map((e) => ({ ...e, sessionId: "someone-else" }) as MonitorEvent);
+    const other = fixtureEvents.map((e) => ({ ...e, sessionId: "someone-else" }));
     expect(applyEvents(emptyTimeline(SESSION), other).events).toHaveLength(0);
   });
 

@@ -52,7 +52,7 @@ describe("a turn", () => {
     expect(userMessages[0].content).toMatch(
       /^\[时间\]\d\d:\d\d:\d\d\n\[用户名\]Alice\n\[用户群昵称\]爱丽丝\n\[msg_id\]m1\n\[发言内容\]@麦麦 你周末干嘛？$/,
     );
-    expect(String(userMessages.at(-1)?.content)).toMatch(/^当前时间：\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(userMessages.at(-1)?.content).toMatch(/^当前时间：\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     expect(planner.messages[0].role).toBe("system");
     expect(replyer.model).toBe("replyer-model");
     expect(replyer.tools).toBeUndefined();
@@ -112,7 +112,7 @@ describe("a turn", () => {
     await h.waitForIdle();
     expect(h.model.requests).toHaveLength(3);
     const hints = h.model.requests.map(
-      (r) => r.body.messages.filter((m) => String(m.content).includes("没有调用有效的节奏工具")).length,
+      (r) => r.body.messages.filter((m) => JSON.stringify(m.content).includes("没有调用有效的节奏工具")).length,
     );
     expect(hints).toEqual([0, 1, 2]);
     expect(h.ofType("timing_gate.result")[0].data).toMatchObject({ action: "no_action", attempts: 3 });

@@ -4,12 +4,12 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
-let gc: (() => void) | undefined = globalThis.gc;
+let gc: NodeJS.GCFunction | undefined = globalThis.gc;
 
-function collector(): () => void {
+function collector(): NodeJS.GCFunction {
   if (!gc) {
     setFlagsFromString("--expose-gc");
-    gc = runInNewContext("gc") as () => void; // the flag just set defines gc in new contexts
+    gc = runInNewContext("gc") as NodeJS.GCFunction; // the flag just set defines gc in new contexts
   }
   return gc;
 }

@@ -55,7 +55,7 @@ describe("IpcConnection over a local socket", () => {
 
   async function pair(serverOpts: Partial<IpcConnectionOptions>) {
     const address = createLocalAddress();
-    dispose = address.dispose;
+    dispose = () => address.dispose();
     const accepted = new Promise<Socket>((resolve) => {
       server = createServer(resolve);
     });
@@ -112,8 +112,10 @@ describe("IpcConnection over a local socket", () => {
     let release: () => void = () => undefined;
     const { client } = await pair({
       onRequest: (_request: Envelope, signal: AbortSignal) =>
-        new Promise((resolve) => {
-          signal.addEventListener("abort", () => (aborted = signal.reason));
+        new Promise<string>((resolve) => {
+          signal.addEventListener("abort", () => {
+            aborted = signal.reason;
+          });
           release = () => resolve("late");
         }),
     });

@@ -152,7 +152,7 @@ export async function request(
     body: typeof payload === "string" ? payload : payload && new Uint8Array(payload),
   });
   const text = await res.text();
-  let json: unknown = null;
+  let json: unknown;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {

@@ -134,7 +134,7 @@ describe("BuiltinToolProvider listing", () => {
 describe("builtin parameter schemas (model-facing names)", () => {
   const host = new FakeHost();
   const specs = Object.fromEntries(builtinToolEntries.map((e) => [e.name, e.buildSpec(host.config)]));
-  const props = (name: string) => Object.keys((specs[name].parametersSchema?.properties ?? {}) as object);
+  const props = (name: string) => Object.keys(specs[name].parametersSchema?.properties ?? {});
 
   it("uses the exact snake_case parameter names", () => {
     expect(props("continue")).toEqual([]);

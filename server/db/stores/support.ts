@@ -28,11 +28,11 @@ export function sqlLimit(limit: number | undefined): number {
 
 /** Prisma's JSON input type cannot express `unknown`; stored values are JSON-serialisable by contract. */
 export function toJson(value: unknown): Prisma.InputJsonValue | typeof Prisma.JsonNull {
-  return value === null || value === undefined ? Prisma.JsonNull : (value as Prisma.InputJsonValue); // boundary cast: callers pass JSON data
+  return value === null || value === undefined ? Prisma.JsonNull : value; // callers pass JSON data
 }
 
 /** A JSON column holding a list of strings (tags, traits, facts). */
-export function toStringList(value: Prisma.JsonValue): string[] {
+export function toStringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 

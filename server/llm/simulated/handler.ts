@@ -56,7 +56,7 @@ export function createSimulatedFetch(): typeof fetch {
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) throw abortError(signal);
     const request = input instanceof Request ? input : null;
-    const url = new URL(request ? request.url : String(input));
+    const url = new URL(input instanceof Request ? input.url : input);
     const method = (init?.method ?? request?.method ?? "GET").toUpperCase();
     if (method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
       const served = "the simulated model only serves POST /chat/completions";

@@ -4,8 +4,7 @@ import { OpenAiModelClient, type OpenAiModelClientOptions } from "../openai-clie
 import { createSimulatedFetch } from "./handler";
 import { SIMULATED_MODEL_NAME } from "./wire";
 
-export { createSimulatedFetch, handleChatCompletion } from "./handler";
-export { SIMULATED_MODEL_NAME } from "./wire";
+export { handleChatCompletion } from "./handler";
 
 export type SimulatedModelClientOptions = Pick<
   OpenAiModelClientOptions,

@@ -35,7 +35,7 @@ function contentItemsOf(value: unknown): ToolContentItem[] {
 
 export function normalizePluginResult(toolName: string, value: unknown, metadata: JsonObject): ToolExecutionResult {
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === "boolean") {
-    const [ok, message] = value;
+    const [ok, message] = value as [boolean, unknown]; // the first item was checked just above
     return makeToolResult({
       toolName,
       success: ok,

@@ -21,9 +21,9 @@ export function collectDeclarations(instance: object): MethodDeclaration[] {
   const seen = new Set<string>();
   const found: MethodDeclaration[] = [];
   for (
-    let proto = Object.getPrototypeOf(instance);
+    let proto = Object.getPrototypeOf(instance) as object | null;
     proto && proto !== Object.prototype;
-    proto = Object.getPrototypeOf(proto)
+    proto = Object.getPrototypeOf(proto) as object | null
   ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       if (name === "constructor" || seen.has(name)) continue;

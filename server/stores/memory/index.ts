@@ -58,4 +58,3 @@ export {
   MemoryToolRecordStore,
   MemoryUsageStore,
 };
-export { counterIds, type IdSource } from "./support";
