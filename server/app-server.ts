@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 import { Server as SocketServer } from "socket.io";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
+import { LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
+import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
 import { createEngine, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
@@ -24,8 +26,7 @@ import { isGatewayPath, McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
 import { mcpProviderStatuses } from "./mcp/status";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
-import { attachMonitor, defaultStreamLimits, type Monitor } from "./realtime/monitor";
-import type { StreamLimits } from "./realtime/subscription";
+import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { BUILTIN_PROVIDER_NAME } from "./tools/builtin/provider";
 
 /**
@@ -57,7 +58,9 @@ export interface AppServerOptions {
   env?: NodeJS.ProcessEnv;
   logger?: EngineLogger;
   model?: ModelClient;
-  streamLimits?: Partial<StreamLimits>;
+  streamLimits?: Partial<MonitorLimits>;
+  /** Login lifetime and throttling (tests shorten them and inject a clock). */
+  auth?: { sessions?: Partial<LoginSessionOptions>; limits?: Partial<LoginLimitOptions> };
   /** Start the plugin Runner (npm start does; API tests leave it off so the example plugins stay out of their requests). */
   plugins?: boolean;
 }
@@ -115,7 +118,9 @@ async function serveEngine(
   logger: EngineLogger,
 ): Promise<AppServer> {
   const host = opts.host ?? "127.0.0.1";
-  const auth = new OperatorAuth(opts.token);
+  const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
+  await logins.load();
+  const auth = new OperatorAuth(opts.token, logins);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const catalog = new ToolCatalog(engine, provenance, logger);
   const providerStatus = new ProviderStatusRegistry();
@@ -143,6 +148,7 @@ async function serveEngine(
     toggles: new ToolToggleService(engine, catalog, provenance),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
+    logins: new LoginLimiter(opts.auth?.limits),
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
   };
   const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES });

@@ -1,15 +1,14 @@
 // Checks the operator credential of an HTTP request or a socket handshake: `Authorization: Bearer
-// <token>` (or the socket's auth.token), or the login cookie. Comparisons are constant-time over
-// equal-length digests, so neither the length nor a prefix of the token leaks through timing.
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+// <token>` (or the socket's auth.token), or the login cookie, which carries a server-side login id
+// (login-sessions.ts), never the token or anything derived from it. Token comparisons are
+// constant-time over equal-length digests, so neither the length nor a prefix of the token leaks.
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { OPERATOR_COOKIE } from "../../lib/api/schemas";
 import { readCookie } from "./cookies";
+import { LoginSessions } from "./login-sessions";
 
 export type AuthVia = "bearer" | "cookie";
-
-/** Cookie lifetime: an operator logs in again after a month. */
-export const COOKIE_MAX_AGE_SECONDS = 30 * 24 * 3600;
 
 function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
@@ -17,22 +16,16 @@ function digest(value: string): Buffer {
 
 export class OperatorAuth {
   private readonly tokenDigest: Buffer;
-  private readonly cookieDigest: Buffer;
-  /** The cookie carries an HMAC of the token, not the token: a leaked cookie is not the API token. */
-  readonly cookieValue: string;
 
-  constructor(token: string) {
+  constructor(
+    token: string,
+    readonly logins: LoginSessions = new LoginSessions(),
+  ) {
     this.tokenDigest = digest(token);
-    this.cookieValue = createHmac("sha256", token).update("maisaka-operator-cookie-v1").digest("base64url");
-    this.cookieDigest = digest(this.cookieValue);
   }
 
   checkToken(candidate: unknown): boolean {
     return typeof candidate === "string" && timingSafeEqual(digest(candidate), this.tokenDigest);
-  }
-
-  checkCookieValue(candidate: string | undefined): boolean {
-    return candidate !== undefined && timingSafeEqual(digest(candidate), this.cookieDigest);
   }
 
   /** How the request proved it is the operator, or null. */
@@ -40,15 +33,20 @@ export class OperatorAuth {
     if (socketToken !== undefined && this.checkToken(socketToken)) return "bearer";
     const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "")?.[1]?.trim();
     if (bearer !== undefined && this.checkToken(bearer)) return "bearer";
-    if (this.checkCookieValue(readCookie(headers.cookie, OPERATOR_COOKIE))) return "cookie";
+    if (this.logins.check(readCookie(headers.cookie, OPERATOR_COOKIE))) return "cookie";
     return null;
   }
 
-  loginCookie(secure: boolean): string {
-    return serializeCookie(this.cookieValue, COOKIE_MAX_AGE_SECONDS, secure);
+  /** Starts a login; the answer's Set-Cookie value. */
+  async login(secure: boolean): Promise<string> {
+    const { id } = await this.logins.create();
+    return serializeCookie(id, Math.floor(this.logins.opts.ttlMs / 1000), secure);
   }
 
-  logoutCookie(secure: boolean): string {
+  /** Revokes the request's login (if it came with one); the Set-Cookie value that clears it. */
+  async logout(headers: IncomingHttpHeaders, secure: boolean): Promise<string> {
+    const id = readCookie(headers.cookie, OPERATOR_COOKIE);
+    if (id) await this.logins.revoke(id);
     return serializeCookie("", 0, secure);
   }
 }

@@ -1,5 +1,6 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
 import type { Engine } from "../composition";
+import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
 import type { TokenBuckets } from "./rate-limit";
@@ -19,6 +20,8 @@ export interface ApiContext {
   providers: ProviderStatusRegistry;
   /** Per-session limiter of inbound chat messages (429 when empty). */
   inbound: TokenBuckets;
+  /** Throttles wrong login tokens (per address and globally). */
+  logins: LoginLimiter;
   /** Throws when the database cannot answer a trivial query. */
   pingDatabase(): Promise<void>;
 }

@@ -11,14 +11,22 @@ import { MonitorHub } from "./hub";
 import { SocketStreamClient } from "./socket-client";
 import type { StreamLimits, StreamSubscription } from "./subscription";
 
-/** A socket may follow this many streams at once (one per session, or "*"). */
-const MAX_SUBSCRIPTIONS_PER_SOCKET = 64;
+export interface MonitorLimits extends StreamLimits {
+  /** Streams one socket may follow at once (one per session, or "*"). */
+  maxSubscriptionsPerSocket: number;
+  /** Streams all sockets together may follow: beyond that a subscribe is refused, never queued. */
+  maxSubscriptions: number;
+}
 
-export const defaultStreamLimits: StreamLimits = {
+export const defaultStreamLimits: MonitorLimits = {
   maxQueuedPackets: 1_000,
   replayPageSize: 500,
   maxPendingEvents: 5_000,
   drainTimeoutMs: 15_000,
+  maxSubscriptionsPerSocket: 64,
+  // With MAX_AFTER_SEQS cursors at most per "*" subscription this bounds the cursors held to a few
+  // tens of MB however many sockets connect.
+  maxSubscriptions: 1_024,
 };
 
 export interface MonitorDeps {
@@ -36,7 +44,7 @@ export interface Monitor {
 export async function attachMonitor(
   io: Server,
   deps: MonitorDeps,
-  limits: StreamLimits = defaultStreamLimits,
+  limits: MonitorLimits = defaultStreamLimits,
 ): Promise<Monitor> {
   const namespace = io.of(MONITOR_NAMESPACE);
   const hub = new MonitorHub(
@@ -55,7 +63,7 @@ export async function attachMonitor(
     if (deps.auth.authenticate(socket.handshake.headers, token)) next();
     else next(new Error("unauthorized"));
   });
-  namespace.on("connection", (socket) => serve(socket, hub));
+  namespace.on("connection", (socket) => serve(socket, hub, limits));
 
   return {
     hub,
@@ -66,7 +74,7 @@ export async function attachMonitor(
   };
 }
 
-function serve(socket: Socket, hub: MonitorHub): void {
+function serve(socket: Socket, hub: MonitorHub, limits: MonitorLimits): void {
   const client = new SocketStreamClient(socket);
   const subscriptions = new Map<string, StreamSubscription>();
 
@@ -77,8 +85,12 @@ function serve(socket: Socket, hub: MonitorHub): void {
     if (!parsed.success) return refuse(socket, ack, "invalid subscribe payload", parsed.error.issues);
     const key = parsed.data.sessionId;
     for (const [k, sub] of subscriptions) if (sub.isClosed) subscriptions.delete(k);
-    if (!subscriptions.has(key) && subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
-      return refuse(socket, ack, `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per connection`, []);
+    const replacing = subscriptions.has(key);
+    if (!replacing && subscriptions.size >= limits.maxSubscriptionsPerSocket) {
+      return refuse(socket, ack, `at most ${limits.maxSubscriptionsPerSocket} subscriptions per connection`, []);
+    }
+    if (!replacing && hub.subscriptionCount >= limits.maxSubscriptions) {
+      return refuse(socket, ack, `the server follows ${limits.maxSubscriptions} streams already: try again later`, []);
     }
     subscriptions.get(key)?.close();
     const sub = hub.subscribe(parsed.data, client);
