@@ -13,6 +13,7 @@ import { openDatabase, type MaisakaDatabase } from "./db";
 import { stderrLogger, type EngineLogger } from "./engine/deps";
 import type { ApiContext } from "./http/context";
 import { isCrossOrigin } from "./http/origin";
+import { addTransportHeaders, preparePageRequest, setApiHeaders } from "./http/security-headers";
 import { TokenBuckets } from "./http/rate-limit";
 import { ApiRouter, writeJson } from "./http/router";
 import { apiRoutes } from "./http/routes";
@@ -163,8 +164,10 @@ async function serveEngine(
   const httpServer = createServer();
   const next = opts.dashboard ? await prepareDashboard(opts.dashboard, httpServer, host, opts.port ?? 3000) : null;
   let draining = false;
+  const dev = opts.dashboard ? opts.dashboard.dev : false;
   httpServer.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if (isApiPath(req.url)) {
+      setApiHeaders(res);
       if (draining)
         return writeJson(res, {
           status: 503,
@@ -175,6 +178,7 @@ async function serveEngine(
       void router.handle(req, res);
       return;
     }
+    preparePageRequest(req, res, dev);
     if (!next)
       return writeJson(res, {
         status: 404,
@@ -196,6 +200,7 @@ async function serveEngine(
     allowRequest: (req, callback) =>
       callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
   });
+  io.engine.on("headers", addTransportHeaders);
   const monitor = await attachMonitor(
     io,
     { bus: engine.bus, ledger: database.ledger, auth, logger },

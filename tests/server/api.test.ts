@@ -18,6 +18,7 @@ import {
   toggleResultSchema,
   toolListSchema,
 } from "../../lib/api/schemas";
+import { API_CSP, pageCsp } from "../../server/http/security-headers";
 import { startTestServer, type TestServer } from "./support";
 
 let server: TestServer;
@@ -184,6 +185,61 @@ describe("sessions", () => {
     expect(badId.status).toBe(400);
     expect(fieldPaths(badId.json)).toEqual(["params:id"]);
     expect((await server.api("GET", "/api/sessions/%E0%A4%A")).status).toBe(400);
+  });
+});
+
+describe("security headers", () => {
+  const common = (headers: Headers) => ({
+    nosniff: headers.get("x-content-type-options"),
+    referrer: headers.get("referrer-policy"),
+    frame: headers.get("x-frame-options"),
+  });
+
+  it("sends CSP (frame-ancestors 'none'), nosniff and Referrer-Policy on every API answer, errors included", async () => {
+    for (const [method, route, token] of [
+      ["GET", "/api/health", null],
+      ["GET", "/api/sessions?limit=1", undefined],
+      ["GET", "/api/no-such-route", undefined],
+      ["GET", "/api/sessions", null],
+      ["POST", "/api/mcp", null],
+    ] as const) {
+      const res = await server.api(method, route, undefined, { token });
+      expect(common(res.headers), route).toEqual({ nosniff: "nosniff", referrer: "no-referrer", frame: "DENY" });
+      expect(res.headers.get("content-security-policy"), route).toBe(API_CSP);
+    }
+  });
+
+  it("gives page paths a policy with a fresh nonce per request: scripts from self or the nonce, no framing", async () => {
+    const nonces = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      // A client cannot pick the nonce: the server replaces any CSP the request carries.
+      const res = await server.api("GET", "/tools", undefined, {
+        headers: { "content-security-policy": "script-src 'nonce-chosen'" },
+      });
+      expect(common(res.headers)).toEqual({ nosniff: "nosniff", referrer: "no-referrer", frame: "DENY" });
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const nonce = /script-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'(;|$)/.exec(csp)?.[1];
+      expect(nonce, csp).toBeDefined();
+      nonces.add(nonce ?? "");
+      expect(csp).toBe(pageCsp(nonce ?? "", false));
+      for (const part of [
+        "frame-ancestors 'none'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+      ]) {
+        expect(csp).toContain(part);
+      }
+      expect(csp).not.toContain("nonce-chosen");
+    }
+    expect(nonces.size).toBe(3);
+  });
+
+  it("sends them on Socket.IO's HTTP transport too", async () => {
+    const res = await fetch(`${server.url}/socket.io/?EIO=4&transport=polling`);
+    expect(res.status).toBe(200);
+    expect(common(res.headers)).toEqual({ nosniff: "nosniff", referrer: "no-referrer", frame: "DENY" });
+    expect(res.headers.get("content-security-policy")).toBe(API_CSP);
   });
 });
 
