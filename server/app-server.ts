@@ -17,6 +17,7 @@ import { addTransportHeaders, preparePageRequest, setApiHeaders } from "./http/s
 import { TokenBuckets } from "./http/rate-limit";
 import { ApiRouter, writeJson } from "./http/router";
 import { apiRoutes } from "./http/routes";
+import { IconProxy, type IconProxyOptions } from "./http/services/icon-proxy";
 import { ProviderStatusRegistry } from "./http/services/provider-status";
 import { SessionDirectory } from "./http/services/session-directory";
 import { ToolCatalog } from "./http/services/tool-catalog";
@@ -62,6 +63,8 @@ export interface AppServerOptions {
   streamLimits?: Partial<MonitorLimits>;
   /** Login lifetime and throttling (tests shorten them and inject a clock). */
   auth?: { sessions?: Partial<LoginSessionOptions>; limits?: Partial<LoginLimitOptions> };
+  /** Tool icon proxy limits (tests allow loopback sources). */
+  icons?: Partial<IconProxyOptions>;
   /** Start the plugin Runner (npm start does; API tests leave it off so the example plugins stay out of their requests). */
   plugins?: boolean;
 }
@@ -123,7 +126,8 @@ async function serveEngine(
   await logins.load();
   const auth = new OperatorAuth(opts.token, logins);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
-  const catalog = new ToolCatalog(engine, provenance, logger);
+  const icons = new IconProxy(opts.icons);
+  const catalog = new ToolCatalog(engine, provenance, logger, icons);
   const providerStatus = new ProviderStatusRegistry();
   providerStatus.register({
     name: BUILTIN_PROVIDER_NAME,
@@ -146,6 +150,7 @@ async function serveEngine(
     auth,
     sessions: new SessionDirectory(engine),
     tools: catalog,
+    icons,
     toggles: new ToolToggleService(engine, catalog, provenance),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),

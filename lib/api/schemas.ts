@@ -224,6 +224,9 @@ export const toolViewSchema = toolSpecSchema.extend({
 });
 export type ToolView = z.infer<typeof toolViewSchema>;
 
+/** GET /api/icons/:id: a tool icon through the same-origin proxy (ids come from the tool listing). */
+export const iconParamsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "not an icon id") });
+
 export const toolsQuerySchema = z.object({ sessionId: idSchema.optional() });
 export const toolListSchema = z.object({ tools: z.array(toolViewSchema) });
 export const toolParamsSchema = z.object({ name: z.string().min(1).max(256) });

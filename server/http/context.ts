@@ -5,6 +5,7 @@ import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
 import type { TokenBuckets } from "./rate-limit";
 import { routeBuilder } from "./route";
+import type { IconProxy } from "./services/icon-proxy";
 import type { ProviderStatusRegistry } from "./services/provider-status";
 import type { SessionDirectory } from "./services/session-directory";
 import type { ToolCatalog } from "./services/tool-catalog";
@@ -16,6 +17,8 @@ export interface ApiContext {
   auth: OperatorAuth;
   sessions: SessionDirectory;
   tools: ToolCatalog;
+  /** Tool icons fetched server-side for the dashboard. */
+  icons: IconProxy;
   toggles: ToolToggleService;
   providers: ProviderStatusRegistry;
   /** Per-session limiter of inbound chat messages (429 when empty). */

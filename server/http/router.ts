@@ -126,6 +126,12 @@ export function writeJson(res: ServerResponse, reply: Reply<unknown>): void {
   res.setHeader("cache-control", "no-store");
   res.setHeader("x-content-type-options", "nosniff");
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.raw) {
+    res.setHeader("content-type", reply.raw.contentType);
+    res.setHeader("content-length", reply.raw.bytes.length);
+    res.end(reply.raw.bytes);
+    return;
+  }
   if (status === 204 || reply.body === undefined) {
     res.end();
     return;
