@@ -324,6 +324,22 @@ describe("session list pagination", () => {
     expect((await all("&state=wait", 200)).ids).toEqual([]);
   });
 
+  it("filters by the live agent state: a waiting session is found by state=wait and left out of state=stop", async () => {
+    const id = await paged.createSession({ id: "zz-waiting", name: "Waiting room" });
+    // Mid-sentence: the (simulated) timing gate waits for the rest.
+    expect((await paged.say(id, "我想说的是，")).status).toBe(202);
+    await paged.waitForEvent(id, (e) => e.type === "cycle.end" && e.data.agentState === "wait");
+    expect((await all("&state=wait", 200)).ids).toEqual([id]);
+    expect((await all("&state=running", 200)).ids).toEqual([]);
+    const idle = (await all("&state=stop", 200)).ids;
+    expect(idle).toHaveLength(total);
+    expect(idle).not.toContain(id);
+    const row = sessionListSchema.parse((await paged.api("GET", "/api/sessions?limit=1&q=zz-waiting")).json)
+      .sessions[0];
+    expect(row).toMatchObject({ id, agentState: "wait", running: true });
+    expect(row.waitDeadline).toBeGreaterThan(0);
+  });
+
   it("takes the counts from the saved snapshot without reading it on listing", async () => {
     const page = sessionListSchema.parse((await paged.api("GET", "/api/sessions?limit=5&q=p-0005")).json);
     expect(page.sessions).toHaveLength(1);

@@ -205,6 +205,28 @@ describe("login on the real server", () => {
     expect((await postFrom("127.0.0.2", server.url, "/api/auth/login", { token: TEST_TOKEN })).status).toBe(200);
   });
 
+  it("spends a global budget of wrong tokens across addresses; an address that logged in before still can", async () => {
+    const spread = await startTestServer({ auth: { limits: { globalBurst: 4, globalPerMinute: 1 } } });
+    try {
+      expect((await postFrom("127.0.1.1", spread.url, "/api/auth/login", { token: TEST_TOKEN })).status).toBe(200);
+      // One wrong token each from many addresses (as 127.0.0.0/8 allows): none of them is blocked alone.
+      const statuses: number[] = [];
+      for (let i = 2; i < 8; i++) {
+        statuses.push((await postFrom(`127.0.1.${i}`, spread.url, "/api/auth/login", { token: "guess" })).status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+      const fresh = await postFrom("127.0.1.9", spread.url, "/api/auth/login", { token: TEST_TOKEN });
+      expect(fresh.status).toBe(429);
+      expect(Number(fresh.headers["retry-after"])).toBeGreaterThan(1);
+      expect(apiErrorSchema.parse(fresh.json).error).toMatch(/overall/);
+      expect((await postFrom("127.0.1.1", spread.url, "/api/auth/login", { token: TEST_TOKEN })).status).toBe(200);
+      // Scripts with the bearer token are not throttled.
+      expect((await spread.api("GET", "/api/auth/me")).status).toBe(200);
+    } finally {
+      await spread.close();
+    }
+  });
+
   it("revokes the cookie at logout (the old cookie then gets 401) and expires it at its deadline", async () => {
     const login = await server.api("POST", "/api/auth/login", { token: TEST_TOKEN }, { token: null });
     const cookie = pairOf(login.headers.get("set-cookie"));
