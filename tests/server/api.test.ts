@@ -324,6 +324,23 @@ describe("session list pagination", () => {
     expect((await all("&state=wait", 200)).ids).toEqual([]);
   });
 
+  it("lists no reserved id, even one stored before ids were checked", async () => {
+    await paged.app.database.stores.sessions.upsert({
+      id: "mcp-gateway",
+      name: "gateway scope",
+      isGroupChat: false,
+      platform: "mcp",
+      groupId: null,
+      userId: null,
+      createdAt: 999_999_999_999,
+      lastActiveAt: 0,
+    });
+    const first = sessionListSchema.parse((await paged.api("GET", "/api/sessions?limit=3")).json);
+    expect(first.sessions.map((s) => s.id)).not.toContain("mcp-gateway");
+    expect((await all("&platform=mcp", 50)).ids).toEqual([]);
+    expect((await all("&state=stop&platform=mcp", 50)).ids).toEqual([]);
+  });
+
   it("filters by the live agent state: a waiting session is found by state=wait and left out of state=stop", async () => {
     const id = await paged.createSession({ id: "zz-waiting", name: "Waiting room" });
     // Mid-sentence: the (simulated) timing gate waits for the rest.

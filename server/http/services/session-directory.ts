@@ -5,6 +5,8 @@ import { z } from "zod";
 import {
   historyMessageSchema,
   idSchema,
+  isReservedSessionId,
+  RESERVED_SESSION_IDS,
   type CreateSessionBody,
   type HistoryEntry,
   type InboundMessageBody,
@@ -73,9 +75,12 @@ export class SessionDirectory {
     const { manager } = this.engine;
     const stateOf = (id: string) => manager.status(id)?.agentState ?? "stop";
     const ids = manager.liveSessionIds();
-    let filter: Pick<SessionPageQuery, "onlyIds" | "exceptIds"> = {};
-    if (query.state === "stop") filter = { exceptIds: ids.filter((id) => stateOf(id) !== "stop") };
-    else if (query.state) filter = { onlyIds: ids.filter((id) => stateOf(id) === query.state) };
+    // Reserved ids name no chat (the MCP gateway's registry scope may still have a row).
+    const reserved = [...RESERVED_SESSION_IDS];
+    let filter: Pick<SessionPageQuery, "onlyIds" | "exceptIds"> = { exceptIds: reserved };
+    if (query.state === "stop") filter = { exceptIds: [...reserved, ...ids.filter((id) => stateOf(id) !== "stop")] };
+    else if (query.state)
+      filter = { onlyIds: ids.filter((id) => stateOf(id) === query.state && !isReservedSessionId(id)) };
     const { rows, more } = await this.engine.stores.sessions.page({
       limit: query.limit,
       after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
