@@ -55,6 +55,7 @@ export class LoginSessions {
   readonly opts: LoginSessionOptions;
   /** idHash -> expiresAt, oldest first. */
   private readonly live = new Map<string, number>();
+  private readonly revokeListeners = new Set<(id: string) => void>();
 
   constructor(
     private readonly store: LoginSessionStore = new MemoryLoginSessionStore(),
@@ -98,11 +99,18 @@ export class LoginSessions {
     return false;
   }
 
-  /** Ends a login (logout); unknown ids are ignored. */
+  /** Ends a login (logout); unknown ids are ignored. Listeners hear of it (live sockets close). */
   async revoke(id: string): Promise<void> {
     const hash = hashOf(id);
     this.live.delete(hash);
     await this.store.remove(hash);
+    for (const listener of this.revokeListeners) listener(id);
+  }
+
+  /** Calls `listener` with each revoked login id; returns the unsubscribe. */
+  onRevoke(listener: (id: string) => void): () => void {
+    this.revokeListeners.add(listener);
+    return () => this.revokeListeners.delete(listener);
   }
 
   get size(): number {

@@ -37,6 +37,11 @@ export class OperatorAuth {
     return null;
   }
 
+  /** The login id a request's cookie carries (whether or not it is live). */
+  loginIdOf(headers: IncomingHttpHeaders): string | undefined {
+    return readCookie(headers.cookie, OPERATOR_COOKIE);
+  }
+
   /** Starts a login; the answer's Set-Cookie value. */
   async login(secure: boolean): Promise<string> {
     const { id } = await this.logins.create();
@@ -45,7 +50,7 @@ export class OperatorAuth {
 
   /** Revokes the request's login (if it came with one); the Set-Cookie value that clears it. */
   async logout(headers: IncomingHttpHeaders, secure: boolean): Promise<string> {
-    const id = readCookie(headers.cookie, OPERATOR_COOKIE);
+    const id = this.loginIdOf(headers);
     if (id) await this.logins.revoke(id);
     return serializeCookie("", 0, secure);
   }

@@ -60,27 +60,40 @@ export async function attachMonitor(
   io.of("/").use((_socket, next) => next(new Error("unknown namespace: use /monitor")));
   namespace.use((socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
-    if (deps.auth.authenticate(socket.handshake.headers, token)) next();
-    else next(new Error("unauthorized"));
+    const via = deps.auth.authenticate(socket.handshake.headers, token);
+    if (!via) return next(new Error("unauthorized"));
+    // A socket that got in with a login cookie lives as long as that login.
+    if (via === "cookie") socket.data.loginId = deps.auth.loginIdOf(socket.handshake.headers);
+    next();
   });
-  namespace.on("connection", (socket) => serve(socket, hub, limits));
+  const stopRevokes = deps.auth.logins.onRevoke((id) => {
+    for (const socket of namespace.sockets.values()) if (socket.data.loginId === id) socket.disconnect(true);
+  });
+  namespace.on("connection", (socket) => serve(socket, hub, limits, deps.auth));
 
   return {
     hub,
     close() {
+      stopRevokes();
       hub.stop();
       namespace.disconnectSockets(true);
     },
   };
 }
 
-function serve(socket: Socket, hub: MonitorHub, limits: MonitorLimits): void {
+function serve(socket: Socket, hub: MonitorHub, limits: MonitorLimits, auth: OperatorAuth): void {
   const client = new SocketStreamClient(socket);
   const subscriptions = new Map<string, StreamSubscription>();
 
   socket.on("subscribe", (payload: unknown, ack: unknown) => {
     // Sent without a payload, the acknowledgement arrives first.
     if (typeof payload === "function") return refuse(socket, payload, "subscribe needs a payload", []);
+    const loginId: unknown = socket.data.loginId;
+    if (typeof loginId === "string" && !auth.logins.check(loginId)) {
+      // The login expired while the socket stayed open.
+      refuse(socket, ack, "login expired", []);
+      return void socket.disconnect(true);
+    }
     const parsed = subscribeSchema.safeParse(payload);
     if (!parsed.success) return refuse(socket, ack, "invalid subscribe payload", parsed.error.issues);
     const key = parsed.data.sessionId;

@@ -246,8 +246,13 @@ describe("login on the real server", () => {
     const asSecond = { token: null, headers: { cookie: second } };
     now += 59_000;
     expect((await server.api("GET", "/api/auth/me", undefined, asSecond)).status).toBe(200);
+    const socket = await connectMonitor(server.url, { token: null, headers: { cookie: second } });
     now += 1_000;
     expect((await server.api("GET", "/api/auth/me", undefined, asSecond)).status).toBe(401);
+    // A socket opened with the login cannot subscribe once it expired.
+    const closed = new Promise<string>((resolve) => socket.socket.once("disconnect", resolve));
+    expect(await socket.subscribe({ sessionId: "*" })).toMatchObject({ ok: false, error: "login expired" });
+    expect(await closed).toBe("io server disconnect");
   });
 
   it("keeps logins across a restart on the same database, refuses them on the socket once revoked", async () => {
@@ -262,8 +267,11 @@ describe("login on the real server", () => {
       const asCookie = { token: null, headers: { cookie } };
       expect((await second.api("GET", "/api/auth/me", undefined, asCookie)).status).toBe(200);
       const monitor = await connectMonitor(second.url, { token: null, headers: { cookie } });
-      monitor.close();
+      expect((await monitor.subscribe({ sessionId: "*" })).ok).toBe(true);
+      const disconnected = new Promise<string>((resolve) => monitor.socket.once("disconnect", resolve));
       expect((await second.api("POST", "/api/auth/logout", undefined, asCookie)).status).toBe(204);
+      // The open socket ends with the login, and no new one gets in.
+      expect(await disconnected).toBe("io server disconnect");
       await expect(connectMonitor(second.url, { token: null, headers: { cookie } })).rejects.toThrow(/unauthorized/);
     } finally {
       await second.close();
