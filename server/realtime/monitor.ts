@@ -16,6 +16,8 @@ export interface MonitorLimits extends StreamLimits {
   maxSubscriptionsPerSocket: number;
   /** Streams all sockets together may follow: beyond that a subscribe is refused, never queued. */
   maxSubscriptions: number;
+  /** afterSeqs entries all subscriptions together may bring (each is at most MAX_AFTER_SEQS). */
+  maxResumeCursors: number;
 }
 
 export const defaultStreamLimits: MonitorLimits = {
@@ -24,10 +26,31 @@ export const defaultStreamLimits: MonitorLimits = {
   maxPendingEvents: 5_000,
   drainTimeoutMs: 15_000,
   maxSubscriptionsPerSocket: 64,
-  // With MAX_AFTER_SEQS cursors at most per "*" subscription this bounds the cursors held to a few
-  // tens of MB however many sockets connect.
   maxSubscriptions: 1_024,
+  // Ten full "*" resumes at once; a few MB of cursors however many sockets try.
+  maxResumeCursors: 100_000,
 };
+
+/** The afterSeqs entries live subscriptions hold, against the server-wide cap. */
+class ResumeCursorBudget {
+  private readonly held = new Map<StreamSubscription, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** Room for `count` more, not counting `replacing` (which is about to close)? */
+  fits(count: number, replacing: StreamSubscription | undefined): boolean {
+    let total = 0;
+    for (const [sub, n] of this.held) {
+      if (sub.isClosed) this.held.delete(sub);
+      else if (sub !== replacing) total += n;
+    }
+    return total + count <= this.max;
+  }
+
+  hold(sub: StreamSubscription, count: number): void {
+    if (count > 0) this.held.set(sub, count);
+  }
+}
 
 export interface MonitorDeps {
   bus: MonitorBus;
@@ -69,7 +92,8 @@ export async function attachMonitor(
   const stopRevokes = deps.auth.logins.onRevoke((id) => {
     for (const socket of namespace.sockets.values()) if (socket.data.loginId === id) socket.disconnect(true);
   });
-  namespace.on("connection", (socket) => serve(socket, hub, limits, deps.auth));
+  const budget = new ResumeCursorBudget(limits.maxResumeCursors);
+  namespace.on("connection", (socket) => serve(socket, { hub, limits, auth: deps.auth, budget }));
 
   return {
     hub,
@@ -81,7 +105,14 @@ export async function attachMonitor(
   };
 }
 
-function serve(socket: Socket, hub: MonitorHub, limits: MonitorLimits, auth: OperatorAuth): void {
+interface ServeContext {
+  hub: MonitorHub;
+  limits: MonitorLimits;
+  auth: OperatorAuth;
+  budget: ResumeCursorBudget;
+}
+
+function serve(socket: Socket, { hub, limits, auth, budget }: ServeContext): void {
   const client = new SocketStreamClient(socket);
   const subscriptions = new Map<string, StreamSubscription>();
 
@@ -105,8 +136,13 @@ function serve(socket: Socket, hub: MonitorHub, limits: MonitorLimits, auth: Ope
     if (!replacing && hub.subscriptionCount >= limits.maxSubscriptions) {
       return refuse(socket, ack, `the server follows ${limits.maxSubscriptions} streams already: try again later`, []);
     }
+    const cursors = Object.keys(parsed.data.afterSeqs ?? {}).length;
+    if (!budget.fits(cursors, subscriptions.get(key))) {
+      return refuse(socket, ack, "the server holds too many resume cursors: try again later", []);
+    }
     subscriptions.get(key)?.close();
     const sub = hub.subscribe(parsed.data, client);
+    budget.hold(sub, cursors);
     subscriptions.set(key, sub);
     answer(ack, { ok: true, sessionId: key });
   });

@@ -201,7 +201,9 @@ describe("caps", () => {
   });
 
   it("bounds subscriptions per socket and per server; a refused subscribe says why", async () => {
-    const capped = await startTestServer({ streamLimits: { maxSubscriptionsPerSocket: 3, maxSubscriptions: 5 } });
+    const capped = await startTestServer({
+      streamLimits: { maxSubscriptionsPerSocket: 3, maxSubscriptions: 5, maxResumeCursors: 10 },
+    });
     const sockets: MonitorClient[] = [];
     try {
       const a = await connectMonitor(capped.url);
@@ -222,6 +224,18 @@ describe("caps", () => {
       // Freed capacity is usable again.
       await a.socket.timeout(5_000).emitWithAck("unsubscribe", { sessionId: "x2" });
       expect((await b.subscribe({ sessionId: "y3" })).ok).toBe(true);
+      // Resume cursors count against their own server-wide budget (maxResumeCursors: 10 here).
+      await a.socket.timeout(5_000).emitWithAck("unsubscribe");
+      await b.socket.timeout(5_000).emitWithAck("unsubscribe");
+      const cursors = (n: number, prefix: string) =>
+        Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 0]));
+      expect((await a.subscribe({ sessionId: "*", afterSeqs: cursors(7, "a") })).ok).toBe(true);
+      const over = await b.subscribe({ sessionId: "*", afterSeqs: cursors(4, "b") });
+      expect(over).toMatchObject({ ok: false, error: "the server holds too many resume cursors: try again later" });
+      // Replacing its own "*" subscription frees the old cursors first.
+      expect((await a.subscribe({ sessionId: "*", afterSeqs: cursors(10, "c") })).ok).toBe(true);
+      await a.socket.timeout(5_000).emitWithAck("unsubscribe");
+      expect((await b.subscribe({ sessionId: "*", afterSeqs: cursors(4, "b") })).ok).toBe(true);
     } finally {
       for (const s of sockets) s.close();
       await capped.close();
