@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { Server as SocketServer } from "socket.io";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
-import { LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
+import { clientAddress, LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
 import { createEngine, type Engine } from "./composition";
@@ -124,7 +124,8 @@ async function serveEngine(
   const host = opts.host ?? "127.0.0.1";
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
   await logins.load();
-  const auth = new OperatorAuth(opts.token, logins);
+  const loginLimiter = new LoginLimiter(opts.auth?.limits);
+  const auth = new OperatorAuth(opts.token, logins, loginLimiter);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const icons = new IconProxy(opts.icons);
   const catalog = new ToolCatalog(engine, provenance, logger, icons);
@@ -154,14 +155,18 @@ async function serveEngine(
     toggles: new ToolToggleService(engine, catalog, provenance),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
-    logins: new LoginLimiter(opts.auth?.limits),
+    logins: loginLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
   };
   const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
   const mcpGateway = new McpGateway({
     source: engineToolSource(engine),
-    authenticate: (req) => auth.authenticate(req.headers) !== null,
+    // Throttled like the API: an address with too many wrong tokens gets 401 without a comparison.
+    authenticate: (req) => {
+      const checked = auth.check(req.headers, clientAddress(req.socket.remoteAddress));
+      return "via" in checked && checked.via !== null;
+    },
     logger,
     maxBodyBytes: MAX_BODY_BYTES,
   });

@@ -1,8 +1,9 @@
-// Login throttling: wrong tokens from one client address earn an exponentially growing wait (429 with
-// Retry-After), and a global budget of wrong tokens bounds guessing from many addresses at once (on
+// Login throttling: wrong tokens from one client address (at the login, or as a bearer token or socket
+// auth token anywhere: operator-auth.ts) earn an exponentially growing wait (429 with Retry-After),
+// and a global budget of wrong tokens bounds guessing from many addresses at once (on
 // loopback every 127.x.y.z is a distinct address). The check runs before the token is compared, so a
 // throttled client learns nothing, not even whether a guess was right. Clients that logged in before
-// keep logging in while the global budget is spent; other addresses' failures never slow them.
+// keep getting in while the global budget is spent; other addresses' failures never slow them.
 // The address is the TCP peer: X-Forwarded-For is not trusted (the server is not meant to sit behind
 // a proxy it cannot verify).
 
@@ -22,7 +23,7 @@ export interface LoginLimitOptions {
 }
 
 export const defaultLoginLimits: LoginLimitOptions = {
-  freeFailures: 5,
+  freeFailures: 10,
   baseDelayMs: 1_000,
   maxDelayMs: 15 * 60_000,
   forgetAfterMs: 60 * 60_000,
@@ -88,8 +89,12 @@ export class LoginLimiter {
     if (this.addresses.size > MAX_ADDRESSES) this.sweep(now);
   }
 
+  /**
+   * The address proved it has the token: it keeps its way in while the global budget is spent. Its
+   * failures stay counted (until forgotten): on loopback a guesser may share the address with a
+   * legitimate script, whose successes must not buy the guesser fresh attempts.
+   */
   recordSuccess(address: string): void {
-    this.addresses.delete(address);
     this.trusted.delete(address);
     this.trusted.set(address, this.opts.now());
     if (this.trusted.size > MAX_TRUSTED) this.trusted.delete(this.trusted.keys().next().value as string); // size > 0

@@ -6,9 +6,13 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { OPERATOR_COOKIE } from "../../lib/api/schemas";
 import { readCookie } from "./cookies";
+import type { LoginLimiter } from "./login-limiter";
 import { LoginSessions } from "./login-sessions";
 
 export type AuthVia = "bearer" | "cookie";
+
+/** A request's credential check behind the throttle: who it is, or how long the address must wait. */
+export type AuthCheck = { via: AuthVia | null } | { retryAfterMs: number };
 
 function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
@@ -20,6 +24,8 @@ export class OperatorAuth {
   constructor(
     token: string,
     readonly logins: LoginSessions = new LoginSessions(),
+    /** Shared with the login route: wrong tokens count the same wherever they are tried. */
+    private readonly limiter?: LoginLimiter,
   ) {
     this.tokenDigest = digest(token);
   }
@@ -35,6 +41,24 @@ export class OperatorAuth {
     if (bearer !== undefined && this.checkToken(bearer)) return "bearer";
     if (this.logins.check(readCookie(headers.cookie, OPERATOR_COOKIE))) return "cookie";
     return null;
+  }
+
+  /**
+   * authenticate() for a client address, throttled like the login: a token presented (bearer or
+   * socket auth) from an address with too many wrong ones is not even compared, so guessing through
+   * the API is as slow as through the login. Cookie-only requests are not counted: a stale cookie is
+   * normal after a logout, and a login id (256 random bits) is not guessable.
+   */
+  check(headers: IncomingHttpHeaders, address: string, socketToken?: unknown): AuthCheck {
+    const presented = socketToken !== undefined || /^Bearer\b/i.test(headers.authorization ?? "");
+    if (presented && this.limiter) {
+      const gate = this.limiter.check(address);
+      if (!gate.ok) return { retryAfterMs: gate.retryAfterMs };
+    }
+    const via = this.authenticate(headers, socketToken);
+    if (presented && via === "bearer") this.limiter?.recordSuccess(address);
+    else if (presented) this.limiter?.recordFailure(address);
+    return { via };
   }
 
   /** The login id a request's cookie carries (whether or not it is live). */

@@ -3,6 +3,7 @@
 // `error` for a refused payload. Nothing a client sends can crash it.
 import type { Server, Socket } from "socket.io";
 import { MONITOR_NAMESPACE, subscribeSchema, unsubscribeSchema, type SubscribeAck } from "../../lib/api/schemas";
+import { clientAddress } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EngineLogger } from "../engine/deps";
 import type { MonitorBus } from "../monitor/bus";
@@ -83,7 +84,11 @@ export async function attachMonitor(
   io.of("/").use((_socket, next) => next(new Error("unknown namespace: use /monitor")));
   namespace.use((socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
-    const via = deps.auth.authenticate(socket.handshake.headers, token);
+    const checked = deps.auth.check(socket.handshake.headers, clientAddress(socket.handshake.address), token);
+    if ("retryAfterMs" in checked) {
+      return next(new Error(`too many wrong tokens: try again in ${Math.ceil(checked.retryAfterMs / 1000)} s`));
+    }
+    const via = checked.via;
     if (!via) return next(new Error("unauthorized"));
     // A socket that got in with a login cookie lives as long as that login.
     if (via === "cookie") socket.data.loginId = deps.auth.loginIdOf(socket.handshake.headers);

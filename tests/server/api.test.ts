@@ -24,7 +24,8 @@ import { startTestServer, type TestServer } from "./support";
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // This file sends wrong tokens on purpose (every route's 401); throttling has its own tests (auth.test.ts).
+  server = await startTestServer({ auth: { limits: { freeFailures: 1_000 } } });
 });
 
 afterAll(async () => {

@@ -107,7 +107,7 @@ describe("LoginSessions", () => {
 });
 
 describe("LoginLimiter", () => {
-  it("backs off one address exponentially, spares others, and forgets after a success", () => {
+  it("backs off one address exponentially, spares others; a success does not reset the count", () => {
     let now = 0;
     const limiter = new LoginLimiter({ freeFailures: 3, baseDelayMs: 1_000, maxDelayMs: 8_000, now: () => now });
     for (let i = 0; i < 3; i++) {
@@ -123,6 +123,11 @@ describe("LoginLimiter", () => {
     for (let i = 0; i < 5; i++) limiter.recordFailure("10.0.0.1");
     expect(limiter.check("10.0.0.1")).toMatchObject({ retryAfterMs: 8_000 });
     limiter.recordSuccess("10.0.0.1");
+    expect(limiter.check("10.0.0.1")).toMatchObject({ retryAfterMs: 8_000 });
+    // Forgotten after an hour without failures.
+    now += 3_600_000 + 8_001;
+    expect(limiter.check("10.0.0.1").ok).toBe(true);
+    limiter.recordFailure("10.0.0.1");
     expect(limiter.check("10.0.0.1").ok).toBe(true);
   });
 
@@ -140,17 +145,23 @@ describe("LoginLimiter", () => {
 });
 
 /** A POST from a chosen loopback address (Linux routes all of 127.0.0.0/8 to lo). */
-function postFrom(
+function postFrom(localAddress: string, url: string, route: string, body: unknown) {
+  return requestFrom(localAddress, "POST", url, route, body);
+}
+
+function requestFrom(
   localAddress: string,
+  method: string,
   url: string,
   route: string,
-  body: unknown,
+  body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: IncomingHttpHeaders; json: unknown }> {
   return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(body);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = httpRequest(
       `${url}${route}`,
-      { method: "POST", localAddress, headers: { "content-type": "application/json" } },
+      { method, localAddress, headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers } },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -220,10 +231,42 @@ describe("login on the real server", () => {
       expect(Number(fresh.headers["retry-after"])).toBeGreaterThan(1);
       expect(apiErrorSchema.parse(fresh.json).error).toMatch(/overall/);
       expect((await postFrom("127.0.1.1", spread.url, "/api/auth/login", { token: TEST_TOKEN })).status).toBe(200);
-      // Scripts with the bearer token are not throttled.
-      expect((await spread.api("GET", "/api/auth/me")).status).toBe(200);
+      // A script's bearer token from an address that never proved it has one waits too (the global
+      // budget guards guessing through the API as well); an address that did gets in.
+      expect((await spread.api("GET", "/api/auth/me")).status).toBe(429);
+      const known = await requestFrom("127.0.1.1", "GET", spread.url, "/api/auth/me", undefined, {
+        authorization: `Bearer ${TEST_TOKEN}`,
+      });
+      expect(known.status).toBe(200);
     } finally {
       await spread.close();
+    }
+  });
+
+  it("throttles wrong bearer and socket tokens the same way: guessing through the API is no faster", async () => {
+    const guarded = await startTestServer();
+    try {
+      const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        statuses.push(
+          (await requestFrom("127.0.0.1", "GET", guarded.url, "/api/tools", undefined, bearer(`guess-${i}`))).status,
+        );
+      }
+      expect(statuses).toEqual([...Array(10).fill(401), 429]);
+      // From the throttled address even the right token waits; the socket handshake too.
+      const right = await requestFrom("127.0.0.1", "GET", guarded.url, "/api/sessions", undefined, bearer(TEST_TOKEN));
+      expect(right.status).toBe(429);
+      expect(Number(right.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+      await expect(connectMonitor(guarded.url)).rejects.toThrow(/too many wrong tokens/);
+      expect((await guarded.api("POST", "/api/mcp", {}, { headers: { accept: "application/json" } })).status).toBe(401);
+      // Another address is unaffected; the public health route ignores credentials.
+      expect(
+        (await requestFrom("127.0.0.5", "GET", guarded.url, "/api/sessions", undefined, bearer(TEST_TOKEN))).status,
+      ).toBe(200);
+      expect((await guarded.api("GET", "/api/health")).status).toBe(200);
+    } finally {
+      await guarded.close();
     }
   });
 

@@ -3,7 +3,7 @@
 import { authMeSchema, loginBodySchema } from "../../../lib/api/schemas";
 import { clientAddress } from "../../auth/login-limiter";
 import { apiRoute } from "../context";
-import { HttpError } from "../errors";
+import { HttpError, tooManyWrongTokens } from "../errors";
 
 export const loginRoute = apiRoute({
   method: "POST",
@@ -14,13 +14,8 @@ export const loginRoute = apiRoute({
   async handle({ body }, ctx, info) {
     const address = clientAddress(info.req.socket.remoteAddress);
     const gate = ctx.logins.check(address);
-    if (!gate.ok) {
-      const seconds = Math.max(1, Math.ceil(gate.retryAfterMs / 1000));
-      const who = gate.reason === "address" ? "from this address" : "overall";
-      throw new HttpError(429, `too many wrong tokens ${who}: try again in ${seconds} s`, undefined, {
-        "retry-after": String(seconds),
-      });
-    }
+    if (!gate.ok)
+      throw tooManyWrongTokens(gate.retryAfterMs, gate.reason === "address" ? " from this address" : " overall");
     if (!ctx.auth.checkToken(body.token)) {
       ctx.logins.recordFailure(address);
       throw new HttpError(401, "wrong operator token");
