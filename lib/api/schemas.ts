@@ -22,7 +22,7 @@ export const idSchema = z
   .regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits, _ . : - only");
 
 /** The MCP gateway's tool registry scope (it names no chat session). */
-export const GATEWAY_SCOPE_ID = "mcp-gateway";
+const GATEWAY_SCOPE_ID = "mcp-gateway";
 
 /**
  * Ids a chat session may not take: streams and scopes of their own ("_global" and anything else
@@ -86,7 +86,7 @@ export const createSessionBodySchema = z
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 
 /** Largest page of GET /api/sessions. */
-export const MAX_SESSIONS_PAGE = 200;
+const MAX_SESSIONS_PAGE = 200;
 
 export const sessionsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_SESSIONS_PAGE).default(50),

@@ -22,7 +22,7 @@ export interface LoginLimitOptions {
   now: () => number;
 }
 
-export const defaultLoginLimits: LoginLimitOptions = {
+const defaultLoginLimits: LoginLimitOptions = {
   freeFailures: 10,
   baseDelayMs: 1_000,
   maxDelayMs: 15 * 60_000,
@@ -32,7 +32,7 @@ export const defaultLoginLimits: LoginLimitOptions = {
   now: Date.now,
 };
 
-export type LoginGate = { ok: true } | { ok: false; retryAfterMs: number; reason: "address" | "global" };
+type LoginGate = { ok: true } | { ok: false; retryAfterMs: number; reason: "address" | "global" };
 
 interface AddressState {
   failures: number;

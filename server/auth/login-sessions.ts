@@ -43,7 +43,7 @@ export interface LoginSessionOptions {
   now: () => number;
 }
 
-export const defaultLoginSessionOptions: LoginSessionOptions = {
+const defaultLoginSessionOptions: LoginSessionOptions = {
   ttlMs: 7 * 24 * 3600_000,
   maxSessions: 1_000,
   now: Date.now,

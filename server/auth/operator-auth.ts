@@ -12,7 +12,7 @@ import { LoginSessions } from "./login-sessions";
 export type AuthVia = "bearer" | "cookie";
 
 /** A request's credential check behind the throttle: who it is, or how long the address must wait. */
-export type AuthCheck = { via: AuthVia | null } | { retryAfterMs: number };
+type AuthCheck = { via: AuthVia | null } | { retryAfterMs: number };
 
 function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();

@@ -35,7 +35,7 @@ export function pageCsp(nonce: string, dev: boolean): string {
   ].join("; ");
 }
 
-export function setCommonHeaders(res: ServerResponse): void {
+function setCommonHeaders(res: ServerResponse): void {
   for (const [name, value] of Object.entries(COMMON)) res.setHeader(name, value);
 }
 

@@ -16,7 +16,7 @@ import { applySessionEvents, sessionCursors } from "../sessions-live";
 export type SessionFilters = Pick<SessionsQuery, "q" | "state" | "platform">;
 
 /** Rows per page: a screenful or two. */
-export const SESSIONS_PAGE = 50;
+const SESSIONS_PAGE = 50;
 
 type Pages = InfiniteData<SessionList, unknown>;
 

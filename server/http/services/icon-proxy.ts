@@ -16,10 +16,10 @@ import { request as httpGet, type IncomingMessage } from "node:http";
 import { request as httpsGet } from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
-export const ICON_PATH = "/api/icons/";
+const ICON_PATH = "/api/icons/";
 
 /** Image types an icon may have; SVG is served under a sandboxing CSP (see the route). */
-export const ICON_MIME_TYPES: ReadonlySet<string> = new Set([
+const ICON_MIME_TYPES: ReadonlySet<string> = new Set([
   "image/png",
   "image/gif",
   "image/jpeg",
@@ -42,7 +42,7 @@ export interface IconProxyOptions {
   cacheTtlMs: number;
 }
 
-export const defaultIconProxyOptions: IconProxyOptions = {
+const defaultIconProxyOptions: IconProxyOptions = {
   maxBytes: 256 * 1024,
   timeoutMs: 5_000,
   allowPrivate: false,
@@ -53,7 +53,7 @@ export const defaultIconProxyOptions: IconProxyOptions = {
 
 const MAX_REDIRECTS = 3;
 
-export interface FetchedIcon {
+interface FetchedIcon {
   body: Buffer;
   mimeType: string;
 }
@@ -97,7 +97,7 @@ for (const [list, net, prefix] of [
   list.addSubnet(net, prefix, "ipv6");
 }
 
-export type AddressClass = "public" | "private" | "never";
+type AddressClass = "public" | "private" | "never";
 
 export function addressClass(address: string): AddressClass {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
