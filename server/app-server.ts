@@ -5,15 +5,19 @@ import type { AddressInfo } from "node:net";
 import { Server as SocketServer } from "socket.io";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
+import { clientAddress, LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
+import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
 import { createEngine, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
 import { stderrLogger, type EngineLogger } from "./engine/deps";
 import type { ApiContext } from "./http/context";
 import { isCrossOrigin } from "./http/origin";
+import { addTransportHeaders, preparePageRequest, setApiHeaders } from "./http/security-headers";
 import { TokenBuckets } from "./http/rate-limit";
 import { ApiRouter, writeJson } from "./http/router";
 import { apiRoutes } from "./http/routes";
+import { IconProxy, type IconProxyOptions } from "./http/services/icon-proxy";
 import { ProviderStatusRegistry } from "./http/services/provider-status";
 import { SessionDirectory } from "./http/services/session-directory";
 import { ToolCatalog } from "./http/services/tool-catalog";
@@ -24,8 +28,7 @@ import { isGatewayPath, McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
 import { mcpProviderStatuses } from "./mcp/status";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
-import { attachMonitor, defaultStreamLimits, type Monitor } from "./realtime/monitor";
-import type { StreamLimits } from "./realtime/subscription";
+import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { BUILTIN_PROVIDER_NAME } from "./tools/builtin/provider";
 
 /**
@@ -57,7 +60,11 @@ export interface AppServerOptions {
   env?: NodeJS.ProcessEnv;
   logger?: EngineLogger;
   model?: ModelClient;
-  streamLimits?: Partial<StreamLimits>;
+  streamLimits?: Partial<MonitorLimits>;
+  /** Login lifetime and throttling (tests shorten them and inject a clock). */
+  auth?: { sessions?: Partial<LoginSessionOptions>; limits?: Partial<LoginLimitOptions> };
+  /** Tool icon proxy limits (tests allow loopback sources). */
+  icons?: Partial<IconProxyOptions>;
   /** Start the plugin Runner (npm start does; API tests leave it off so the example plugins stay out of their requests). */
   plugins?: boolean;
 }
@@ -115,9 +122,13 @@ async function serveEngine(
   logger: EngineLogger,
 ): Promise<AppServer> {
   const host = opts.host ?? "127.0.0.1";
-  const auth = new OperatorAuth(opts.token);
+  const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
+  await logins.load();
+  const loginLimiter = new LoginLimiter(opts.auth?.limits);
+  const auth = new OperatorAuth(opts.token, logins, loginLimiter);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
-  const catalog = new ToolCatalog(engine, provenance, logger);
+  const icons = new IconProxy(opts.icons);
+  const catalog = new ToolCatalog(engine, provenance, logger, icons);
   const providerStatus = new ProviderStatusRegistry();
   providerStatus.register({
     name: BUILTIN_PROVIDER_NAME,
@@ -140,16 +151,22 @@ async function serveEngine(
     auth,
     sessions: new SessionDirectory(engine),
     tools: catalog,
+    icons,
     toggles: new ToolToggleService(engine, catalog, provenance),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
+    logins: loginLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
   };
   const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
   const mcpGateway = new McpGateway({
     source: engineToolSource(engine),
-    authenticate: (req) => auth.authenticate(req.headers) !== null,
+    // Throttled like the API: an address with too many wrong tokens gets 401 without a comparison.
+    authenticate: (req) => {
+      const checked = auth.check(req.headers, clientAddress(req.socket.remoteAddress));
+      return "via" in checked && checked.via !== null;
+    },
     logger,
     maxBodyBytes: MAX_BODY_BYTES,
   });
@@ -157,8 +174,10 @@ async function serveEngine(
   const httpServer = createServer();
   const next = opts.dashboard ? await prepareDashboard(opts.dashboard, httpServer, host, opts.port ?? 3000) : null;
   let draining = false;
+  const dev = opts.dashboard ? opts.dashboard.dev : false;
   httpServer.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if (isApiPath(req.url)) {
+      setApiHeaders(res);
       if (draining)
         return writeJson(res, {
           status: 503,
@@ -169,6 +188,7 @@ async function serveEngine(
       void router.handle(req, res);
       return;
     }
+    preparePageRequest(req, res, dev);
     if (!next)
       return writeJson(res, {
         status: 404,
@@ -190,6 +210,7 @@ async function serveEngine(
     allowRequest: (req, callback) =>
       callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
   });
+  io.engine.on("headers", addTransportHeaders);
   const monitor = await attachMonitor(
     io,
     { bus: engine.bus, ledger: database.ledger, auth, logger },

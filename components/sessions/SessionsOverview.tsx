@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useEffect, useState } from "react";
 import type { SessionSummary } from "../../lib/api/schemas";
 import { formatAgo, formatDateTime } from "../../lib/client/format";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
@@ -11,26 +11,34 @@ import { StageBadge } from "./StageBadge";
 
 type Filter = "all" | "running" | "wait" | "stop";
 
+/** Typing pauses this long before the list is asked again. */
+const SEARCH_DEBOUNCE_MS = 250;
+
 export function SessionsOverview() {
-  const sessions = useLiveSessions();
   const [query, setQuery] = useState("");
+  const [search, setSearch] = useState("");
   const [filter, setFilter] = useState<Filter>("all");
-  const rows = useMemo(() => {
-    const q = query.trim().toLowerCase();
-    return (
-      [...(sessions.data ?? [])]
-        .filter((s) => filter === "all" || s.agentState === filter)
-        .filter((s) => !q || s.name.toLowerCase().includes(q) || s.id.toLowerCase().includes(q))
-        // Stable order (newest session first): rows never swap places while activity streams in.
-        .sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id))
-    );
-  }, [sessions.data, query, filter]);
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(query.trim()), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [query]);
+  const filtered = filter !== "all" || search !== "";
+  // The server filters and pages (newest session first, a stable order: rows never swap places while
+  // activity streams in); "Load more" fetches the next page.
+  const sessions = useLiveSessions({
+    filters: { q: search || undefined, state: filter === "all" ? undefined : filter },
+  });
+  const rows = sessions.data ?? [];
 
   return (
     <div className="page">
       <div className="page-head">
         <h1>Sessions</h1>
-        <span className="muted">{sessions.data ? `${sessions.data.length} total` : ""}</span>
+        <span className="muted">
+          {sessions.data
+            ? `${sessions.data.length}${sessions.hasNextPage ? "+" : ""} ${filtered ? "matching" : "total"}`
+            : ""}
+        </span>
         <div className="grow" />
         <CreateSessionForm />
       </div>
@@ -68,16 +76,28 @@ export function SessionsOverview() {
           }
         />
       )}
-      {sessions.isSuccess && sessions.data.length === 0 && (
+      {sessions.isSuccess && rows.length === 0 && !filtered && (
         <EmptyState title="No sessions yet">
           Create one with the form above and send it a message from its page, post to{" "}
           <code>POST /api/sessions/:id/messages</code>, or connect a chat platform.
         </EmptyState>
       )}
-      {sessions.isSuccess && sessions.data.length > 0 && rows.length === 0 && (
-        <EmptyState title="No session matches">Clear the filter to see all {sessions.data.length}.</EmptyState>
+      {sessions.isSuccess && rows.length === 0 && filtered && (
+        <EmptyState title="No session matches">Clear the filter to see every session.</EmptyState>
       )}
       {rows.length > 0 && <SessionTable rows={rows} />}
+      {sessions.hasNextPage && (
+        <div className="toolbar">
+          <button
+            className="btn"
+            data-testid="sessions-more"
+            disabled={sessions.isFetchingNextPage}
+            onClick={() => void sessions.fetchNextPage()}
+          >
+            {sessions.isFetchingNextPage ? "Loading…" : "Load more"}
+          </button>
+        </div>
+      )}
     </div>
   );
 }

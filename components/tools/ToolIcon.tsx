@@ -1,6 +1,6 @@
 "use client";
 // The icon chosen for the current theme and size, or a neutral glyph when there is none (or it
-// fails to load). Icon URLs come from tool providers: no referrer, images only.
+// fails to load). Sources are same-origin only (the server's icon proxy, or data:image URLs).
 import { useEffect, useState } from "react";
 import type { ToolIcon as ToolIconSpec } from "../../lib/tools/schemas";
 import { useTheme } from "../../lib/client/react/use-theme";
@@ -14,7 +14,7 @@ export function ToolIcon({ icons, size = 20 }: { icons: readonly ToolIconSpec[];
   const icon = chooseIcon(icons, { theme, size, pixelRatio: ratio });
   if (!icon || broken === icon.src) return <NeutralGlyph size={size} />;
   return (
-    // A plain img: provider URLs are not assets next/image could optimise.
+    // A plain img: proxied provider icons are not assets next/image could optimise.
     <img
       className="tool-icon"
       src={icon.src}

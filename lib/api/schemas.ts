@@ -8,7 +8,7 @@ import { toolSpecSchema } from "../tools/schemas";
 export const MAX_TEXT_CHARS = 8_000;
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** httpOnly cookie the dashboard's login sets (value derived from the operator token). */
+/** httpOnly cookie the dashboard's login sets (a random server-side login id). */
 export const OPERATOR_COOKIE = "maisaka_operator";
 /** Socket.IO namespace of the live stream. */
 export const MONITOR_NAMESPACE = "/monitor";
@@ -20,6 +20,25 @@ export const idSchema = z
   .min(1)
   .max(128)
   .regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits, _ . : - only");
+
+/** The MCP gateway's tool registry scope (it names no chat session). */
+const GATEWAY_SCOPE_ID = "mcp-gateway";
+
+/**
+ * Ids a chat session may not take: streams and scopes of their own ("_global" and anything else
+ * starting with "_"), the gateway's scope, and the path segments "." and ".." (a URL would resolve
+ * them away).
+ */
+export const RESERVED_SESSION_IDS: ReadonlySet<string> = new Set([GLOBAL_STREAM_ID, GATEWAY_SCOPE_ID, ".", ".."]);
+
+export function isReservedSessionId(id: string): boolean {
+  return id.startsWith("_") || RESERVED_SESSION_IDS.has(id);
+}
+
+/** A new chat session's id: an id that is not reserved. */
+export const newSessionIdSchema = idSchema.refine((id) => !isReservedSessionId(id), {
+  message: "reserved id: ids starting with _ and the names _global, mcp-gateway, . and .. are not allowed",
+});
 
 export const healthSchema = z.object({
   ok: z.boolean(),
@@ -56,7 +75,7 @@ export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
 export const createSessionBodySchema = z
   .object({
-    id: idSchema.optional(),
+    id: newSessionIdSchema.optional(),
     name: z.string().trim().min(1).max(200).optional(),
     isGroupChat: z.boolean().default(true),
     platform: z.string().trim().min(1).max(64).default("dashboard"),
@@ -66,7 +85,28 @@ export const createSessionBodySchema = z
   .strict();
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 
-export const sessionListSchema = z.object({ sessions: z.array(sessionSummarySchema) });
+/** Largest page of GET /api/sessions. */
+const MAX_SESSIONS_PAGE = 200;
+
+export const sessionsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_SESSIONS_PAGE).default(50),
+  /** nextCursor of the previous page (opaque). */
+  cursor: z.string().min(1).max(512).optional(),
+  /** Substring of the name or id (case-insensitive). */
+  q: z.string().trim().max(200).optional(),
+  /** The agent state now: running, waiting or idle (stop). */
+  state: agentStateSchema.optional(),
+  platform: z.string().trim().min(1).max(64).optional(),
+});
+export type SessionsQuery = z.infer<typeof sessionsQuerySchema>;
+
+/** Newest session first (createdAt, then id): a stable order, so pages never overlap or skip. */
+export const sessionListSchema = z.object({
+  sessions: z.array(sessionSummarySchema),
+  /** Pass as `cursor` for the next page; null on the last one. */
+  nextCursor: z.string().nullable(),
+});
+export type SessionList = z.infer<typeof sessionListSchema>;
 export const createdSessionSchema = z.object({ id: z.string() });
 export const sessionParamsSchema = z.object({ id: idSchema });
 
@@ -184,6 +224,9 @@ export const toolViewSchema = toolSpecSchema.extend({
 });
 export type ToolView = z.infer<typeof toolViewSchema>;
 
+/** GET /api/icons/:id: a tool icon through the same-origin proxy (ids come from the tool listing). */
+export const iconParamsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "not an icon id") });
+
 export const toolsQuerySchema = z.object({ sessionId: idSchema.optional() });
 export const toolListSchema = z.object({ tools: z.array(toolViewSchema) });
 export const toolParamsSchema = z.object({ name: z.string().min(1).max(256) });
@@ -244,7 +287,12 @@ export const apiErrorSchema = z.object({
 });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 
-/** Socket.IO /monitor protocol. */
+/**
+ * Socket.IO /monitor protocol. Caps keep one client from growing the server: a "*" resume names at
+ * most MAX_AFTER_SEQS sessions (the dashboard names the sessions it has listed, a few pages).
+ */
+export const MAX_AFTER_SEQS = 10_000;
+
 export const subscribeSchema = z
   .object({
     sessionId: z.union([idSchema, z.literal("*")]),
@@ -254,9 +302,18 @@ export const subscribeSchema = z
      */
     afterSeq: z.number().int().min(0).optional(),
     /** For "*": resume each session from its own last seen seq. */
-    afterSeqs: z.record(z.string(), z.number().int().min(0)).optional(),
+    afterSeqs: z
+      .record(idSchema, z.number().int().min(0))
+      .refine((cursors) => Object.keys(cursors).length <= MAX_AFTER_SEQS, {
+        message: `at most ${MAX_AFTER_SEQS} entries`,
+      })
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((req) => req.afterSeqs === undefined || req.sessionId === "*", {
+    message: 'afterSeqs is only for sessionId "*"',
+    path: ["afterSeqs"],
+  });
 export type SubscribeRequest = z.infer<typeof subscribeSchema>;
 
 /** `unsubscribe` payload; none stops every subscription of the socket. */

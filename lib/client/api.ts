@@ -19,6 +19,7 @@ import {
   type CreateSessionBody,
   type EventsPage,
   type InboundMessageBody,
+  type SessionsQuery,
 } from "../api/schemas";
 
 export class ApiRequestError extends Error {
@@ -81,6 +82,15 @@ async function request<S extends z.ZodType>(
 }
 
 const json = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
+
+/** "?a=1&b=x" from the defined, non-empty values ("" when none). */
+function queryString(query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== "") params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
 const enc = encodeURIComponent;
 
 /** Ledger page size: the server's maximum, so a 10,000-event session loads in two requests. */
@@ -91,7 +101,8 @@ export const api = {
   me: () => request("/api/auth/me", authMeSchema),
   login: (token: string) => request("/api/auth/login", authMeSchema, json("POST", { token })),
   logout: () => request<z.ZodVoid>("/api/auth/logout", null, { method: "POST" }),
-  sessions: () => request("/api/sessions", sessionListSchema),
+  /** One page of the session list (newest first); pass the previous page's nextCursor as cursor. */
+  sessions: (query: Partial<SessionsQuery> = {}) => request(`/api/sessions${queryString(query)}`, sessionListSchema),
   session: (id: string) => request(`/api/sessions/${enc(id)}`, sessionSummarySchema),
   createSession: (body: Partial<CreateSessionBody>) =>
     request("/api/sessions", createdSessionSchema, json("POST", body)),

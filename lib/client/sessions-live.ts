@@ -1,33 +1,40 @@
 // Live merge of the all-sessions stream ("*") into the sessions list: stage badge, round, last
 // activity and cycle count follow the engine without refetching. Dedup is by each row's lastSeq.
-import type { SessionSummary } from "../api/schemas";
+import { MAX_AFTER_SEQS, type SessionSummary } from "../api/schemas";
 import type { MonitorEvent } from "../events/schemas";
 
 export interface SessionListMerge {
   sessions: SessionSummary[];
-  /** An event named a session the list does not have: refetch the list. */
+  /** An event named a session the list does not have (and `known` does not exclude): refetch the list. */
   unknownSession: boolean;
+  /** Those sessions' ids. */
+  unknownIds: string[];
 }
 
+/**
+ * `ignore`: sessions known to be off the loaded pages (older ones, or outside a filter): their events
+ * change nothing and ask for no refetch.
+ */
 export function applySessionEvents(
   sessions: readonly SessionSummary[],
   events: readonly MonitorEvent[],
+  ignore: ReadonlySet<string> = new Set(),
 ): SessionListMerge {
   const byId = new Map(sessions.map((s, i) => [s.id, i]));
   const next = [...sessions];
-  let unknownSession = false;
+  const unknown = new Set<string>();
   for (const event of events) {
     const index = byId.get(event.sessionId);
     if (index === undefined) {
       // Global toggles live in their own stream; they name no session row.
-      if (event.type !== "tool.toggled") unknownSession = true;
+      if (event.type !== "tool.toggled" && !ignore.has(event.sessionId)) unknown.add(event.sessionId);
       continue;
     }
     const row = next[index];
     if (event.seq <= row.lastSeq) continue;
     next[index] = patchRow(row, event);
   }
-  return { sessions: next, unknownSession };
+  return { sessions: next, unknownSession: unknown.size > 0, unknownIds: [...unknown] };
 }
 
 function patchRow(row: SessionSummary, event: MonitorEvent): SessionSummary {
@@ -52,9 +59,12 @@ function patchRow(row: SessionSummary, event: MonitorEvent): SessionSummary {
   }
 }
 
-/** Resume cursor of the "*" subscription: each listed session's last seq. */
+/**
+ * Resume cursor of the "*" subscription: each listed session's last seq, for at most MAX_AFTER_SEQS
+ * of them (the server's cap); sessions left out resume from now, as unlisted ones do.
+ */
 export function sessionCursors(sessions: readonly SessionSummary[] | undefined): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const s of sessions ?? []) out[s.id] = s.lastSeq;
+  for (const s of (sessions ?? []).slice(0, MAX_AFTER_SEQS)) out[s.id] = s.lastSeq;
   return out;
 }

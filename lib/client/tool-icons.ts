@@ -1,6 +1,9 @@
 // Picks the one icon to draw for a tool from the MCP `icons[]` list (2025-11-25: src, mimeType,
 // sizes, theme). Everyone else draws icons[0]; we match the app theme first and then the size
-// needed at this pixel ratio, and refuse sources that are not images (the list is untrusted).
+// needed at this pixel ratio, and refuse sources that are not images (the list is untrusted) or not
+// on this origin: the server already rewrote provider URLs to its icon proxy (/api/icons/…), so an
+// absolute URL here would make the operator's browser contact a third party (and the CSP's img-src
+// would block it anyway).
 import type { ToolIcon } from "../tools/schemas";
 
 export type Theme = "light" | "dark";
@@ -12,12 +15,12 @@ export interface IconRequest {
   pixelRatio?: number;
 }
 
-/** Only images: https/http URLs, same-origin paths, and data:image URLs. */
+/** Only images from this origin: same-origin paths (the icon proxy) and data:image URLs. */
 export function isSafeIconSrc(src: string): boolean {
   const s = src.trim();
   if (/^data:image\/(png|gif|jpe?g|webp|svg\+xml|x-icon|vnd\.microsoft\.icon|avif);/i.test(s)) return true;
-  if (/^https?:\/\//i.test(s)) return true;
-  return s.startsWith("/") && !s.startsWith("//");
+  // "//host" and "/\host" are other origins (browsers read a backslash as a slash).
+  return /^\/(?![/\\])/.test(s) && !/[\s\\]/.test(s);
 }
 
 /** Parsed `sizes`: "any" (scalable) and the pixel sizes ("48x48" -> 48, the larger side). */

@@ -1,10 +1,23 @@
 // Owns one runtime per chat session: created on first use (restoring a saved snapshot), kept in
 // least-recently-used order, and capped: over the cap the least recently used idle runtimes are
 // stopped first (their state is saved and comes back on the next message).
+import type { AgentState } from "../../lib/events/schemas";
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
 import type { EngineDeps } from "./deps";
 import { hasWork, recoverSession } from "./recovery";
 import { describeError, SessionRuntime } from "./runtime";
+
+/** What other rooms may know of a running session (they never read runtime fields). */
+export interface RuntimeStatus {
+  agentState: AgentState;
+  stage: string;
+  stageDetail: string;
+  roundText: string;
+  lastActivityAt: number;
+  cycleCount: number;
+  pendingMessages: number;
+  waitDeadline: number | null;
+}
 
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
@@ -22,6 +35,27 @@ export class HeartflowManager {
 
   list(): SessionRuntime[] {
     return [...this.runtimes.values()];
+  }
+
+  /** The running session's status; null when it has no runtime or its runtime stopped. */
+  status(sessionId: string): RuntimeStatus | null {
+    const rt = this.runtimes.get(sessionId);
+    if (!rt || rt.isStopped) return null;
+    return {
+      agentState: rt.agentState,
+      stage: rt.stage.name,
+      stageDetail: rt.stage.detail,
+      roundText: rt.stage.roundText,
+      lastActivityAt: rt.lastActivityAt,
+      cycleCount: rt.cycleCounter,
+      pendingMessages: rt.pendingMessages().length,
+      waitDeadline: rt.waitDeadline,
+    };
+  }
+
+  /** Ids of the sessions that have a runtime (running or not yet stopped). */
+  liveSessionIds(): string[] {
+    return [...this.runtimes.keys()];
   }
 
   /** The runtime of a session, created (and restored from its snapshot) when absent. */

@@ -1,9 +1,11 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
 import type { Engine } from "../composition";
+import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
 import type { TokenBuckets } from "./rate-limit";
 import { routeBuilder } from "./route";
+import type { IconProxy } from "./services/icon-proxy";
 import type { ProviderStatusRegistry } from "./services/provider-status";
 import type { SessionDirectory } from "./services/session-directory";
 import type { ToolCatalog } from "./services/tool-catalog";
@@ -15,10 +17,14 @@ export interface ApiContext {
   auth: OperatorAuth;
   sessions: SessionDirectory;
   tools: ToolCatalog;
+  /** Tool icons fetched server-side for the dashboard. */
+  icons: IconProxy;
   toggles: ToolToggleService;
   providers: ProviderStatusRegistry;
   /** Per-session limiter of inbound chat messages (429 when empty). */
   inbound: TokenBuckets;
+  /** Throttles wrong login tokens (per address and globally). */
+  logins: LoginLimiter;
   /** Throws when the database cannot answer a trivial query. */
   pingDatabase(): Promise<void>;
 }

@@ -27,3 +27,11 @@ export function fieldsOf(error: z.ZodError, location: FieldLocation): FieldProbl
 }
 
 export const notFound = (what: string): HttpError => new HttpError(404, `${what} not found`);
+
+/** 429 for an address that sent too many wrong tokens (login or API alike). */
+export function tooManyWrongTokens(retryAfterMs: number, scope = ""): HttpError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new HttpError(429, `too many wrong tokens${scope}: try again in ${seconds} s`, undefined, {
+    "retry-after": String(seconds),
+  });
+}

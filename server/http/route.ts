@@ -11,6 +11,8 @@ export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 export interface Reply<T> {
   status?: number;
   body?: T;
+  /** A non-JSON answer (an image), sent as is instead of `body`. */
+  raw?: { bytes: Buffer; contentType: string };
   headers?: Record<string, string | string[]>;
 }
 

@@ -3,9 +3,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { ApiError } from "../../lib/api/schemas";
+import { clientAddress } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EngineLogger } from "../engine/deps";
-import { HttpError } from "./errors";
+import { HttpError, tooManyWrongTokens } from "./errors";
 import { readJsonBody } from "./body";
 import { isCrossOrigin } from "./origin";
 import type { Reply, Route } from "./route";
@@ -76,7 +77,12 @@ export class ApiRouter<Ctx> {
       throw new HttpError(405, `${method} not allowed on ${url.pathname}`, undefined, { allow });
     }
     if (STATE_CHANGING.has(method) && isCrossOrigin(req)) throw new HttpError(403, "cross-origin request refused");
-    const auth = this.opts.auth.authenticate(req.headers);
+    // Public routes ignore credentials, so they neither count nor refuse wrong ones.
+    const checked = match.route.public
+      ? { via: this.opts.auth.authenticate(req.headers) }
+      : this.opts.auth.check(req.headers, clientAddress(req.socket.remoteAddress));
+    if ("retryAfterMs" in checked) throw tooManyWrongTokens(checked.retryAfterMs);
+    const auth = checked.via;
     if (!match.route.public && !auth) throw new HttpError(401, "operator token required");
 
     const query: Record<string, string> = {};
@@ -126,6 +132,12 @@ export function writeJson(res: ServerResponse, reply: Reply<unknown>): void {
   res.setHeader("cache-control", "no-store");
   res.setHeader("x-content-type-options", "nosniff");
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.raw) {
+    res.setHeader("content-type", reply.raw.contentType);
+    res.setHeader("content-length", reply.raw.bytes.length);
+    res.end(reply.raw.bytes);
+    return;
+  }
   if (status === 204 || reply.body === undefined) {
     res.end();
     return;

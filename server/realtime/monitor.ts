@@ -9,6 +9,7 @@ import {
   type MonitorError,
   type SubscribeAck,
 } from "../../lib/api/schemas";
+import { clientAddress } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EngineLogger } from "../engine/deps";
 import type { MonitorBus } from "../monitor/bus";
@@ -17,15 +18,46 @@ import { MonitorHub } from "./hub";
 import { SocketStreamClient } from "./socket-client";
 import type { StreamLimits, StreamSubscription } from "./subscription";
 
-/** A socket may follow this many streams at once (one per session, or "*"). */
-const MAX_SUBSCRIPTIONS_PER_SOCKET = 64;
+export interface MonitorLimits extends StreamLimits {
+  /** Streams one socket may follow at once (one per session, or "*"). */
+  maxSubscriptionsPerSocket: number;
+  /** Streams all sockets together may follow: beyond that a subscribe is refused, never queued. */
+  maxSubscriptions: number;
+  /** afterSeqs entries all subscriptions together may bring (each is at most MAX_AFTER_SEQS). */
+  maxResumeCursors: number;
+}
 
-export const defaultStreamLimits: StreamLimits = {
+export const defaultStreamLimits: MonitorLimits = {
   maxQueuedPackets: 1_000,
   replayPageSize: 500,
   maxPendingEvents: 5_000,
   drainTimeoutMs: 15_000,
+  maxSubscriptionsPerSocket: 64,
+  maxSubscriptions: 1_024,
+  // Ten full "*" resumes at once; a few MB of cursors however many sockets try.
+  maxResumeCursors: 100_000,
 };
+
+/** The afterSeqs entries live subscriptions hold, against the server-wide cap. */
+class ResumeCursorBudget {
+  private readonly held = new Map<StreamSubscription, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** Room for `count` more, not counting `replacing` (which is about to close)? */
+  fits(count: number, replacing: StreamSubscription | undefined): boolean {
+    let total = 0;
+    for (const [sub, n] of this.held) {
+      if (sub.isClosed) this.held.delete(sub);
+      else if (sub !== replacing) total += n;
+    }
+    return total + count <= this.max;
+  }
+
+  hold(sub: StreamSubscription, count: number): void {
+    if (count > 0) this.held.set(sub, count);
+  }
+}
 
 export interface MonitorDeps {
   bus: MonitorBus;
@@ -42,7 +74,7 @@ export interface Monitor {
 export async function attachMonitor(
   io: Server,
   deps: MonitorDeps,
-  limits: StreamLimits = defaultStreamLimits,
+  limits: MonitorLimits = defaultStreamLimits,
 ): Promise<Monitor> {
   const namespace = io.of(MONITOR_NAMESPACE);
   const hub = new MonitorHub(
@@ -58,36 +90,70 @@ export async function attachMonitor(
   io.of("/").use((_socket, next) => next(new Error("unknown namespace: use /monitor")));
   namespace.use((socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
-    if (deps.auth.authenticate(socket.handshake.headers, token)) next();
-    else next(new Error("unauthorized"));
+    const checked = deps.auth.check(socket.handshake.headers, clientAddress(socket.handshake.address), token);
+    if ("retryAfterMs" in checked) {
+      return next(new Error(`too many wrong tokens: try again in ${Math.ceil(checked.retryAfterMs / 1000)} s`));
+    }
+    const via = checked.via;
+    if (!via) return next(new Error("unauthorized"));
+    // A socket that got in with a login cookie lives as long as that login.
+    if (via === "cookie") socket.data.loginId = deps.auth.loginIdOf(socket.handshake.headers);
+    next();
   });
-  namespace.on("connection", (socket) => serve(socket, hub));
+  const stopRevokes = deps.auth.logins.onRevoke((id) => {
+    for (const socket of namespace.sockets.values()) if (socket.data.loginId === id) socket.disconnect(true);
+  });
+  const budget = new ResumeCursorBudget(limits.maxResumeCursors);
+  namespace.on("connection", (socket) => serve(socket, { hub, limits, auth: deps.auth, budget }));
 
   return {
     hub,
     close() {
+      stopRevokes();
       hub.stop();
       namespace.disconnectSockets(true);
     },
   };
 }
 
-function serve(socket: Socket, hub: MonitorHub): void {
+interface ServeContext {
+  hub: MonitorHub;
+  limits: MonitorLimits;
+  auth: OperatorAuth;
+  budget: ResumeCursorBudget;
+}
+
+function serve(socket: Socket, { hub, limits, auth, budget }: ServeContext): void {
   const client = new SocketStreamClient(socket);
   const subscriptions = new Map<string, StreamSubscription>();
 
   socket.on("subscribe", (payload: unknown, ack: unknown) => {
     // Sent without a payload, the acknowledgement arrives first.
     if (typeof payload === "function") return refuse(socket, payload, "subscribe needs a payload", []);
+    const loginId: unknown = socket.data.loginId;
+    if (typeof loginId === "string" && !auth.logins.check(loginId)) {
+      // The login expired while the socket stayed open.
+      refuse(socket, ack, "login expired", []);
+      return void socket.disconnect(true);
+    }
     const parsed = subscribeSchema.safeParse(payload);
     if (!parsed.success) return refuse(socket, ack, "invalid subscribe payload", parsed.error.issues);
     const key = parsed.data.sessionId;
     for (const [k, sub] of subscriptions) if (sub.isClosed) subscriptions.delete(k);
-    if (!subscriptions.has(key) && subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
-      return refuse(socket, ack, `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per connection`, []);
+    const replacing = subscriptions.has(key);
+    if (!replacing && subscriptions.size >= limits.maxSubscriptionsPerSocket) {
+      return refuse(socket, ack, `at most ${limits.maxSubscriptionsPerSocket} subscriptions per connection`, []);
+    }
+    if (!replacing && hub.subscriptionCount >= limits.maxSubscriptions) {
+      return refuse(socket, ack, `the server follows ${limits.maxSubscriptions} streams already: try again later`, []);
+    }
+    const cursors = Object.keys(parsed.data.afterSeqs ?? {}).length;
+    if (!budget.fits(cursors, subscriptions.get(key))) {
+      return refuse(socket, ack, "the server holds too many resume cursors: try again later", []);
     }
     subscriptions.get(key)?.close();
     const sub = hub.subscribe(parsed.data, client);
+    budget.hold(sub, cursors);
     subscriptions.set(key, sub);
     answer(ack, { ok: true, sessionId: key });
   });

@@ -202,11 +202,55 @@ export interface RuntimeSnapshot {
   ts: number;
 }
 
+/** A session as the list shows it: the record plus counts kept from its last snapshot. */
+export interface SessionListRow extends SessionRecord {
+  cycleCount: number;
+  pendingMessages: number;
+}
+
+/** Where a page of the session list starts: after this row in the order (createdAt desc, id asc). */
+export interface SessionPosition {
+  createdAt: number;
+  id: string;
+}
+
+export interface SessionPageQuery {
+  limit: number;
+  after?: SessionPosition;
+  /** Case-insensitive substring of the name or the id. */
+  q?: string;
+  platform?: string;
+  /** Only these ids… */
+  onlyIds?: readonly string[];
+  /** …or every id but these. */
+  exceptIds?: readonly string[];
+}
+
 export interface SessionStore {
   upsert(session: SessionRecord): Promise<void>;
   get(id: string): Promise<SessionRecord | null>;
   list(): Promise<SessionRecord[]>;
+  /** Newest first (createdAt desc, id asc); reads no snapshot. `more` says whether rows follow. */
+  page(query: SessionPageQuery): Promise<{ rows: SessionListRow[]; more: boolean }>;
   touch(id: string, ts: number): Promise<void>;
+  /** Also updates the session's list counts (snapshotCounts). */
   saveSnapshot(snapshot: RuntimeSnapshot): Promise<void>;
   loadSnapshot(sessionId: string): Promise<RuntimeSnapshot | null>;
+}
+
+/**
+ * The counts the session list shows, read from a snapshot state the engine wrote (cycleCounter and
+ * pending); anything else counts 0. Stored when the snapshot is saved, so listing never parses one.
+ */
+export function snapshotCounts(state: unknown): { cycleCount: number; pendingMessages: number } {
+  const s = state && typeof state === "object" ? (state as { cycleCounter?: unknown; pending?: unknown }) : {};
+  return {
+    cycleCount: Number.isSafeInteger(s.cycleCounter) ? (s.cycleCounter as number) : 0, // checked just before
+    pendingMessages: Array.isArray(s.pending) ? s.pending.length : 0,
+  };
+}
+
+/** The page order: newest first, ties by id. */
+export function compareSessionPosition(a: SessionPosition, b: SessionPosition): number {
+  return b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

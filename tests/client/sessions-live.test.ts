@@ -1,6 +1,6 @@
 // The all-sessions stream merged into the sessions list.
 import { describe, expect, it } from "vitest";
-import type { SessionSummary } from "../../lib/api/schemas";
+import { MAX_AFTER_SEQS, type SessionSummary } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { applySessionEvents, sessionCursors } from "../../lib/client/sessions-live";
 import { SESSION, fixtureEvents } from "./fixture";
@@ -50,10 +50,21 @@ describe("applySessionEvents", () => {
       data: { toolName: "x", scope: "global", enabled: false, actor: "op", reason: "", auditId: "a" },
     };
     expect(applySessionEvents([row], [global]).unknownSession).toBe(false);
+    expect(applySessionEvents([row], [stranger, stranger]).unknownIds).toEqual(["new-one"]);
+  });
+
+  it("ignores sessions known to be off the loaded pages (no refetch for them)", () => {
+    const stranger = { ...fixtureEvents[0], sessionId: "older-one" } as MonitorEvent;
+    const merged = applySessionEvents([row], [stranger], new Set(["older-one"]));
+    expect(merged).toMatchObject({ unknownSession: false, unknownIds: [] });
+    expect(merged.sessions).toEqual([row]);
   });
 
   it("resumes each session from its own last seq", () => {
     expect(sessionCursors([row, { ...row, id: "b", lastSeq: 9 }])).toEqual({ [SESSION]: 0, b: 9 });
     expect(sessionCursors(undefined)).toEqual({});
+    // Never more than the server takes.
+    const many = Array.from({ length: MAX_AFTER_SEQS + 5 }, (_, i) => ({ ...row, id: `s${i}` }));
+    expect(Object.keys(sessionCursors(many))).toHaveLength(MAX_AFTER_SEQS);
   });
 });

@@ -220,3 +220,43 @@ describe("migrate", () => {
     expect((await failure(migrate("file:./x.db?mode=ro"))).kind).toBe("invalid_url");
   });
 });
+
+describe("auth_sessions_and_session_list migration", () => {
+  it("fills the list counts of existing sessions from their saved snapshots", async () => {
+    const names = await migrationNames();
+    const added = names.find((n) => n.endsWith("_auth_sessions_and_session_list"));
+    expect(added).toBeDefined();
+    // The migrations before this one, on a database holding sessions and snapshots.
+    const before = path.join(await dbs.dir(), "migrations");
+    await mkdir(before);
+    for (const name of names.filter((n) => n < (added ?? ""))) {
+      await cp(path.join(migrationsDir, name), path.join(before, name), { recursive: true });
+    }
+    await cp(path.join(migrationsDir, "migration_lock.toml"), path.join(before, "migration_lock.toml"));
+    const file = path.join(await dbs.dir(), "old.db");
+    await migrate(`file:${file}`, { migrationsDir: before });
+    const db = new Database(file);
+    const insert = db.prepare(
+      `INSERT INTO "ChatSession" (id, name, isGroupChat, platform, createdAt, lastActiveAt) VALUES (?, ?, 1, 'qq', 1, 1)`,
+    );
+    const snapshot = db.prepare(`INSERT INTO "SessionSnapshot" (sessionId, state, ts) VALUES (?, ?, 1)`);
+    for (const id of ["busy", "empty", "broken", "none"]) insert.run(id, id);
+    snapshot.run("busy", JSON.stringify({ cycleCounter: 12, pending: [{}, {}, {}] }));
+    snapshot.run("empty", JSON.stringify({ version: 1 }));
+    snapshot.run("broken", "{not json");
+    db.close();
+
+    expect((await migrate(`file:${file}`)).applied).toEqual(names.filter((n) => n >= (added ?? "")));
+    expect(
+      query<{ id: string; cycleCount: number; pendingMessages: number }>(
+        file,
+        `SELECT id, cycleCount, pendingMessages FROM "ChatSession" ORDER BY id`,
+      ),
+    ).toEqual([
+      { id: "broken", cycleCount: 0, pendingMessages: 0 },
+      { id: "busy", cycleCount: 12, pendingMessages: 3 },
+      { id: "empty", cycleCount: 0, pendingMessages: 0 },
+      { id: "none", cycleCount: 0, pendingMessages: 0 },
+    ]);
+  });
+});

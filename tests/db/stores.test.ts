@@ -3,7 +3,14 @@
 import { describe, expect, it } from "vitest";
 import { createPrismaStores } from "../../server/db/stores";
 import { createMemoryStores } from "../../server/stores/memory";
-import type { ChatMessageRecord, EmojiRecord, Stores, ToolRecord } from "../../server/stores/types";
+import type {
+  ChatMessageRecord,
+  EmojiRecord,
+  SessionPageQuery,
+  SessionStore,
+  Stores,
+  ToolRecord,
+} from "../../server/stores/types";
 import { useTempDatabases } from "./helpers";
 
 const dbs = useTempDatabases();
@@ -419,5 +426,52 @@ describe.each(implementations)("%s stores", (_name, make) => {
         }),
       ).resolves.toBeUndefined();
     });
+  });
+});
+
+describe.each([
+  ["memory", async () => createMemoryStores().sessions],
+  ["prisma", async () => createPrismaStores((await dbs.prisma()).prisma).sessions],
+] as const)("%s session list pages", (_name, make) => {
+  it("pages newest first with ties by id, filters, and counts from the last snapshot", async () => {
+    const sessions: SessionStore = await make();
+    const ids = ["b", "a", "c", "d", "e"];
+    for (const [i, id] of ids.entries()) {
+      await sessions.upsert({
+        id,
+        name: id === "d" ? "Deep Room" : `room ${id}`,
+        isGroupChat: true,
+        platform: id === "e" ? "qq" : "dashboard",
+        groupId: null,
+        userId: null,
+        createdAt: i < 3 ? 10 : 20 + i,
+        lastActiveAt: 100 - i,
+      });
+    }
+    await sessions.saveSnapshot({ sessionId: "a", state: { cycleCounter: 3, pending: ["m"] }, ts: 1 });
+    await sessions.saveSnapshot({ sessionId: "c", state: "not an object", ts: 1 });
+    const walk = async (query: Omit<SessionPageQuery, "limit" | "after">, limit: number) => {
+      const out: string[] = [];
+      let after: SessionPageQuery["after"];
+      for (;;) {
+        const page = await sessions.page({ ...query, limit, after });
+        out.push(...page.rows.map((r) => r.id));
+        const last = page.rows[page.rows.length - 1];
+        if (!page.more || !last) return out;
+        after = last;
+      }
+    };
+    expect(await walk({}, 2)).toEqual(["e", "d", "a", "b", "c"]);
+    expect(await walk({ q: "DEEP" }, 2)).toEqual(["d"]);
+    expect(await walk({ platform: "qq" }, 1)).toEqual(["e"]);
+    expect(await walk({ onlyIds: ["a", "c", "zz"] }, 1)).toEqual(["a", "c"]);
+    expect(await walk({ exceptIds: ["a", "e"] }, 10)).toEqual(["d", "b", "c"]);
+    const { rows } = await sessions.page({ limit: 10, onlyIds: ["a", "b", "c"] });
+    expect(rows.map((r) => [r.id, r.cycleCount, r.pendingMessages])).toEqual([
+      ["a", 3, 1],
+      ["b", 0, 0],
+      ["c", 0, 0],
+    ]);
+    expect(await sessions.page({ limit: 5, after: { createdAt: 10, id: "c" } })).toEqual({ rows: [], more: false });
   });
 });

@@ -18,12 +18,14 @@ import {
   toggleResultSchema,
   toolListSchema,
 } from "../../lib/api/schemas";
+import { API_CSP, pageCsp } from "../../server/http/security-headers";
 import { startTestServer, type TestServer } from "./support";
 
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // This file sends wrong tokens on purpose (every route's 401); throttling has its own tests (auth.test.ts).
+  server = await startTestServer({ auth: { limits: { freeFailures: 1_000 } } });
 });
 
 afterAll(async () => {
@@ -155,7 +157,7 @@ describe("sessions", () => {
     const generated = await server.createSession({ isGroupChat: false, userId: "u9" });
     expect(generated).toMatch(/^s-/);
 
-    const list = sessionListSchema.parse((await server.api("GET", "/api/sessions")).json);
+    const list = sessionListSchema.parse((await server.api("GET", "/api/sessions?limit=200")).json);
     const room = list.sessions.find((s) => s.id === "room-1");
     expect(room).toMatchObject({
       name: "Room one",
@@ -184,6 +186,200 @@ describe("sessions", () => {
     expect(badId.status).toBe(400);
     expect(fieldPaths(badId.json)).toEqual(["params:id"]);
     expect((await server.api("GET", "/api/sessions/%E0%A4%A")).status).toBe(400);
+  });
+});
+
+describe("security headers", () => {
+  const common = (headers: Headers) => ({
+    nosniff: headers.get("x-content-type-options"),
+    referrer: headers.get("referrer-policy"),
+    frame: headers.get("x-frame-options"),
+  });
+
+  it("sends CSP (frame-ancestors 'none'), nosniff and Referrer-Policy on every API answer, errors included", async () => {
+    for (const [method, route, token] of [
+      ["GET", "/api/health", null],
+      ["GET", "/api/sessions?limit=1", undefined],
+      ["GET", "/api/no-such-route", undefined],
+      ["GET", "/api/sessions", null],
+      ["POST", "/api/mcp", null],
+    ] as const) {
+      const res = await server.api(method, route, undefined, { token });
+      expect(common(res.headers), route).toEqual({ nosniff: "nosniff", referrer: "no-referrer", frame: "DENY" });
+      expect(res.headers.get("content-security-policy"), route).toBe(API_CSP);
+    }
+  });
+
+  it("gives page paths a policy with a fresh nonce per request: scripts from self or the nonce, no framing", async () => {
+    const nonces = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      // A client cannot pick the nonce: the server replaces any CSP the request carries.
+      const res = await server.api("GET", "/tools", undefined, {
+        headers: { "content-security-policy": "script-src 'nonce-chosen'" },
+      });
+      expect(common(res.headers)).toEqual({ nosniff: "nosniff", referrer: "no-referrer", frame: "DENY" });
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const nonce = /script-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'(;|$)/.exec(csp)?.[1];
+      expect(nonce, csp).toBeDefined();
+      nonces.add(nonce ?? "");
+      expect(csp).toBe(pageCsp(nonce ?? "", false));
+      for (const part of [
+        "frame-ancestors 'none'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+      ]) {
+        expect(csp).toContain(part);
+      }
+      expect(csp).not.toContain("nonce-chosen");
+    }
+    expect(nonces.size).toBe(3);
+  });
+
+  it("sends them on Socket.IO's HTTP transport too", async () => {
+    const res = await fetch(`${server.url}/socket.io/?EIO=4&transport=polling`);
+    expect(res.status).toBe(200);
+    expect(common(res.headers)).toEqual({ nosniff: "nosniff", referrer: "no-referrer", frame: "DENY" });
+    expect(res.headers.get("content-security-policy")).toBe(API_CSP);
+  });
+});
+
+describe("reserved session ids", () => {
+  it("refuses ids starting with _ and the reserved names with 400; ordinary ids still work", async () => {
+    for (const id of [GLOBAL_STREAM_ID, "_anything", "_", "mcp-gateway", ".", ".."]) {
+      const res = await server.api("POST", "/api/sessions", { id });
+      expect(res.status, id).toBe(400);
+      expect(fieldPaths(res.json), id).toEqual(["body:id"]);
+      expect(apiErrorSchema.parse(res.json).fields?.[0].message).toMatch(/reserved/);
+    }
+    expect((await server.api("POST", "/api/sessions", { id: "a_b.mcp-gateway" })).status).toBe(201);
+    // The global stream stays readable.
+    expect((await server.api("GET", `/api/sessions/${GLOBAL_STREAM_ID}/events`)).status).toBe(200);
+  });
+});
+
+describe("session list pagination", () => {
+  let paged: TestServer;
+  const total = 1_203;
+  beforeAll(async () => {
+    paged = await startTestServer();
+    const stores = paged.app.database.stores.sessions;
+    // Three sessions per creation time: ties are broken by id, so the order is total.
+    for (let i = 0; i < total; i++) {
+      await stores.upsert({
+        id: `p-${String(i).padStart(4, "0")}`,
+        name: i % 10 === 7 ? `Needle ${i}` : `Room ${i}`,
+        isGroupChat: true,
+        platform: i % 3 === 0 ? "qq" : "dashboard",
+        groupId: null,
+        userId: null,
+        createdAt: 1_000 + Math.floor(i / 3),
+        lastActiveAt: 1_000 + i,
+      });
+    }
+    await stores.saveSnapshot({ sessionId: "p-0005", state: { cycleCounter: 7, pending: [1, 2] }, ts: 1 });
+  });
+  afterAll(() => paged.close());
+
+  async function all(query: string, limit: number): Promise<{ ids: string[]; pages: number }> {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await paged.api(
+        "GET",
+        `/api/sessions?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      expect(res.status).toBe(200);
+      const page = sessionListSchema.parse(res.json);
+      expect(page.sessions.length).toBeLessThanOrEqual(limit);
+      ids.push(...page.sessions.map((s) => s.id));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    return { ids, pages };
+  }
+
+  const expected = (keep: (i: number) => boolean) =>
+    Array.from({ length: total }, (_, i) => i)
+      .filter(keep)
+      .sort((a, b) => Math.floor(b / 3) - Math.floor(a / 3) || a - b)
+      .map((i) => `p-${String(i).padStart(4, "0")}`);
+
+  it("walks 1,200+ sessions newest first with a cursor: stable order, no duplicates, nothing missed", async () => {
+    const { ids, pages } = await all("", 200);
+    expect(pages).toBe(7);
+    expect(new Set(ids).size).toBe(total);
+    expect(ids).toEqual(expected(() => true));
+    // A session created meanwhile lands on the first page, never shifting later pages.
+    const first = sessionListSchema.parse((await paged.api("GET", "/api/sessions?limit=1")).json);
+    expect(first.sessions[0].id).toBe("p-1200");
+  });
+
+  it("filters by platform, text and state while paging", async () => {
+    expect((await all("&platform=qq", 97)).ids).toEqual(expected((i) => i % 3 === 0));
+    expect((await all("&q=needle", 50)).ids).toEqual(expected((i) => i % 10 === 7));
+    expect((await all("&q=NEEDLE&platform=qq", 50)).ids).toEqual(expected((i) => i % 10 === 7 && i % 3 === 0));
+    expect((await all("&q=p-000", 3)).ids).toEqual(expected((i) => i < 10));
+    expect((await all("&state=stop", 200)).ids).toHaveLength(total);
+    expect((await all("&state=wait", 200)).ids).toEqual([]);
+  });
+
+  it("lists no reserved id, even one stored before ids were checked", async () => {
+    await paged.app.database.stores.sessions.upsert({
+      id: "mcp-gateway",
+      name: "gateway scope",
+      isGroupChat: false,
+      platform: "mcp",
+      groupId: null,
+      userId: null,
+      createdAt: 999_999_999_999,
+      lastActiveAt: 0,
+    });
+    const first = sessionListSchema.parse((await paged.api("GET", "/api/sessions?limit=3")).json);
+    expect(first.sessions.map((s) => s.id)).not.toContain("mcp-gateway");
+    expect((await all("&platform=mcp", 50)).ids).toEqual([]);
+    expect((await all("&state=stop&platform=mcp", 50)).ids).toEqual([]);
+  });
+
+  it("filters by the live agent state: a waiting session is found by state=wait and left out of state=stop", async () => {
+    const id = await paged.createSession({ id: "zz-waiting", name: "Waiting room" });
+    // Mid-sentence: the (simulated) timing gate waits for the rest.
+    expect((await paged.say(id, "我想说的是，")).status).toBe(202);
+    await paged.waitForEvent(id, (e) => e.type === "cycle.end" && e.data.agentState === "wait");
+    expect((await all("&state=wait", 200)).ids).toEqual([id]);
+    expect((await all("&state=running", 200)).ids).toEqual([]);
+    const idle = (await all("&state=stop", 200)).ids;
+    expect(idle).toHaveLength(total);
+    expect(idle).not.toContain(id);
+    const row = sessionListSchema.parse((await paged.api("GET", "/api/sessions?limit=1&q=zz-waiting")).json)
+      .sessions[0];
+    expect(row).toMatchObject({ id, agentState: "wait", running: true });
+    expect(row.waitDeadline).toBeGreaterThan(0);
+  });
+
+  it("takes the counts from the saved snapshot without reading it on listing", async () => {
+    const page = sessionListSchema.parse((await paged.api("GET", "/api/sessions?limit=5&q=p-0005")).json);
+    expect(page.sessions).toHaveLength(1);
+    expect(page.sessions[0]).toMatchObject({ id: "p-0005", cycleCount: 7, pendingMessages: 2, running: false });
+    expect(sessionSummarySchema.parse((await paged.api("GET", "/api/sessions/p-0005")).json)).toMatchObject({
+      cycleCount: 7,
+      pendingMessages: 2,
+    });
+  });
+
+  it("refuses a bad cursor, limit or state with 400 naming the field", async () => {
+    for (const [query, field] of [
+      ["cursor=garbage", "query:cursor"],
+      [`cursor=${Buffer.from('[1,"has space"]').toString("base64url")}`, "query:cursor"],
+      ["limit=0", "query:limit"],
+      ["limit=201", "query:limit"],
+      ["state=sleeping", "query:state"],
+    ]) {
+      const res = await paged.api("GET", `/api/sessions?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(fieldPaths(res.json), query).toEqual([field]);
+    }
   });
 });
 

@@ -1,12 +1,15 @@
-// The operator credential: where the token comes from (env or a generated 0600 file) and how a
-// request proves it (bearer, socket auth token, login cookie).
+// The operator credential: where the token comes from (env or a generated 0600 file), how a request
+// proves it (bearer, socket auth token, login cookie of a server-side login), login throttling.
 import { chmodSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { OPERATOR_COOKIE } from "../../lib/api/schemas";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiErrorSchema, OPERATOR_COOKIE } from "../../lib/api/schemas";
 import { AdminTokenError, resolveAdminToken } from "../../server/auth/admin-token";
+import { clientAddress, LoginLimiter } from "../../server/auth/login-limiter";
+import { LoginSessions, MemoryLoginSessionStore } from "../../server/auth/login-sessions";
 import { OperatorAuth } from "../../server/auth/operator-auth";
-import { tempDir } from "./support";
+import { connectMonitor, startTestServer, tempDatabaseUrl, tempDir, TEST_TOKEN, type TestServer } from "./support";
 
 describe("resolveAdminToken", () => {
   it("takes MAISAKA_ADMIN_TOKEN and refuses a short one", async () => {
@@ -54,13 +57,267 @@ describe("OperatorAuth", () => {
     expect(auth.checkToken("")).toBe(false);
   });
 
-  it("accepts its login cookie among others; the cookie is not the token", () => {
-    expect(auth.cookieValue).not.toContain("the-operator-token");
-    const cookie = `theme=dark; ${OPERATOR_COOKIE}=${auth.cookieValue}; other="x"`;
-    expect(auth.authenticate({ cookie })).toBe("cookie");
-    expect(auth.authenticate({ cookie: `${OPERATOR_COOKIE}=${auth.cookieValue}x` })).toBeNull();
+  it("accepts only cookies of live logins; a login cookie is random, never derived from the token", async () => {
+    const cookieOf = (setCookie: string) => setCookie.split(";")[0].slice(OPERATOR_COOKIE.length + 1);
+    const first = await auth.login(true);
+    expect(first).toMatch(/HttpOnly; SameSite=Strict; Secure$/);
+    expect(await auth.login(false)).not.toMatch(/Secure/);
+    const id = cookieOf(first);
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(cookieOf(await auth.login(true))).not.toBe(id);
+    expect(first).not.toContain("the-operator-token");
+    expect(auth.authenticate({ cookie: `theme=dark; ${OPERATOR_COOKIE}=${id}; other="x"` })).toBe("cookie");
+    expect(auth.authenticate({ cookie: `${OPERATOR_COOKIE}=${id}x` })).toBeNull();
     expect(auth.authenticate({ cookie: `${OPERATOR_COOKIE}` })).toBeNull();
-    expect(new OperatorAuth("another-operator-token").checkCookieValue(auth.cookieValue)).toBe(false);
-    expect(auth.loginCookie(true)).toMatch(/HttpOnly; SameSite=Strict; Secure$/);
+    // Another server (another token, its own logins) does not know it.
+    expect(new OperatorAuth("another-operator-token").authenticate({ cookie: `${OPERATOR_COOKIE}=${id}` })).toBeNull();
+    expect(await auth.logout({ cookie: `${OPERATOR_COOKIE}=${id}` }, false)).toMatch(/Max-Age=0/);
+    expect(auth.authenticate({ cookie: `${OPERATOR_COOKIE}=${id}` })).toBeNull();
+  });
+});
+
+describe("LoginSessions", () => {
+  it("expires a login at its deadline, keeps at most maxSessions, stores only hashes", async () => {
+    let now = 1_000;
+    const store = new MemoryLoginSessionStore();
+    const logins = new LoginSessions(store, { ttlMs: 100, maxSessions: 2, now: () => now });
+    const a = await logins.create();
+    expect(a.expiresAt).toBe(1_100);
+    expect(logins.check(a.id)).toBe(true);
+    const rows = await store.loadActive(now);
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(a.id);
+    now = 1_099;
+    expect(logins.check(a.id)).toBe(true);
+    now = 1_100;
+    expect(logins.check(a.id)).toBe(false);
+    const b = await logins.create();
+    const c = await logins.create();
+    const d = await logins.create();
+    expect([logins.check(b.id), logins.check(c.id), logins.check(d.id)]).toEqual([false, true, true]);
+    // A restart reads back what has not expired.
+    const again = new LoginSessions(store, { ttlMs: 100, now: () => now });
+    await again.load();
+    expect([again.check(c.id), again.check(d.id)]).toEqual([true, true]);
+    now = 5_000;
+    const late = new LoginSessions(store, { ttlMs: 100, now: () => now });
+    await late.load();
+    expect(late.size).toBe(0);
+  });
+});
+
+describe("LoginLimiter", () => {
+  it("backs off one address exponentially, spares others; a success does not reset the count", () => {
+    let now = 0;
+    const limiter = new LoginLimiter({ freeFailures: 3, baseDelayMs: 1_000, maxDelayMs: 8_000, now: () => now });
+    for (let i = 0; i < 3; i++) {
+      expect(limiter.check("10.0.0.1").ok).toBe(true);
+      limiter.recordFailure("10.0.0.1");
+    }
+    expect(limiter.check("10.0.0.1")).toEqual({ ok: false, retryAfterMs: 1_000, reason: "address" });
+    expect(limiter.check("10.0.0.2").ok).toBe(true);
+    now = 1_000;
+    expect(limiter.check("10.0.0.1").ok).toBe(true);
+    limiter.recordFailure("10.0.0.1");
+    expect(limiter.check("10.0.0.1")).toMatchObject({ retryAfterMs: 2_000 });
+    for (let i = 0; i < 5; i++) limiter.recordFailure("10.0.0.1");
+    expect(limiter.check("10.0.0.1")).toMatchObject({ retryAfterMs: 8_000 });
+    limiter.recordSuccess("10.0.0.1");
+    expect(limiter.check("10.0.0.1")).toMatchObject({ retryAfterMs: 8_000 });
+    // Forgotten after an hour without failures.
+    now += 3_600_000 + 8_001;
+    expect(limiter.check("10.0.0.1").ok).toBe(true);
+    limiter.recordFailure("10.0.0.1");
+    expect(limiter.check("10.0.0.1").ok).toBe(true);
+  });
+
+  it("spends a global budget across addresses; addresses that logged in before keep their way in", () => {
+    let now = 0;
+    const limiter = new LoginLimiter({ freeFailures: 100, globalBurst: 5, globalPerMinute: 6, now: () => now });
+    limiter.recordSuccess("127.0.0.9");
+    for (let i = 0; i < 5; i++) limiter.recordFailure(`127.0.1.${i}`);
+    expect(limiter.check("127.0.2.1")).toEqual({ ok: false, retryAfterMs: 10_000, reason: "global" });
+    expect(limiter.check("127.0.0.9").ok).toBe(true);
+    now = 10_000;
+    expect(limiter.check("127.0.2.1").ok).toBe(true);
+    expect(clientAddress("::ffff:127.0.0.1")).toBe("127.0.0.1");
+  });
+});
+
+/** A POST from a chosen loopback address (Linux routes all of 127.0.0.0/8 to lo). */
+function postFrom(localAddress: string, url: string, route: string, body: unknown) {
+  return requestFrom(localAddress, "POST", url, route, body);
+}
+
+function requestFrom(
+  localAddress: string,
+  method: string,
+  url: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      `${url}${route}`,
+      { method, localAddress, headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, json: JSON.parse(text || "null") }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+const pairOf = (setCookie: string | string[] | undefined | null): string =>
+  String(Array.isArray(setCookie) ? setCookie[0] : (setCookie ?? "")).split(";")[0];
+
+describe("login on the real server", () => {
+  let now = Date.now();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      auth: { sessions: { ttlMs: 60_000, now: () => now }, limits: { freeFailures: 5, now: () => now } },
+    });
+  });
+  afterAll(() => server.close());
+
+  it("answers 429 with Retry-After after repeated wrong tokens, while another client still logs in", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      statuses.push((await postFrom("127.0.0.2", server.url, "/api/auth/login", { token: `wrong-token-${i}` })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    // Throttled: even the right token is not looked at (no oracle for a guesser).
+    const blocked = await postFrom("127.0.0.2", server.url, "/api/auth/login", { token: TEST_TOKEN });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect(blocked.headers["set-cookie"]).toBeUndefined();
+    expect(apiErrorSchema.parse(blocked.json).error).toMatch(/too many wrong tokens/);
+
+    const other = await postFrom("127.0.0.3", server.url, "/api/auth/login", { token: TEST_TOKEN });
+    expect(other.status).toBe(200);
+    expect(pairOf(other.headers["set-cookie"])).toMatch(new RegExp(`^${OPERATOR_COOKIE}=.{43}$`));
+
+    // The wait passes (exponential: the next failure doubles it).
+    now += 1_000;
+    expect((await postFrom("127.0.0.2", server.url, "/api/auth/login", { token: "wrong-again" })).status).toBe(401);
+    const doubled = await postFrom("127.0.0.2", server.url, "/api/auth/login", { token: TEST_TOKEN });
+    expect(doubled.status).toBe(429);
+    expect(doubled.headers["retry-after"]).toBe("2");
+    now += 2_000;
+    expect((await postFrom("127.0.0.2", server.url, "/api/auth/login", { token: TEST_TOKEN })).status).toBe(200);
+  });
+
+  it("spends a global budget of wrong tokens across addresses; an address that logged in before still can", async () => {
+    const spread = await startTestServer({ auth: { limits: { globalBurst: 4, globalPerMinute: 1 } } });
+    try {
+      expect((await postFrom("127.0.1.1", spread.url, "/api/auth/login", { token: TEST_TOKEN })).status).toBe(200);
+      // One wrong token each from many addresses (as 127.0.0.0/8 allows): none of them is blocked alone.
+      const statuses: number[] = [];
+      for (let i = 2; i < 8; i++) {
+        statuses.push((await postFrom(`127.0.1.${i}`, spread.url, "/api/auth/login", { token: "guess" })).status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+      const fresh = await postFrom("127.0.1.9", spread.url, "/api/auth/login", { token: TEST_TOKEN });
+      expect(fresh.status).toBe(429);
+      expect(Number(fresh.headers["retry-after"])).toBeGreaterThan(1);
+      expect(apiErrorSchema.parse(fresh.json).error).toMatch(/overall/);
+      expect((await postFrom("127.0.1.1", spread.url, "/api/auth/login", { token: TEST_TOKEN })).status).toBe(200);
+      // A script's bearer token from an address that never proved it has one waits too (the global
+      // budget guards guessing through the API as well); an address that did gets in.
+      expect((await spread.api("GET", "/api/auth/me")).status).toBe(429);
+      const known = await requestFrom("127.0.1.1", "GET", spread.url, "/api/auth/me", undefined, {
+        authorization: `Bearer ${TEST_TOKEN}`,
+      });
+      expect(known.status).toBe(200);
+    } finally {
+      await spread.close();
+    }
+  });
+
+  it("throttles wrong bearer and socket tokens the same way: guessing through the API is no faster", async () => {
+    const guarded = await startTestServer();
+    try {
+      const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        statuses.push(
+          (await requestFrom("127.0.0.1", "GET", guarded.url, "/api/tools", undefined, bearer(`guess-${i}`))).status,
+        );
+      }
+      expect(statuses).toEqual([...Array(10).fill(401), 429]);
+      // From the throttled address even the right token waits; the socket handshake too.
+      const right = await requestFrom("127.0.0.1", "GET", guarded.url, "/api/sessions", undefined, bearer(TEST_TOKEN));
+      expect(right.status).toBe(429);
+      expect(Number(right.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+      await expect(connectMonitor(guarded.url)).rejects.toThrow(/too many wrong tokens/);
+      expect((await guarded.api("POST", "/api/mcp", {}, { headers: { accept: "application/json" } })).status).toBe(401);
+      // Another address is unaffected; the public health route ignores credentials.
+      expect(
+        (await requestFrom("127.0.0.5", "GET", guarded.url, "/api/sessions", undefined, bearer(TEST_TOKEN))).status,
+      ).toBe(200);
+      expect((await guarded.api("GET", "/api/health")).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it("revokes the cookie at logout (the old cookie then gets 401) and expires it at its deadline", async () => {
+    const login = await server.api("POST", "/api/auth/login", { token: TEST_TOKEN }, { token: null });
+    const cookie = pairOf(login.headers.get("set-cookie"));
+    expect(login.headers.get("set-cookie")).toMatch(/Max-Age=60; HttpOnly; SameSite=Strict$/);
+    const asCookie = { token: null, headers: { cookie } };
+    expect((await server.api("GET", "/api/sessions", undefined, asCookie)).status).toBe(200);
+    const logout = await server.api("POST", "/api/auth/logout", undefined, asCookie);
+    expect(logout.status).toBe(204);
+    expect((await server.api("GET", "/api/sessions", undefined, asCookie)).status).toBe(401);
+    expect((await server.api("POST", "/api/auth/logout", undefined, asCookie)).status).toBe(401);
+    // Bearer auth for scripts is untouched by logins and logouts.
+    expect((await server.api("GET", "/api/auth/me")).status).toBe(200);
+
+    const second = pairOf(
+      (await server.api("POST", "/api/auth/login", { token: TEST_TOKEN }, { token: null })).headers.get("set-cookie"),
+    );
+    const asSecond = { token: null, headers: { cookie: second } };
+    now += 59_000;
+    expect((await server.api("GET", "/api/auth/me", undefined, asSecond)).status).toBe(200);
+    const socket = await connectMonitor(server.url, { token: null, headers: { cookie: second } });
+    now += 1_000;
+    expect((await server.api("GET", "/api/auth/me", undefined, asSecond)).status).toBe(401);
+    // A socket opened with the login cannot subscribe once it expired.
+    const closed = new Promise<string>((resolve) => socket.socket.once("disconnect", resolve));
+    expect(await socket.subscribe({ sessionId: "*" })).toMatchObject({ ok: false, error: "login expired" });
+    expect(await closed).toBe("io server disconnect");
+  });
+
+  it("keeps logins across a restart on the same database, refuses them on the socket once revoked", async () => {
+    const databaseUrl = await tempDatabaseUrl();
+    const first = await startTestServer({ databaseUrl });
+    const cookie = pairOf(
+      (await first.api("POST", "/api/auth/login", { token: TEST_TOKEN }, { token: null })).headers.get("set-cookie"),
+    );
+    await first.close();
+    const second = await startTestServer({ databaseUrl });
+    try {
+      const asCookie = { token: null, headers: { cookie } };
+      expect((await second.api("GET", "/api/auth/me", undefined, asCookie)).status).toBe(200);
+      const monitor = await connectMonitor(second.url, { token: null, headers: { cookie } });
+      expect((await monitor.subscribe({ sessionId: "*" })).ok).toBe(true);
+      const disconnected = new Promise<string>((resolve) => monitor.socket.once("disconnect", resolve));
+      expect((await second.api("POST", "/api/auth/logout", undefined, asCookie)).status).toBe(204);
+      // The open socket ends with the login, and no new one gets in.
+      expect(await disconnected).toBe("io server disconnect");
+      await expect(connectMonitor(second.url, { token: null, headers: { cookie } })).rejects.toThrow(/unauthorized/);
+    } finally {
+      await second.close();
+    }
   });
 });

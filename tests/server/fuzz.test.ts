@@ -13,7 +13,8 @@ const jsonRpcErrorSchema = z.object({
 });
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Wrong tokens are part of the fuzz; throttling them has its own tests (auth.test.ts).
+  server = await startTestServer({ auth: { limits: { freeFailures: 1_000_000, globalBurst: 1_000_000 } } });
 });
 
 afterAll(async () => {
@@ -38,6 +39,7 @@ const ROUTES: [string, string][] = [
   ["POST", "/api/auth/logout"],
   ["GET", "/api/auth/me"],
   ["GET", "/api/sessions"],
+  ["GET", "/api/sessions?limit=2&cursor=:id"],
   ["POST", "/api/sessions"],
   ["GET", "/api/sessions/:id"],
   ["POST", "/api/sessions/:id/messages"],
@@ -47,6 +49,7 @@ const ROUTES: [string, string][] = [
   ["PATCH", "/api/tools/:name"],
   ["GET", "/api/tools/audit"],
   ["GET", "/api/providers"],
+  ["GET", "/api/icons/:id"],
   ["POST", "/api/mcp"],
 ];
 
@@ -237,6 +240,9 @@ it("survives garbage on the socket: odd events and payloads never drop the serve
     { sessionId: "*", afterSeqs: { a: -1 } },
     { sessionId: "a".repeat(500) },
     { sessionId: "*", afterSeq: 1.5 },
+    { sessionId: "*", afterSeqs: Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`s${i}`, 1])) },
+    { sessionId: "one", afterSeqs: { one: 3 } },
+    { sessionId: "*", afterSeqs: { "bad key": 1 } },
   ];
   for (let i = 0; i < 200; i++) {
     const event = ["subscribe", "unsubscribe", "nonsense", "event"][Math.floor(random() * 4)];

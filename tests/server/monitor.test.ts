@@ -4,7 +4,7 @@
 import type { Socket as TcpSocket } from "node:net";
 import type { Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATOR_COOKIE, subscribeAckSchema } from "../../lib/api/schemas";
+import { MAX_AFTER_SEQS, OPERATOR_COOKIE, subscribeAckSchema } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { connectMonitor, delay, range, seqsOf, startTestServer, type MonitorClient, type TestServer } from "./support";
 
@@ -171,6 +171,75 @@ describe("subscribe", () => {
     await client.subscribe({ sessionId: id, afterSeq: 0 });
     await produce(id, 3);
     await client.waitFor((events) => events.length >= 3);
+  });
+});
+
+describe("caps", () => {
+  it("refuses afterSeqs over MAX_AFTER_SEQS entries or on a single session, keeping the connection", async () => {
+    const client = await monitor();
+    const before = server.app.monitor.hub.subscriptionCount;
+    const tooMany = Object.fromEntries(Array.from({ length: MAX_AFTER_SEQS + 1 }, (_, i) => [`s${i}`, 1]));
+    const big = subscribeAckSchema.parse(
+      await client.socket.timeout(5_000).emitWithAck("subscribe", { sessionId: "*", afterSeqs: tooMany }),
+    );
+    expect(big).toMatchObject({ ok: false, error: "invalid subscribe payload" });
+    expect(big.fields?.[0]).toMatchObject({ path: "afterSeqs", message: `at most ${MAX_AFTER_SEQS} entries` });
+    const single = subscribeAckSchema.parse(
+      await client.socket.timeout(5_000).emitWithAck("subscribe", { sessionId: "one", afterSeqs: { one: 1 } }),
+    );
+    expect(single.fields?.[0]).toMatchObject({ path: "afterSeqs", message: 'afterSeqs is only for sessionId "*"' });
+    const badKey = subscribeAckSchema.parse(
+      await client.socket.timeout(5_000).emitWithAck("subscribe", { sessionId: "*", afterSeqs: { "no space!": 1 } }),
+    );
+    expect(badKey.ok).toBe(false);
+    expect(server.app.monitor.hub.subscriptionCount).toBe(before);
+    // At the cap is fine.
+    const atCap = Object.fromEntries(Array.from({ length: MAX_AFTER_SEQS }, (_, i) => [`s${i}`, 0]));
+    expect(await client.subscribe({ sessionId: "*", afterSeqs: atCap })).toMatchObject({ ok: true });
+    expect(client.socket.connected).toBe(true);
+    client.close();
+  });
+
+  it("bounds subscriptions per socket and per server; a refused subscribe says why", async () => {
+    const capped = await startTestServer({
+      streamLimits: { maxSubscriptionsPerSocket: 3, maxSubscriptions: 5, maxResumeCursors: 10 },
+    });
+    const sockets: MonitorClient[] = [];
+    try {
+      const a = await connectMonitor(capped.url);
+      const b = await connectMonitor(capped.url);
+      sockets.push(a, b);
+      for (const id of ["x1", "x2", "x3"]) expect((await a.subscribe({ sessionId: id })).ok).toBe(true);
+      expect(await a.subscribe({ sessionId: "x4" })).toMatchObject({
+        ok: false,
+        error: "at most 3 subscriptions per connection",
+      });
+      // Replacing one of its own streams is not a new subscription.
+      expect((await a.subscribe({ sessionId: "x1", afterSeq: 0 })).ok).toBe(true);
+      for (const id of ["y1", "y2"]) expect((await b.subscribe({ sessionId: id })).ok).toBe(true);
+      const full = await b.subscribe({ sessionId: "y3" });
+      expect(full).toMatchObject({ ok: false });
+      expect(full.error).toMatch(/follows 5 streams already/);
+      expect(capped.app.monitor.hub.subscriptionCount).toBe(5);
+      // Freed capacity is usable again.
+      await a.socket.timeout(5_000).emitWithAck("unsubscribe", { sessionId: "x2" });
+      expect((await b.subscribe({ sessionId: "y3" })).ok).toBe(true);
+      // Resume cursors count against their own server-wide budget (maxResumeCursors: 10 here).
+      await a.socket.timeout(5_000).emitWithAck("unsubscribe");
+      await b.socket.timeout(5_000).emitWithAck("unsubscribe");
+      const cursors = (n: number, prefix: string) =>
+        Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 0]));
+      expect((await a.subscribe({ sessionId: "*", afterSeqs: cursors(7, "a") })).ok).toBe(true);
+      const over = await b.subscribe({ sessionId: "*", afterSeqs: cursors(4, "b") });
+      expect(over).toMatchObject({ ok: false, error: "the server holds too many resume cursors: try again later" });
+      // Replacing its own "*" subscription frees the old cursors first.
+      expect((await a.subscribe({ sessionId: "*", afterSeqs: cursors(10, "c") })).ok).toBe(true);
+      await a.socket.timeout(5_000).emitWithAck("unsubscribe");
+      expect((await b.subscribe({ sessionId: "*", afterSeqs: cursors(4, "b") })).ok).toBe(true);
+    } finally {
+      for (const s of sockets) s.close();
+      await capped.close();
+    }
   });
 });
 

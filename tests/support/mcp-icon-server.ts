@@ -5,13 +5,18 @@
 // during initialize or never answering it. Tools are listed two per page to exercise pagination.
 //
 // Environment: ICON_SERVER_MODE = normal | die-on-init | silent; ICON_SERVER_NOISE=1 prints non-JSON
-// lines on stdout around the handshake; ICON_SERVER_SECRET is echoed by the `secret` tool.
+// lines on stdout around the handshake; ICON_SERVER_SECRET is echoed by the `secret` tool;
+// ICON_SERVER_REMOTE_ICONS (comma-separated URLs) adds http(s) icons to `paint`.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 const mode = process.env.ICON_SERVER_MODE ?? "normal";
 const noisy = process.env.ICON_SERVER_NOISE === "1";
+const remoteIcons = (process.env.ICON_SERVER_REMOTE_ICONS ?? "")
+  .split(",")
+  .filter(Boolean)
+  .map((src) => ({ src, mimeType: "image/png", sizes: ["32x32"] }));
 const PAGE_SIZE = 2;
 
 const LIGHT_ICON =
@@ -45,6 +50,7 @@ async function serve(): Promise<void> {
       icons: [
         { src: LIGHT_ICON, mimeType: "image/png", sizes: ["48x48", "96x96"], theme: "light" },
         { src: DARK_ICON, mimeType: "image/svg+xml", sizes: ["any"], theme: "dark" },
+        ...remoteIcons,
       ],
       annotations: { title: "Painter", readOnlyHint: true, openWorldHint: false },
       inputSchema: {

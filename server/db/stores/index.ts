@@ -4,6 +4,7 @@ import type { PrismaClient } from "../../../generated/prisma/client";
 import type { Stores } from "../../stores/types";
 import { PrismaEmojiStore } from "./emojis";
 import { PrismaJargonStore } from "./jargon";
+import { PrismaLoginSessionStore } from "./login-sessions";
 import { PrismaMemoryStore } from "./memories";
 import { PrismaMessageStore } from "./messages";
 import { PrismaPersonStore } from "./persons";
@@ -24,6 +25,8 @@ export interface PrismaStores extends Stores {
   toggles: PrismaToggleStore;
   usage: PrismaUsageStore;
   sessions: PrismaSessionStore;
+  /** Dashboard logins (not an engine store). */
+  loginSessions: PrismaLoginSessionStore;
 }
 
 export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptions = {}): PrismaStores {
@@ -38,6 +41,7 @@ export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptio
     toggles: new PrismaToggleStore(prisma),
     usage: new PrismaUsageStore(prisma),
     sessions: new PrismaSessionStore(prisma),
+    loginSessions: new PrismaLoginSessionStore(prisma),
   };
 }
 
@@ -45,6 +49,7 @@ export type { PrismaStoresOptions } from "./support";
 export {
   PrismaEmojiStore,
   PrismaJargonStore,
+  PrismaLoginSessionStore,
   PrismaMemoryStore,
   PrismaMessageStore,
   PrismaPersonStore,

@@ -1,5 +1,12 @@
-import type { ChatSession, PrismaClient } from "../../../generated/prisma/client";
-import type { RuntimeSnapshot, SessionRecord, SessionStore } from "../../stores/types";
+import type { ChatSession, Prisma, PrismaClient } from "../../../generated/prisma/client";
+import {
+  snapshotCounts,
+  type RuntimeSnapshot,
+  type SessionListRow,
+  type SessionPageQuery,
+  type SessionRecord,
+  type SessionStore,
+} from "../../stores/types";
 import { withBusyRetry } from "../busy";
 
 const toRecord = (r: ChatSession): SessionRecord => ({
@@ -35,21 +42,50 @@ export class PrismaSessionStore implements SessionStore {
     return (await this.prisma.chatSession.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map(toRecord);
   }
 
+  /** One page of the list, read with the (createdAt, id) index; the counts are columns, no snapshot is read. */
+  async page(query: SessionPageQuery): Promise<{ rows: SessionListRow[]; more: boolean }> {
+    const and: Prisma.ChatSessionWhereInput[] = [];
+    const { after } = query;
+    if (after) {
+      and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] });
+    }
+    // SQLite's LIKE, which Prisma's `contains` uses, ignores ASCII case.
+    if (query.q) and.push({ OR: [{ name: { contains: query.q } }, { id: { contains: query.q } }] });
+    if (query.platform !== undefined) and.push({ platform: query.platform });
+    if (query.onlyIds) and.push({ id: { in: [...query.onlyIds] } });
+    if (query.exceptIds?.length) and.push({ id: { notIn: [...query.exceptIds] } });
+    const found = await this.prisma.chatSession.findMany({
+      where: { AND: and },
+      orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+      take: query.limit + 1,
+    });
+    const rows = found.slice(0, query.limit).map((r) => ({
+      ...toRecord(r),
+      cycleCount: r.cycleCount,
+      pendingMessages: r.pendingMessages,
+    }));
+    return { rows, more: found.length > query.limit };
+  }
+
   /** Unknown ids are ignored. */
   async touch(id: string, ts: number): Promise<void> {
     await withBusyRetry(() => this.prisma.chatSession.updateMany({ where: { id }, data: { lastActiveAt: ts } }));
   }
 
-  /** One snapshot per session, replaced on every save; the state is stored as JSON text. */
+  /** One snapshot per session, replaced on every save (JSON text), with the list counts in the same transaction. */
   async saveSnapshot(snapshot: RuntimeSnapshot): Promise<void> {
     const state = JSON.stringify(snapshot.state ?? null);
     const { sessionId, ts } = snapshot;
+    const counts = snapshotCounts(snapshot.state);
     await withBusyRetry(() =>
-      this.prisma.sessionSnapshot.upsert({
-        where: { sessionId },
-        create: { sessionId, state, ts },
-        update: { state, ts },
-      }),
+      this.prisma.$transaction([
+        this.prisma.sessionSnapshot.upsert({
+          where: { sessionId },
+          create: { sessionId, state, ts },
+          update: { state, ts },
+        }),
+        this.prisma.chatSession.updateMany({ where: { id: sessionId }, data: counts }),
+      ]),
     );
   }
 

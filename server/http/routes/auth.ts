@@ -1,7 +1,9 @@
-// Operator login for the dashboard: the token is exchanged for an httpOnly SameSite=Strict cookie.
+// Operator login for the dashboard: the token is exchanged for a server-side login whose random id
+// rides in an httpOnly SameSite=Strict cookie; logout ends that login on the server.
 import { authMeSchema, loginBodySchema } from "../../../lib/api/schemas";
+import { clientAddress } from "../../auth/login-limiter";
 import { apiRoute } from "../context";
-import { HttpError } from "../errors";
+import { HttpError, tooManyWrongTokens } from "../errors";
 
 export const loginRoute = apiRoute({
   method: "POST",
@@ -10,10 +12,18 @@ export const loginRoute = apiRoute({
   body: loginBodySchema,
   response: authMeSchema,
   async handle({ body }, ctx, info) {
-    if (!ctx.auth.checkToken(body.token)) throw new HttpError(401, "wrong operator token");
+    const address = clientAddress(info.req.socket.remoteAddress);
+    const gate = ctx.logins.check(address);
+    if (!gate.ok)
+      throw tooManyWrongTokens(gate.retryAfterMs, gate.reason === "address" ? " from this address" : " overall");
+    if (!ctx.auth.checkToken(body.token)) {
+      ctx.logins.recordFailure(address);
+      throw new HttpError(401, "wrong operator token");
+    }
+    ctx.logins.recordSuccess(address);
     return {
       body: { authenticated: true, via: "cookie" },
-      headers: { "set-cookie": ctx.auth.loginCookie(info.secure) },
+      headers: { "set-cookie": await ctx.auth.login(info.secure) },
     };
   },
 });
@@ -22,7 +32,7 @@ export const logoutRoute = apiRoute({
   method: "POST",
   path: "/api/auth/logout",
   async handle(_input, ctx, info) {
-    return { status: 204, headers: { "set-cookie": ctx.auth.logoutCookie(info.secure) } };
+    return { status: 204, headers: { "set-cookie": await ctx.auth.logout(info.req.headers, info.secure) } };
   },
 });
 

@@ -8,7 +8,7 @@ import { sessionEventsRoute } from "./session-events";
 import { sessionHistoryRoute } from "./session-history";
 import { postMessageRoute } from "./session-messages";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
-import { listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
+import { iconRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 
 export const apiRoutes: Route<ApiContext>[] = [
   healthRoute,
@@ -24,5 +24,6 @@ export const apiRoutes: Route<ApiContext>[] = [
   listToolsRoute,
   toggleToolRoute,
   toolAuditRoute,
+  iconRoute,
   providersRoute,
 ];

@@ -1,19 +1,21 @@
-// Sessions: list (stored, merged with live runtime state), create, one.
+// Sessions: list (paginated, stored rows merged with live runtime status), create, one.
 import {
   createdSessionSchema,
   createSessionBodySchema,
   sessionListSchema,
   sessionParamsSchema,
   sessionSummarySchema,
+  sessionsQuerySchema,
 } from "../../../lib/api/schemas";
 import { apiRoute } from "../context";
 
 export const listSessionsRoute = apiRoute({
   method: "GET",
   path: "/api/sessions",
+  query: sessionsQuerySchema,
   response: sessionListSchema,
-  async handle(_input, ctx) {
-    return { body: { sessions: await ctx.sessions.list() } };
+  async handle({ query }, ctx) {
+    return { body: await ctx.sessions.page(query) };
   },
 });
 

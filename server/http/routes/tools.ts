@@ -1,5 +1,6 @@
 // The tool catalog, operator toggles and their audit trail.
 import {
+  iconParamsSchema,
   auditQuerySchema,
   toggleAuditListSchema,
   toggleResultSchema,
@@ -9,6 +10,8 @@ import {
   toolsQuerySchema,
 } from "../../../lib/api/schemas";
 import { apiRoute } from "../context";
+import { HttpError } from "../errors";
+import { IconFetchError } from "../services/icon-proxy";
 
 export const listToolsRoute = apiRoute({
   method: "GET",
@@ -40,5 +43,26 @@ export const toolAuditRoute = apiRoute({
   response: toggleAuditListSchema,
   async handle({ query }, ctx) {
     return { body: { entries: await ctx.engine.stores.toggles.audit({ limit: query.limit }) } };
+  },
+});
+
+/** An icon may be an SVG: opened directly, it must not run anything in this origin. */
+const ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+export const iconRoute = apiRoute({
+  method: "GET",
+  path: "/api/icons/:id",
+  params: iconParamsSchema,
+  async handle({ params }, ctx) {
+    try {
+      const icon = await ctx.icons.get(params.id);
+      return {
+        raw: { bytes: icon.body, contentType: icon.mimeType },
+        headers: { "cache-control": "private, max-age=3600", "content-security-policy": ICON_CSP },
+      };
+    } catch (error) {
+      if (error instanceof IconFetchError) throw new HttpError(error.status, error.message);
+      throw error;
+    }
   },
 });

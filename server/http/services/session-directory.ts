@@ -4,23 +4,53 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
   historyMessageSchema,
+  idSchema,
+  isReservedSessionId,
+  RESERVED_SESSION_IDS,
   type CreateSessionBody,
   type HistoryEntry,
   type InboundMessageBody,
   type SessionHistory,
+  type SessionList,
+  type SessionsQuery,
   type SessionSummary,
 } from "../../../lib/api/schemas";
 import type { Engine } from "../../composition";
 import type { SessionRuntime } from "../../engine/runtime";
-import type { ChatMessageRecord, SessionRecord } from "../../stores/types";
+import type {
+  ChatMessageRecord,
+  SessionListRow,
+  SessionPageQuery,
+  SessionPosition,
+  SessionRecord,
+} from "../../stores/types";
 import { HttpError, notFound } from "../errors";
 
-/** The part of a saved runtime snapshot the API reads (the engine owns the full shape). */
-const snapshotViewSchema = z.object({
-  cycleCounter: z.number().int().catch(0),
-  pending: z.array(z.unknown()).catch([]),
-  history: z.unknown(),
-});
+/** The part of a saved runtime snapshot the history view reads (the engine owns the full shape). */
+const snapshotViewSchema = z.object({ history: z.unknown() });
+
+/** The list cursor: the last row's position, opaque to clients. */
+const cursorSchema = z.tuple([z.number(), idSchema]);
+
+function encodeCursor(row: SessionPosition): string {
+  return Buffer.from(JSON.stringify([row.createdAt, row.id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): SessionPosition {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    value = null;
+  }
+  const parsed = cursorSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new HttpError(400, "invalid request", [
+      { path: "cursor", message: "not a cursor of this list", in: "query" },
+    ]);
+  }
+  return { createdAt: parsed.data[0], id: parsed.data[1] };
+}
 
 export class SessionDirectory {
   constructor(private readonly engine: Engine) {}
@@ -35,48 +65,74 @@ export class SessionDirectory {
     return session;
   }
 
-  async list(): Promise<SessionSummary[]> {
-    const sessions = await this.engine.stores.sessions.list();
-    return Promise.all(sessions.map((s) => this.summary(s)));
+  /**
+   * One page of the list, newest first. Stored rows carry their counts (saved with each snapshot), live
+   * sessions take theirs from the runtime's status: no snapshot is read. The state filter is decided
+   * by the live runtimes (a session without one is idle), so it pages through the database like the
+   * other filters.
+   */
+  async page(query: SessionsQuery): Promise<SessionList> {
+    const { manager } = this.engine;
+    const stateOf = (id: string) => manager.status(id)?.agentState ?? "stop";
+    const ids = manager.liveSessionIds();
+    // Reserved ids name no chat (the MCP gateway's registry scope may still have a row).
+    const reserved = [...RESERVED_SESSION_IDS];
+    let filter: Pick<SessionPageQuery, "onlyIds" | "exceptIds"> = { exceptIds: reserved };
+    if (query.state === "stop") filter = { exceptIds: [...reserved, ...ids.filter((id) => stateOf(id) !== "stop")] };
+    else if (query.state)
+      filter = { onlyIds: ids.filter((id) => stateOf(id) === query.state && !isReservedSessionId(id)) };
+    const { rows, more } = await this.engine.stores.sessions.page({
+      limit: query.limit,
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+      q: query.q || undefined,
+      platform: query.platform,
+      ...filter,
+    });
+    const last = rows[rows.length - 1];
+    return { sessions: rows.map((row) => this.summaryOf(row)), nextCursor: more && last ? encodeCursor(last) : null };
   }
 
   async summary(session: SessionRecord): Promise<SessionSummary> {
+    const { rows } = await this.engine.stores.sessions.page({ limit: 1, onlyIds: [session.id] });
+    return this.summaryOf(rows[0] ?? { ...session, cycleCount: 0, pendingMessages: 0 });
+  }
+
+  private summaryOf(row: SessionListRow): SessionSummary {
     const base = {
-      id: session.id,
-      name: session.name,
-      isGroupChat: session.isGroupChat,
-      platform: session.platform,
-      groupId: session.groupId,
-      userId: session.userId,
-      createdAt: session.createdAt,
-      lastSeq: this.engine.bus.seqOf(session.id),
+      id: row.id,
+      name: row.name,
+      isGroupChat: row.isGroupChat,
+      platform: row.platform,
+      groupId: row.groupId,
+      userId: row.userId,
+      createdAt: row.createdAt,
+      lastSeq: this.engine.bus.seqOf(row.id),
     };
-    const rt = this.live(session.id);
-    if (rt) {
+    const status = this.engine.manager.status(row.id);
+    if (status) {
       return {
         ...base,
-        agentState: rt.agentState,
-        stage: rt.stage.name,
-        stageDetail: rt.stage.detail,
-        roundText: rt.stage.roundText,
-        lastActiveAt: Math.max(session.lastActiveAt, rt.lastActivityAt),
-        cycleCount: rt.cycleCounter,
+        agentState: status.agentState,
+        stage: status.stage,
+        stageDetail: status.stageDetail,
+        roundText: status.roundText,
+        lastActiveAt: Math.max(row.lastActiveAt, status.lastActivityAt),
+        cycleCount: status.cycleCount,
         running: true,
-        pendingMessages: rt.pendingMessages().length,
-        waitDeadline: rt.waitDeadline,
+        pendingMessages: status.pendingMessages,
+        waitDeadline: status.waitDeadline,
       };
     }
-    const snapshot = await this.snapshotView(session.id);
     return {
       ...base,
       agentState: "stop",
       stage: "",
       stageDetail: "",
       roundText: "",
-      lastActiveAt: session.lastActiveAt,
-      cycleCount: snapshot?.cycleCounter ?? 0,
+      lastActiveAt: row.lastActiveAt,
+      cycleCount: row.cycleCount,
       running: false,
-      pendingMessages: snapshot?.pending.length ?? 0,
+      pendingMessages: row.pendingMessages,
       waitDeadline: null,
     };
   }

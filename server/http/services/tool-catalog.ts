@@ -1,5 +1,6 @@
 // The tool catalog as operators see it: every spec of every provider (disabled and shadowed ones
-// included) with icons and annotations exactly as the providers gave them, plus the effective state.
+// included) with annotations exactly as the providers gave them, icons made same-origin (icon-proxy.ts),
+// plus the effective state.
 // It lists what a session really gets: a live session's own registry, otherwise a registry built
 // the way a runtime builds its own (builtin provider, then the shared providers).
 import type { ToolView } from "../../../lib/api/schemas";
@@ -11,6 +12,7 @@ import type { SessionRecord } from "../../stores/types";
 import { BuiltinToolProvider } from "../../tools/builtin/provider";
 import type { BuiltinToolHost } from "../../tools/builtin/host";
 import { ToolRegistry, type ToolCatalogEntry } from "../../tools/registry";
+import type { IconProxy } from "./icon-proxy";
 import type { ToggleProvenance } from "./toggle-provenance";
 
 /** A host for listing only: builtin listings read the config; running a tool here is a bug. */
@@ -36,6 +38,7 @@ export class ToolCatalog {
     private readonly engine: Engine,
     private readonly provenance: ToggleProvenance,
     private readonly logger: EngineLogger,
+    private readonly icons: IconProxy,
   ) {
     this.host = listingHost(engine);
   }
@@ -58,6 +61,11 @@ export class ToolCatalog {
       const toggle = this.engine.toggles.effectiveToggle(entry.spec.name, sessionId);
       return {
         ...entry.spec,
+        // The browser loads icons from this origin only (icon-proxy.ts).
+        icons: entry.spec.icons.flatMap((icon) => {
+          const src = this.icons.rewrite(icon.src);
+          return src ? [{ ...icon, src }] : [];
+        }),
         enabled: entry.disabledBy === null,
         providerEnabled: entry.disabledBy !== "provider",
         toggledBy: toggle ? this.provenance.of(toggle) : null,

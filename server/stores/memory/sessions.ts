@@ -1,4 +1,12 @@
-import type { RuntimeSnapshot, SessionRecord, SessionStore } from "../types";
+import {
+  compareSessionPosition,
+  snapshotCounts,
+  type RuntimeSnapshot,
+  type SessionListRow,
+  type SessionPageQuery,
+  type SessionRecord,
+  type SessionStore,
+} from "../types";
 import { copy } from "./support";
 
 export class MemorySessionStore implements SessionStore {
@@ -17,6 +25,24 @@ export class MemorySessionStore implements SessionStore {
   /** Most recently active first. */
   async list(): Promise<SessionRecord[]> {
     return [...this.sessions.values()].sort((a, b) => b.lastActiveAt - a.lastActiveAt).map(copy);
+  }
+
+  async page(query: SessionPageQuery): Promise<{ rows: SessionListRow[]; more: boolean }> {
+    const q = query.q?.toLowerCase();
+    const only = query.onlyIds && new Set(query.onlyIds);
+    const except = new Set(query.exceptIds ?? []);
+    const { after } = query;
+    const matching = [...this.sessions.values()]
+      .filter((s) => !after || compareSessionPosition(after, s) < 0)
+      .filter((s) => !q || s.name.toLowerCase().includes(q) || s.id.toLowerCase().includes(q))
+      .filter((s) => query.platform === undefined || s.platform === query.platform)
+      .filter((s) => (!only || only.has(s.id)) && !except.has(s.id))
+      .sort(compareSessionPosition);
+    const rows = matching.slice(0, query.limit).map((s) => ({
+      ...copy(s),
+      ...snapshotCounts(this.snapshots.get(s.id)?.state),
+    }));
+    return { rows, more: matching.length > query.limit };
   }
 
   /** Unknown ids are ignored, like an UPDATE that matches no row. */
