@@ -97,11 +97,11 @@ export async function attachMonitor(
     const via = checked.via;
     if (!via) return next(new Error("unauthorized"));
     // A socket that got in with a login cookie lives as long as that login.
-    if (via === "cookie") socket.data.loginId = deps.auth.loginIdOf(socket.handshake.headers);
+    if (via === "cookie") socketData(socket).loginId = deps.auth.loginIdOf(socket.handshake.headers);
     next();
   });
   const stopRevokes = deps.auth.logins.onRevoke((id) => {
-    for (const socket of namespace.sockets.values()) if (socket.data.loginId === id) socket.disconnect(true);
+    for (const socket of namespace.sockets.values()) if (socketData(socket).loginId === id) socket.disconnect(true);
   });
   const budget = new ResumeCursorBudget(limits.maxResumeCursors);
   namespace.on("connection", (socket) => serve(socket, { hub, limits, auth: deps.auth, budget }));
@@ -130,7 +130,7 @@ function serve(socket: Socket, { hub, limits, auth, budget }: ServeContext): voi
   socket.on("subscribe", (payload: unknown, ack: unknown) => {
     // Sent without a payload, the acknowledgement arrives first.
     if (typeof payload === "function") return refuse(socket, payload, "subscribe needs a payload", []);
-    const loginId: unknown = socket.data.loginId;
+    const loginId = socketData(socket).loginId;
     if (typeof loginId === "string" && !auth.logins.check(loginId)) {
       // The login expired while the socket stayed open.
       refuse(socket, ack, "login expired", []);
@@ -190,4 +190,14 @@ function refuse(socket: Socket, ack: unknown, error: string, issues: { path: Pro
 
 function answer(ack: unknown, reply: SubscribeAck): void {
   if (typeof ack === "function") (ack as (reply: SubscribeAck) => void)(reply);
+}
+
+/** What this namespace keeps on a socket (Socket.IO types `socket.data` as any unless the server is generic). */
+interface MonitorSocketData {
+  /** The login a cookie-authenticated socket belongs to; it is disconnected when that login is revoked. */
+  loginId?: string;
+}
+
+function socketData(socket: Socket): MonitorSocketData {
+  return socket.data as MonitorSocketData;
 }

@@ -54,7 +54,7 @@ describe("applySessionEvents", () => {
   });
 
   it("ignores sessions known to be off the loaded pages (no refetch for them)", () => {
-    const stranger = { ...fixtureEvents[0], sessionId: "older-one" } as MonitorEvent;
+    const stranger = { ...fixtureEvents[0], sessionId: "older-one" };
     const merged = applySessionEvents([row], [stranger], new Set(["older-one"]));
     expect(merged).toMatchObject({ unknownSession: false, unknownIds: [] });
     expect(merged.sessions).toEqual([row]);

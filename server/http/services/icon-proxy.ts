@@ -273,7 +273,7 @@ export class IconProxy {
           502,
           `${hostname} resolves to ${refused?.address ?? "nothing"}, which is refused`,
         );
-        return callback(err as NodeJS.ErrnoException, "", 0);
+        return callback(err, "", 0);
       }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses); // all:true form
       callback(null, addresses[0].address, addresses[0].family);

@@ -132,7 +132,7 @@ function readManifest(folder: string): PluginManifest {
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new Error(`${PLUGIN_MANIFEST_FILE} is not valid JSON: ${describe(error)}`);
+    throw new Error(`${PLUGIN_MANIFEST_FILE} is not valid JSON: ${describe(error)}`, { cause: error });
   }
   const parsed = pluginManifestSchema.safeParse(raw);
   if (parsed.success) return parsed.data;

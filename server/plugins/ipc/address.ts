@@ -20,7 +20,7 @@ export function createLocalAddress(isolation?: ChildIsolation): LocalAddress {
   // The folder has mode 0700: other local users cannot reach the socket.
   if (isolation) {
     const dir = isolation.privateDir("maisaka-ipc-");
-    return { path: join(dir.path, "runner.sock"), dispose: dir.dispose };
+    return { path: join(dir.path, "runner.sock"), dispose: () => dir.dispose() };
   }
   const dir = mkdtempSync(join(tmpdir(), "maisaka-ipc-"));
   return { path: join(dir, "runner.sock"), dispose: () => rmSync(dir, { recursive: true, force: true }) };
