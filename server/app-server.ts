@@ -8,7 +8,7 @@ import type { MaisakaConfig } from "../lib/config/schema";
 import { OperatorAuth } from "./auth/operator-auth";
 import { createEngine, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
-import { stderrLogger, type EngineLogger } from "./engine/deps";
+import { stderrLogger, type EngineLogger } from "./engine";
 import type { ApiContext } from "./http/context";
 import { isCrossOrigin } from "./http/origin";
 import { TokenBuckets } from "./http/rate-limit";

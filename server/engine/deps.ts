@@ -1,12 +1,17 @@
 // Everything the engine gets from outside. The composition root (server/index.ts, the CLI, tests)
 // builds this; the engine never constructs its own clock, model, stores or event sink.
 import type { MaisakaConfig } from "../../lib/config/schema";
+import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { ModelClient } from "../llm/model-client";
-import type { EventSink } from "../monitor/bus";
 import type { Stores } from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
 import type { Clock } from "./clock";
 import type { HookRegistry } from "./hooks";
+
+/** Where the engine's monitor events go (the monitor bus, in the server). */
+export interface EventSink {
+  emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent;
+}
 
 export interface EngineLogger {
   info(message: string): void;

@@ -2,8 +2,11 @@
 // least-recently-used order, and capped: over the cap the least recently used idle runtimes are
 // stopped first (their state is saved and comes back on the next message).
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
+import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
-import { describeError, knownMessageIds, SessionRuntime, type RuntimeSnapshotState } from "./runtime";
+import { describeError } from "./errors";
+import { knownMessageIds, parseSnapshot, type RuntimeSnapshotState } from "./persistence";
+import { SessionRuntime, type RuntimeStatus } from "./runtime";
 
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
@@ -19,6 +22,28 @@ export class HeartflowManager {
 
   list(): SessionRuntime[] {
     return [...this.runtimes.values()];
+  }
+
+  /** A running session's runtime (not stopped or evicted). */
+  private live(sessionId: string): SessionRuntime | null {
+    const runtime = this.runtimes.get(sessionId);
+    return runtime && !runtime.isStopped ? runtime : null;
+  }
+
+  /** What a running session is doing; null when its runtime is not running. */
+  status(sessionId: string): RuntimeStatus | null {
+    return this.live(sessionId)?.status() ?? null;
+  }
+
+  /** A running session's history window; null when its runtime is not running. */
+  liveHistory(sessionId: string): readonly HistoryMessage[] | null {
+    return this.live(sessionId)?.history ?? null;
+  }
+
+  /** A session's last saved state (parsed; null when none or unreadable). */
+  async savedSnapshot(sessionId: string): Promise<RuntimeSnapshotState | null> {
+    const snapshot = await this.deps.stores.sessions.loadSnapshot(sessionId);
+    return parseSnapshot(sessionId, snapshot?.state, this.deps.logger);
   }
 
   /** The runtime of a session, created (and restored from its snapshot) when absent. */
@@ -60,7 +85,7 @@ export class HeartflowManager {
   ): Promise<{ state: RuntimeSnapshotState | null; unseen: ChatMessageRecord[] }> {
     const { stores } = this.deps;
     const snapshot = await stores.sessions.loadSnapshot(sessionId);
-    const state = snapshot && isSnapshotState(snapshot.state) ? snapshot.state : null;
+    const state = parseSnapshot(sessionId, snapshot?.state, this.deps.logger);
     const since = state ? (snapshot?.ts ?? 0) - SNAPSHOT_SLACK_MS : -Infinity;
     const recent = await stores.messages.list(sessionId, { limit: MAX_RECOVERED_MESSAGES });
     return { state, unseen: recent.filter((m) => m.direction === "inbound" && m.ts >= since) };
@@ -121,13 +146,3 @@ export class HeartflowManager {
 /** Messages stored up to this long before a snapshot may still be missing from it (clock steps). */
 const SNAPSHOT_SLACK_MS = 1_000;
 const MAX_RECOVERED_MESSAGES = 200;
-
-function isSnapshotState(value: unknown): value is RuntimeSnapshotState {
-  return (
-    !!value &&
-    typeof value === "object" &&
-    (value as { version?: unknown }).version === 1 &&
-    Array.isArray((value as { history?: unknown }).history) &&
-    Array.isArray((value as { pending?: unknown }).pending)
-  );
-}

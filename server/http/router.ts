@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { ApiError } from "../../lib/api/schemas";
 import type { OperatorAuth } from "../auth/operator-auth";
-import type { EngineLogger } from "../engine/deps";
+import type { EngineLogger } from "../engine";
 import { HttpError } from "./errors";
 import { readJsonBody } from "./body";
 import { isCrossOrigin } from "./origin";

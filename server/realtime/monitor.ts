@@ -4,7 +4,7 @@
 import type { Server, Socket } from "socket.io";
 import { MONITOR_NAMESPACE, subscribeSchema, unsubscribeSchema, type SubscribeAck } from "../../lib/api/schemas";
 import type { OperatorAuth } from "../auth/operator-auth";
-import type { EngineLogger } from "../engine/deps";
+import type { EngineLogger } from "../engine";
 import type { MonitorBus } from "../monitor/bus";
 import type { EventLedger } from "../monitor/ledger";
 import { MonitorHub } from "./hub";

@@ -1,26 +1,10 @@
 // Sessions as the API shows them: stored records merged with the live runtime's state (or, for a
 // session whose runtime is not running, with its last saved snapshot).
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
-import {
-  historyMessageSchema,
-  type CreateSessionBody,
-  type HistoryEntry,
-  type InboundMessageBody,
-  type SessionHistory,
-  type SessionSummary,
-} from "../../../lib/api/schemas";
+import type { CreateSessionBody, InboundMessageBody, SessionHistory, SessionSummary } from "../../../lib/api/schemas";
 import type { Engine } from "../../composition";
-import type { SessionRuntime } from "../../engine/runtime";
 import type { ChatMessageRecord, SessionRecord } from "../../stores/types";
 import { HttpError, notFound } from "../errors";
-
-/** The part of a saved runtime snapshot the API reads (the engine owns the full shape). */
-const snapshotViewSchema = z.object({
-  cycleCounter: z.number().int().catch(0),
-  pending: z.array(z.unknown()).catch([]),
-  history: z.unknown(),
-});
 
 export class SessionDirectory {
   constructor(private readonly engine: Engine) {}
@@ -51,22 +35,22 @@ export class SessionDirectory {
       createdAt: session.createdAt,
       lastSeq: this.engine.bus.seqOf(session.id),
     };
-    const rt = this.live(session.id);
-    if (rt) {
+    const status = this.engine.manager.status(session.id);
+    if (status) {
       return {
         ...base,
-        agentState: rt.agentState,
-        stage: rt.stage.name,
-        stageDetail: rt.stage.detail,
-        roundText: rt.stage.roundText,
-        lastActiveAt: Math.max(session.lastActiveAt, rt.lastActivityAt),
-        cycleCount: rt.cycleCounter,
+        agentState: status.agentState,
+        stage: status.stage,
+        stageDetail: status.stageDetail,
+        roundText: status.roundText,
+        lastActiveAt: Math.max(session.lastActiveAt, status.lastActivityAt),
+        cycleCount: status.cycleCount,
         running: true,
-        pendingMessages: rt.pendingMessages().length,
-        waitDeadline: rt.waitDeadline,
+        pendingMessages: status.pendingMessages,
+        waitDeadline: status.waitDeadline,
       };
     }
-    const snapshot = await this.snapshotView(session.id);
+    const snapshot = await this.engine.manager.savedSnapshot(session.id);
     return {
       ...base,
       agentState: "stop",
@@ -119,26 +103,10 @@ export class SessionDirectory {
   }
 
   async history(session: SessionRecord): Promise<SessionHistory> {
-    const rt = this.live(session.id);
-    if (rt) return { sessionId: session.id, source: "live", history: rt.history satisfies HistoryEntry[] };
-    const snapshot = await this.snapshotView(session.id);
+    const live = this.engine.manager.liveHistory(session.id);
+    if (live) return { sessionId: session.id, source: "live", history: [...live] };
+    const snapshot = await this.engine.manager.savedSnapshot(session.id);
     if (!snapshot) return { sessionId: session.id, source: "none", history: [] };
-    return {
-      sessionId: session.id,
-      source: "snapshot",
-      history: z.array(historyMessageSchema).parse(snapshot.history),
-    };
-  }
-
-  /** The runtime when it is running (not stopped or evicted). */
-  live(id: string): SessionRuntime | null {
-    const rt = this.engine.manager.get(id);
-    return rt && !rt.isStopped ? rt : null;
-  }
-
-  private async snapshotView(id: string): Promise<z.infer<typeof snapshotViewSchema> | null> {
-    const snapshot = await this.engine.stores.sessions.loadSnapshot(id);
-    const parsed = snapshotViewSchema.safeParse(snapshot?.state);
-    return parsed.success ? parsed.data : null;
+    return { sessionId: session.id, source: "snapshot", history: snapshot.history };
   }
 }

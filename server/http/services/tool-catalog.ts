@@ -4,9 +4,7 @@
 // the way a runtime builds its own (builtin provider, then the shared providers).
 import type { ToolView } from "../../../lib/api/schemas";
 import type { Engine } from "../../composition";
-import type { EngineLogger } from "../../engine/deps";
-import { plannerPlacement } from "../../engine/planner";
-import { sessionAvailability } from "../../engine/session-context";
+import { plannerPlacement, sessionAvailability, type EngineLogger } from "../../engine";
 import type { SessionRecord } from "../../stores/types";
 import { BuiltinToolProvider } from "../../tools/builtin/provider";
 import type { BuiltinToolHost } from "../../tools/builtin/host";

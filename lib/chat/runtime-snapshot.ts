@@ -1,0 +1,39 @@
+// A chat message as the engine caches it, and the runtime snapshot saved for restart recovery
+// (engine.md 2): defined once, written by the engine, parsed on restore and read by the API.
+import { z } from "zod";
+import { agentStateSchema } from "../events/schemas";
+import { historyMessageSchema } from "./history";
+
+export const chatMessageRecordSchema = z.object({
+  sessionId: z.string(),
+  messageId: z.string(),
+  direction: z.enum(["inbound", "outbound"]),
+  userId: z.string(),
+  userName: z.string(),
+  groupCard: z.string().optional(),
+  text: z.string(),
+  /** Forwarded/complex message: the full list of inner messages. */
+  forward: z.array(z.object({ sender: z.string(), text: z.string() })).optional(),
+  atBot: z.boolean().optional(),
+  mentionsBot: z.boolean().optional(),
+  replyTo: z.string().nullable().optional(),
+  kind: z.enum(["text", "emoji"]).optional(),
+  ts: z.number(),
+});
+export type ChatMessageRecord = z.infer<typeof chatMessageRecordSchema>;
+
+export const runtimeSnapshotSchema = z.object({
+  version: z.literal(1),
+  agentState: agentStateSchema,
+  history: z.array(historyMessageSchema),
+  /** Messages registered but not yet taken into a turn. */
+  pending: z.array(chatMessageRecordSchema),
+  /** The timing gate's armed wait: its call and when it ends. */
+  wait: z.object({ callId: z.string(), deadline: z.number() }).nullable(),
+  previousPlannerText: z.string(),
+  /** Reply-latency samples for idle compensation. */
+  latency: z.array(z.object({ at: z.number(), latencyMs: z.number() })),
+  cycleCounter: z.number().int().nonnegative(),
+  forceContinue: z.boolean(),
+});
+export type RuntimeSnapshotState = z.infer<typeof runtimeSnapshotSchema>;
