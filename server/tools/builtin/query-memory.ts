@@ -2,6 +2,7 @@ import { failedToolResult } from "../../../lib/tools/schemas";
 import type { MemoryEntry, MemoryQuery, MemoryQueryMode } from "../../stores/types";
 import { clamp, formatTime, intArg, parseTime, stringArg } from "./args";
 import { hints, sessionOf, type BuiltinToolEntry } from "./entry";
+import { describeTool, paramText } from "./texts";
 import { succeeded } from "./results";
 
 const MODES: readonly MemoryQueryMode[] = ["search", "time", "episode", "aggregate", "hybrid"];
@@ -21,30 +22,28 @@ export const queryMemoryTool: BuiltinToolEntry = {
   name: "query_memory",
   stage: "action",
   enabledBy: (config) => config.chat.enableMemoryQuery,
-  buildSpec: () => ({
-    title: "查询记忆",
-    description:
-      "查询长期记忆：按关键词全文搜索，或按时间范围查看，也可以限定相关人物。需要提供 query 或时间范围中的至少一项。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "query_memory"),
     parametersSchema: {
       type: "object",
       properties: {
-        query: { type: "string", description: "要搜索的关键词，多个词用空格分隔（需全部命中）。" },
+        query: { type: "string", description: paramText(config, "query_memory", "query") },
         mode: {
           type: "string",
           enum: [...MODES],
           default: "search",
-          description: "search 关键词搜索；time 按时间范围从新到旧列出；episode/aggregate/hybrid 目前与 search 相同。",
+          description: paramText(config, "query_memory", "mode"),
         },
         limit: {
           type: "integer",
           minimum: 1,
           maximum: 20,
           default: DEFAULT_MEMORY_LIMIT,
-          description: "最多返回多少条记忆。",
+          description: paramText(config, "query_memory", "limit"),
         },
-        person_name: { type: "string", description: "只查与这个人相关的记忆。" },
-        time_start: { type: "string", description: '时间范围起点，如 "2026-01-01 08:00" 或 ISO 8601 时间。' },
-        time_end: { type: "string", description: '时间范围终点，如 "2026-01-02" 或 ISO 8601 时间。' },
+        person_name: { type: "string", description: paramText(config, "query_memory", "person_name") },
+        time_start: { type: "string", description: paramText(config, "query_memory", "time_start") },
+        time_end: { type: "string", description: paramText(config, "query_memory", "time_end") },
       },
     },
     annotation: hints({ readOnly: true, openWorld: false }),
