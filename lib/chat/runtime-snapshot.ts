@@ -22,18 +22,19 @@ export const chatMessageRecordSchema = z.object({
 });
 export type ChatMessageRecord = z.infer<typeof chatMessageRecordSchema>;
 
+/** version, history and pending are required; the rest default to a fresh runtime's values. */
 export const runtimeSnapshotSchema = z.object({
   version: z.literal(1),
-  agentState: agentStateSchema,
+  agentState: agentStateSchema.default("stop"),
   history: z.array(historyMessageSchema),
   /** Messages registered but not yet taken into a turn. */
   pending: z.array(chatMessageRecordSchema),
   /** The timing gate's armed wait: its call and when it ends. */
-  wait: z.object({ callId: z.string(), deadline: z.number() }).nullable(),
-  previousPlannerText: z.string(),
+  wait: z.object({ callId: z.string(), deadline: z.number() }).nullable().default(null),
+  previousPlannerText: z.string().default(""),
   /** Reply-latency samples for idle compensation. */
-  latency: z.array(z.object({ at: z.number(), latencyMs: z.number() })),
-  cycleCounter: z.number().int().nonnegative(),
-  forceContinue: z.boolean(),
+  latency: z.array(z.object({ at: z.number(), latencyMs: z.number() })).default([]),
+  cycleCounter: z.number().int().nonnegative().default(0),
+  forceContinue: z.boolean().default(false),
 });
 export type RuntimeSnapshotState = z.infer<typeof runtimeSnapshotSchema>;

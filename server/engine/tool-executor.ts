@@ -4,7 +4,7 @@
 import type { ToolExecutionData } from "../../lib/events/schemas";
 import type { LlmToolCall } from "../../lib/llm/messages";
 import { historyContent } from "../../lib/tools/history-content";
-import { failedToolResult, type ToolExecutionResult } from "../../lib/tools/schemas";
+import { failedToolResult, postHistoryMessageSchema, type ToolExecutionResult } from "../../lib/tools/schemas";
 import type { ToolRecord } from "../stores/types";
 import type { AssistantMessage } from "./context/messages";
 import { parseToolArguments, type CycleRecord } from "./cycle";
@@ -138,13 +138,16 @@ function appendResult(rt: SessionScope, call: LlmToolCall, result: ToolExecution
       data: item.contentType === "image" && item.data ? item.data : undefined,
     });
   });
-  for (const note of result.postHistoryMessages) {
+  // Providers hand over results as they are: a note that is not a valid one is skipped.
+  for (const raw of result.postHistoryMessages as unknown[]) {
+    const note = postHistoryMessageSchema.safeParse(raw);
+    if (!note.success) continue;
     rt.history.append({
       kind: "reference",
       uid: newUid(),
       ts: now,
-      referenceType: note.referenceType,
-      content: note.content,
+      referenceType: note.data.referenceType,
+      content: note.data.content,
     });
   }
 }
