@@ -125,21 +125,13 @@ export class SessionRuntime {
    * Brings the session's registry in line with the shared providers (plugins, MCP), which come and
    * go while the process runs; the builtin provider stays first.
    */
-  syncProviders(): void {
+  private syncProviders(): void {
     syncSharedProviders(this.registry, this.deps.providers());
   }
 
   /** Messages trimmed out of the window feed jargon/memory/profile learning. */
   private onHistoryTrimmed(removed: HistoryMessage[]): void {
     void this.learner.learnFrom(removed);
-  }
-
-  get isGroupChat(): boolean {
-    return this.session.isGroupChat;
-  }
-
-  get maxContextSize(): number {
-    return this.scope.maxContextSize;
   }
 
   /** The history window, oldest first (read-only). */
@@ -217,11 +209,6 @@ export class SessionRuntime {
     this.deps.events.emit(this.session.id, "session.stop", { reason });
   }
 
-  /** Aborted when the runtime stops: cancels in-flight model and tool calls of its turn. */
-  get stopSignal(): AbortSignal {
-    return this.stopController.signal;
-  }
-
   get isStopped(): boolean {
     return this.stopped;
   }
@@ -233,7 +220,7 @@ export class SessionRuntime {
     return true;
   }
 
-  get lastActivityAt(): number {
+  private get lastActivityAt(): number {
     return Math.max(this.scheduler.lastMessageTime, this.currentStage.startedAt);
   }
 
