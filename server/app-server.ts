@@ -117,7 +117,7 @@ async function serveEngine(
   const host = opts.host ?? "127.0.0.1";
   const auth = new OperatorAuth(opts.token);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
-  const catalog = new ToolCatalog(engine, provenance, logger);
+  const catalog = new ToolCatalog(engine, provenance);
   const providerStatus = new ProviderStatusRegistry();
   providerStatus.register({
     name: BUILTIN_PROVIDER_NAME,

@@ -7,12 +7,16 @@ import type { EngineDeps } from "./deps";
 import { describeError } from "./errors";
 import { knownMessageIds, parseSnapshot, type RuntimeSnapshotState } from "./persistence";
 import { SessionRuntime, type RuntimeStatus } from "./runtime";
+import type { ToolRegistry } from "../tools/registry";
+import { createSessionlessTools, type SessionlessTools } from "./tool-registry";
 
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly creating = new Map<string, Promise<SessionRuntime>>();
   private closed = false;
+  /** The registry for sessions without a running runtime (listing only), built on first use. */
+  private detachedTools: SessionlessTools | null = null;
 
   constructor(private readonly deps: EngineDeps) {}
 
@@ -22,6 +26,11 @@ export class HeartflowManager {
 
   list(): SessionRuntime[] {
     return [...this.runtimes.values()];
+  }
+
+  /** Ids of the sessions whose runtime is running. */
+  runningSessionIds(): string[] {
+    return [...this.runtimes.values()].filter((r) => !r.isStopped).map((r) => r.session.id);
   }
 
   /** A running session's runtime (not stopped or evicted). */
@@ -38,6 +47,18 @@ export class HeartflowManager {
   /** A running session's history window; null when its runtime is not running. */
   liveHistory(sessionId: string): readonly HistoryMessage[] | null {
     return this.live(sessionId)?.history ?? null;
+  }
+
+  /**
+   * The tool registry a session gets: its running runtime's own, otherwise one built the same way
+   * without a runtime (for listing; tools that speak in a chat refuse to run there).
+   */
+  toolRegistry(sessionId: string | null): ToolRegistry {
+    const live = sessionId === null ? null : this.live(sessionId);
+    if (live) return live.registry;
+    this.detachedTools ??= createSessionlessTools(this.deps, { id: "_catalog", platform: "operator" });
+    this.detachedTools.refresh();
+    return this.detachedTools.registry;
   }
 
   /** A session's last saved state (parsed; null when none or unreadable). */
