@@ -10,7 +10,7 @@ import type { EngineDeps } from "./deps";
 
 export type ToolRegistryDeps = Pick<EngineDeps, "config" | "stores" | "toggles" | "logger" | "providers">;
 
-export function createToolRegistry(
+function createToolRegistry(
   deps: Pick<EngineDeps, "toggles" | "logger" | "providers">,
   host: BuiltinToolHost,
 ): ToolRegistry {
