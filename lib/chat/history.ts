@@ -10,7 +10,7 @@ const base = {
 };
 
 /** A real chat message (from a user, or the bot's own sent message). Counts. */
-export const sessionBackedMessageSchema = z.object({
+const sessionBackedMessageSchema = z.object({
   ...base,
   kind: z.literal("session"),
   messageId: z.string(),
@@ -24,7 +24,7 @@ export const sessionBackedMessageSchema = z.object({
 export type SessionBackedMessage = z.infer<typeof sessionBackedMessageSchema>;
 
 /** A forwarded/complex message, shown as a 4-line preview plus a hint. Counts. */
-export const complexSessionMessageSchema = z.object({
+const complexSessionMessageSchema = z.object({
   ...base,
   kind: z.literal("complex"),
   messageId: z.string(),
@@ -39,7 +39,7 @@ export type ComplexSessionMessage = z.infer<typeof complexSessionMessageSchema>;
 export const referenceTypeSchema = z.enum(["custom", "jargon", "memory", "tool_hint"]);
 
 /** Extra information injected for the model (jargon, memory, tool hints). Does not count. */
-export const referenceMessageSchema = z.object({
+const referenceMessageSchema = z.object({
   ...base,
   kind: z.literal("reference"),
   referenceType: referenceTypeSchema,
@@ -53,7 +53,7 @@ export type ReferenceMessage = z.infer<typeof referenceMessageSchema>;
  * Model output. source "assistant" (planner thinking) counts; "perception" (the note that the
  * planner was interrupted) does not; "timing_gate" is the gate's own chain, which the planner never sees.
  */
-export const assistantMessageSchema = z.object({
+const assistantMessageSchema = z.object({
   ...base,
   kind: z.literal("assistant"),
   source: z.enum(["assistant", "perception", "timing_gate"]),
@@ -64,7 +64,7 @@ export const assistantMessageSchema = z.object({
 export type AssistantMessage = z.infer<typeof assistantMessageSchema>;
 
 /** A tool's result, right after the call that produced it. Does not count. */
-export const toolResultMessageSchema = z.object({
+const toolResultMessageSchema = z.object({
   ...base,
   kind: z.literal("tool_result"),
   toolCallId: z.string(),
@@ -79,7 +79,7 @@ export const toolResultMessageSchema = z.object({
 export type ToolResultMessage = z.infer<typeof toolResultMessageSchema>;
 
 /** A media item returned by a tool, as its own user message. Does not count. */
-export const toolMediaMessageSchema = z.object({
+const toolMediaMessageSchema = z.object({
   ...base,
   kind: z.literal("tool_media"),
   toolCallId: z.string(),

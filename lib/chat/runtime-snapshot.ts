@@ -4,7 +4,7 @@ import { z } from "zod";
 import { agentStateSchema } from "../events/schemas";
 import { historyMessageSchema } from "./history";
 
-export const chatMessageRecordSchema = z.object({
+const chatMessageRecordSchema = z.object({
   sessionId: z.string(),
   messageId: z.string(),
   direction: z.enum(["inbound", "outbound"]),

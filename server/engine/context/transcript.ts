@@ -4,7 +4,7 @@ import { formatClock } from "../../../lib/chat/prefix";
 import type { HistoryMessage } from "./messages";
 
 /** Lines of recent chat the replyer and the emoji chooser read. */
-export const TRANSCRIPT_MESSAGES = 20;
+const TRANSCRIPT_MESSAGES = 20;
 
 /** Recent chat as plain lines; the bot's own messages are marked so the model knows its voice. */
 export function transcript(history: readonly HistoryMessage[], botName: string, limit = TRANSCRIPT_MESSAGES): string {

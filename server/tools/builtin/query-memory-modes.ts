@@ -7,11 +7,11 @@ import type { MemoryEntry, MemoryQuery, MemoryStore } from "../../stores/types";
 import { formatTime } from "./args";
 
 /** Memories this close in time to a hit, in the same chat, belong to its episode. */
-export const EPISODE_WINDOW_MS = 30 * 60_000;
+const EPISODE_WINDOW_MS = 30 * 60_000;
 /** Memories shown per episode at most (the hit included). */
-export const EPISODE_MAX_ITEMS = 5;
+const EPISODE_MAX_ITEMS = 5;
 /** Memories read to count for aggregate. */
-export const AGGREGATE_SCAN_LIMIT = 1_000;
+const AGGREGATE_SCAN_LIMIT = 1_000;
 
 export interface Episode {
   anchorId: string;
