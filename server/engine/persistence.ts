@@ -2,9 +2,14 @@
 // written shortly after changes and at once after a turn, and parsed on restore: a snapshot that
 // does not parse is logged and treated as none, never a crash.
 import { runtimeSnapshotSchema, type RuntimeSnapshotState } from "../../lib/chat/runtime-snapshot";
+import type { ChatMessageRecord } from "../stores/types";
 import type { TimerHandle } from "./clock";
+import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { describeError } from "./errors";
+import type { LoopState } from "./reasoning-loop";
+import type { SchedulerState } from "./trigger-scheduler";
+import type { ArmedWait } from "./wait-timer";
 
 export type { RuntimeSnapshotState };
 
@@ -25,6 +30,50 @@ export function parseSnapshot(
     `[engine] session ${sessionId}: saved snapshot ignored (${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "invalid"})`,
   );
   return null;
+}
+
+/** The runtime's parts a snapshot is made of. */
+export interface SnapshotParts {
+  loop: LoopState;
+  scheduler: SchedulerState;
+  history: HistoryMessage[];
+  wait: ArmedWait | null;
+}
+
+export function composeSnapshot(parts: SnapshotParts): RuntimeSnapshotState {
+  return {
+    version: 1,
+    agentState: parts.loop.agentState,
+    history: parts.history,
+    pending: parts.scheduler.pending,
+    wait: parts.wait,
+    previousPlannerText: parts.loop.previousPlannerText,
+    latency: parts.scheduler.latency,
+    cycleCounter: parts.loop.cycleCounter,
+    forceContinue: parts.scheduler.forceContinue,
+  };
+}
+
+/**
+ * What a restore gives each part. `unseen` are stored inbound messages the snapshot may not know
+ * yet: those it does not hold become pending. A wait comes back only if the state was waiting.
+ */
+export function restoredParts(
+  state: RuntimeSnapshotState | null,
+  unseen: ChatMessageRecord[],
+): Omit<SnapshotParts, "loop" | "scheduler"> & {
+  loop: LoopState | null;
+  scheduler: SchedulerState | null;
+  unseen: ChatMessageRecord[];
+} {
+  const known = state ? knownMessageIds(state) : new Set<string>();
+  return {
+    loop: state,
+    scheduler: state,
+    history: state?.history ?? [],
+    wait: state?.agentState === "wait" ? state.wait : null,
+    unseen: unseen.filter((m) => !known.has(m.messageId)),
+  };
 }
 
 /** Chat message ids a saved state already holds (ingested or pending). */

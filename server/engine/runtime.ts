@@ -12,7 +12,7 @@ import type { EngineDeps } from "./deps";
 import { SessionHistory } from "./history";
 import { PlannerInterruptGuard } from "./interrupt-guard";
 import { SessionLearner } from "./learning";
-import { knownMessageIds, SnapshotWriter, type RuntimeSnapshotState } from "./persistence";
+import { composeSnapshot, restoredParts, SnapshotWriter, type RuntimeSnapshotState } from "./persistence";
 import { ReasoningLoop, type LoopHost, type TurnTrigger } from "./reasoning-loop";
 import { SessionToolHost } from "./session-host";
 import { syncSharedProviders } from "./tool-registry";
@@ -324,34 +324,20 @@ export class SessionRuntime {
   // ---- persistence (restart recovery) ----------------------------------------------------
 
   snapshot(): RuntimeSnapshotState {
-    const scheduler = this.scheduler.state();
-    const loop = this.loop.saved();
-    return {
-      version: 1,
-      agentState: loop.agentState,
+    return composeSnapshot({
+      loop: this.loop.saved(),
+      scheduler: this.scheduler.state(),
       history: this.log.toJSON(),
-      pending: scheduler.pending,
       wait: this.waitTimer.current,
-      previousPlannerText: loop.previousPlannerText,
-      latency: scheduler.latency,
-      cycleCounter: loop.cycleCounter,
-      forceContinue: scheduler.forceContinue,
-    };
+    });
   }
 
-  /**
-   * Restores a saved state before start(); a turn that was running when the process died is dropped.
-   * `unseen` are stored inbound messages the snapshot may not know yet: they become pending.
-   */
+  /** Restores a saved state before start(); a turn that was running when the process died is dropped. */
   restore(state: RuntimeSnapshotState | null, unseen: ChatMessageRecord[] = []): void {
-    if (state) this.log.reset(state.history);
-    const known = state ? knownMessageIds(state) : new Set<string>();
-    this.scheduler.restore(
-      state,
-      unseen.filter((m) => !known.has(m.messageId)),
-    );
-    const wait = state?.agentState === "wait" ? state.wait : null;
-    this.loop.restore(state, wait !== null);
-    if (wait) this.waitTimer.arm(wait.callId, wait.deadline);
+    const parts = restoredParts(state, unseen);
+    this.log.reset(parts.history);
+    this.scheduler.restore(parts.scheduler, parts.unseen);
+    this.loop.restore(parts.loop, parts.wait !== null);
+    if (parts.wait) this.waitTimer.arm(parts.wait.callId, parts.wait.deadline);
   }
 }
