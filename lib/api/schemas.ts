@@ -1,7 +1,7 @@
 // HTTP API wire shapes (interface.md "HTTP API"): request bodies, queries and responses. Used by
 // the server's handlers, the dashboard's fetchers and the tests alike.
 import { z } from "zod";
-import { agentStateSchema, monitorEventSchema } from "../events/schemas";
+import { agentStateSchema, monitorEventSchema, stageIdSchema } from "../events/schemas";
 import { historyMessageSchema, type HistoryMessage } from "../chat/history";
 import { toolSpecSchema } from "../tools/schemas";
 
@@ -39,7 +39,8 @@ export const sessionSummarySchema = z.object({
   groupId: z.string().nullable(),
   userId: z.string().nullable(),
   agentState: agentStateSchema,
-  stage: z.string(),
+  /** The running runtime's stage; "" when it is not running. */
+  stage: z.union([stageIdSchema, z.literal("")]),
   stageDetail: z.string(),
   roundText: z.string(),
   lastActiveAt: z.number(),
