@@ -95,6 +95,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     model,
     stores: opts.stores,
     events: bus,
+    ledger: opts.ledger,
     hooks,
     providers: () => providers,
     toggles,

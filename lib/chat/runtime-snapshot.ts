@@ -22,7 +22,7 @@ const chatMessageRecordSchema = z.object({
 });
 export type ChatMessageRecord = z.infer<typeof chatMessageRecordSchema>;
 
-/** version, history and pending are required; the rest default to a fresh runtime's values. */
+/** version, history and pending are required; the rest default to a fresh runtime's values (see the marks). */
 export const runtimeSnapshotSchema = z.object({
   version: z.literal(1),
   agentState: agentStateSchema.default("stop"),
@@ -36,5 +36,13 @@ export const runtimeSnapshotSchema = z.object({
   latency: z.array(z.object({ at: z.number(), latencyMs: z.number() })).default([]),
   cycleCounter: z.number().int().nonnegative().default(0),
   forceContinue: z.boolean().default(false),
+  // Recovery marks (server/engine/recovery.ts). Absent in snapshots written before they existed:
+  // recovery then derives them from the store, so they have no default here.
+  /** The session's last event seq when the state was taken; written once the ledger holds it. */
+  coveredSeq: z.number().int().nonnegative().optional(),
+  /** Highest message store position registered (inbound messages after it are unknown to the state). */
+  messageCursor: z.number().int().nonnegative().optional(),
+  /** Pending message ids whose message.ingested is already in the ledger. */
+  announced: z.array(z.string()).default([]),
 });
 export type RuntimeSnapshotState = z.infer<typeof runtimeSnapshotSchema>;

@@ -11,6 +11,16 @@ import type { HookRegistry } from "./hooks";
 /** Where the engine's monitor events go (the monitor bus, in the server). */
 export interface EventSink {
   emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent;
+  /** Last assigned seq of a session (0 when none). */
+  seqOf(sessionId: string): number;
+  /** Resolves once the session's events up to `seq` are in the ledger. */
+  whenDurable(sessionId: string, seq: number): Promise<void>;
+}
+
+/** Reads a session's written events (the event ledger, in the server). */
+export interface EventReader {
+  /** Up to `limit` events of the session with seq above `afterSeq`, in seq order. */
+  read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]>;
 }
 
 export interface EngineLogger {
@@ -29,6 +39,8 @@ export interface EngineDeps {
   model: ModelClient;
   stores: Stores;
   events: EventSink;
+  /** Read on restore, to reconcile a snapshot with the events written after it (recovery.ts). */
+  ledger: EventReader;
   hooks: HookRegistry;
   /** Shared non-builtin providers (plugin runtime, MCP), registered after the builtin one. */
   providers: () => ToolProvider[];

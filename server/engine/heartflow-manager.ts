@@ -5,7 +5,8 @@ import type { ChatMessageRecord, SessionRecord } from "../stores/types";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { describeError } from "./errors";
-import { knownMessageIds, parseSnapshot, type RuntimeSnapshotState } from "./persistence";
+import { parseSnapshot, type RecoveredSession, type RuntimeSnapshotState } from "./persistence";
+import { hasWork, recoverSession } from "./recovery";
 import { SessionRuntime, type RuntimeStatus } from "./runtime";
 import type { ToolRegistry } from "../tools/registry";
 import { createSessionlessTools, type SessionlessTools } from "./tool-registry";
@@ -14,6 +15,8 @@ export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly creating = new Map<string, Promise<SessionRuntime>>();
+  /** Evicted runtimes still saving their last state: a new runtime of the session restores after it. */
+  private readonly stopping = new Map<string, Promise<void>>();
   private closed = false;
   /** The registry for sessions without a running runtime (listing only), built on first use. */
   private detachedTools: SessionlessTools | null = null;
@@ -84,13 +87,11 @@ export class HeartflowManager {
 
   private async create(session: SessionRecord): Promise<SessionRuntime> {
     const { stores } = this.deps;
+    await this.stopping.get(session.id);
     const stored = await stores.sessions.get(session.id);
     if (!stored) await stores.sessions.upsert(session);
     const runtime = new SessionRuntime(stored ?? session, this.deps);
-    if (stored) {
-      const saved = await this.savedState(session.id);
-      runtime.restore(saved.state, saved.unseen);
-    }
+    if (stored) runtime.restore(await this.savedState(session.id));
     this.runtimes.set(session.id, runtime);
     runtime.start();
     await this.enforceCap(session.id);
@@ -98,29 +99,18 @@ export class HeartflowManager {
   }
 
   /**
-   * A session's last snapshot, plus inbound messages stored after it: the snapshot is written shortly
-   * after changes, so a crash in between must not lose messages the API already acknowledged.
+   * What a session's next runtime starts from: its last snapshot reconciled with the ledger and the
+   * message store (recovery.ts), so a crash at any moment loses no acknowledged message.
    */
-  private async savedState(
-    sessionId: string,
-  ): Promise<{ state: RuntimeSnapshotState | null; unseen: ChatMessageRecord[] }> {
-    const { stores } = this.deps;
-    const snapshot = await stores.sessions.loadSnapshot(sessionId);
-    const state = parseSnapshot(sessionId, snapshot?.state, this.deps.logger);
-    const since = state ? (snapshot?.ts ?? 0) - SNAPSHOT_SLACK_MS : -Infinity;
-    const recent = await stores.messages.list(sessionId, { limit: MAX_RECOVERED_MESSAGES });
-    return { state, unseen: recent.filter((m) => m.direction === "inbound" && m.ts >= since) };
+  private savedState(sessionId: string): Promise<RecoveredSession> {
+    return recoverSession(sessionId, this.deps);
   }
 
   /** Brings back every stored session with work left (pending messages, an armed wait) after a restart. */
   async restoreAll(): Promise<number> {
     let restored = 0;
     for (const session of await this.deps.stores.sessions.list()) {
-      const { state, unseen } = await this.savedState(session.id);
-      const known = state ? knownMessageIds(state) : new Set<string>();
-      const hasWork =
-        state?.agentState === "wait" || !!state?.pending.length || unseen.some((m) => !known.has(m.messageId));
-      if (!hasWork) continue;
+      if (!hasWork(await this.savedState(session.id))) continue;
       await this.getOrCreate(session);
       restored++;
     }
@@ -128,9 +118,11 @@ export class HeartflowManager {
   }
 
   async registerMessage(session: SessionRecord, message: ChatMessageRecord): Promise<SessionRuntime> {
-    const runtime = await this.getOrCreate(session);
-    await runtime.registerMessage(message);
-    return runtime;
+    for (;;) {
+      const runtime = await this.getOrCreate(session);
+      // False: evicted between the lookup and the call; the session's next runtime takes it.
+      if (await runtime.registerMessage(message)) return runtime;
+    }
   }
 
   private touch(id: string, runtime: SessionRuntime): void {
@@ -146,9 +138,12 @@ export class HeartflowManager {
       if (this.runtimes.size <= max) break;
       if (id === keep || !runtime.isIdle() || runtime.agentState === "wait") continue;
       this.runtimes.delete(id);
-      await runtime
+      const stopped = runtime
         .stop("evicted: runtime cap reached")
-        .catch((e: unknown) => this.deps.logger.warn(`[heartflow] stopping ${id} failed: ${describeError(e)}`));
+        .catch((e: unknown) => this.deps.logger.warn(`[heartflow] stopping ${id} failed: ${describeError(e)}`))
+        .finally(() => this.stopping.delete(id));
+      this.stopping.set(id, stopped);
+      await stopped;
     }
     if (this.runtimes.size > max) {
       this.deps.logger.warn(`[heartflow] ${this.runtimes.size} runtimes over the cap of ${max}: none idle to stop`);
@@ -163,7 +158,3 @@ export class HeartflowManager {
     await Promise.all(all.map((r) => r.stop(reason)));
   }
 }
-
-/** Messages stored up to this long before a snapshot may still be missing from it (clock steps). */
-const SNAPSHOT_SLACK_MS = 1_000;
-const MAX_RECOVERED_MESSAGES = 200;

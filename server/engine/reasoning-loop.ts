@@ -31,6 +31,8 @@ export interface LoopHost {
   pendingCount(): number;
   lastMessage(): ChatMessageRecord | null;
   takeForceContinue(): boolean;
+  /** Consumes the recovery mark of a message already announced in the ledger (recovery.ts). */
+  takeAnnounced(messageId: string): boolean;
   /** Waits for the chat to go quiet when messages came in during a run. */
   debounce(): Promise<void>;
   /** Sleeps on the engine clock; false when the runtime stopped meanwhile. */
@@ -74,13 +76,14 @@ export class ReasoningLoop {
     };
   }
 
-  /** Before start: a wait comes back only with its timer (`waitArmed`); a running turn died with the process. */
-  restore(state: LoopState | null, waitArmed: boolean): void {
-    if (state) {
-      this.cycleCounter = state.cycleCounter;
-      this.planner.previousText = state.previousPlannerText;
-    }
-    this.agentState = state?.agentState === "wait" && waitArmed ? "wait" : "stop";
+  /**
+   * Before start: a wait comes back only with its timer (`waitArmed`); a running turn died with the
+   * process (its messages are pending again, see recovery.ts).
+   */
+  restore(state: LoopState, waitArmed: boolean): void {
+    this.cycleCounter = state.cycleCounter;
+    this.planner.previousText = state.previousPlannerText;
+    this.agentState = state.agentState === "wait" && waitArmed ? "wait" : "stop";
   }
 
   /** Runs one turn; a failure is logged and leaves the runtime idle. */
@@ -302,6 +305,8 @@ export class ReasoningLoop {
       } else {
         rt.history.append({ ...base, kind: "session", text: m.text, sourceKind: "user" });
       }
+      // Announced before a crash cut its turn (recovery.ts): into history again, not into the ledger.
+      if (this.host.takeAnnounced(m.messageId)) continue;
       rt.deps.events.emit(rt.session.id, "message.ingested", {
         speakerName: m.groupCard || m.userName,
         userId: m.userId,

@@ -12,7 +12,13 @@ import type { EngineDeps } from "./deps";
 import { SessionHistory } from "./history";
 import { PlannerInterruptGuard } from "./interrupt-guard";
 import { SessionLearner } from "./learning";
-import { composeSnapshot, restoredParts, SnapshotWriter, type RuntimeSnapshotState } from "./persistence";
+import {
+  composeSnapshot,
+  restoredParts,
+  SnapshotWriter,
+  type RecoveredSession,
+  type RuntimeSnapshotState,
+} from "./persistence";
 import { ReasoningLoop, type LoopHost, type TurnTrigger } from "./reasoning-loop";
 import { SessionToolHost } from "./session-host";
 import { syncSharedProviders } from "./tool-registry";
@@ -61,6 +67,8 @@ export class SessionRuntime {
   /** Aborts sleeps (debounce, cooldown), model calls and tool calls when the runtime stops. */
   private readonly stopController = new AbortController();
   private loopDone: Promise<void> | null = null;
+  /** Saves run one after another, so store positions follow registration order (recovery.ts). */
+  private saveChain: Promise<unknown> = Promise.resolve();
   private currentStage: StageState = { name: "idle", detail: "", startedAt: 0, roundText: "" };
 
   constructor(
@@ -89,6 +97,7 @@ export class SessionRuntime {
       deps,
       () => this.snapshot(),
       () => this.lastActivityAt,
+      () => this.turnRunning,
     );
     const host = new SessionToolHost(this.scope, {
       toolView: () => this.loop.planner.toolView,
@@ -107,6 +116,7 @@ export class SessionRuntime {
       pendingCount: () => this.scheduler.pending().length,
       lastMessage: () => this.scheduler.lastMessage(),
       takeForceContinue: () => this.scheduler.takeForceContinue(),
+      takeAnnounced: (messageId) => this.scheduler.takeAnnounced(messageId),
       debounce: () => this.scheduler.debounce((ms) => this.pause(ms)),
       pause: (ms) => this.pause(ms),
       armWait: (callId, seconds) => {
@@ -202,6 +212,8 @@ export class SessionRuntime {
     this.wakeLoop?.();
     await this.loopDone;
     await this.learner.stop();
+    // Saves already under way finish first: the last state's message cursor is then at or above them.
+    await this.saveChain;
     await this.persistence.now();
     // Shared providers (plugins, MCP) outlive a session: only the session's own ones are closed.
     for (const provider of this.deps.providers()) this.registry.unregisterProvider(provider.providerName);
@@ -226,17 +238,25 @@ export class SessionRuntime {
 
   // ---- messages and triggers -------------------------------------------------------------
 
-  /** A new chat message (engine.md 2, registerMessage). */
-  async registerMessage(message: ChatMessageRecord): Promise<void> {
-    if (this.stopped) return;
-    await this.deps.stores.messages.save(message);
-    this.scheduler.accept(message);
+  /**
+   * A new chat message (engine.md 2, registerMessage). True: it is durable in the message store (if
+   * the runtime stopped meanwhile, the session's next runtime recovers it from there). False: the
+   * runtime had stopped already; nothing was saved.
+   */
+  async registerMessage(message: ChatMessageRecord): Promise<boolean> {
+    if (this.stopped) return false;
+    const saved = this.saveChain.then(() => this.deps.stores.messages.save(message));
+    this.saveChain = saved.catch(() => undefined);
+    const position = await saved;
+    if (this.stopped) return true;
+    this.scheduler.accept(message, position);
     if (this.loop.state === "running") {
       this.scheduler.requireDebounce();
       this.interrupts.interrupt();
     }
     this.schedule();
     this.persistence.soon();
+    return true;
   }
 
   pendingMessages(): ChatMessageRecord[] {
@@ -314,9 +334,10 @@ export class SessionRuntime {
       }
       if (this.stopped) return;
       this.setStage(this.loop.state === "wait" ? "waiting" : "idle", "");
-      // A finished turn is saved at once; message arrivals are coalesced (and recoverable from the
-      // message store, see HeartflowManager.savedState).
-      await this.persistence.now();
+      // A finished turn's state is taken at once and written when the ledger holds its events; the
+      // next turn need not wait for that. Message arrivals are coalesced (and recoverable from the
+      // message store, see recovery.ts).
+      void this.persistence.now();
       this.schedule();
     }
   }
@@ -329,14 +350,23 @@ export class SessionRuntime {
       scheduler: this.scheduler.state(),
       history: this.log.toJSON(),
       wait: this.waitTimer.current,
+      coveredSeq: this.deps.events.seqOf(this.session.id),
     });
   }
 
-  /** Restores a saved state before start(); a turn that was running when the process died is dropped. */
-  restore(state: RuntimeSnapshotState | null, unseen: ChatMessageRecord[] = []): void {
-    const parts = restoredParts(state, unseen);
+  /** Takes the state now; resolves once it (or a newer one) is written, after the ledger holds its events. */
+  persistNow(): Promise<void> {
+    return this.persistence.now();
+  }
+
+  /**
+   * Restores a recovered state (recovery.ts) before start(); a turn that was running when the process
+   * died runs again with its messages, which are not announced a second time.
+   */
+  restore(recovered: RecoveredSession): void {
+    const parts = restoredParts(recovered);
     this.log.reset(parts.history);
-    this.scheduler.restore(parts.scheduler, parts.unseen);
+    this.scheduler.restore(parts.scheduler);
     this.loop.restore(parts.loop, parts.wait !== null);
     if (parts.wait) this.waitTimer.arm(parts.wait.callId, parts.wait.deadline);
   }

@@ -1,6 +1,7 @@
 // When a message turn is due (engine.md 2): the message cache and its pending part, mention and @
 // detection, the force-continue flag, the threshold with idle compensation and its one re-check,
-// the debounce, and the reply-latency samples the compensation uses.
+// the debounce, the reply-latency samples the compensation uses, and the recovery marks of the
+// pending messages (their store position, and which ones a cut turn already announced).
 import type { ChatMessageRecord } from "../stores/types";
 import type { TimerHandle } from "./clock";
 import type { EngineDeps } from "./deps";
@@ -13,6 +14,10 @@ export interface SchedulerState {
   pending: ChatMessageRecord[];
   latency: { at: number; latencyMs: number }[];
   forceContinue: boolean;
+  /** Highest message store position accepted (inbound messages after it are unknown here). */
+  messageCursor: number;
+  /** Pending message ids whose message.ingested is already in the ledger (recovery.ts). */
+  announced: string[];
 }
 
 export class TriggerScheduler {
@@ -25,6 +30,8 @@ export class TriggerScheduler {
   readonly latency = new LatencyWindow();
   /** When the current batch's oldest message arrived, for reply latency samples. */
   private batchOldestArrival: number | null = null;
+  private messageCursor = 0;
+  private announced = new Set<string>();
 
   constructor(
     private readonly deps: Pick<EngineDeps, "config" | "clock">,
@@ -33,9 +40,13 @@ export class TriggerScheduler {
     private readonly onRecheck: () => void,
   ) {}
 
-  /** Caches a new message (with mention detection) and arms force-continue for an @ or a mention. */
-  accept(message: ChatMessageRecord): void {
+  /**
+   * Caches a new message saved at store `position` (with mention detection) and arms force-continue
+   * for an @ or a mention.
+   */
+  accept(message: ChatMessageRecord, position: number): void {
     const now = this.deps.clock.now();
+    this.messageCursor = Math.max(this.messageCursor, position);
     this.lastMessageAt = now;
     const mentioned = message.mentionsBot ?? this.detectMention(message.text);
     const chat = this.deps.config.chat;
@@ -90,7 +101,8 @@ export class TriggerScheduler {
   due(): boolean {
     const pending = this.pending().length;
     if (!pending) return false;
-    if (this.forceContinue) return true;
+    // A turn a crash cut (recovery.ts) was already triggered: it runs again whatever the threshold.
+    if (this.forceContinue || this.announced.size) return true;
     const now = this.deps.clock.now();
     const chat = this.deps.config.chat;
     const threshold = triggerThreshold(talkValueAt(chat, this.isGroupChat, new Date(now)), chat.talkFrequencyAdjust);
@@ -138,22 +150,29 @@ export class TriggerScheduler {
     return this.latency.average(this.deps.clock.now());
   }
 
+  /** Consumes the mark of a message whose message.ingested is already in the ledger (recovered). */
+  takeAnnounced(messageId: string): boolean {
+    return this.announced.delete(messageId);
+  }
+
   state(): SchedulerState {
+    const pending = this.cache.slice(this.processed);
     return {
-      pending: this.cache.slice(this.processed),
+      pending,
       latency: this.latency.toJSON(),
       forceContinue: this.forceContinue,
+      messageCursor: this.messageCursor,
+      announced: pending.filter((m) => this.announced.has(m.messageId)).map((m) => m.messageId),
     };
   }
 
-  /** Restores saved state; `unseen` messages join the pending ones. */
-  restore(state: SchedulerState | null, unseen: ChatMessageRecord[]): void {
-    if (state) {
-      this.cache = [...state.pending];
-      this.forceContinue = state.forceContinue;
-      for (const s of state.latency) this.latency.add(s.at, s.latencyMs);
-    }
-    this.cache.push(...unseen);
+  /** Restores a recovered state before start. */
+  restore(state: SchedulerState): void {
+    this.cache = [...state.pending];
+    this.forceContinue = state.forceContinue;
+    for (const s of state.latency) this.latency.add(s.at, s.latencyMs);
+    this.messageCursor = state.messageCursor;
+    this.announced = new Set(state.announced);
     this.processed = 0;
     if (this.cache.length) this.lastMessageAt = this.cache[this.cache.length - 1].ts;
   }

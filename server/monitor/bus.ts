@@ -19,6 +19,9 @@ export class MonitorBus implements EventSink {
   private flushing: Promise<void> | null = null;
   private readonly listeners = new Set<EventListener>();
   private idleWaiters: (() => void)[] = [];
+  /** Highest seq per session known to be in the ledger, and who waits for a higher one. */
+  private readonly durableSeq = new Map<string, number>();
+  private readonly durableWaiters = new Map<string, { seq: number; resolve: () => void }[]>();
 
   constructor(
     private readonly ledger: EventLedger,
@@ -28,7 +31,10 @@ export class MonitorBus implements EventSink {
 
   /** Continues every session's seq from the ledger (restart recovery). */
   async init(): Promise<void> {
-    for (const [sessionId, seq] of await this.ledger.lastSeqs()) this.lastSeq.set(sessionId, seq);
+    for (const [sessionId, seq] of await this.ledger.lastSeqs()) {
+      this.lastSeq.set(sessionId, seq);
+      this.durableSeq.set(sessionId, seq);
+    }
   }
 
   emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent {
@@ -44,6 +50,19 @@ export class MonitorBus implements EventSink {
   /** Last assigned seq of a session (0 when none). */
   seqOf(sessionId: string): number {
     return this.lastSeq.get(sessionId) ?? 0;
+  }
+
+  /**
+   * Resolves once the session's events up to `seq` are in the ledger: cheaper than whenFlushed(),
+   * which under load may wait for events emitted later by every session.
+   */
+  whenDurable(sessionId: string, seq: number): Promise<void> {
+    if (seq <= (this.durableSeq.get(sessionId) ?? 0)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.durableWaiters.get(sessionId) ?? [];
+      waiters.push({ seq, resolve });
+      this.durableWaiters.set(sessionId, waiters);
+    });
   }
 
   subscribe(listener: EventListener): () => void {
@@ -64,6 +83,7 @@ export class MonitorBus implements EventSink {
       const batch = this.queue;
       this.queue = [];
       await this.writeWithRetry(batch);
+      this.markDurable(batch);
       for (const event of batch) {
         for (const listener of this.listeners) {
           try {
@@ -78,6 +98,19 @@ export class MonitorBus implements EventSink {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();
+  }
+
+  private markDurable(batch: MonitorEvent[]): void {
+    for (const event of batch) this.durableSeq.set(event.sessionId, event.seq);
+    for (const sessionId of new Set(batch.map((e) => e.sessionId))) {
+      const waiters = this.durableWaiters.get(sessionId);
+      if (!waiters) continue;
+      const durable = this.durableSeq.get(sessionId) ?? 0;
+      const remaining = waiters.filter((w) => w.seq > durable);
+      for (const w of waiters) if (w.seq <= durable) w.resolve();
+      if (remaining.length) this.durableWaiters.set(sessionId, remaining);
+      else this.durableWaiters.delete(sessionId);
+    }
   }
 
   private async writeWithRetry(batch: MonitorEvent[]): Promise<void> {

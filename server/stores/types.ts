@@ -5,11 +5,23 @@ import type { ChatMessageRecord } from "../../lib/chat/runtime-snapshot";
 
 export type { ChatMessageRecord };
 
+/** A stored message with its store position: increasing in the order messages were first saved. */
+export interface PositionedMessage {
+  position: number;
+  message: ChatMessageRecord;
+}
+
 export interface MessageStore {
-  save(message: ChatMessageRecord): Promise<void>;
+  /**
+   * Durable once resolved. Saving an existing (sessionId, messageId) updates it in place. Resolves
+   * with the message's store position (kept on update).
+   */
+  save(message: ChatMessageRecord): Promise<number>;
   get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null>;
   /** Newest last; `limit` keeps the newest ones. */
   list(sessionId: string, opts?: { limit?: number }): Promise<ChatMessageRecord[]>;
+  /** A session's inbound messages stored at a position after `afterPosition`, in position order. */
+  listInboundAfter(sessionId: string, afterPosition: number): Promise<PositionedMessage[]>;
 }
 
 export interface EmojiRecord {

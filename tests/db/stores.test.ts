@@ -109,6 +109,33 @@ describe.each(implementations)("%s stores", (_name, make) => {
       expect((await stores.messages.get("s1", "b"))?.text).toBe("edited");
       expect((await stores.messages.list("s2")).map((m) => m.messageId)).toEqual(["x"]);
     });
+
+    it("save resolves with the store position; listInboundAfter follows it, inbound only", async () => {
+      const { stores } = await make();
+      const b = await stores.messages.save(msg({ messageId: "b", ts: 20 }));
+      const a = await stores.messages.save(msg({ messageId: "a", ts: 10 }));
+      await stores.messages.save(msg({ messageId: "x", ts: 5, sessionId: "s2" }));
+      const sent = await stores.messages.save(msg({ messageId: "o", ts: 30, direction: "outbound" }));
+      const c = await stores.messages.save(msg({ messageId: "c", ts: 1 }));
+      expect(a).toBeGreaterThan(b);
+      expect(sent).toBeGreaterThan(a);
+      expect(c).toBeGreaterThan(sent);
+      // Saving again keeps the position (and updates the row).
+      expect(await stores.messages.save(msg({ messageId: "b", ts: 20, text: "edited" }))).toBe(b);
+      const after = async (position: number) =>
+        (await stores.messages.listInboundAfter("s1", position)).map((p) => [p.message.messageId, p.position]);
+      expect(await after(0)).toEqual([
+        ["b", b],
+        ["a", a],
+        ["c", c],
+      ]);
+      expect(await after(b)).toEqual([
+        ["a", a],
+        ["c", c],
+      ]);
+      expect(await after(c)).toEqual([]);
+      expect((await stores.messages.listInboundAfter("s1", 0))[0].message.text).toBe("edited");
+    });
   });
 
   describe("emojis", () => {

@@ -14,30 +14,22 @@ import {
   FAST_CHAT,
   range,
   request,
+  startServerProcess,
   tempDatabaseUrl,
   tempDir,
   TEST_TOKEN,
   type MonitorClient,
 } from "../server/support";
 import { waitUntil } from "../support/mcp-servers";
-import { startServerProcess, type ServerProcess } from "./server-process";
 import { MODELS, startRoutedModel, tag, type RoutedModel } from "./support";
 
-const running: ServerProcess[] = [];
 const monitors: MonitorClient[] = [];
 let model: RoutedModel | undefined;
 
 afterAll(async () => {
   for (const m of monitors) m.close();
-  for (const p of running) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
   await model?.llm.close();
 });
-
-async function start(env: Record<string, string>): Promise<ServerProcess> {
-  const proc = await startServerProcess(env);
-  running.push(proc);
-  return proc;
-}
 
 function api(url: string) {
   const events = async (id: string): Promise<MonitorEvent[]> => {
@@ -77,7 +69,7 @@ describe("SIGKILL mid-cycle, then restart", () => {
     };
 
     // --- first process: one session finishes a turn, the other is cut in its planner call ---
-    const first = await start(env);
+    const first = await startServerProcess(env);
     const a = api(first.url);
     for (const id of ["cut", "done"])
       expect((await request(first.url, "POST", "/api/sessions", { id })).status).toBe(201);
@@ -96,7 +88,7 @@ describe("SIGKILL mid-cycle, then restart", () => {
     expect((await first.exited).signal).toBe("SIGKILL");
 
     // --- second process on the same database ---
-    const second = await start(env);
+    const second = await startServerProcess(env);
     const b = api(second.url);
     // Durable before broadcast: whatever a subscriber saw survived the kill, unchanged.
     for (const id of ["cut", "done"]) {

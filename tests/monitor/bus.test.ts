@@ -213,6 +213,46 @@ describe("MonitorBus", () => {
     expect(stored.map((e) => e.seq)).toEqual(Array.from({ length: 42 }, (_, i) => i + 1));
   });
 
+  it("whenDurable resolves once that session's events up to the seq are written, not waiting for others", async () => {
+    const ledger = new HeldLedger();
+    const bus = new MonitorBus(ledger, new FakeClock());
+    const resolved: string[] = [];
+    const track = (name: string, p: Promise<void>) => void p.then(() => resolved.push(name));
+    track("a0", bus.whenDurable("a", 0));
+    bus.emit("a", "session.stop", stop("a1"));
+    bus.emit("a", "session.stop", stop("a2"));
+    track("a1", bus.whenDurable("a", 1));
+    track("a2", bus.whenDurable("a", 2));
+    await settle();
+    expect(resolved).toEqual(["a0"]);
+    // Emitted while the first write is open: a's seq 2 must not wait for this second write.
+    bus.emit("a", "session.stop", stop("a3"));
+    bus.emit("b", "session.stop", stop("b1"));
+    track("a3", bus.whenDurable("a", 3));
+    track("b1", bus.whenDurable("b", 1));
+    ledger.appends[0].release();
+    await settle();
+    expect(resolved).toEqual(["a0", "a1", "a2"]);
+    ledger.appends[1].release();
+    await settle();
+    expect(resolved).toEqual(["a0", "a1", "a2", "a3", "b1"]);
+    track("late", bus.whenDurable("a", 3));
+    await settle();
+    expect(resolved.at(-1)).toBe("late");
+  });
+
+  it("whenDurable counts what the ledger held at init() as durable", async () => {
+    const ledger = new MemoryLedger();
+    const first = new MonitorBus(ledger, new FakeClock());
+    first.emit("s", "session.stop", stop("x"));
+    await first.whenFlushed();
+    const restarted = new MonitorBus(ledger, new FakeClock());
+    await restarted.init();
+    let durable = false;
+    await restarted.whenDurable("s", 1).then(() => (durable = true));
+    expect(durable).toBe(true);
+  });
+
   it("whenFlushed resolves at once when idle, and only after delivery otherwise", async () => {
     const ledger = new HeldLedger();
     const bus = new MonitorBus(ledger, new FakeClock());

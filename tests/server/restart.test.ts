@@ -1,12 +1,10 @@
 // Restart recovery with the real server process (node --import tsx server/start.ts, API-only): after
 // kill -9 mid-session, or a graceful SIGTERM, a new start brings back the sessions, their history
 // window, pending state and tool toggles, and each session's seq continues without reuse.
-import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sessionHistorySchema, sessionSummarySchema, toolListSchema } from "../../lib/api/schemas";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import {
@@ -14,61 +12,13 @@ import {
   FAST_CHAT,
   range,
   request,
+  startServerProcess,
   startTestServer,
   tempDatabaseUrl,
   tempDir,
   TEST_TOKEN,
   type ApiResponse,
 } from "./support";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const running: Running[] = [];
-
-afterAll(() => {
-  for (const r of running) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGKILL");
-});
-
-async function startProcess(env: Record<string, string>): Promise<Running> {
-  // The parent's environment minus anything that would point the server at a real model, token or database.
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of Object.keys(childEnv))
-    if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|PORT$|HOST$)/.test(key)) delete childEnv[key];
-  Object.assign(childEnv, { MAISAKA_NO_UI: "1", PORT: "0", HOST: "127.0.0.1" }, env);
-  const child = spawn(process.execPath, ["--import", "tsx", "server/start.ts"], {
-    cwd: root,
-    env: childEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
-    const check = () => {
-      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on("data", check);
-    void exited.then(() => reject(new Error(`server exited during start:\n${output}`)));
-  });
-  const proc = { child, url, output: () => output, exited };
-  running.push(proc);
-  return proc;
-}
 
 async function configFile(): Promise<string> {
   const file = path.join(await tempDir(), "maisaka.config.json");
@@ -109,7 +59,7 @@ describe("restart recovery (real process)", () => {
       MAISAKA_DATA_DIR: dataDir,
       MAISAKA_CONFIG: await configFile(),
     };
-    const first = await startProcess(env);
+    const first = await startServerProcess(env);
     const tokenFile = path.join(dataDir, "admin-token");
     expect(first.output()).toContain(`operator token: in ${tokenFile} (generated now)`);
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
@@ -159,7 +109,7 @@ describe("restart recovery (real process)", () => {
     expect((await first.exited).signal).toBe("SIGKILL");
 
     // --- second start: everything is back, seq continues ---
-    const second = await startProcess(env);
+    const second = await startServerProcess(env);
     expect(second.output()).toContain(`operator token: in ${tokenFile}\n`);
     expect(second.output()).toContain("restored 1 session(s)");
     const b = client(second.url, token);

@@ -1,9 +1,11 @@
 // The real server for tests: startAppServer on a loopback port (0 = any free one) over a real,
 // migrated SQLite file in a temp folder, with an API-only surface (no Next), plus small HTTP and
-// socket.io-client helpers.
+// socket.io-client helpers; and the real server as its own process, for kill -9 tests.
+import { spawn, type ChildProcess } from "node:child_process";
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { io, type Socket } from "socket.io-client";
 import { afterAll } from "vitest";
 import { MONITOR_NAMESPACE, type Resync, type SubscribeAck, type SubscribeRequest } from "../../lib/api/schemas";
@@ -41,8 +43,63 @@ export async function tempDatabaseUrl(): Promise<string> {
 }
 
 afterAll(async () => {
+  // Server processes first: they hold files in the temp folders.
+  await Promise.all(
+    processes.map((p) => {
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+      return p.exited;
+    }),
+  );
   if (root) await rm(await root, { recursive: true, force: true });
 });
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const processes: ServerProcess[] = [];
+
+/** The real server as its own process (node --import tsx server/start.ts, API-only). */
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts server/start.ts so a test can kill it with SIGKILL and start it again on the same database.
+ * Its environment is the parent's minus anything pointing at a real model, token or database, plus
+ * `env`. Processes still running when the test file ends are killed.
+ */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(childEnv))
+    if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|PORT$|HOST$)/.test(key)) delete childEnv[key];
+  Object.assign(childEnv, { MAISAKA_NO_UI: "1", PORT: "0", HOST: "127.0.0.1" }, env);
+  const child = spawn(process.execPath, ["--import", "tsx", "server/start.ts"], {
+    cwd: repoRoot,
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const proc: ServerProcess = { child, url: "", output: () => output, exited };
+  processes.push(proc);
+  proc.url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const check = () => {
+      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve(match[1]);
+    };
+    child.stdout?.on("data", check);
+    void exited.then(() => reject(new Error(`server exited during start:\n${output}`)));
+  });
+  return proc;
+}
 
 export interface TestServer {
   app: AppServer;

@@ -1,5 +1,5 @@
 import { Prisma, type Message, type PrismaClient } from "../../../generated/prisma/client";
-import type { ChatMessageRecord, MessageStore } from "../../stores/types";
+import type { ChatMessageRecord, MessageStore, PositionedMessage } from "../../stores/types";
 import { withBusyRetry } from "../busy";
 import { sqlLimit } from "./support";
 
@@ -29,7 +29,7 @@ function toRecord(row: Message): ChatMessageRecord {
 export class PrismaMessageStore implements MessageStore {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async save(message: ChatMessageRecord): Promise<void> {
+  async save(message: ChatMessageRecord): Promise<number> {
     const data = {
       direction: message.direction,
       userId: message.userId,
@@ -43,13 +43,16 @@ export class PrismaMessageStore implements MessageStore {
       kind: message.kind ?? null,
       ts: message.ts,
     };
-    await withBusyRetry(() =>
+    const row = await withBusyRetry(() =>
       this.prisma.message.upsert({
         where: { sessionId_messageId: { sessionId: message.sessionId, messageId: message.messageId } },
         create: { sessionId: message.sessionId, messageId: message.messageId, ...data },
         update: data,
+        select: { id: true },
       }),
     );
+    // The autoincrement row id: assigned under SQLite's write lock, so it follows commit order.
+    return row.id;
   }
 
   async get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null> {
@@ -67,5 +70,13 @@ export class PrismaMessageStore implements MessageStore {
       ...(limit > 0 ? { take: limit } : {}),
     });
     return rows.reverse().map(toRecord);
+  }
+
+  async listInboundAfter(sessionId: string, afterPosition: number): Promise<PositionedMessage[]> {
+    const rows = await this.prisma.message.findMany({
+      where: { sessionId, direction: "inbound", id: { gt: afterPosition } },
+      orderBy: { id: "asc" },
+    });
+    return rows.map((row) => ({ position: row.id, message: toRecord(row) }));
   }
 }

@@ -1,4 +1,4 @@
-import type { ChatMessageRecord, MessageStore } from "../types";
+import type { ChatMessageRecord, MessageStore, PositionedMessage } from "../types";
 import { copy, takeLast } from "./support";
 
 interface Row {
@@ -10,7 +10,7 @@ export class MemoryMessageStore implements MessageStore {
   private readonly sessions = new Map<string, Map<string, Row>>();
   private seq = 0;
 
-  async save(message: ChatMessageRecord): Promise<void> {
+  async save(message: ChatMessageRecord): Promise<number> {
     let rows = this.sessions.get(message.sessionId);
     if (!rows) {
       rows = new Map();
@@ -19,6 +19,7 @@ export class MemoryMessageStore implements MessageStore {
     // Saving an existing id updates it in place, like an upsert keyed by (sessionId, messageId).
     const seq = rows.get(message.messageId)?.seq ?? ++this.seq;
     rows.set(message.messageId, { seq, record: copy(message) });
+    return seq;
   }
 
   async get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null> {
@@ -30,5 +31,12 @@ export class MemoryMessageStore implements MessageStore {
     const rows = [...(this.sessions.get(sessionId)?.values() ?? [])];
     rows.sort((a, b) => a.record.ts - b.record.ts || a.seq - b.seq);
     return takeLast(rows, opts.limit).map((row) => copy(row.record));
+  }
+
+  async listInboundAfter(sessionId: string, afterPosition: number): Promise<PositionedMessage[]> {
+    return [...(this.sessions.get(sessionId)?.values() ?? [])]
+      .filter((row) => row.seq > afterPosition && row.record.direction === "inbound")
+      .sort((a, b) => a.seq - b.seq)
+      .map((row) => ({ position: row.seq, message: copy(row.record) }));
   }
 }
