@@ -10,7 +10,7 @@ import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
 import { createEngine, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
-import { stderrLogger, type EngineLogger } from "./engine/deps";
+import { stderrLogger, type EngineLogger } from "./engine";
 import type { ApiContext } from "./http/context";
 import { isCrossOrigin } from "./http/origin";
 import { addTransportHeaders, preparePageRequest, setApiHeaders } from "./http/security-headers";
@@ -128,7 +128,7 @@ async function serveEngine(
   const auth = new OperatorAuth(opts.token, logins, loginLimiter);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const icons = new IconProxy(opts.icons);
-  const catalog = new ToolCatalog(engine, provenance, logger, icons);
+  const catalog = new ToolCatalog(engine, provenance, icons);
   const providerStatus = new ProviderStatusRegistry();
   providerStatus.register({
     name: BUILTIN_PROVIDER_NAME,

@@ -1,10 +1,7 @@
 // Builds the engine from config, environment and stores: the one place where concrete parts meet.
 // Used by the server, the CLI and the integration tests.
 import type { MaisakaConfig } from "../lib/config/schema";
-import { systemClock, type Clock } from "./engine/clock";
-import { stderrLogger, type EngineLogger } from "./engine/deps";
-import { HeartflowManager } from "./engine/heartflow-manager";
-import { HookRegistry } from "./engine/hooks";
+import { HeartflowManager, HookRegistry, stderrLogger, systemClock, type Clock, type EngineLogger } from "./engine";
 import type { ModelClient } from "./llm/model-client";
 import { OpenAiModelClient } from "./llm/openai-client";
 import { createSimulatedModelClient } from "./llm/simulated";
@@ -26,6 +23,7 @@ export interface Engine {
   bus: MonitorBus;
   hooks: HookRegistry;
   toggles: ToggleState;
+  logger: EngineLogger;
   manager: HeartflowManager;
   /** Extra providers (plugins, MCP) shared by every session. */
   providers: ToolProvider[];
@@ -83,7 +81,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   });
   await bus.init();
   const toggles = new ToggleState(await opts.stores.toggles.list());
-  const hooks = new HookRegistry(logger);
+  const hooks = new HookRegistry(logger, clock);
   // One policy for every child process: own process group, private home, unprivileged user as root.
   const isolation = ChildIsolation.fromEnv(opts.env);
   const plugins = new PluginRuntime({ config: opts.config.plugins, hooks, logger, env: opts.env, isolation });
@@ -114,6 +112,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     bus,
     hooks,
     toggles,
+    logger,
     manager,
     providers,
     mcp,

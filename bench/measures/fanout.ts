@@ -27,7 +27,7 @@ function stageEvent(i: number): { sessionId: string; data: EventData<"stage.stat
   return {
     sessionId: `bench-${i % SESSIONS}`,
     data: {
-      stage: "规划器",
+      stage: "planner",
       detail: `round ${i}: thinking about the reply`,
       roundText: `${i % 6}/6`,
       agentState: "running",

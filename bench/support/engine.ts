@@ -3,7 +3,7 @@
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { parseConfig } from "../../server/config/load";
-import type { EngineLogger } from "../../server/engine/deps";
+import type { EngineLogger } from "../../server/engine";
 import type { MonitorBus } from "../../server/monitor/bus";
 import type { ChatMessageRecord, SessionRecord } from "../../server/stores/types";
 

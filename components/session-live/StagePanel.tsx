@@ -3,6 +3,7 @@
 import { formatClock, formatDuration } from "../../lib/client/format";
 import { useNow } from "../../lib/client/react/use-now";
 import type { Timeline } from "../../lib/client/timeline";
+import { stageLabel } from "../../lib/i18n/stages";
 import { StageBadge } from "../sessions/StageBadge";
 
 export function StagePanel({ timeline, live }: { timeline: Timeline; live: boolean }) {
@@ -30,7 +31,8 @@ export function StagePanel({ timeline, live }: { timeline: Timeline; live: boole
                   const took = next.data.stageStartedAt - s.data.stageStartedAt;
                   return (
                     <li key={s.seq}>
-                      <span className="mono muted">{formatClock(s.data.stageStartedAt)}</span> {s.data.stage}
+                      <span className="mono muted">{formatClock(s.data.stageStartedAt)}</span>{" "}
+                      {stageLabel(s.data.stage)}
                       {s.data.detail && <span className="muted"> · {s.data.detail}</span>}
                       {took >= 0 && <span className="mono muted"> {formatDuration(took)}</span>}
                     </li>

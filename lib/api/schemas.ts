@@ -1,8 +1,8 @@
 // HTTP API wire shapes (interface.md "HTTP API"): request bodies, queries and responses. Used by
 // the server's handlers, the dashboard's fetchers and the tests alike.
 import { z } from "zod";
-import { agentStateSchema, monitorEventSchema } from "../events/schemas";
-import { llmToolCallSchema } from "../llm/messages";
+import { agentStateSchema, monitorEventSchema, stageIdSchema } from "../events/schemas";
+import { historyMessageSchema, type HistoryMessage } from "../chat/history";
 import { toolSpecSchema } from "../tools/schemas";
 
 export const MAX_TEXT_CHARS = 8_000;
@@ -58,7 +58,8 @@ export const sessionSummarySchema = z.object({
   groupId: z.string().nullable(),
   userId: z.string().nullable(),
   agentState: agentStateSchema,
-  stage: z.string(),
+  /** The running runtime's stage; "" when it is not running. */
+  stage: z.union([stageIdSchema, z.literal("")]),
   stageDetail: z.string(),
   roundText: z.string(),
   lastActiveAt: z.number(),
@@ -139,69 +140,8 @@ export const eventsPageSchema = z.object({
 export type EventsPage = z.infer<typeof eventsPageSchema>;
 
 /** One entry of a session's history window (engine.md section 4), as the engine holds it. */
-export const historyMessageSchema = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.literal("session"),
-    uid: z.string(),
-    ts: z.number(),
-    messageId: z.string(),
-    userId: z.string(),
-    userName: z.string(),
-    groupCard: z.string().optional(),
-    text: z.string(),
-    sourceKind: z.enum(["user", "guided_reply"]),
-  }),
-  z.object({
-    kind: z.literal("complex"),
-    uid: z.string(),
-    ts: z.number(),
-    messageId: z.string(),
-    userId: z.string(),
-    userName: z.string(),
-    groupCard: z.string().optional(),
-    preview: z.array(z.object({ sender: z.string(), text: z.string() })),
-    total: z.number().int(),
-  }),
-  z.object({
-    kind: z.literal("reference"),
-    uid: z.string(),
-    ts: z.number(),
-    referenceType: z.enum(["custom", "jargon", "memory", "tool_hint"]),
-    content: z.string(),
-    audience: z.literal("timing_gate").optional(),
-  }),
-  z.object({
-    kind: z.literal("assistant"),
-    uid: z.string(),
-    ts: z.number(),
-    source: z.enum(["assistant", "perception", "timing_gate"]),
-    content: z.string(),
-    reasoningContent: z.string().optional(),
-    toolCalls: z.array(llmToolCallSchema),
-  }),
-  z.object({
-    kind: z.literal("tool_result"),
-    uid: z.string(),
-    ts: z.number(),
-    toolCallId: z.string(),
-    toolName: z.string(),
-    success: z.boolean(),
-    content: z.string(),
-    source: z.literal("timing_gate").optional(),
-    structuredContent: z.unknown().optional(),
-  }),
-  z.object({
-    kind: z.literal("tool_media"),
-    uid: z.string(),
-    ts: z.number(),
-    toolCallId: z.string(),
-    index: z.number().int(),
-    mimeType: z.string(),
-    description: z.string(),
-    data: z.string().optional(),
-  }),
-]);
-export type HistoryEntry = z.infer<typeof historyMessageSchema>;
+export { historyMessageSchema };
+export type HistoryEntry = HistoryMessage;
 
 export const sessionHistorySchema = z.object({
   sessionId: z.string(),

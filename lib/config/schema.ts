@@ -75,6 +75,8 @@ export const maisakaConfigSchema = z
         talkValue: z.number().min(0).default(1),
         privateTalkValue: z.number().min(0).default(1),
         talkValueRules: z.array(talkValueRuleSchema).default([]),
+        /** Scales talkValue for the trigger threshold (engine.md 2: effectiveFrequency). */
+        talkFrequencyAdjust: z.number().positive().default(1),
         maxContextSize: z.number().int().positive().default(40),
         maxPrivateContextSize: z.number().int().positive().default(60),
         messageDebounceSeconds: z.number().min(0).default(1),

@@ -47,8 +47,24 @@ const sessionStartData = z.object({
 
 const sessionStopData = z.object({ reason: z.string() });
 
+/**
+ * What the runtime is doing (stage.status). Display names per locale live in lib/i18n/stages.ts;
+ * the tool stage carries the tool's name in `detail`, the cooldown its length.
+ */
+export const stageIdSchema = z.enum([
+  "idle",
+  "collecting",
+  "timing_gate",
+  "planner",
+  "planner_interrupted",
+  "tool",
+  "cooldown",
+  "waiting",
+]);
+export type StageId = z.infer<typeof stageIdSchema>;
+
 const stageStatusData = z.object({
-  stage: z.string(),
+  stage: stageIdSchema,
   detail: z.string(),
   roundText: z.string(),
   agentState: agentStateSchema,

@@ -1,7 +1,7 @@
 // The Host <-> Runner IPC protocol (engine.md 1.5, reference-python.md 11): the envelope carried by
 // every frame, the string error codes and the payload of each method. Both processes parse with these.
 import { z } from "zod";
-import { jsonObjectSchema } from "../tools/schemas";
+import { jsonObjectSchema, toolAvailabilityContextSchema } from "../tools/schemas";
 import { hookDeclarationSchema, pluginSummarySchema, toolDeclarationSchema } from "./components";
 
 export const PROTOCOL_VERSION = "1.0.0";
@@ -103,16 +103,13 @@ export type LoadFailure = z.infer<typeof loadFailureSchema>;
 export const readyPayloadSchema = z.object({ failed: z.array(loadFailureSchema) });
 export type ReadyPayload = z.infer<typeof readyPayloadSchema>;
 
-/** Who is calling, for the plugin's information (chat ids, the planner's reasoning). */
-export const callContextSchema = z.object({
-  sessionId: z.string(),
-  streamId: z.string(),
+/**
+ * Who is calling, for the plugin's information: the tool availability context (chat ids), plus
+ * the call's id and the planner's reasoning.
+ */
+export const callContextSchema = toolAvailabilityContextSchema.extend({
   callId: z.string(),
   reasoning: z.string(),
-  isGroupChat: z.boolean().optional(),
-  groupId: z.string().optional(),
-  userId: z.string().optional(),
-  platform: z.string().optional(),
 });
 export type CallContext = z.infer<typeof callContextSchema>;
 

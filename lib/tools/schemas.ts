@@ -1,5 +1,6 @@
 // Wire shapes of the unified tool layer (engine.md 1.1). One schema per model; types are inferred.
 import { z } from "zod";
+import { referenceTypeSchema } from "../chat/history";
 
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
 export type JsonObject = z.infer<typeof jsonObjectSchema>;
@@ -100,6 +101,12 @@ export const toolContentItemSchema = z.object({
 });
 export type ToolContentItem = z.infer<typeof toolContentItemSchema>;
 
+export const postHistoryMessageSchema = z.object({
+  content: z.string().min(1),
+  referenceType: referenceTypeSchema.default("tool_hint"),
+});
+export type PostHistoryMessage = z.infer<typeof postHistoryMessageSchema>;
+
 export const toolExecutionResultSchema = z.object({
   toolName: z.string(),
   success: z.boolean(),
@@ -107,7 +114,8 @@ export const toolExecutionResultSchema = z.object({
   errorMessage: z.string().default(""),
   structuredContent: z.unknown().optional(),
   contentItems: z.array(toolContentItemSchema).default([]),
-  postHistoryMessages: z.array(z.unknown()).default([]),
+  /** Notes for the model placed in history right after the result, as reference messages (not counted). */
+  postHistoryMessages: z.array(postHistoryMessageSchema).default([]),
   metadata: jsonObjectSchema.default({}),
 });
 export type ToolExecutionResult = z.infer<typeof toolExecutionResultSchema>;

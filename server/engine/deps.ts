@@ -1,13 +1,27 @@
 // Everything the engine gets from outside. The composition root (server/index.ts, the CLI, tests)
 // builds this; the engine never constructs its own clock, model, stores or event sink.
 import type { MaisakaConfig } from "../../lib/config/schema";
+import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { ModelClient } from "../llm/model-client";
-import type { EventSink } from "../monitor/bus";
-import type { EventLedger } from "../monitor/ledger";
 import type { Stores } from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
 import type { Clock } from "./clock";
 import type { HookRegistry } from "./hooks";
+
+/** Where the engine's monitor events go (the monitor bus, in the server). */
+export interface EventSink {
+  emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent;
+  /** Last assigned seq of a session (0 when none). */
+  seqOf(sessionId: string): number;
+  /** Resolves once the session's events up to `seq` are in the ledger. */
+  whenDurable(sessionId: string, seq: number): Promise<void>;
+}
+
+/** Reads a session's written events (the event ledger, in the server). */
+export interface EventReader {
+  /** Up to `limit` events of the session with seq above `afterSeq`, in seq order. */
+  read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]>;
+}
 
 export interface EngineLogger {
   info(message: string): void;
@@ -26,7 +40,7 @@ export interface EngineDeps {
   stores: Stores;
   events: EventSink;
   /** Read on restore, to reconcile a snapshot with the events written after it (recovery.ts). */
-  ledger: Pick<EventLedger, "read">;
+  ledger: EventReader;
   hooks: HookRegistry;
   /** Shared non-builtin providers (plugin runtime, MCP), registered after the builtin one. */
   providers: () => ToolProvider[];

@@ -1,23 +1,15 @@
 // Owns one runtime per chat session: created on first use (restoring a saved snapshot), kept in
 // least-recently-used order, and capped: over the cap the least recently used idle runtimes are
 // stopped first (their state is saved and comes back on the next message).
-import type { AgentState } from "../../lib/events/schemas";
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
+import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
+import { describeError } from "./errors";
+import { parseSnapshot, type RecoveredSession, type RuntimeSnapshotState } from "./persistence";
 import { hasWork, recoverSession } from "./recovery";
-import { describeError, SessionRuntime } from "./runtime";
-
-/** What other rooms may know of a running session (they never read runtime fields). */
-export interface RuntimeStatus {
-  agentState: AgentState;
-  stage: string;
-  stageDetail: string;
-  roundText: string;
-  lastActivityAt: number;
-  cycleCount: number;
-  pendingMessages: number;
-  waitDeadline: number | null;
-}
+import { SessionRuntime, type RuntimeStatus } from "./runtime";
+import type { ToolRegistry } from "../tools/registry";
+import { createSessionlessTools, type SessionlessTools } from "./tool-registry";
 
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
@@ -26,6 +18,8 @@ export class HeartflowManager {
   /** Evicted runtimes still saving their last state: a new runtime of the session restores after it. */
   private readonly stopping = new Map<string, Promise<void>>();
   private closed = false;
+  /** The registry for sessions without a running runtime (listing only), built on first use. */
+  private detachedTools: SessionlessTools | null = null;
 
   constructor(private readonly deps: EngineDeps) {}
 
@@ -37,25 +31,43 @@ export class HeartflowManager {
     return [...this.runtimes.values()];
   }
 
-  /** The running session's status; null when it has no runtime or its runtime stopped. */
-  status(sessionId: string): RuntimeStatus | null {
-    const rt = this.runtimes.get(sessionId);
-    if (!rt || rt.isStopped) return null;
-    return {
-      agentState: rt.agentState,
-      stage: rt.stage.name,
-      stageDetail: rt.stage.detail,
-      roundText: rt.stage.roundText,
-      lastActivityAt: rt.lastActivityAt,
-      cycleCount: rt.cycleCounter,
-      pendingMessages: rt.pendingMessages().length,
-      waitDeadline: rt.waitDeadline,
-    };
+  /** Ids of the sessions whose runtime is running. */
+  runningSessionIds(): string[] {
+    return [...this.runtimes.values()].filter((r) => !r.isStopped).map((r) => r.session.id);
   }
 
-  /** Ids of the sessions that have a runtime (running or not yet stopped). */
-  liveSessionIds(): string[] {
-    return [...this.runtimes.keys()];
+  /** A running session's runtime (not stopped or evicted). */
+  private live(sessionId: string): SessionRuntime | null {
+    const runtime = this.runtimes.get(sessionId);
+    return runtime && !runtime.isStopped ? runtime : null;
+  }
+
+  /** What a running session is doing; null when its runtime is not running. */
+  status(sessionId: string): RuntimeStatus | null {
+    return this.live(sessionId)?.status() ?? null;
+  }
+
+  /** A running session's history window; null when its runtime is not running. */
+  liveHistory(sessionId: string): readonly HistoryMessage[] | null {
+    return this.live(sessionId)?.history ?? null;
+  }
+
+  /**
+   * The tool registry a session gets: its running runtime's own, otherwise one built the same way
+   * without a runtime (for listing; tools that speak in a chat refuse to run there).
+   */
+  toolRegistry(sessionId: string | null): ToolRegistry {
+    const live = sessionId === null ? null : this.live(sessionId);
+    if (live) return live.registry;
+    this.detachedTools ??= createSessionlessTools(this.deps, { id: "_catalog", platform: "operator" });
+    this.detachedTools.refresh();
+    return this.detachedTools.registry;
+  }
+
+  /** A session's last saved state (parsed; null when none or unreadable). */
+  async savedSnapshot(sessionId: string): Promise<RuntimeSnapshotState | null> {
+    const snapshot = await this.deps.stores.sessions.loadSnapshot(sessionId);
+    return parseSnapshot(sessionId, snapshot?.state, this.deps.logger);
   }
 
   /** The runtime of a session, created (and restored from its snapshot) when absent. */
@@ -79,18 +91,26 @@ export class HeartflowManager {
     const stored = await stores.sessions.get(session.id);
     if (!stored) await stores.sessions.upsert(session);
     const runtime = new SessionRuntime(stored ?? session, this.deps);
-    if (stored) runtime.restore(await recoverSession(session.id, this.deps));
+    if (stored) runtime.restore(await this.savedState(session.id));
     this.runtimes.set(session.id, runtime);
     runtime.start();
     await this.enforceCap(session.id);
     return runtime;
   }
 
+  /**
+   * What a session's next runtime starts from: its last snapshot reconciled with the ledger and the
+   * message store (recovery.ts), so a crash at any moment loses no acknowledged message.
+   */
+  private savedState(sessionId: string): Promise<RecoveredSession> {
+    return recoverSession(sessionId, this.deps);
+  }
+
   /** Brings back every stored session with work left (pending messages, an armed wait) after a restart. */
   async restoreAll(): Promise<number> {
     let restored = 0;
     for (const session of await this.deps.stores.sessions.list()) {
-      if (!hasWork(await recoverSession(session.id, this.deps))) continue;
+      if (!hasWork(await this.savedState(session.id))) continue;
       await this.getOrCreate(session);
       restored++;
     }

@@ -3,6 +3,7 @@
 // logged and skipped.
 import type { LlmMessage, LlmToolCall } from "../../lib/llm/messages";
 import type { LlmToolDefinition } from "../../lib/tools/schemas";
+import { systemClock, type Clock, type TimerHandle } from "./clock";
 
 export interface HookPayloads {
   "maisaka.planner.before_request": {
@@ -64,7 +65,11 @@ export class HookRegistry {
     "maisaka.replyer.after_response": [],
   };
 
-  constructor(private readonly logger: HookLogger = { warn: (m) => console.warn(m) }) {}
+  /** Handler timeouts run on `clock`, the engine's injected clock (a fake one in tests). */
+  constructor(
+    private readonly logger: HookLogger = { warn: (m) => console.warn(m) },
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Returns an unregister function. */
   register<P extends HookPoint>(
@@ -94,13 +99,13 @@ export class HookRegistry {
     let current = payload;
     for (const entry of this.handlers[point] as Registered<P>[]) {
       const controller = new AbortController();
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: TimerHandle | undefined;
       try {
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
+          timer = this.clock.setTimer(entry.timeoutMs, () => {
             controller.abort();
             reject(new Error(`timed out after ${entry.timeoutMs} ms`));
-          }, entry.timeoutMs);
+          });
         });
         const patch = await Promise.race([Promise.resolve(entry.handler(current, controller.signal)), timeout]);
         if (patch && typeof patch === "object")
@@ -108,7 +113,7 @@ export class HookRegistry {
       } catch (error) {
         this.logger.warn(`[hooks] ${point} handler ${entry.name} skipped: ${describe(error)}`);
       } finally {
-        clearTimeout(timer);
+        timer?.cancel();
       }
     }
     return current;

@@ -4,8 +4,8 @@
 import { z } from "zod";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
-import { renderPrompt } from "./prompts/templates";
-import { parseJsonObject, transcript } from "./session-host";
+import { parseJsonObject, transcript } from "./context/transcript";
+import { promptOptions, renderPrompt } from "./prompts/templates";
 
 const extractionSchema = z.object({
   jargon: z.array(z.object({ word: z.string().min(1), meaning: z.string().min(1) })).catch([]),
@@ -27,6 +27,8 @@ const MIN_CHAT_LINES = 3;
 
 export class SessionLearner {
   private chain: Promise<void> = Promise.resolve();
+  /** Aborts the in-flight extraction call when the session stops. */
+  private readonly stopController = new AbortController();
 
   constructor(
     private readonly sessionId: string,
@@ -35,12 +37,14 @@ export class SessionLearner {
 
   /** Queues an extraction over messages that left the history window. */
   learnFrom(removed: HistoryMessage[]): Promise<void> {
+    if (this.stopController.signal.aborted) return this.chain;
     const chat = removed.filter((m) => m.kind === "session" || m.kind === "complex");
     if (chat.length < MIN_CHAT_LINES) return this.chain;
     const text = transcript(chat, this.deps.config.bot.nickname, chat.length);
     this.chain = this.chain
       .then(() => this.extract(text))
       .catch((error: unknown) => {
+        if (this.stopController.signal.aborted) return;
         this.deps.logger.warn(
           `[learning] session ${this.sessionId}: ${error instanceof Error ? error.message : String(error)}`,
         );
@@ -48,17 +52,26 @@ export class SessionLearner {
     return this.chain;
   }
 
+  /** Aborts the running extraction, drops queued ones and resolves when the chain has settled. */
+  stop(): Promise<void> {
+    this.stopController.abort(new Error("session stopped"));
+    return this.chain;
+  }
+
   private async extract(text: string): Promise<void> {
     const { model, config, stores, clock } = this.deps;
+    const signal = this.stopController.signal;
+    if (signal.aborted) return;
     const response = await model.chat({
       task: "utils",
       messages: [
         {
           role: "system",
-          content: renderPrompt("learning_extract", {}, { locale: config.bot.locale, overrides: config.prompts }),
+          content: renderPrompt("learning_extract", {}, promptOptions(config)),
         },
         { role: "user", content: text },
       ],
+      signal,
     });
     const parsed = extractionSchema.safeParse(parseJsonObject(response.content) ?? {});
     if (!parsed.success) return;

@@ -9,12 +9,11 @@ import { toLlmDefinition, type ToolSpec } from "../../lib/tools/schemas";
 import { ModelAbortedError, ModelCallError } from "../llm/model-client";
 import { timingToolNames } from "../tools/builtin/provider";
 import type { HistoryMessage } from "./context/messages";
-import { selectContext } from "./context/selection";
 import { toMonitorToolCall, type CycleRecord } from "./cycle";
+import type { PlannerInterruptGuard } from "./interrupt-guard";
 import { buildPromptVars } from "./prompt-vars";
-import { renderPrompt } from "./prompts/templates";
-import type { SessionRuntime } from "./runtime";
-import { availabilityContext } from "./session-context";
+import { promptOptions, renderPrompt } from "./prompts/templates";
+import { availabilityContext, type SessionScope } from "./session-scope";
 
 export interface PlannerToolView {
   exposed: ToolSpec[];
@@ -62,7 +61,18 @@ export function discoveredInWindow(selected: HistoryMessage[]): Set<string> {
   return found;
 }
 
-export async function buildPlannerToolView(rt: SessionRuntime, selected: HistoryMessage[]): Promise<PlannerToolView> {
+/** What the planner carries from one request to the next. */
+export interface PlannerMemory {
+  /** The last answer's reasoning text, for dedup (3.4). */
+  previousText: string;
+  /** The last tool view (deferred pool, discovered), read by tool_search. */
+  toolView: PlannerToolView | null;
+}
+
+export async function buildPlannerToolView(
+  rt: Pick<SessionScope, "session" | "registry">,
+  selected: HistoryMessage[],
+): Promise<PlannerToolView> {
   const ctx = availabilityContext(rt);
   const all = await rt.registry.listAllTools(ctx);
   const discoveredNames = discoveredInWindow(selected);
@@ -104,18 +114,23 @@ export type PlannerOutcome =
   | { kind: "interrupted" }
   | { kind: "llm_error"; error: string };
 
-export async function runPlanner(rt: SessionRuntime, cycle: CycleRecord): Promise<PlannerOutcome> {
+export async function runPlanner(
+  rt: SessionScope,
+  cycle: CycleRecord,
+  memory: PlannerMemory,
+  interrupts: PlannerInterruptGuard,
+): Promise<PlannerOutcome> {
   const { clock, config, model, hooks, events } = rt.deps;
-  const locale = config.bot.locale;
-  const selection = selectContext(rt.history, { requestKind: "planner", maxContextSize: rt.maxContextSize });
+  const prompts = promptOptions(config);
+  const selection = rt.history.select({ requestKind: "planner", maxContextSize: rt.maxContextSize });
   const view = await buildPlannerToolView(rt, selection.messages);
-  rt.toolView = view;
+  memory.toolView = view;
   cycle.withheldTools = view.withheld;
 
   const messages: LlmMessage[] = [
     {
       role: "system",
-      content: renderPrompt("maisaka_chat", buildPromptVars(rt), { locale, overrides: config.prompts }),
+      content: renderPrompt("maisaka_chat", buildPromptVars(config, rt.session.isGroupChat), prompts),
     },
     ...selection.llmMessages,
   ];
@@ -124,16 +139,12 @@ export async function runPlanner(rt: SessionRuntime, cycle: CycleRecord): Promis
     const list = undiscovered.map((s, i) => `${i + 1}. ${s.name}: ${s.description}`).join("\n");
     messages.push({
       role: "user",
-      content: renderPrompt("deferred_tools_reminder", { tools: list }, { locale, overrides: config.prompts }),
+      content: renderPrompt("deferred_tools_reminder", { tools: list }, prompts),
     });
   }
   messages.push({
     role: "user",
-    content: renderPrompt(
-      "current_time",
-      { datetime: formatDateTime(clock.now()) },
-      { locale, overrides: config.prompts },
-    ),
+    content: renderPrompt("current_time", { datetime: formatDateTime(clock.now()) }, prompts),
   });
 
   const hooked = await hooks.run("maisaka.planner.before_request", {
@@ -152,21 +163,18 @@ export async function runPlanner(rt: SessionRuntime, cycle: CycleRecord): Promis
   cycle.request = request;
   const exposedNames = new Set(hooked.tools.map((t) => t.function.name));
 
-  const flight = rt.plannerFlight;
-  const controller = new AbortController();
-  flight.controller = controller;
-  flight.interruptRequested = false;
+  const signal = interrupts.begin(rt.stopSignal);
   const startedAt = clock.now();
   try {
     const response = await model.chat({
       task: "planner",
       messages: request.messages,
       tools: request.tools,
-      signal: controller.signal,
+      signal,
       onRetry: (p) => events.emit(rt.session.id, "llm.retry", p),
       onError: (p) => events.emit(rt.session.id, "llm.error", p),
     });
-    flight.consecutive = 0;
+    interrupts.answered();
     const after = await hooks.run("maisaka.planner.after_response", {
       sessionId: rt.session.id,
       content: response.content,
@@ -175,11 +183,9 @@ export async function runPlanner(rt: SessionRuntime, cycle: CycleRecord): Promis
       completionTokens: response.usage.completionTokens,
     });
     const text = response.reasoningContent || after.content;
-    const duplicate = isNearDuplicate(text, rt.previousPlannerText);
-    rt.previousPlannerText = text;
-    const storedContent = duplicate
-      ? renderPrompt("reasoning_dedup", {}, { locale, overrides: config.prompts })
-      : after.content;
+    const duplicate = isNearDuplicate(text, memory.previousText);
+    memory.previousText = text;
+    const storedContent = duplicate ? renderPrompt("reasoning_dedup", {}, prompts) : after.content;
     const durationMs = clock.now() - startedAt;
     cycle.timeRecords.planner = durationMs;
     cycle.planner = {
@@ -202,11 +208,10 @@ export async function runPlanner(rt: SessionRuntime, cycle: CycleRecord): Promis
     };
   } catch (error) {
     cycle.timeRecords.planner = clock.now() - startedAt;
-    if (error instanceof ModelAbortedError && flight.interruptRequested) return { kind: "interrupted" };
+    if (error instanceof ModelAbortedError && interrupts.interrupted) return { kind: "interrupted" };
     if (error instanceof ModelCallError) return { kind: "llm_error", error: error.message };
     throw error;
   } finally {
-    flight.controller = null;
-    flight.interruptRequested = false;
+    interrupts.end();
   }
 }

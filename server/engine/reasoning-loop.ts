@@ -1,45 +1,129 @@
 // One turn of the reasoning loop (engine.md section 3): collect and ingest messages, then up to
 // maxInternalRounds cycles of timing gate -> planner -> tools, each closed by planner.finalized and
-// cycle.end with its end reason.
-import type { EndReason } from "../../lib/events/schemas";
+// cycle.end with its end reason. The loop owns the agent state: every transition happens here,
+// the gate, planner and tool executor only return outcomes.
+import type { AgentState, EndReason, StageId } from "../../lib/events/schemas";
 import type { ChatMessageRecord } from "../stores/types";
-import { trimHistory } from "./context/selection";
-import type { AssistantMessage } from "./context/messages";
+import type { AssistantMessage, HistoryMessage } from "./context/messages";
 import { newCycle, type CycleRecord } from "./cycle";
-import { runPlanner } from "./planner";
-import { renderPrompt } from "./prompts/templates";
-import type { SessionRuntime } from "./runtime";
-import { newUid } from "./session-context";
+import { describeError } from "./errors";
+import type { PlannerInterruptGuard } from "./interrupt-guard";
+import { runPlanner, type PlannerMemory } from "./planner";
+import { promptOptions, renderPrompt } from "./prompts/templates";
+import { newUid, type SessionScope } from "./session-scope";
 import { runTimingGate } from "./timing-gate";
 import { executeToolCalls } from "./tool-executor";
 
 type RoundResult = { endReason: EndReason; endTurn: boolean; interrupted?: boolean; cooldownMs?: number };
 
-export class ReasoningLoop {
-  constructor(private readonly rt: SessionRuntime) {}
+export interface TurnTrigger {
+  messageTriggered: boolean;
+  timeoutTriggered: boolean;
+}
 
-  async runTurn(trigger: { messageTriggered: boolean; timeoutTriggered: boolean }): Promise<void> {
-    const rt = this.rt;
-    if (trigger.messageTriggered) {
-      rt.setStage("消息整理", "");
-      await rt.debounce();
+/** What the loop asks of the runtime around it (messages, timers, stage display). */
+export interface LoopHost {
+  readonly scope: SessionScope;
+  readonly interrupts: PlannerInterruptGuard;
+  stopped(): boolean;
+  /** Takes the pending messages (deduped by id). */
+  collectPending(): ChatMessageRecord[];
+  pendingCount(): number;
+  lastMessage(): ChatMessageRecord | null;
+  takeForceContinue(): boolean;
+  /** Consumes the recovery mark of a message already announced in the ledger (recovery.ts). */
+  takeAnnounced(messageId: string): boolean;
+  /** Waits for the chat to go quiet when messages came in during a run. */
+  debounce(): Promise<void>;
+  /** Sleeps on the engine clock; false when the runtime stopped meanwhile. */
+  pause(ms: number): Promise<boolean>;
+  armWait(callId: string, seconds: number): void;
+  /** The armed wait's call id, if any; disarms it. */
+  takeWait(): string | null;
+  setStage(stage: StageId, detail?: string): void;
+  setRoundText(roundText: string): void;
+  syncProviders(): void;
+  historyTrimmed(removed: HistoryMessage[]): void;
+}
+
+/** The loop's part of a saved runtime state. */
+export interface LoopState {
+  agentState: AgentState;
+  cycleCounter: number;
+  previousPlannerText: string;
+}
+
+export class ReasoningLoop {
+  private agentState: AgentState = "stop";
+  private cycleCounter = 0;
+  readonly planner: PlannerMemory = { previousText: "", toolView: null };
+
+  constructor(private readonly host: LoopHost) {}
+
+  get state(): AgentState {
+    return this.agentState;
+  }
+
+  get cycles(): number {
+    return this.cycleCounter;
+  }
+
+  saved(): LoopState {
+    return {
+      agentState: this.agentState,
+      cycleCounter: this.cycleCounter,
+      previousPlannerText: this.planner.previousText,
+    };
+  }
+
+  /**
+   * Before start: a wait comes back only with its timer (`waitArmed`); a running turn died with the
+   * process (its messages are pending again, see recovery.ts).
+   */
+  restore(state: LoopState, waitArmed: boolean): void {
+    this.cycleCounter = state.cycleCounter;
+    this.planner.previousText = state.previousPlannerText;
+    this.agentState = state.agentState === "wait" && waitArmed ? "wait" : "stop";
+  }
+
+  /** Runs one turn; a failure is logged and leaves the runtime idle. */
+  async runTurn(trigger: TurnTrigger): Promise<void> {
+    try {
+      await this.turn(trigger);
+    } catch (error) {
+      // A stop aborts in-flight model calls: that is the stop, not a failure.
+      if (!this.host.stopped()) {
+        this.host.scope.deps.logger.error(
+          `[engine] session ${this.host.scope.session.id}: turn failed: ${describeError(error)}`,
+        );
+      }
+      if (this.agentState === "running") this.agentState = "stop";
     }
-    const waitCallId = trigger.timeoutTriggered ? rt.takePendingWait() : null;
-    const pending = rt.collectPending();
+  }
+
+  private async turn(trigger: TurnTrigger): Promise<void> {
+    const host = this.host;
+    const rt = host.scope;
+    if (trigger.messageTriggered) {
+      host.setStage("collecting");
+      await host.debounce();
+    }
+    const waitCallId = trigger.timeoutTriggered ? host.takeWait() : null;
+    const pending = host.collectPending();
     if (!pending.length && !waitCallId) {
-      if (rt.agentState === "wait") rt.agentState = "stop";
+      if (this.agentState === "wait") this.agentState = "stop";
       return;
     }
-    rt.agentState = "running";
-    rt.syncProviders();
+    this.agentState = "running";
+    host.syncProviders();
     if (waitCallId) this.appendWaitResult(waitCallId, pending.length > 0);
     this.ingest(pending);
-    let anchor = pending.at(-1) ?? rt.lastCachedMessage();
+    let anchor = pending.at(-1) ?? host.lastMessage();
 
     const maxRounds = rt.deps.config.chat.maxInternalRounds;
     let gateRequired = true;
     let cooldownMs = 0;
-    for (let round = 0; round < maxRounds && !rt.isStopped;) {
+    for (let round = 0; round < maxRounds && !host.stopped();) {
       const cycle = this.startCycle(round, maxRounds);
       const result = await this.runRound(cycle, gateRequired, anchor?.messageId ?? null);
       if (cycle.timingGate?.result.action === "continue") gateRequired = false;
@@ -49,27 +133,27 @@ export class ReasoningLoop {
       this.finalize(cycle, outOfRounds ? "max_rounds" : result.endReason);
       if (result.interrupted) {
         // Re-enter the planner (no gate, round not counted) only with new input and rounds left.
-        if (!rt.pendingMessages().length || rt.isStopped) break;
-        await rt.debounce();
-        const more = rt.collectPending();
+        if (!host.pendingCount() || host.stopped()) break;
+        await host.debounce();
+        const more = host.collectPending();
         this.ingest(more);
         anchor = more.at(-1) ?? anchor;
         continue;
       }
       if (result.endTurn) break;
     }
-    if (rt.agentState === "running") rt.agentState = "stop";
-    if (cooldownMs > 0 && !rt.isStopped) {
-      rt.setStage("冷却", `${Math.round(cooldownMs / 100) / 10}s`);
-      await rt.pause(cooldownMs);
+    if (this.agentState === "running") this.agentState = "stop";
+    if (cooldownMs > 0 && !host.stopped()) {
+      host.setStage("cooldown", `${Math.round(cooldownMs / 100) / 10}s`);
+      await host.pause(cooldownMs);
     }
   }
 
   private startCycle(roundIndex: number, maxRounds: number): CycleRecord {
-    const rt = this.rt;
-    rt.cycleCounter++;
-    const cycle = newCycle(`c${rt.cycleCounter}`, roundIndex, rt.deps.clock.now());
-    rt.stage.roundText = `${roundIndex + 1}/${maxRounds}`;
+    const rt = this.host.scope;
+    this.cycleCounter++;
+    const cycle = newCycle(`c${this.cycleCounter}`, roundIndex, rt.deps.clock.now());
+    this.host.setRoundText(`${roundIndex + 1}/${maxRounds}`);
     rt.deps.events.emit(rt.session.id, "cycle.start", {
       cycleId: cycle.cycleId,
       roundIndex,
@@ -84,30 +168,43 @@ export class ReasoningLoop {
     gateRequired: boolean,
     anchorMessageId: string | null,
   ): Promise<RoundResult> {
-    const rt = this.rt;
+    const host = this.host;
+    const rt = host.scope;
     if (gateRequired) {
-      rt.setStage("Timing Gate", "");
-      const gate = await runTimingGate(rt, cycle);
+      host.setStage("timing_gate");
+      const gate = await runTimingGate(rt, cycle, host.takeForceContinue());
       if (gate.action === "wait") {
-        rt.enterWait(gate.callId, gate.seconds);
+        this.agentState = "wait";
+        host.armWait(gate.callId, gate.seconds);
         return { endReason: "timing_wait", endTurn: true };
       }
-      if (gate.action === "no_action")
+      if (gate.action === "no_action") {
+        this.agentState = "stop";
         return { endReason: "timing_no_action", endTurn: true, cooldownMs: gate.cooldownMs };
+      }
       if (gate.action === "llm_error") {
         cycle.error = gate.error;
         return { endReason: "llm_error", endTurn: true };
       }
     }
 
-    rt.setStage("Planner", "");
-    const planned = await runPlanner(rt, cycle);
+    host.setStage("planner");
+    const planned = await runPlanner(rt, cycle, this.planner, host.interrupts);
     if (planned.kind === "interrupted") {
       cycle.interrupted = true;
-      rt.setStage("Planner 已打断", "");
+      host.setStage("planner_interrupted");
       rt.deps.events.emit(rt.session.id, "planner.interrupted", {
         cycleId: cycle.cycleId,
-        pendingMessages: rt.pendingMessages().length,
+        pendingMessages: host.pendingCount(),
+      });
+      // The planner learns its thought was cut off; the note does not count toward the window.
+      rt.history.append({
+        kind: "assistant",
+        uid: newUid(),
+        ts: rt.deps.clock.now(),
+        source: "perception",
+        content: renderPrompt("interrupt_note", {}, promptOptions(rt.deps.config)),
+        toolCalls: [],
       });
       return { endReason: "planner_interrupted", endTurn: false, interrupted: true };
     }
@@ -128,24 +225,31 @@ export class ReasoningLoop {
       reasoningContent: planned.reasoningContent || undefined,
       toolCalls: planned.toolCalls,
     };
-    rt.history.push(assistant);
+    rt.history.append(assistant);
     if (!planned.toolCalls.length) return { endReason: "continue", endTurn: false };
 
-    const batch = await executeToolCalls(rt, cycle, assistant, planned.exposed, planned.content, anchorMessageId);
-    // A pausing tool ends the turn: idle until new messages (a tool may have armed a wait instead).
-    if (batch.pausedBy && rt.agentState === "running") rt.agentState = "stop";
+    const batch = await executeToolCalls(
+      rt,
+      cycle,
+      assistant,
+      planned.exposed,
+      planned.content,
+      anchorMessageId,
+      (name) => host.setStage("tool", name),
+    );
+    // A pausing tool ends the turn: idle until new messages.
+    if (batch.pausedBy && this.agentState === "running") this.agentState = "stop";
     if (batch.pausedBy === "finish") return { endReason: "finish", endTurn: true };
     if (batch.pausedBy) return { endReason: `tool_pause:${batch.pausedBy}`, endTurn: true };
     return { endReason: "tool_continue", endTurn: false };
   }
 
   private finalize(cycle: CycleRecord, endReason: EndReason): void {
-    const rt = this.rt;
+    const rt = this.host.scope;
     cycle.endReason = endReason;
     cycle.timeRecords.total = rt.deps.clock.now() - cycle.startedAt;
-    const trimmed = trimHistory(rt.history, rt.maxContextSize);
-    rt.history = trimmed.kept;
-    const agentState = rt.agentState;
+    const removed = rt.history.trim(rt.maxContextSize);
+    const agentState = this.agentState;
     rt.deps.events.emit(rt.session.id, "planner.finalized", {
       cycleId: cycle.cycleId,
       roundIndex: cycle.roundIndex,
@@ -168,33 +272,25 @@ export class ReasoningLoop {
       agentState,
       endReason,
     });
-    if (trimmed.removed.length) rt.onHistoryTrimmed(trimmed.removed);
+    if (removed.length) this.host.historyTrimmed(removed);
   }
 
   private appendWaitResult(callId: string, newInput: boolean): void {
-    const rt = this.rt;
-    const { config } = rt.deps;
-    rt.history.push({
+    const rt = this.host.scope;
+    rt.history.append({
       kind: "tool_result",
       uid: newUid(),
       ts: rt.deps.clock.now(),
       toolCallId: callId,
       toolName: "wait",
       success: true,
-      content: renderPrompt(
-        newInput ? "wait_new_input" : "wait_timed_out",
-        {},
-        {
-          locale: config.bot.locale,
-          overrides: config.prompts,
-        },
-      ),
+      content: renderPrompt(newInput ? "wait_new_input" : "wait_timed_out", {}, promptOptions(rt.deps.config)),
       source: "timing_gate",
     });
   }
 
   private ingest(messages: ChatMessageRecord[]): void {
-    const rt = this.rt;
+    const rt = this.host.scope;
     for (const m of messages) {
       const base = {
         uid: newUid(),
@@ -205,12 +301,12 @@ export class ReasoningLoop {
         groupCard: m.groupCard,
       };
       if (m.forward?.length) {
-        rt.history.push({ ...base, kind: "complex", preview: m.forward.slice(0, 4), total: m.forward.length });
+        rt.history.append({ ...base, kind: "complex", preview: m.forward.slice(0, 4), total: m.forward.length });
       } else {
-        rt.history.push({ ...base, kind: "session", text: m.text, sourceKind: "user" });
+        rt.history.append({ ...base, kind: "session", text: m.text, sourceKind: "user" });
       }
       // Announced before a crash cut its turn (recovery.ts): into history again, not into the ledger.
-      if (rt.takeAnnounced(m.messageId)) continue;
+      if (this.host.takeAnnounced(m.messageId)) continue;
       rt.deps.events.emit(rt.session.id, "message.ingested", {
         speakerName: m.groupCard || m.userName,
         userId: m.userId,

@@ -2,7 +2,7 @@
 // that after a crash at any moment every acknowledged message is ingested exactly once and gets a turn.
 //
 // The runtime writes a snapshot only once the ledger holds every event up to the seq the snapshot
-// covers (SessionRuntime.persistNow), and every inbound message is in the message store before its
+// covers (SnapshotWriter in persistence.ts), and every inbound message is in the message store before its
 // 202. So on restore:
 // - events after the covered seq are what the snapshot missed: the messages they ingested go back to
 //   pending flagged as announced (the next turn puts them into history without a second
@@ -10,50 +10,30 @@
 //   ids are not handed out again;
 // - inbound messages stored after the snapshot's message cursor that the snapshot does not hold
 //   become pending.
-import { z } from "zod";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import type { EventSink } from "../monitor/bus";
-import type { EventLedger } from "../monitor/ledger";
-import type { ChatMessageRecord, Stores } from "../stores/types";
-import type { RuntimeSnapshotState } from "./runtime";
+import type { ChatMessageRecord } from "../stores/types";
+import type { EngineDeps } from "./deps";
+import { parseSnapshot, type RecoveredSession, type RuntimeSnapshotState } from "./persistence";
 
-/** What a restored runtime starts from. */
-export interface RecoveredSession {
-  /** The saved snapshot (null: none, or unreadable). */
-  state: RuntimeSnapshotState | null;
-  /** Messages to ingest with the next turn, in arrival order. */
-  pending: ChatMessageRecord[];
-  /** Pending message ids whose message.ingested is already in the ledger. */
-  announced: Set<string>;
-  /** Highest cycle number used so far (snapshot or ledger). */
-  cycleCounter: number;
-  /** Highest message store position the restored runtime accounts for. */
+export type RecoveryDeps = Pick<EngineDeps, "stores" | "ledger" | "events" | "logger">;
+
+/** The recovery marks of a snapshot (derived for one written before they existed). */
+interface Marks {
+  coveredSeq: number;
   messageCursor: number;
+  announced: string[];
 }
-
-export interface RecoveryDeps {
-  stores: Pick<Stores, "sessions" | "messages">;
-  ledger: Pick<EventLedger, "read">;
-  events: Pick<EventSink, "seqOf">;
-}
-
-const marksSchema = z.object({
-  coveredSeq: z.number().int().nonnegative(),
-  messageCursor: z.number().int().nonnegative(),
-  announced: z.array(z.string()),
-});
 
 const LEDGER_PAGE = 1_000;
 
 export async function recoverSession(sessionId: string, deps: RecoveryDeps): Promise<RecoveredSession> {
   const saved = await deps.stores.sessions.loadSnapshot(sessionId);
-  const state = await parseSnapshotState(saved?.state, sessionId, deps);
+  const parsed = parseSnapshot(sessionId, saved?.state, deps.logger);
+  const state = parsed && { ...parsed, ...(await marksOf(parsed, sessionId, deps)) };
   const after = await readAfter(deps.ledger, sessionId, state?.coveredSeq ?? 0);
 
-  const inHistory = new Set<string>();
-  for (const m of state?.history ?? []) if (m.kind === "session" || m.kind === "complex") inHistory.add(m.messageId);
   const pending: ChatMessageRecord[] = [];
-  const seen = new Set(inHistory);
+  const seen = state ? historyMessageIds(state) : new Set<string>();
   const add = (m: ChatMessageRecord) => {
     if (seen.has(m.messageId)) return;
     seen.add(m.messageId);
@@ -66,7 +46,7 @@ export async function recoverSession(sessionId: string, deps: RecoveryDeps): Pro
     messageCursor = Math.max(messageCursor, position);
   }
 
-  const announced = new Set(state?.announced ?? []);
+  const announced = new Set(state?.announced);
   let cycleCounter = state?.cycleCounter ?? 0;
   for (const e of after) {
     if (e.type === "message.ingested") {
@@ -90,40 +70,32 @@ export function hasWork(recovered: RecoveredSession): boolean {
   return recovered.pending.length > 0 || (recovered.state?.agentState === "wait" && !!recovered.state.wait);
 }
 
-async function parseSnapshotState(
-  value: unknown,
-  sessionId: string,
-  deps: RecoveryDeps,
-): Promise<RuntimeSnapshotState | null> {
-  if (
-    !value ||
-    typeof value !== "object" ||
-    (value as { version?: unknown }).version !== 1 ||
-    !Array.isArray((value as { history?: unknown }).history) ||
-    !Array.isArray((value as { pending?: unknown }).pending)
-  )
-    return null;
-  // Checked above as far as the runtime relies on it.
-  const state = value as RuntimeSnapshotState;
-  const marks = marksSchema.safeParse(value);
-  return { ...state, ...(marks.success ? marks.data : await legacyMarks(state, sessionId, deps)) };
+/** The snapshot's marks; for one written before they existed, derived from what it holds. */
+async function marksOf(state: RuntimeSnapshotState, sessionId: string, deps: RecoveryDeps): Promise<Marks> {
+  if (state.coveredSeq !== undefined && state.messageCursor !== undefined) {
+    return { coveredSeq: state.coveredSeq, messageCursor: state.messageCursor, announced: state.announced };
+  }
+  return legacyMarks(state, sessionId, deps);
 }
 
 /**
  * A snapshot written before the marks existed is trusted as it was then: as covering the whole ledger,
  * and every stored message up to the last one it holds.
  */
-async function legacyMarks(
-  state: RuntimeSnapshotState,
-  sessionId: string,
-  deps: RecoveryDeps,
-): Promise<z.infer<typeof marksSchema>> {
-  const known = new Set(state.pending.map((m) => m.messageId));
-  for (const m of state.history) if (m.kind === "session" || m.kind === "complex") known.add(m.messageId);
+async function legacyMarks(state: RuntimeSnapshotState, sessionId: string, deps: RecoveryDeps): Promise<Marks> {
+  const known = historyMessageIds(state);
+  for (const m of state.pending) known.add(m.messageId);
   let messageCursor = 0;
   for (const { position, message } of await deps.stores.messages.listInboundAfter(sessionId, 0))
     if (known.has(message.messageId)) messageCursor = Math.max(messageCursor, position);
   return { coveredSeq: deps.events.seqOf(sessionId), messageCursor, announced: [] };
+}
+
+/** Chat message ids already ingested into a saved history. */
+function historyMessageIds(state: RuntimeSnapshotState): Set<string> {
+  const ids = new Set<string>();
+  for (const m of state.history) if (m.kind === "session" || m.kind === "complex") ids.add(m.messageId);
+  return ids;
 }
 
 async function readAfter(ledger: RecoveryDeps["ledger"], sessionId: string, afterSeq: number): Promise<MonitorEvent[]> {

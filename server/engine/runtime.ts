@@ -1,124 +1,186 @@
-// One chat session's runtime (engine.md section 2): the three states, message registration,
-// trigger threshold with idle compensation, force-continue, the turn queue, debounce, the wait
-// timer and planner interrupts. The turn itself runs in reasoning-loop.ts.
-import type { AgentState } from "../../lib/events/schemas";
+// One chat session's runtime (engine.md section 2): wires the parts of a session together and runs
+// its turn queue. Messages and triggers live in the trigger scheduler, the wait in the wait timer,
+// planner interrupts in the interrupt guard, snapshots in persistence, the history in its owner,
+// and every agent-state transition in the reasoning loop.
+import type { AgentState, StageId } from "../../lib/events/schemas";
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
 import { BuiltinToolProvider } from "../tools/builtin/provider";
 import { ToolRegistry } from "../tools/registry";
-import { sleep, type TimerHandle } from "./clock";
+import { sleep } from "./clock";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
+import { SessionHistory } from "./history";
+import { PlannerInterruptGuard } from "./interrupt-guard";
 import { SessionLearner } from "./learning";
-import type { PlannerToolView } from "./planner";
-import { ReasoningLoop } from "./reasoning-loop";
-import type { RecoveredSession } from "./recovery";
+import {
+  composeSnapshot,
+  restoredParts,
+  SnapshotWriter,
+  type RecoveredSession,
+  type RuntimeSnapshotState,
+} from "./persistence";
+import { ReasoningLoop, type LoopHost, type TurnTrigger } from "./reasoning-loop";
 import { SessionToolHost } from "./session-host";
-import { decideTrigger, LatencyWindow, talkValueAt, triggerThreshold } from "./triggers";
+import { syncSharedProviders } from "./tool-registry";
+import type { SessionScope } from "./session-scope";
+import { TriggerScheduler } from "./trigger-scheduler";
+import type { LatencyWindow } from "./triggers";
+import { WaitTimer } from "./wait-timer";
 
-export type TurnTrigger = "message" | "timeout";
+type TriggerKind = "message" | "timeout";
 
-export interface RuntimeSnapshotState {
-  version: 1;
+/** What a session is doing, as operators see it (HeartflowManager.status). */
+export interface RuntimeStatus {
   agentState: AgentState;
-  history: HistoryMessage[];
-  pending: ChatMessageRecord[];
-  wait: { callId: string; deadline: number } | null;
-  previousPlannerText: string;
-  latency: { at: number; latencyMs: number }[];
-  cycleCounter: number;
-  forceContinue: boolean;
-  talkFrequencyAdjust: number;
-  /** The session's last event seq when the state was taken; written once the ledger holds it. */
-  coveredSeq: number;
-  /** Highest message store position registered (inbound messages after it are unknown to the state). */
-  messageCursor: number;
-  /** Pending message ids whose message.ingested is already in the ledger (see recovery.ts). */
-  announced: string[];
+  stage: StageId;
+  stageDetail: string;
+  roundText: string;
+  lastActivityAt: number;
+  cycleCount: number;
+  pendingMessages: number;
+  waitDeadline: number | null;
 }
 
-/** Bot messages and consumed messages beyond this many are dropped from the message cache. */
-const MAX_RETAINED_CACHE = 200;
+export interface StageState {
+  name: StageId;
+  detail: string;
+  startedAt: number;
+  roundText: string;
+}
 
 export class SessionRuntime {
-  agentState: AgentState = "stop";
-  history: HistoryMessage[] = [];
-  previousPlannerText = "";
-  cycleCounter = 0;
-  talkFrequencyAdjust = 1;
-  readonly latency = new LatencyWindow();
   readonly registry: ToolRegistry;
-  readonly host: SessionToolHost;
-  /** The planner's last tool view (deferred pool, discovered), read by tool_search. */
-  toolView: PlannerToolView | null = null;
+  private readonly log = new SessionHistory();
+  private readonly scope: SessionScope;
+  private readonly scheduler: TriggerScheduler;
+  private readonly waitTimer: WaitTimer;
+  private readonly interrupts: PlannerInterruptGuard;
+  private readonly persistence: SnapshotWriter;
   private readonly learner: SessionLearner;
+  private readonly loop: ReasoningLoop;
 
-  private cache: ChatMessageRecord[] = [];
-  private processed = 0;
-  private lastMessageAt = 0;
-  private debounceNeeded = false;
-  private forceContinue = false;
   private scheduled = false;
-  private recheck: TimerHandle | null = null;
-  private wait: { callId: string; deadline: number; timer: TimerHandle } | null = null;
-  private triggers: TurnTrigger[] = [];
+  private triggers: TriggerKind[] = [];
   private wakeLoop: (() => void) | null = null;
   private turnRunning = false;
   private stopped = false;
-  /** Aborts sleeps (debounce, cooldown) when the runtime stops. */
+  /** Aborts sleeps (debounce, cooldown), model calls and tool calls when the runtime stops. */
   private readonly stopController = new AbortController();
   private loopDone: Promise<void> | null = null;
-  private readonly loop: ReasoningLoop;
-  private persistTimer: TimerHandle | null = null;
-  /** The newest state waiting to be written, and the writer working through them (one at a time). */
-  private persistQueued: { state: RuntimeSnapshotState; ts: number } | null = null;
-  private persisting: Promise<void> | null = null;
   /** Saves run one after another, so store positions follow registration order (recovery.ts). */
   private saveChain: Promise<unknown> = Promise.resolve();
-  private messageCursor = 0;
-  private announced = new Set<string>();
-  /** When the current batch's oldest message arrived, for reply latency samples. */
-  batchOldestArrival: number | null = null;
-
-  /** The in-flight planner request and the interrupt bookkeeping of 3.3. */
-  readonly plannerFlight = { controller: null as AbortController | null, interruptRequested: false, consecutive: 0 };
-  stage = { name: "空闲", detail: "", startedAt: 0, roundText: "" };
+  private currentStage: StageState = { name: "idle", detail: "", startedAt: 0, roundText: "" };
 
   constructor(
     readonly session: SessionRecord,
-    readonly deps: EngineDeps,
+    private readonly deps: EngineDeps,
   ) {
-    this.host = new SessionToolHost(this);
     this.registry = new ToolRegistry({ toggles: deps.toggles, logger: deps.logger });
-    this.registry.registerProvider(new BuiltinToolProvider(this.host));
-    this.syncProviders();
-    this.loop = new ReasoningLoop(this);
+    const chat = deps.config.chat;
+    this.scope = {
+      session,
+      deps,
+      history: this.log,
+      registry: this.registry,
+      maxContextSize: session.isGroupChat ? chat.maxContextSize : chat.maxPrivateContextSize,
+      stopSignal: this.stopController.signal,
+    };
+    this.scheduler = new TriggerScheduler(deps, session.isGroupChat, () => this.schedule());
+    this.waitTimer = new WaitTimer(deps.clock, () => {
+      if (!this.stopped && this.loop.state === "wait") this.enqueue("timeout");
+    });
+    this.interrupts = new PlannerInterruptGuard(() => deps.config.chat.plannerInterruptMaxConsecutive);
     this.learner = new SessionLearner(session.id, deps);
+    this.loop = new ReasoningLoop(this.loopHost());
+    this.persistence = new SnapshotWriter(
+      session.id,
+      deps,
+      () => this.snapshot(),
+      () => this.lastActivityAt,
+      () => this.turnRunning,
+    );
+    const host = new SessionToolHost(this.scope, {
+      toolView: () => this.loop.planner.toolView,
+      replySent: (at) => this.scheduler.replySent(at),
+    });
+    this.registry.registerProvider(new BuiltinToolProvider(host));
+    this.syncProviders();
+  }
+
+  private loopHost(): LoopHost {
+    return {
+      scope: this.scope,
+      interrupts: this.interrupts,
+      stopped: () => this.stopped,
+      collectPending: () => this.scheduler.collect(),
+      pendingCount: () => this.scheduler.pending().length,
+      lastMessage: () => this.scheduler.lastMessage(),
+      takeForceContinue: () => this.scheduler.takeForceContinue(),
+      takeAnnounced: (messageId) => this.scheduler.takeAnnounced(messageId),
+      debounce: () => this.scheduler.debounce((ms) => this.pause(ms)),
+      pause: (ms) => this.pause(ms),
+      armWait: (callId, seconds) => {
+        this.scheduler.cancelRecheck();
+        this.waitTimer.arm(callId, this.deps.clock.now() + seconds * 1000);
+      },
+      takeWait: () => this.waitTimer.take(),
+      setStage: (stage, detail) => this.setStage(stage, detail ?? ""),
+      setRoundText: (roundText) => void (this.currentStage = { ...this.currentStage, roundText }),
+      syncProviders: () => this.syncProviders(),
+      historyTrimmed: (removed) => this.onHistoryTrimmed(removed),
+    };
   }
 
   /**
    * Brings the session's registry in line with the shared providers (plugins, MCP), which come and
    * go while the process runs; the builtin provider stays first.
    */
-  syncProviders(): void {
-    const shared = this.deps.providers();
-    const registered = this.registry.listProviders().filter((p) => p.providerType !== "builtin");
-    if (registered.length === shared.length && registered.every((p, i) => p === shared[i])) return;
-    for (const p of registered) this.registry.unregisterProvider(p.providerName);
-    for (const p of shared) this.registry.registerProvider(p);
+  private syncProviders(): void {
+    syncSharedProviders(this.registry, this.deps.providers());
   }
 
   /** Messages trimmed out of the window feed jargon/memory/profile learning. */
-  onHistoryTrimmed(removed: HistoryMessage[]): void {
+  private onHistoryTrimmed(removed: HistoryMessage[]): void {
     void this.learner.learnFrom(removed);
   }
 
-  get isGroupChat(): boolean {
-    return this.session.isGroupChat;
+  /** The history window, oldest first (read-only). */
+  get history(): readonly HistoryMessage[] {
+    return this.log.all();
   }
 
-  get maxContextSize(): number {
-    const chat = this.deps.config.chat;
-    return this.isGroupChat ? chat.maxContextSize : chat.maxPrivateContextSize;
+  get agentState(): AgentState {
+    return this.loop.state;
+  }
+
+  get cycleCounter(): number {
+    return this.loop.cycles;
+  }
+
+  get stage(): Readonly<StageState> {
+    return this.currentStage;
+  }
+
+  /** Reply-latency samples of idle compensation. */
+  get latency(): LatencyWindow {
+    return this.scheduler.latency;
+  }
+
+  get waitDeadline(): number | null {
+    return this.waitTimer.current?.deadline ?? null;
+  }
+
+  status(): RuntimeStatus {
+    return {
+      agentState: this.agentState,
+      stage: this.currentStage.name,
+      stageDetail: this.currentStage.detail,
+      roundText: this.currentStage.roundText,
+      lastActivityAt: this.lastActivityAt,
+      cycleCount: this.cycleCounter,
+      pendingMessages: this.pendingMessages().length,
+      waitDeadline: this.waitDeadline,
+    };
   }
 
   start(): void {
@@ -131,34 +193,32 @@ export class SessionRuntime {
       userId: this.session.userId,
       platform: this.session.platform,
     });
-    this.setStage("空闲", "");
+    this.setStage("idle", "");
     this.loopDone = this.runLoop();
     this.schedule();
   }
 
-  /** Stops the loop: aborts an in-flight planner, cancels timers, closes the registry. */
+  /**
+   * Stops the loop: aborts every in-flight model call (gate, planner, replyer, emoji, learning) and
+   * tool call, cancels timers, saves the state and closes the session's own providers.
+   */
   async stop(reason: string): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.stopController.abort(new Error("runtime stopped"));
-    this.recheck?.cancel();
-    this.wait?.timer.cancel();
-    this.persistTimer?.cancel();
-    this.plannerFlight.controller?.abort();
+    this.scheduler.cancelRecheck();
+    this.waitTimer.halt();
+    this.persistence.close();
     this.wakeLoop?.();
     await this.loopDone;
-    // Saves already under way finish first: the last state's message cursor is then below them.
+    await this.learner.stop();
+    // Saves already under way finish first: the last state's message cursor is then at or above them.
     await this.saveChain;
-    await this.persistNow();
+    await this.persistence.now();
     // Shared providers (plugins, MCP) outlive a session: only the session's own ones are closed.
     for (const provider of this.deps.providers()) this.registry.unregisterProvider(provider.providerName);
     await this.registry.close();
     this.deps.events.emit(this.session.id, "session.stop", { reason });
-  }
-
-  /** Aborted when the runtime stops: cancels in-flight tool calls (MCP requests) of its turn. */
-  get stopSignal(): AbortSignal {
-    return this.stopController.signal;
   }
 
   get isStopped(): boolean {
@@ -167,13 +227,13 @@ export class SessionRuntime {
 
   /** No turn running or queued and no trigger re-check pending; an armed wait counts as idle. */
   isIdle(opts: { followWaits?: boolean } = {}): boolean {
-    if (this.turnRunning || this.triggers.length || this.scheduled || this.recheck) return false;
-    if (opts.followWaits && this.wait) return false;
+    if (this.turnRunning || this.triggers.length || this.scheduled || this.scheduler.rechecking) return false;
+    if (opts.followWaits && this.waitTimer.current) return false;
     return true;
   }
 
-  get lastActivityAt(): number {
-    return Math.max(this.lastMessageAt, this.stage.startedAt);
+  private get lastActivityAt(): number {
+    return Math.max(this.scheduler.lastMessageTime, this.currentStage.startedAt);
   }
 
   // ---- messages and triggers -------------------------------------------------------------
@@ -189,115 +249,39 @@ export class SessionRuntime {
     this.saveChain = saved.catch(() => undefined);
     const position = await saved;
     if (this.stopped) return true;
-    this.messageCursor = Math.max(this.messageCursor, position);
-    const now = this.deps.clock.now();
-    this.lastMessageAt = now;
-    const mentioned = message.mentionsBot ?? this.detectMention(message.text);
-    const chat = this.deps.config.chat;
-    if ((message.atBot && chat.atBotReply) || (mentioned && chat.mentionedBotReply)) this.forceContinue = true;
-    this.cache.push({ ...message, mentionsBot: mentioned, ts: message.ts || now });
-    this.pruneCache();
-    if (this.agentState === "running") {
-      this.debounceNeeded = true;
-      this.maybeInterruptPlanner();
+    this.scheduler.accept(message, position);
+    if (this.loop.state === "running") {
+      this.scheduler.requireDebounce();
+      this.interrupts.interrupt();
     }
     this.schedule();
-    this.persistSoon();
+    this.persistence.soon();
     return true;
   }
 
-  private detectMention(text: string): boolean {
-    const bot = this.deps.config.bot;
-    const lower = text.toLowerCase();
-    return [bot.nickname, ...bot.aliases].some((name) => name && lower.includes(name.toLowerCase()));
-  }
-
-  private pruneCache(): void {
-    const excess = this.processed - MAX_RETAINED_CACHE;
-    if (excess > 0) {
-      this.cache.splice(0, excess);
-      this.processed -= excess;
-    }
-  }
-
   pendingMessages(): ChatMessageRecord[] {
-    const seen = new Set<string>();
-    const out: ChatMessageRecord[] = [];
-    for (const m of this.cache.slice(this.processed)) {
-      if (seen.has(m.messageId)) continue;
-      seen.add(m.messageId);
-      out.push(m);
-    }
-    return out;
-  }
-
-  /** Takes the pending messages (deduped by id) and starts the reply-latency clock. */
-  collectPending(): ChatMessageRecord[] {
-    const pending = this.pendingMessages();
-    this.processed = this.cache.length;
-    if (pending.length) this.batchOldestArrival = Math.min(...pending.map((m) => m.ts));
-    return pending;
-  }
-
-  lastCachedMessage(): ChatMessageRecord | null {
-    return this.cache.length ? this.cache[this.cache.length - 1] : null;
+    return this.scheduler.pending();
   }
 
   /** Queues a message turn when the threshold (or idle compensation, or force) allows. */
-  schedule(): void {
-    if (this.stopped || this.agentState === "wait" || this.scheduled) return;
-    const pending = this.pendingMessages().length;
-    if (!pending) return;
-    // A turn a crash cut (recovery.ts) was already triggered: it runs again whatever the threshold.
-    if (this.forceContinue || this.announced.size) return this.enqueueMessageTurn();
-    const now = this.deps.clock.now();
-    const talkValue = talkValueAt(this.deps.config.chat, this.isGroupChat, new Date(now));
-    const threshold = triggerThreshold(talkValue, this.talkFrequencyAdjust);
-    const decision = decideTrigger(pending, threshold, now - this.lastMessageAt, this.latency.average(now));
-    if (decision.kind === "trigger") return this.enqueueMessageTurn();
-    if (decision.kind === "recheck" && !this.recheck) {
-      this.recheck = this.deps.clock.setTimer(decision.afterMs, () => {
-        this.recheck = null;
-        this.schedule();
-      });
-    }
-  }
-
-  private enqueueMessageTurn(): void {
-    this.recheck?.cancel();
-    this.recheck = null;
+  private schedule(): void {
+    if (this.stopped || this.loop.state === "wait" || this.scheduled) return;
+    if (!this.scheduler.due()) return;
+    this.scheduler.cancelRecheck();
     this.scheduled = true;
     this.enqueue("message");
   }
 
-  private enqueue(trigger: TurnTrigger): void {
+  private enqueue(trigger: TriggerKind): void {
     this.triggers.push(trigger);
     const wake = this.wakeLoop;
     this.wakeLoop = null;
     wake?.();
   }
 
-  /** Consumes the one-shot force-continue flag. */
-  takeForceContinue(): boolean {
-    const forced = this.forceContinue;
-    this.forceContinue = false;
-    return forced;
-  }
-
-  /** Waits until messageDebounceSeconds after the last message, if messages came in during a run. */
-  async debounce(): Promise<void> {
-    if (!this.debounceNeeded) return;
-    const quietMs = this.deps.config.chat.messageDebounceSeconds * 1000;
-    for (;;) {
-      const remaining = this.lastMessageAt + quietMs - this.deps.clock.now();
-      if (remaining <= 0 || this.stopped) break;
-      if (!(await this.pause(remaining))) break;
-    }
-    this.debounceNeeded = false;
-  }
-
   /** Sleeps on the engine clock; false when the runtime stopped meanwhile. */
-  async pause(ms: number): Promise<boolean> {
+  private async pause(ms: number): Promise<boolean> {
+    if (this.stopped) return false;
     try {
       await sleep(this.deps.clock, ms, this.stopController.signal);
       return true;
@@ -306,63 +290,22 @@ export class SessionRuntime {
     }
   }
 
-  // ---- wait state ------------------------------------------------------------------------
-
-  enterWait(callId: string, seconds: number): void {
-    this.recheck?.cancel();
-    this.recheck = null;
-    this.wait?.timer.cancel();
-    this.agentState = "wait";
-    this.armWait(callId, this.deps.clock.now() + seconds * 1000);
-  }
-
-  private armWait(callId: string, deadline: number): void {
-    const timer = this.deps.clock.setTimer(deadline - this.deps.clock.now(), () => {
-      if (this.stopped || this.agentState !== "wait" || this.wait?.callId !== callId) return;
-      this.enqueue("timeout");
-    });
-    this.wait = { callId, deadline, timer };
-  }
-
-  /** The gate's wait call that is still unanswered, if any; clears it. */
-  takePendingWait(): string | null {
-    const callId = this.wait?.callId ?? null;
-    this.wait?.timer.cancel();
-    this.wait = null;
-    return callId;
-  }
-
-  get waitDeadline(): number | null {
-    return this.wait?.deadline ?? null;
-  }
-
-  // ---- planner interrupts ----------------------------------------------------------------
-
-  private maybeInterruptPlanner(): void {
-    const flight = this.plannerFlight;
-    const max = this.deps.config.chat.plannerInterruptMaxConsecutive;
-    if (!flight.controller || flight.interruptRequested || max <= 0 || flight.consecutive >= max) return;
-    flight.interruptRequested = true;
-    flight.consecutive++;
-    flight.controller.abort();
-  }
-
   // ---- stage -----------------------------------------------------------------------------
 
-  setStage(name: string, detail: string, roundText = this.stage.roundText): void {
-    this.stage = { name, detail, startedAt: this.deps.clock.now(), roundText };
+  private setStage(name: StageId, detail: string): void {
+    this.currentStage = { name, detail, startedAt: this.deps.clock.now(), roundText: this.currentStage.roundText };
     this.deps.events.emit(this.session.id, "stage.status", {
       stage: name,
       detail,
-      roundText,
-      agentState: this.agentState,
-      stageStartedAt: this.stage.startedAt,
+      roundText: this.currentStage.roundText,
+      agentState: this.loop.state,
+      stageStartedAt: this.currentStage.startedAt,
     });
   }
 
-  // ---- the loop --------------------------------------------------------------------------
+  // ---- the turn queue --------------------------------------------------------------------
 
-  private async nextTriggers(): Promise<TurnTrigger[] | null> {
+  private async nextTriggers(): Promise<TurnTrigger | null> {
     while (!this.triggers.length) {
       if (this.stopped) return null;
       await new Promise<void>((resolve) => (this.wakeLoop = resolve));
@@ -370,36 +313,31 @@ export class SessionRuntime {
     if (this.stopped) return null;
     const drained = this.triggers;
     this.triggers = [];
-    return drained;
+    return { messageTriggered: drained.includes("message"), timeoutTriggered: drained.includes("timeout") };
   }
 
   private async runLoop(): Promise<void> {
     for (;;) {
-      const drained = await this.nextTriggers();
-      if (!drained) return;
-      const messageTriggered = drained.includes("message");
-      const timeoutTriggered = drained.includes("timeout");
-      if (this.agentState === "wait" && !timeoutTriggered) {
+      const trigger = await this.nextTriggers();
+      if (!trigger) return;
+      if (this.loop.state === "wait" && !trigger.timeoutTriggered) {
         // New messages never end a wait early; they stay pending for the timer's turn.
         this.scheduled = false;
         continue;
       }
       this.turnRunning = true;
       try {
-        await this.loop.runTurn({ messageTriggered, timeoutTriggered });
-      } catch (error) {
-        this.deps.logger.error(`[engine] session ${this.session.id}: turn failed: ${describeError(error)}`);
-        if (this.agentState === "running") this.agentState = "stop";
+        await this.loop.runTurn(trigger);
       } finally {
         this.turnRunning = false;
-        if (messageTriggered) this.scheduled = false;
+        if (trigger.messageTriggered) this.scheduled = false;
       }
       if (this.stopped) return;
-      this.setStage(this.agentState === "wait" ? "等待消息" : "空闲", "");
+      this.setStage(this.loop.state === "wait" ? "waiting" : "idle", "");
       // A finished turn's state is taken at once and written when the ledger holds its events; the
       // next turn need not wait for that. Message arrivals are coalesced (and recoverable from the
       // message store, see recovery.ts).
-      void this.persistNow();
+      void this.persistence.now();
       this.schedule();
     }
   }
@@ -407,28 +345,18 @@ export class SessionRuntime {
   // ---- persistence (restart recovery) ----------------------------------------------------
 
   snapshot(): RuntimeSnapshotState {
-    const pending = this.cache.slice(this.processed);
-    return {
-      version: 1,
-      agentState: this.agentState,
-      // A copy: the state is written later (once the ledger holds coveredSeq) and history changes meanwhile.
-      history: structuredClone(this.history),
-      pending,
-      wait: this.wait ? { callId: this.wait.callId, deadline: this.wait.deadline } : null,
-      previousPlannerText: this.previousPlannerText,
-      latency: this.latency.toJSON(),
-      cycleCounter: this.cycleCounter,
-      forceContinue: this.forceContinue,
-      talkFrequencyAdjust: this.talkFrequencyAdjust,
+    return composeSnapshot({
+      loop: this.loop.saved(),
+      scheduler: this.scheduler.state(),
+      history: this.log.toJSON(),
+      wait: this.waitTimer.current,
       coveredSeq: this.deps.events.seqOf(this.session.id),
-      messageCursor: this.messageCursor,
-      announced: pending.filter((m) => this.announced.has(m.messageId)).map((m) => m.messageId),
-    };
+    });
   }
 
-  /** Consumes the mark of a message whose message.ingested is already in the ledger (recovered). */
-  takeAnnounced(messageId: string): boolean {
-    return this.announced.delete(messageId);
+  /** Takes the state now; resolves once it (or a newer one) is written, after the ledger holds its events. */
+  persistNow(): Promise<void> {
+    return this.persistence.now();
   }
 
   /**
@@ -436,68 +364,10 @@ export class SessionRuntime {
    * died runs again with its messages, which are not announced a second time.
    */
   restore(recovered: RecoveredSession): void {
-    const { state } = recovered;
-    if (state) {
-      this.history = state.history;
-      this.previousPlannerText = state.previousPlannerText;
-      this.forceContinue = state.forceContinue;
-      this.talkFrequencyAdjust = state.talkFrequencyAdjust;
-      for (const s of state.latency) this.latency.add(s.at, s.latencyMs);
-    }
-    this.cache = [...recovered.pending];
-    this.announced = new Set(recovered.announced);
-    this.cycleCounter = recovered.cycleCounter;
-    this.messageCursor = recovered.messageCursor;
-    this.processed = 0;
-    if (this.cache.length) this.lastMessageAt = this.cache[this.cache.length - 1].ts;
-    if (state?.agentState === "wait" && state.wait) {
-      this.agentState = "wait";
-      this.armWait(state.wait.callId, state.wait.deadline);
-    } else {
-      this.agentState = "stop";
-    }
+    const parts = restoredParts(recovered);
+    this.log.reset(parts.history);
+    this.scheduler.restore(parts.scheduler);
+    this.loop.restore(parts.loop, parts.wait !== null);
+    if (parts.wait) this.waitTimer.arm(parts.wait.callId, parts.wait.deadline);
   }
-
-  persistSoon(): void {
-    if (this.persistTimer || this.stopped) return;
-    this.persistTimer = this.deps.clock.setTimer(200, () => {
-      this.persistTimer = null;
-      // Never mid-turn: a state taken then would hold the turn's messages in history with the turn
-      // unfinished, and a crash would leave them without one. The turn's end saves the state anyway.
-      if (!this.turnRunning) void this.persistNow();
-    });
-  }
-
-  /**
-   * Takes the state now and writes it once the ledger holds every event it covers, so a snapshot
-   * never claims more than the ledger (recovery.ts relies on it). Writes run one at a time, newest
-   * state wins; resolves when the state taken now (or a newer one) is written.
-   */
-  persistNow(): Promise<void> {
-    this.persistQueued = { state: this.snapshot(), ts: this.deps.clock.now() };
-    this.persisting ??= this.writeSnapshots();
-    return this.persisting;
-  }
-
-  private async writeSnapshots(): Promise<void> {
-    try {
-      for (let next = this.persistQueued; next; next = this.persistQueued) {
-        this.persistQueued = null;
-        await this.deps.events.whenDurable(this.session.id, next.state.coveredSeq);
-        try {
-          await this.deps.stores.sessions.saveSnapshot({ sessionId: this.session.id, ...next });
-          await this.deps.stores.sessions.touch(this.session.id, this.lastActivityAt || this.deps.clock.now());
-        } catch (error) {
-          this.deps.logger.warn(`[engine] session ${this.session.id}: snapshot not saved: ${describeError(error)}`);
-        }
-      }
-    } finally {
-      // Synchronously after the last check above: a persistNow() from now on starts a new writer.
-      this.persisting = null;
-    }
-  }
-}
-
-export function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

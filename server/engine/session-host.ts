@@ -1,21 +1,28 @@
 // The session side of the builtin tools: the replyer and emoji sub-tasks, and sending the bot's
 // messages into the chat (stored, appended to history, emitted as message.sent).
 import { randomUUID } from "node:crypto";
-import { formatClock } from "../../lib/chat/prefix";
 import type { LlmMessage } from "../../lib/llm/messages";
 import type { BuiltinToolHost } from "../tools/builtin/host";
 import type { ChatMessageRecord, EmojiRecord } from "../stores/types";
-import type { HistoryMessage } from "./context/messages";
+import { parseJsonObject, transcript } from "./context/transcript";
+import type { PlannerToolView } from "./planner";
 import { buildPromptVars } from "./prompt-vars";
-import { renderPrompt } from "./prompts/templates";
-import type { SessionRuntime } from "./runtime";
-import { newUid } from "./session-context";
+import { promptOptions, renderPrompt } from "./prompts/templates";
+import { newUid, type SessionScope } from "./session-scope";
 
-/** Lines of recent chat the replyer and the emoji chooser read. */
-const TRANSCRIPT_MESSAGES = 20;
+/** What the host reports back to, and reads from, the runtime around it. */
+export interface ToolHostLinks {
+  /** The planner's last tool view (deferred pool, discovered), read by tool_search. */
+  toolView(): PlannerToolView | null;
+  /** A text reply went out (a reply-latency sample). */
+  replySent(at: number): void;
+}
 
 export class SessionToolHost implements BuiltinToolHost {
-  constructor(private readonly rt: SessionRuntime) {}
+  constructor(
+    private readonly rt: SessionScope,
+    private readonly links: ToolHostLinks,
+  ) {}
 
   get config() {
     return this.rt.deps.config;
@@ -33,7 +40,7 @@ export class SessionToolHost implements BuiltinToolHost {
     signal?: AbortSignal;
   }): Promise<string> {
     const { model, hooks, config, events } = this.rt.deps;
-    const zh = config.bot.locale === "zh-CN";
+    const prompts = promptOptions(config);
     const before = await hooks.run("maisaka.replyer.before_request", {
       sessionId: req.sessionId,
       taskName: "replyer",
@@ -41,17 +48,18 @@ export class SessionToolHost implements BuiltinToolHost {
       extraPrompt: "",
       replyToolArgs: { msg_id: req.target.messageId, reference_info: req.referenceInfo ?? "" },
     });
-    const system = renderPrompt("maisaka_replyer", buildPromptVars(this.rt), {
-      locale: config.bot.locale,
-      overrides: config.prompts,
-    });
+    const system = renderPrompt("maisaka_replyer", buildPromptVars(config, this.rt.session.isGroupChat), prompts);
+    const target = `[msg_id]${req.target.messageId} ${req.target.groupCard || req.target.userName}: ${req.target.text}`;
     const parts = [
-      (zh ? "聊天记录：\n" : "Chat so far:\n") + transcript(this.rt.history, config.bot.nickname),
-      (zh ? "你要回复的消息：" : "The message to reply to: ") +
-        `[msg_id]${req.target.messageId} ${req.target.groupCard || req.target.userName}: ${req.target.text}`,
-      (zh ? "你的想法：" : "Your thoughts: ") + req.reasoning,
+      renderPrompt(
+        "replyer_transcript",
+        { transcript: transcript(this.rt.history.all(), config.bot.nickname) },
+        prompts,
+      ),
+      renderPrompt("replyer_target", { target }, prompts),
+      renderPrompt("replyer_thoughts", { reasoning: req.reasoning }, prompts),
     ];
-    if (req.referenceInfo) parts.push((zh ? "参考信息：" : "Reference: ") + req.referenceInfo);
+    if (req.referenceInfo) parts.push(renderPrompt("replyer_reference", { reference: req.referenceInfo }, prompts));
     if (before.extraPrompt) parts.push(before.extraPrompt);
     const built = await hooks.run("maisaka.replyer.before_model_request", {
       sessionId: req.sessionId,
@@ -64,7 +72,7 @@ export class SessionToolHost implements BuiltinToolHost {
       const response = await model.chat({
         task: "replyer",
         messages: built.messages,
-        signal: req.signal,
+        signal: withStop(req.signal, this.rt.stopSignal),
         onRetry: (p) => events.emit(this.rt.session.id, "llm.retry", p),
         onError: (p) => events.emit(this.rt.session.id, "llm.error", p),
       });
@@ -91,15 +99,11 @@ export class SessionToolHost implements BuiltinToolHost {
       messages: [
         {
           role: "system",
-          content: renderPrompt(
-            "emoji_choice",
-            { emojis: list },
-            { locale: config.bot.locale, overrides: config.prompts },
-          ),
+          content: renderPrompt("emoji_choice", { emojis: list }, promptOptions(config)),
         },
-        { role: "user", content: `${transcript(this.rt.history, config.bot.nickname)}\n\n${req.reasoning}` },
+        { role: "user", content: `${transcript(this.rt.history.all(), config.bot.nickname)}\n\n${req.reasoning}` },
       ],
-      signal: req.signal,
+      signal: withStop(req.signal, this.rt.stopSignal),
       onRetry: (p) => events.emit(this.rt.session.id, "llm.retry", p),
       onError: (p) => events.emit(this.rt.session.id, "llm.error", p),
     });
@@ -130,7 +134,7 @@ export class SessionToolHost implements BuiltinToolHost {
       ts: now,
     };
     await stores.messages.save(record);
-    rt.history.push({
+    rt.history.append({
       kind: "session",
       uid: newUid(),
       ts: now,
@@ -146,49 +150,20 @@ export class SessionToolHost implements BuiltinToolHost {
       replyTo: record.replyTo ?? null,
       kind: req.kind,
     });
-    if (req.kind === "text" && rt.batchOldestArrival !== null) {
-      rt.latency.add(now, now - rt.batchOldestArrival);
-      rt.batchOldestArrival = null;
-    }
+    if (req.kind === "text") this.links.replySent(now);
     return record;
   }
 
   async deferredTools() {
-    return this.rt.toolView?.pool ?? [];
+    return this.links.toolView()?.pool ?? [];
   }
 
   async discoveredToolNames() {
-    return new Set(this.rt.toolView?.discovered ?? []);
+    return new Set(this.links.toolView()?.discovered ?? []);
   }
 }
 
-/** Recent chat as plain lines; the bot's own messages are marked so the model knows its voice. */
-export function transcript(history: HistoryMessage[], botName: string, limit = TRANSCRIPT_MESSAGES): string {
-  const lines: string[] = [];
-  for (const m of history) {
-    if (m.kind === "session") {
-      const who = m.sourceKind === "guided_reply" ? `${botName} (bot)` : m.groupCard || m.userName;
-      lines.push(`[${formatClock(m.ts)}] ${who}: ${m.text}`);
-    } else if (m.kind === "complex") {
-      lines.push(
-        `[${formatClock(m.ts)}] ${m.groupCard || m.userName}: [forward] ${m.preview.map((p) => `${p.sender}: ${p.text}`).join(" / ")}`,
-      );
-    } else if (m.kind === "tool_result" && m.source !== "timing_gate") {
-      lines.push(`[tool ${m.toolName}] ${m.content.slice(0, 500)}`);
-    }
-  }
-  return lines.slice(-limit).join("\n");
-}
-
-/** Finds the first JSON object in model text (models wrap JSON in prose or code fences). */
-export function parseJsonObject(text: string): Record<string, unknown> | null {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  if (start < 0 || end <= start) return null;
-  try {
-    const value: unknown = JSON.parse(text.slice(start, end + 1));
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+/** The caller's signal (a cancelled tool call) combined with the runtime's stop. */
+function withStop(signal: AbortSignal | undefined, stop: AbortSignal): AbortSignal {
+  return signal ? AbortSignal.any([signal, stop]) : stop;
 }

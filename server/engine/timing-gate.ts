@@ -8,12 +8,10 @@ import { toLlmDefinition } from "../../lib/tools/schemas";
 import { historyContent } from "../../lib/tools/history-content";
 import { ModelAbortedError, ModelCallError, type ChatResponse } from "../llm/model-client";
 import { timingToolNames } from "../tools/builtin/provider";
-import { selectContext } from "./context/selection";
 import { toMonitorToolCall, parseToolArguments, type CycleRecord } from "./cycle";
 import { buildPromptVars } from "./prompt-vars";
-import { renderPrompt } from "./prompts/templates";
-import type { SessionRuntime } from "./runtime";
-import { availabilityContext, executionContext, newUid } from "./session-context";
+import { promptOptions, renderPrompt } from "./prompts/templates";
+import { availabilityContext, executionContext, newUid, type SessionScope } from "./session-scope";
 
 export const TIMING_GATE_MAX_ATTEMPTS = 3;
 
@@ -23,7 +21,11 @@ export type GateOutcome =
   | { action: "wait"; callId: string; seconds: number }
   | { action: "llm_error"; error: string };
 
-export async function runTimingGate(rt: SessionRuntime, cycle: CycleRecord): Promise<GateOutcome> {
+/**
+ * `forced`: the one-shot force-continue flag was set (an @ or a mention): continue without a model
+ * call. The gate only decides; the reasoning loop applies the outcome to the agent state.
+ */
+export async function runTimingGate(rt: SessionScope, cycle: CycleRecord, forced: boolean): Promise<GateOutcome> {
   const { clock, config, model } = rt.deps;
   const startedAt = clock.now();
   const finish = (
@@ -48,20 +50,17 @@ export async function runTimingGate(rt: SessionRuntime, cycle: CycleRecord): Pro
     return result;
   };
 
-  if (rt.takeForceContinue()) {
+  if (forced) {
     finish("continue", { forced: true, content: "" }, null);
     return { action: "continue" };
   }
 
   const specs = (await rt.registry.listTools(availabilityContext(rt))).filter((s) => timingToolNames.includes(s.name));
   const available = new Set(specs.map((s) => s.name));
-  const selection = selectContext(rt.history, { requestKind: "timing_gate", maxContextSize: rt.maxContextSize });
-  const vars = buildPromptVars(rt);
-  const locale = config.bot.locale;
-  const system: LlmMessage = {
-    role: "system",
-    content: renderPrompt("maisaka_timing_gate", vars, { locale, overrides: config.prompts }),
-  };
+  const selection = rt.history.select({ requestKind: "timing_gate", maxContextSize: rt.maxContextSize });
+  const vars = buildPromptVars(config, rt.session.isGroupChat);
+  const prompts = promptOptions(config);
+  const system: LlmMessage = { role: "system", content: renderPrompt("maisaka_timing_gate", vars, prompts) };
   const baseMessages: LlmMessage[] = [system, ...selection.llmMessages];
   const hints: LlmMessage[] = [];
   const tools = specs.map(toLlmDefinition);
@@ -87,6 +86,7 @@ export async function runTimingGate(rt: SessionRuntime, cycle: CycleRecord): Pro
         messages: request.messages,
         tools,
         maxTokens: request.maxTokens,
+        signal: rt.stopSignal,
         onRetry: (p) => rt.deps.events.emit(rt.session.id, "llm.retry", p),
         onError: (p) => rt.deps.events.emit(rt.session.id, "llm.error", p),
       });
@@ -101,11 +101,7 @@ export async function runTimingGate(rt: SessionRuntime, cycle: CycleRecord): Pro
     if (!chosen) {
       hints.push({
         role: "user",
-        content: renderPrompt(
-          "timing_gate_invalid_hint",
-          { tools: [...available].join(", ") },
-          { locale, overrides: config.prompts },
-        ),
+        content: renderPrompt("timing_gate_invalid_hint", { tools: [...available].join(", ") }, prompts),
       });
     }
   }
@@ -120,7 +116,6 @@ export async function runTimingGate(rt: SessionRuntime, cycle: CycleRecord): Pro
   };
   if (!chosen) {
     finish("no_action", common, request);
-    rt.agentState = "stop";
     return { action: "no_action", cooldownMs: cooldown(rt, startedAt) };
   }
 
@@ -131,14 +126,14 @@ export async function runTimingGate(rt: SessionRuntime, cycle: CycleRecord): Pro
   return { action: "continue" };
 }
 
-function cooldown(rt: SessionRuntime, startedAt: number): number {
+function cooldown(rt: SessionScope, startedAt: number): number {
   const gateMs = rt.deps.clock.now() - startedAt;
   return Math.max(0, rt.deps.config.chat.timingGateCooldownSeconds * 1000 - gateMs);
 }
 
 /** Runs the chosen timing tool through the registry and records the gate's chain in history. */
 async function applyDecision(
-  rt: SessionRuntime,
+  rt: SessionScope,
   cycle: CycleRecord,
   call: LlmToolCall,
   content: string,
@@ -157,7 +152,7 @@ async function applyDecision(
     executionContext(rt, content),
   );
   const now = rt.deps.clock.now();
-  rt.history.push({
+  rt.history.append({
     kind: "assistant",
     uid: newUid(),
     ts: now,
@@ -175,7 +170,7 @@ async function applyDecision(
     const seconds = typeof result.metadata.waitSeconds === "number" ? result.metadata.waitSeconds : 30;
     return { action, seconds };
   }
-  rt.history.push({
+  rt.history.append({
     kind: "tool_result",
     uid: newUid(),
     ts: now,
@@ -185,6 +180,5 @@ async function applyDecision(
     content: historyContent(result),
     source: "timing_gate",
   });
-  if (action === "no_action") rt.agentState = "stop";
   return { action, seconds: 0 };
 }

@@ -4,14 +4,13 @@
 import type { ToolExecutionData } from "../../lib/events/schemas";
 import type { LlmToolCall } from "../../lib/llm/messages";
 import { historyContent } from "../../lib/tools/history-content";
-import { failedToolResult, type ToolExecutionResult } from "../../lib/tools/schemas";
-import type { AssistantMessage, HistoryMessage } from "./context/messages";
-import { parseToolArguments, type CycleRecord } from "./cycle";
-import { renderPrompt } from "./prompts/templates";
-import type { SessionRuntime } from "./runtime";
-import { describeError } from "./runtime";
-import { executionContext, newUid } from "./session-context";
+import { failedToolResult, postHistoryMessageSchema, type ToolExecutionResult } from "../../lib/tools/schemas";
 import type { ToolRecord } from "../stores/types";
+import type { AssistantMessage } from "./context/messages";
+import { parseToolArguments, type CycleRecord } from "./cycle";
+import { describeError } from "./errors";
+import { promptOptions, renderPrompt } from "./prompts/templates";
+import { executionContext, newUid, type SessionScope } from "./session-scope";
 
 export interface ToolBatchOutcome {
   /** Name of the tool whose result paused the loop, if any. */
@@ -21,32 +20,32 @@ export interface ToolBatchOutcome {
 const SUMMARY_CHARS = 200;
 
 export async function executeToolCalls(
-  rt: SessionRuntime,
+  rt: SessionScope,
   cycle: CycleRecord,
   assistant: AssistantMessage,
   exposed: Set<string>,
   reasoning: string,
   anchorMessageId: string | null,
+  /** Called as each call starts (the runtime shows it as its stage). */
+  onToolStart: (toolName: string) => void,
 ): Promise<ToolBatchOutcome> {
   const { clock, config } = rt.deps;
+  const prompts = promptOptions(config);
   const executed = new Set<string>();
   const batchStarted = clock.now();
   let pausedBy: string | null = null;
 
   for (const call of assistant.toolCalls) {
     const name = call.function.name;
-    rt.setStage(`工具执行 · ${name}`, "");
+    onToolStart(name);
     const startedAt = clock.now();
     const args = parseToolArguments(call.function.arguments);
     const spec = exposed.has(name) ? await rt.registry.getToolSpec(name, executionContext(rt, reasoning)) : null;
     let result: ToolExecutionResult;
     if (!args.ok) {
-      result = failedToolResult(name, `工具 ${name} 的参数不是合法的 JSON 对象：${args.error}`);
+      result = failedToolResult(name, renderPrompt("tool_arguments_invalid", { name, error: args.error }, prompts));
     } else if (!exposed.has(name)) {
-      result = failedToolResult(
-        name,
-        renderPrompt("tool_not_exposed", { name }, { locale: config.bot.locale, overrides: config.prompts }),
-      );
+      result = failedToolResult(name, renderPrompt("tool_not_exposed", { name }, prompts));
     } else {
       result = await rt.registry.invoke(
         {
@@ -106,27 +105,29 @@ export async function executeToolCalls(
 
   // finish is erased from history; calls after a pause never ran and get no result.
   assistant.toolCalls = assistant.toolCalls.filter((c) => executed.has(c.id) && c.function.name !== "finish");
-  if (!assistant.toolCalls.length && !assistant.content) removeMessage(rt.history, assistant);
+  if (!assistant.toolCalls.length && !assistant.content) rt.history.remove(assistant);
   cycle.timeRecords.toolCalls = clock.now() - batchStarted;
   return { pausedBy };
 }
 
-function appendResult(rt: SessionRuntime, call: LlmToolCall, result: ToolExecutionResult, content: string): void {
+/** The result, its media items as their own messages, then the result's notes for the model. */
+function appendResult(rt: SessionScope, call: LlmToolCall, result: ToolExecutionResult, content: string): void {
   const now = rt.deps.clock.now();
-  rt.history.push({
+  const name = call.function.name;
+  const prompts = promptOptions(rt.deps.config);
+  rt.history.append({
     kind: "tool_result",
     uid: newUid(),
     ts: now,
     toolCallId: call.id,
-    toolName: call.function.name,
+    toolName: name,
     success: result.success,
-    content:
-      content || (result.success ? `工具 ${call.function.name} 执行成功` : `工具 ${call.function.name} 执行失败`),
+    content: content || renderPrompt(result.success ? "tool_succeeded" : "tool_failed", { name }, prompts),
     structuredContent: result.structuredContent,
   });
   result.contentItems.forEach((item, index) => {
     if (item.contentType === "text") return;
-    rt.history.push({
+    rt.history.append({
       kind: "tool_media",
       uid: newUid(),
       ts: now,
@@ -137,14 +138,21 @@ function appendResult(rt: SessionRuntime, call: LlmToolCall, result: ToolExecuti
       data: item.contentType === "image" && item.data ? item.data : undefined,
     });
   });
+  // Providers hand over results as they are: a note that is not a valid one is skipped.
+  for (const raw of result.postHistoryMessages as unknown[]) {
+    const note = postHistoryMessageSchema.safeParse(raw);
+    if (!note.success) continue;
+    rt.history.append({
+      kind: "reference",
+      uid: newUid(),
+      ts: now,
+      referenceType: note.data.referenceType,
+      content: note.data.content,
+    });
+  }
 }
 
-function removeMessage(history: HistoryMessage[], message: HistoryMessage): void {
-  const i = history.indexOf(message);
-  if (i >= 0) history.splice(i, 1);
-}
-
-async function recordTool(rt: SessionRuntime, record: Omit<ToolRecord, "id">): Promise<void> {
+async function recordTool(rt: SessionScope, record: Omit<ToolRecord, "id">): Promise<void> {
   try {
     await rt.deps.stores.toolRecords.record(record);
   } catch (error) {

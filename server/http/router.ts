@@ -5,7 +5,7 @@ import type { TLSSocket } from "node:tls";
 import type { ApiError } from "../../lib/api/schemas";
 import { clientAddress } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
-import type { EngineLogger } from "../engine/deps";
+import type { EngineLogger } from "../engine";
 import { HttpError, tooManyWrongTokens } from "./errors";
 import { readJsonBody } from "./body";
 import { isCrossOrigin } from "./origin";

@@ -13,7 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpReconnectConfig, McpServerConfig } from "../../lib/config/schema";
-import type { EngineLogger } from "../engine/deps";
+import type { EngineLogger } from "../engine";
 import type { ChildIsolation } from "../sandbox/child-isolation";
 import { describeError } from "./mapping";
 import { validateTools, type SkippedTool } from "./tool-validation";

@@ -1,62 +1,56 @@
-// The engine's tools as the gateway serves them: the registry of a dedicated "mcp-gateway" session
-// (builtin provider plus the shared plugin and MCP providers, with that session's toggles),
-// limited to action-stage tools: the timing gate's continue/no_action/wait are not for outsiders.
+// The engine's tools as the gateway serves them: a registry built without a chat session (builtin
+// provider plus the shared plugin and MCP providers, with the gateway's own toggles), limited to
+// action-stage tools: the timing gate's continue/no_action/wait are not for outsiders.
 import { failedToolResult } from "../../lib/tools/schemas";
 import type { Engine } from "../composition";
-import { plannerPlacement } from "../engine/planner";
-import type { SessionRuntime } from "../engine/runtime";
-import { availabilityContext, executionContext } from "../engine/session-context";
+import { createSessionlessTools, plannerPlacement, type SessionlessTools } from "../engine";
 import type { GatewayToolSource } from "./gateway";
 
+/** The id the gateway's calls carry and its toggles apply to; no session of this id is created. */
 export const GATEWAY_SESSION_ID = "mcp-gateway";
 
-async function gatewayRuntime(engine: Pick<Engine, "manager">): Promise<SessionRuntime> {
-  const now = Date.now();
-  const runtime = await engine.manager.getOrCreate({
-    id: GATEWAY_SESSION_ID,
-    name: "MCP gateway",
-    isGroupChat: false,
-    platform: "mcp",
-    groupId: null,
-    userId: null,
-    createdAt: now,
-    lastActiveAt: now,
-  });
-  // Providers registered after the runtime was created (a plugin runner coming up) join here.
-  runtime.syncProviders();
-  return runtime;
-}
-
-async function actionTools(runtime: SessionRuntime) {
-  const specs = await runtime.registry.listTools(availabilityContext(runtime));
+async function actionTools(tools: SessionlessTools) {
+  // Providers registered since the last call (a plugin runner coming up) join here.
+  tools.refresh();
+  const specs = await tools.registry.listTools(tools.context);
   return specs.filter((spec) => plannerPlacement(spec) !== "timing");
 }
 
-export function engineToolSource(engine: Pick<Engine, "manager" | "mcp">): GatewayToolSource {
+export function engineToolSource(
+  engine: Pick<Engine, "config" | "stores" | "toggles" | "logger" | "providers" | "mcp">,
+): GatewayToolSource {
   const mcp = engine.mcp;
+  const tools = createSessionlessTools(
+    {
+      config: engine.config,
+      stores: engine.stores,
+      toggles: engine.toggles,
+      logger: engine.logger,
+      providers: () => engine.providers,
+    },
+    { id: GATEWAY_SESSION_ID, platform: "mcp" },
+  );
   return {
     async listTools() {
-      return actionTools(await gatewayRuntime(engine));
+      return actionTools(tools);
     },
     async invoke(call, signal) {
-      const runtime = await gatewayRuntime(engine);
-      if (!(await actionTools(runtime)).some((spec) => spec.name === call.toolName)) {
+      if (!(await actionTools(tools)).some((spec) => spec.name === call.toolName)) {
         return failedToolResult(call.toolName, `未找到工具：${call.toolName}`);
       }
       const metadata = { via: "mcp-gateway" };
-      const ctx = executionContext(runtime, "", metadata);
-      return runtime.registry.invoke(
+      return tools.registry.invoke(
         {
           toolName: call.toolName,
           arguments: call.arguments,
           callId: call.callId,
-          sessionId: runtime.session.id,
-          streamId: runtime.session.id,
+          sessionId: tools.context.sessionId,
+          streamId: tools.context.streamId,
           reasoning: "",
           metadata,
         },
-        // The MCP client cancelling and the runtime stopping both end the call.
-        { ...ctx, signal: ctx.signal ? AbortSignal.any([signal, ctx.signal]) : signal },
+        // The MCP client cancelling ends the call.
+        { ...tools.context, reasoning: "", metadata, signal },
       );
     },
     ...(mcp ? { onToolsChanged: (listener: () => void) => mcp.onToolsChanged(listener) } : {}),

@@ -7,7 +7,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject, ToolExecutionResult, ToolSpec } from "../../lib/tools/schemas";
-import { stderrLogger, type EngineLogger } from "../engine/deps";
+import { stderrLogger, type EngineLogger } from "../engine";
 import { isCrossOrigin } from "../http/origin";
 import { toCallToolResult, toMcpTool } from "./gateway-mapping";
 

@@ -3,7 +3,7 @@
 // routes calls to the owning server, and reports each server's state for operators.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConfig, McpReconnectConfig } from "../../lib/config/schema";
-import { stderrLogger, type EngineLogger } from "../engine/deps";
+import { stderrLogger, type EngineLogger } from "../engine";
 import { ChildIsolation } from "../sandbox/child-isolation";
 import { builtinToolEntries } from "../tools/builtin/provider";
 import { McpServerConnection, type McpServerStatus } from "./connection";

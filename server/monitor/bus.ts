@@ -2,16 +2,8 @@
 // in order with group commit, and only then hands them to listeners, so nothing is broadcast that a
 // crash could lose. A failed write is retried; events are never dropped or reordered.
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
-import type { Clock } from "../engine/clock";
+import type { Clock, EventSink } from "../engine";
 import type { EventLedger } from "./ledger";
-
-export interface EventSink {
-  emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent;
-  /** Last assigned seq of a session (0 when none). */
-  seqOf(sessionId: string): number;
-  /** Resolves once the session's events up to `seq` are in the ledger. */
-  whenDurable(sessionId: string, seq: number): Promise<void>;
-}
 
 export type EventListener = (event: MonitorEvent) => void;
 

@@ -6,7 +6,7 @@ import type { ProviderStatus } from "../../lib/api/schemas";
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { LoadFailure, PluginGrant } from "../../lib/plugins/protocol";
 import type { PluginState } from "../../lib/plugins/status";
-import type { HookRegistry } from "../engine/hooks";
+import type { HookRegistry } from "../engine";
 import type { ChildIsolation } from "../sandbox/child-isolation";
 import { createComponentQueryView, type ComponentQueryView } from "./host/component-query";
 import { ComponentRegistry } from "./host/component-registry";

@@ -11,7 +11,7 @@ import {
 } from "../../lib/api/schemas";
 import { clientAddress } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
-import type { EngineLogger } from "../engine/deps";
+import type { EngineLogger } from "../engine";
 import type { MonitorBus } from "../monitor/bus";
 import type { EventLedger } from "../monitor/ledger";
 import { MonitorHub } from "./hub";

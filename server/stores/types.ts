@@ -1,22 +1,9 @@
 // Store interfaces the engine and the builtin tools depend on. In-process implementations live in
 // ./memory, Prisma-backed ones in server/db; both must behave the same (shared contract tests).
 
-export interface ChatMessageRecord {
-  sessionId: string;
-  messageId: string;
-  direction: "inbound" | "outbound";
-  userId: string;
-  userName: string;
-  groupCard?: string;
-  text: string;
-  /** Forwarded/complex message: the full list of inner messages. */
-  forward?: { sender: string; text: string }[];
-  atBot?: boolean;
-  mentionsBot?: boolean;
-  replyTo?: string | null;
-  kind?: "text" | "emoji";
-  ts: number;
-}
+import type { ChatMessageRecord } from "../../lib/chat/runtime-snapshot";
+
+export type { ChatMessageRecord };
 
 /** A stored message with its store position: increasing in the order messages were first saved. */
 export interface PositionedMessage {

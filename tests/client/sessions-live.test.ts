@@ -33,7 +33,7 @@ describe("applySessionEvents", () => {
       const r = merged.sessions[0];
       expect(r.lastSeq).toBe(fixtureEvents.length);
       expect(r.cycleCount).toBe(3);
-      expect(r.stage).toBe("空闲");
+      expect(r.stage).toBe("idle");
       expect(r.lastActiveAt).toBe(fixtureEvents[fixtureEvents.length - 1].ts);
       expect(merged.unknownSession).toBe(false);
     }

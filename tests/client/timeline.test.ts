@@ -37,7 +37,7 @@ describe("applyEvents", () => {
     expect(c2?.sent.map((m) => m.data.content)).toEqual(["我不太确定，不过可以一起想想看。"]);
     expect(c2?.finalized?.request?.tools.length).toBeGreaterThan(0);
     expect(c3?.end?.endReason).toBe("finish");
-    expect(whole.stage?.data.stage).toBe("空闲");
+    expect(whole.stage?.data.stage).toBe("idle");
     expect(whole.gaps).toEqual([]);
   });
 

@@ -265,7 +265,7 @@ describe("stopping a runtime", () => {
     h.model.enqueue(noAction);
     await h.send("随便聊聊");
     await h.waitForEvent((e) => e.type === "cycle.end");
-    await until(() => h!.runtime.stage.name === "冷却", "the cooldown");
+    await until(() => h!.runtime.stage.name === "cooldown", "the cooldown");
     expect(await outcome(h.runtime.stop("shutdown"))).toBe("stopped");
     await h.engine.bus.whenFlushed();
     expect(stopsOf(h.events, "s1")).toHaveLength(1);
@@ -280,7 +280,7 @@ describe("stopping a runtime", () => {
     await h.send("二"); // arrives during the run: the next collection debounces 30 s
     await h.waitForEvent((e) => e.type === "cycle.end");
     await until(
-      () => h!.ofType("stage.status").filter((e) => e.data.stage === "消息整理").length === 2,
+      () => h!.ofType("stage.status").filter((e) => e.data.stage === "collecting").length === 2,
       "the debounce",
     );
     expect(await outcome(h.runtime.stop("shutdown"))).toBe("stopped");

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
 import { HookRegistry, type HookPayloads } from "../../server/engine/hooks";
 import { startHarness, type Harness } from "../support/engine-harness";
+import { FakeClock } from "../support/fake-clock";
 
 function registry() {
   const warnings: string[] = [];
@@ -174,6 +175,35 @@ describe("HookRegistry", () => {
     await new Promise((r) => setTimeout(r, 420));
     expect(lateResult).toBe(true);
     expect(out.text).toBe("orig (fast)");
+  });
+
+  it("times handlers out on the injected clock, not on wall time", async () => {
+    const clock = new FakeClock();
+    const warnings: string[] = [];
+    const hooks = new HookRegistry({ warn: (m) => void warnings.push(m) }, clock);
+    let aborted = false;
+    hooks.register(
+      "maisaka.replyer.after_response",
+      "hangs",
+      (_p, signal) =>
+        new Promise(() => {
+          signal.addEventListener("abort", () => (aborted = true));
+        }),
+      { timeoutMs: 6_000 },
+    );
+    let done = false;
+    const run = hooks
+      .run("maisaka.replyer.after_response", { sessionId: "s1", text: "orig", regenerate: false })
+      .finally(() => (done = true));
+    await clock.advance(5_999);
+    expect(done).toBe(false);
+    expect(clock.pendingTimers()).toBe(1);
+    await clock.advance(1);
+    const out = await run;
+    expect(out.text).toBe("orig");
+    expect(aborted).toBe(true);
+    expect(warnings.join("\n")).toMatch(/hangs[\s\S]*timed out after 6000 ms/);
+    expect(clock.pendingTimers()).toBe(0);
   });
 
   it("unregister removes one handler", async () => {

@@ -1,8 +1,8 @@
 // Restart recovery at the engine level (server/engine/recovery.ts): a snapshot is never written ahead
 // of the ledger, and a restore reconciles it with the ledger and the message store: messages stored
 // but unknown to the snapshot become pending, a turn cut after its message.ingested runs again without
-// a second one (and without reusing cycle ids), and messages trimmed out of the history window are not
-// taken for new ones.
+// a second one (without reusing cycle ids, whatever the trigger threshold), and messages trimmed out
+// of the history window are not taken for new ones.
 import { afterEach, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { createEngine, type Engine } from "../../server/composition";
@@ -29,28 +29,33 @@ const session: SessionRecord = {
 const noAction: ConcreteStep = { kind: "response", content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
 const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** The scripted server answering by task: gate steps in order (then no_action), learning calls with "{}". */
+/**
+ * The scripted server answering by task: gate and planner steps in order (then no_action, finish),
+ * learning calls with "{}".
+ */
 interface Model {
   llm: ScriptedOpenAi;
   gate: ConcreteStep[];
+  planner: ConcreteStep[];
   gateRequests(): string[];
+  plannerRequests(): string[];
 }
 
 async function startModel(): Promise<Model> {
   const llm = await startScriptedOpenAi();
   const gate: ConcreteStep[] = [];
+  const planner: ConcreteStep[] = [];
+  const finish: ConcreteStep = { kind: "response", toolCalls: [{ name: "finish", arguments: {} }] };
+  const requests = (task: string) =>
+    llm.requests.filter((r) => r.body.model === task).map((r) => JSON.stringify(r.body.messages));
   const route = (body: { model: string }): ConcreteStep => {
     llm.enqueue(route);
     if (body.model === "gate") return gate.shift() ?? noAction;
-    if (body.model === "planner") return { kind: "response", toolCalls: [{ name: "finish", arguments: {} }] };
+    if (body.model === "planner") return planner.shift() ?? finish;
     return { kind: "response", content: "{}" };
   };
   llm.enqueue(route);
-  return {
-    llm,
-    gate,
-    gateRequests: () => llm.requests.filter((r) => r.body.model === "gate").map((r) => JSON.stringify(r.body.messages)),
-  };
+  return { llm, gate, planner, gateRequests: () => requests("gate"), plannerRequests: () => requests("planner") };
 }
 
 let model: Model | undefined;
@@ -222,6 +227,36 @@ describe("restart recovery", () => {
     const history = b.manager.get(session.id)?.history ?? [];
     const ids = history.flatMap((m) => (m.kind === "session" ? [m.messageId] : []));
     expect(ids).toEqual(["cut-1", "cut-2", "cut-3"]);
+  });
+
+  it("runs a cut turn again even when its messages alone would not reach the trigger threshold", async () => {
+    // talkValue 0.25: four messages per turn, so only the @ (force-continue, no gate call) started the
+    // cut turn.
+    const chat = { talkValue: 0.25 };
+    const storesA = createMemoryStores();
+    const ledgerA = new MemoryLedger();
+    const a = await engineOver(storesA, ledgerA, chat);
+    model?.planner.push({ kind: "response", toolCalls: [{ name: "finish", arguments: {} }], delayMs: 400 });
+    await a.manager.registerMessage(session, { ...message("@bot 在吗", "at-1"), atBot: true });
+    await waitUntil(() => (model?.plannerRequests().length ?? 0) === 1, "the hanging planner call");
+    await a.bus.whenFlushed();
+    const written = await ledgerA.read(session.id, 0, 10_000);
+    expect(ingestedIds(written)).toEqual(["at-1"]);
+
+    // The crash image: the ledger as written and the stored message; no snapshot holds the @.
+    const storesB = createMemoryStores();
+    const ledgerB = new MemoryLedger();
+    await ledgerB.append(written);
+    await storesB.sessions.upsert(session);
+    for (const m of await storesA.messages.list(session.id)) await storesB.messages.save(m);
+    await a.close("crash stand-in");
+
+    const b = await engineOver(storesB, ledgerB, chat);
+    expect(await b.manager.restoreAll()).toBe(1);
+    await waitUntil(() => cycleEndedAfter(ledgerB, written.at(-1)?.seq ?? 0), "the turn run again");
+    await b.bus.whenFlushed();
+    expect(ingestedIds(await ledgerB.read(session.id, 0, 10_000))).toEqual(["at-1"]);
+    expect(model?.gateRequests().at(-1) ?? "").toContain("@bot 在吗");
   });
 
   it.each([

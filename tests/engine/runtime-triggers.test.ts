@@ -207,7 +207,7 @@ describe("debounce", () => {
     await h.send("三");
     await h.waitForEvent((e) => e.type === "cycle.end");
     await until(
-      () => h!.ofType("stage.status").filter((e) => e.data.stage === "消息整理").length === 2,
+      () => h!.ofType("stage.status").filter((e) => e.data.stage === "collecting").length === 2,
       "the second collection",
     );
 

@@ -47,7 +47,7 @@ describe("MCP server killed mid-call", () => {
     );
     await rig.say("tools");
     await waitUntil(
-      () => rig.server.app.engine.manager.get("tools")?.stage.name.includes("slow") ?? false,
+      () => rig.server.app.engine.manager.get("tools")?.stage.detail.includes("slow") ?? false,
       "the slow call to start",
     );
 

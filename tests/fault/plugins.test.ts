@@ -72,7 +72,7 @@ describe("plugin Runner faults", () => {
     callPlugin("never-1", "wait_forever");
     await rig.say("plugin-user");
     await waitUntil(
-      () => rig.server.app.engine.manager.get("plugin-user")?.stage.name.includes("wait_forever") ?? false,
+      () => rig.server.app.engine.manager.get("plugin-user")?.stage.detail.includes("wait_forever") ?? false,
       "the plugin call to start",
     );
     await steadyTurn();

@@ -77,7 +77,7 @@ describe("MCP in the engine", () => {
       { kind: "response", content: "", toolCalls: [{ id: "s1", name: "slow", arguments: { ms: 30_000 } }] },
     );
     await h.send("慢慢来");
-    await waitUntil(() => h!.runtime.stage.name.includes("slow"), "the slow call to start");
+    await waitUntil(() => h!.runtime.stage.detail.includes("slow"), "the slow call to start");
     const started = Date.now();
     await h.runtime.stop("test stop");
     expect(Date.now() - started).toBeLessThan(5_000);

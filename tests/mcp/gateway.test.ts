@@ -136,8 +136,9 @@ describe("/api/mcp", () => {
       });
       expect(paint?.icons?.map((i) => i.theme)).toEqual(["light", "dark"]);
       expect(tools.find((t) => t.name === "reply")?._meta).toMatchObject({ "maisaka/providerType": "builtin" });
-      // The calls run in their own session, which the engine now holds.
-      expect(engine.manager.get(GATEWAY_SESSION_ID)).toBeDefined();
+      // The registry is built without a chat session: no runtime, nothing stored.
+      expect(engine.manager.get(GATEWAY_SESSION_ID)).toBeUndefined();
+      expect(await engine.stores.sessions.get(GATEWAY_SESSION_ID)).toBeNull();
     } finally {
       await client.close();
     }
@@ -170,6 +171,9 @@ describe("/api/mcp", () => {
       expect(bad.isError).toBe(true);
       expect(JSON.stringify(bad.content)).toContain("color");
       const timing = CallToolResultSchema.parse(await client.callTool({ name: "wait", arguments: { seconds: 1 } }));
+      // Calling tools creates no session either.
+      expect(engine.manager.list()).toEqual([]);
+      expect((await engine.stores.sessions.list()).map((s) => s.id)).toEqual([]);
       expect(timing).toMatchObject({ isError: true, content: [{ type: "text", text: "未找到工具：wait" }] });
     } finally {
       await client.close();

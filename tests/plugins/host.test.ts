@@ -139,6 +139,9 @@ describe("normalizePluginResult", () => {
     expect(
       norm({ contentItems: [{ contentType: "image", data: "AAAA", mimeType: "image/png" }, "junk"] }).contentItems,
     ).toHaveLength(1);
+    expect(
+      norm({ content: "x", postHistoryMessages: [{ content: "note" }, { content: "" }, "junk"] }).postHistoryMessages,
+    ).toEqual([{ content: "note", referenceType: "tool_hint" }]);
   });
 
   it("reads [ok, message] pairs and turns everything else into text", () => {

@@ -80,7 +80,7 @@ describe("restart recovery (real process)", () => {
       ).status,
     ).toBe(202);
     await a.until("the bot's reply", async () => (await a.events("room")).some((e) => e.type === "message.sent"));
-    await a.until("the turn to end", async () => (await a.summary("room")).stage === "空闲");
+    await a.until("the turn to end", async () => (await a.summary("room")).stage === "idle");
     expect(
       (await a.api("PATCH", "/api/tools/send_emoji", { enabled: false, sessionId: "room", reason: "quiet room" }))
         .status,

@@ -4,6 +4,7 @@ import type { BuiltinToolEntry } from "../../server/tools/builtin/entry";
 import { BuiltinToolProvider, builtinToolEntries, timingToolNames } from "../../server/tools/builtin/provider";
 import { succeeded } from "../../server/tools/builtin/results";
 import { ToolRegistry } from "../../server/tools/registry";
+import { parseConfig } from "../../server/config/load";
 import { FakeHost, invocation } from "./fake-host";
 
 const names = (specs: ToolSpec[]) => specs.map((s) => s.name);
@@ -150,6 +151,29 @@ describe("builtin parameter schemas (model-facing names)", () => {
     expect(props("query_person_profile").sort()).toEqual(["person_name", "person_id", "limit"].sort());
     expect(props("view_complex_message")).toEqual(["message_id"]);
     expect(props("tool_search")).toEqual(["query", "limit"]);
+  });
+
+  it("describes the tools and their parameters in the configured locale; names stay the same", () => {
+    const en = parseConfig({ bot: { locale: "en" } }, "test");
+    const cjk = /[\u4e00-\u9fff]/;
+    for (const e of builtinToolEntries) {
+      const zhSpec = e.buildSpec(host.config);
+      const enSpec = e.buildSpec(en);
+      expect(zhSpec.description, e.name).toMatch(cjk);
+      expect(enSpec.description, e.name).not.toMatch(cjk);
+      expect(enSpec.title, e.name).not.toMatch(cjk);
+      const zhProps = (zhSpec.parametersSchema?.properties ?? {}) as Record<string, { description?: string }>;
+      const enProps = (enSpec.parametersSchema?.properties ?? {}) as Record<string, { description?: string }>;
+      expect(Object.keys(enProps), e.name).toEqual(Object.keys(zhProps));
+      for (const [param, schema] of Object.entries(enProps)) {
+        expect(schema.description, `${e.name}.${param}`).toBeTruthy();
+        expect(schema.description, `${e.name}.${param}`).not.toMatch(cjk);
+        expect(zhProps[param].description, `${e.name}.${param}`).toMatch(cjk);
+      }
+    }
+    expect(specs.reply.description).toBe(
+      "根据你当前的思考生成并发送一条可见回复。回复内容由回复器根据你的思考和聊天记录写出。",
+    );
   });
 
   it("declares types, defaults, bounds and required fields", () => {

@@ -14,6 +14,21 @@ export const promptNames = [
   "wait_new_input",
   "tool_not_exposed",
   "interrupt_note",
+  "alias_text",
+  "alias_separator",
+  "default_personality",
+  "chat_kind_group",
+  "chat_kind_private",
+  "chat_kind_rule_group",
+  "chat_kind_rule_private",
+  "wait_rule",
+  "tool_arguments_invalid",
+  "tool_succeeded",
+  "tool_failed",
+  "replyer_transcript",
+  "replyer_target",
+  "replyer_thoughts",
+  "replyer_reference",
 ] as const;
 export type PromptName = (typeof promptNames)[number];
 
@@ -51,6 +66,21 @@ tool_search 只负责发现工具，发现之后在下一轮即可直接调用�
   wait_new_input: `等待结束：有新的输入到达。`,
   tool_not_exposed: `工具 {name} 当前未直接暴露给 planner。如果它在 deferred tools 提示中，请先调用 tool_search。`,
   interrupt_note: `（我的思考被新消息打断了）`,
+  alias_text: `（也叫{aliases}）`,
+  alias_separator: `、`,
+  default_personality: `是人类。`,
+  chat_kind_group: `群聊`,
+  chat_kind_private: `私聊`,
+  chat_kind_rule_group: `这是群聊：别人之间的闲聊不一定需要你参与。`,
+  chat_kind_rule_private: `这是私聊：对方通常是在和你说话。`,
+  wait_rule: `- wait：对方话还没说完或者需要等一会儿再判断时，等待指定秒数（seconds）；\n`,
+  tool_arguments_invalid: `工具 {name} 的参数不是合法的 JSON 对象：{error}`,
+  tool_succeeded: `工具 {name} 执行成功`,
+  tool_failed: `工具 {name} 执行失败`,
+  replyer_transcript: `聊天记录：\n{transcript}`,
+  replyer_target: `你要回复的消息：{target}`,
+  replyer_thoughts: `你的想法：{reasoning}`,
+  replyer_reference: `参考信息：{reference}`,
 };
 
 const en: Record<PromptName, string> = {
@@ -85,16 +115,37 @@ Use empty arrays when there is nothing. Never invent.`,
   wait_new_input: `Wait ended: new input arrived.`,
   tool_not_exposed: `Tool {name} is not exposed to the planner. If it is listed among the deferred tools, call tool_search first.`,
   interrupt_note: `(my thinking was interrupted by a new message)`,
+  alias_text: ` (also called {aliases})`,
+  alias_separator: `, `,
+  default_personality: `You are a human.`,
+  chat_kind_group: `group chat`,
+  chat_kind_private: `private chat`,
+  chat_kind_rule_group: `This is a group chat: people talking among themselves do not always need you.`,
+  chat_kind_rule_private: `This is a private chat: the other person is usually talking to you.`,
+  wait_rule: `- wait: the other person is not finished, or it is better to decide a bit later: wait the given seconds;\n`,
+  tool_arguments_invalid: `The arguments of tool {name} are not a valid JSON object: {error}`,
+  tool_succeeded: `Tool {name} succeeded`,
+  tool_failed: `Tool {name} failed`,
+  replyer_transcript: `Chat so far:\n{transcript}`,
+  replyer_target: `The message to reply to: {target}`,
+  replyer_thoughts: `Your thoughts: {reasoning}`,
+  replyer_reference: `Reference: {reference}`,
 };
 
 const byLocale: Record<Locale, Record<PromptName, string>> = { "zh-CN": zh, en };
 
+export interface PromptOptions {
+  locale: Locale;
+  overrides?: Record<string, string>;
+}
+
 /** Fills {placeholders}; unknown placeholders are left as they are so JSON braces survive. */
-export function renderPrompt(
-  name: PromptName,
-  vars: Record<string, string>,
-  opts: { locale: Locale; overrides?: Record<string, string> },
-): string {
+export function renderPrompt(name: PromptName, vars: Record<string, string>, opts: PromptOptions): string {
   const template = opts.overrides?.[`${opts.locale}:${name}`] ?? opts.overrides?.[name] ?? byLocale[opts.locale][name];
   return template.replace(/\{([a-zA-Z]+)\}/g, (whole, key: string) => (key in vars ? vars[key] : whole));
+}
+
+/** The template options of a config: its locale and the operator's overrides. */
+export function promptOptions(config: { bot: { locale: Locale }; prompts?: Record<string, string> }): PromptOptions {
+  return { locale: config.bot.locale, overrides: config.prompts };
 }

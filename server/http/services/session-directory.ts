@@ -3,12 +3,10 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
-  historyMessageSchema,
   idSchema,
   isReservedSessionId,
   RESERVED_SESSION_IDS,
   type CreateSessionBody,
-  type HistoryEntry,
   type InboundMessageBody,
   type SessionHistory,
   type SessionList,
@@ -16,7 +14,6 @@ import {
   type SessionSummary,
 } from "../../../lib/api/schemas";
 import type { Engine } from "../../composition";
-import type { SessionRuntime } from "../../engine/runtime";
 import type {
   ChatMessageRecord,
   SessionListRow,
@@ -25,9 +22,6 @@ import type {
   SessionRecord,
 } from "../../stores/types";
 import { HttpError, notFound } from "../errors";
-
-/** The part of a saved runtime snapshot the history view reads (the engine owns the full shape). */
-const snapshotViewSchema = z.object({ history: z.unknown() });
 
 /** The list cursor: the last row's position, opaque to clients. */
 const cursorSchema = z.tuple([z.number(), idSchema]);
@@ -74,7 +68,7 @@ export class SessionDirectory {
   async page(query: SessionsQuery): Promise<SessionList> {
     const { manager } = this.engine;
     const stateOf = (id: string) => manager.status(id)?.agentState ?? "stop";
-    const ids = manager.liveSessionIds();
+    const ids = manager.runningSessionIds();
     // Reserved ids name no chat (the MCP gateway's registry scope may still have a row).
     const reserved = [...RESERVED_SESSION_IDS];
     let filter: Pick<SessionPageQuery, "onlyIds" | "exceptIds"> = { exceptIds: reserved };
@@ -175,26 +169,10 @@ export class SessionDirectory {
   }
 
   async history(session: SessionRecord): Promise<SessionHistory> {
-    const rt = this.live(session.id);
-    if (rt) return { sessionId: session.id, source: "live", history: rt.history satisfies HistoryEntry[] };
-    const snapshot = await this.snapshotView(session.id);
+    const live = this.engine.manager.liveHistory(session.id);
+    if (live) return { sessionId: session.id, source: "live", history: [...live] };
+    const snapshot = await this.engine.manager.savedSnapshot(session.id);
     if (!snapshot) return { sessionId: session.id, source: "none", history: [] };
-    return {
-      sessionId: session.id,
-      source: "snapshot",
-      history: z.array(historyMessageSchema).parse(snapshot.history),
-    };
-  }
-
-  /** The runtime when it is running (not stopped or evicted). */
-  live(id: string): SessionRuntime | null {
-    const rt = this.engine.manager.get(id);
-    return rt && !rt.isStopped ? rt : null;
-  }
-
-  private async snapshotView(id: string): Promise<z.infer<typeof snapshotViewSchema> | null> {
-    const snapshot = await this.engine.stores.sessions.loadSnapshot(id);
-    const parsed = snapshotViewSchema.safeParse(snapshot?.state);
-    return parsed.success ? parsed.data : null;
+    return { sessionId: session.id, source: "snapshot", history: snapshot.history };
   }
 }

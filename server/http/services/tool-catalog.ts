@@ -5,54 +5,23 @@
 // the way a runtime builds its own (builtin provider, then the shared providers).
 import type { ToolView } from "../../../lib/api/schemas";
 import type { Engine } from "../../composition";
-import type { EngineLogger } from "../../engine/deps";
-import { plannerPlacement } from "../../engine/planner";
-import { sessionAvailability } from "../../engine/session-context";
+import { plannerPlacement, sessionAvailability } from "../../engine";
 import type { SessionRecord } from "../../stores/types";
-import { BuiltinToolProvider } from "../../tools/builtin/provider";
-import type { BuiltinToolHost } from "../../tools/builtin/host";
-import { ToolRegistry, type ToolCatalogEntry } from "../../tools/registry";
+import type { ToolCatalogEntry } from "../../tools/registry";
 import type { IconProxy } from "./icon-proxy";
 import type { ToggleProvenance } from "./toggle-provenance";
 
-/** A host for listing only: builtin listings read the config; running a tool here is a bug. */
-function listingHost(engine: Engine): BuiltinToolHost {
-  const refuse = (): never => {
-    throw new Error("the catalog's builtin provider lists tools only");
-  };
-  return {
-    config: engine.config,
-    stores: engine.stores,
-    writeReply: refuse,
-    chooseEmoji: refuse,
-    send: refuse,
-    deferredTools: refuse,
-    discoveredToolNames: refuse,
-  };
-}
-
 export class ToolCatalog {
-  private readonly host: BuiltinToolHost;
-
   constructor(
     private readonly engine: Engine,
     private readonly provenance: ToggleProvenance,
-    private readonly logger: EngineLogger,
     private readonly icons: IconProxy,
-  ) {
-    this.host = listingHost(engine);
-  }
+  ) {}
 
   /** Every spec of the session's view (or the global view without a session). */
   async entries(session: SessionRecord | null): Promise<ToolCatalogEntry[]> {
     const ctx = session ? sessionAvailability(session) : undefined;
-    const live = session ? this.engine.manager.get(session.id) : undefined;
-    if (live && !live.isStopped) return live.registry.listAllTools(ctx);
-    // Not closed afterwards: the shared providers belong to the engine, the builtin one holds nothing.
-    const registry = new ToolRegistry({ toggles: this.engine.toggles, logger: this.logger });
-    registry.registerProvider(new BuiltinToolProvider(this.host));
-    for (const provider of this.engine.providers) registry.registerProvider(provider);
-    return registry.listAllTools(ctx);
+    return this.engine.manager.toolRegistry(session?.id ?? null).listAllTools(ctx);
   }
 
   async views(session: SessionRecord | null): Promise<ToolView[]> {

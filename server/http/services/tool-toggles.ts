@@ -56,7 +56,7 @@ export class ToolToggleService {
     };
     const primary = engine.bus.emit(session?.id ?? GLOBAL_STREAM_ID, "tool.toggled", data);
     if (!session) {
-      for (const rt of engine.manager.list()) if (!rt.isStopped) engine.bus.emit(rt.session.id, "tool.toggled", data);
+      for (const id of engine.manager.runningSessionIds()) engine.bus.emit(id, "tool.toggled", data);
     }
     return {
       toolName,

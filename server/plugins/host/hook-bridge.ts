@@ -2,7 +2,7 @@
 // with a timeout. The registry skips a handler that fails or is slow, so a plugin never breaks a request.
 import type { HookDeclaration } from "../../../lib/plugins/components";
 import { hookResultSchema, ipcMethods } from "../../../lib/plugins/protocol";
-import type { HookPayloads, HookRegistry } from "../../engine/hooks";
+import type { HookPayloads, HookRegistry } from "../../engine";
 import { IpcError } from "../ipc/errors";
 import type { RunnerCaller } from "./tool-provider";
 

@@ -3,7 +3,9 @@
 // Never throws: whatever the plugin returned, the model gets a result it can read.
 import {
   makeToolResult,
+  postHistoryMessageSchema,
   toolContentItemSchema,
+  type PostHistoryMessage,
   type JsonObject,
   type ToolContentItem,
   type ToolExecutionResult,
@@ -12,7 +14,16 @@ import {
 /** Longer text is cut with a note: a plugin must not flood the model's context. */
 export const MAX_PLUGIN_CONTENT_CHARS = 64_000;
 
-const RESULT_KEYS = ["content", "message", "error", "errorMessage", "success", "contentItems", "structuredContent"];
+const RESULT_KEYS = [
+  "content",
+  "message",
+  "error",
+  "errorMessage",
+  "success",
+  "contentItems",
+  "structuredContent",
+  "postHistoryMessages",
+];
 
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -29,6 +40,15 @@ function contentItemsOf(value: unknown): ToolContentItem[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((item) => {
     const parsed = toolContentItemSchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** Notes for the model after the result (reference messages); invalid entries are dropped. */
+function postHistoryOf(value: unknown): PostHistoryMessage[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item) => {
+    const parsed = postHistoryMessageSchema.safeParse(item);
     return parsed.success ? [parsed.data] : [];
   });
 }
@@ -54,6 +74,7 @@ export function normalizePluginResult(toolName: string, value: unknown, metadata
       errorMessage: success ? "" : errorText || "插件工具报告失败",
       structuredContent: "structuredContent" in value ? value.structuredContent : value,
       contentItems: contentItemsOf(value.contentItems),
+      postHistoryMessages: postHistoryOf(value.postHistoryMessages),
       // The plugin's own metadata (e.g. pauseExecution) first; the Host's keys cannot be overridden.
       metadata: { ...(isPlainObject(value.metadata) ? value.metadata : {}), ...metadata },
     });

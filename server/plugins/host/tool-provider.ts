@@ -1,7 +1,7 @@
 // Plugin tools as a ToolProvider (engine.md 1.5): listing comes from the read-only component view;
 // a call is an RPC to the Runner with a timeout, and its return value is normalised. Legacy actions
 // take the same path and also receive `reasoning` and `actionData` (the model's original arguments).
-import { invokeResultSchema } from "../../../lib/plugins/protocol";
+import { invokeResultSchema, type CallContext } from "../../../lib/plugins/protocol";
 import {
   failedToolResult,
   type ToolAvailabilityContext,
@@ -62,16 +62,7 @@ export class PluginToolProvider implements ToolProvider {
         {
           component: name,
           args,
-          context: {
-            sessionId: invocation.sessionId,
-            streamId: invocation.streamId,
-            callId: invocation.callId,
-            reasoning,
-            isGroupChat: ctx?.isGroupChat,
-            groupId: ctx?.groupId,
-            userId: ctx?.userId,
-            platform: ctx?.platform,
-          },
+          context: callContextOf(invocation, reasoning, ctx),
         },
         { timeoutMs: this.timeoutMs, signal: ctx?.signal },
       );
@@ -89,4 +80,18 @@ export class PluginToolProvider implements ToolProvider {
 
   /** Nothing to close: the Runner belongs to the plugin runtime, which the engine closes. */
   async close(): Promise<void> {}
+}
+
+/** The plugin call context (lib/plugins/protocol.ts callContextSchema) of one invocation. */
+function callContextOf(invocation: ToolInvocation, reasoning: string, ctx?: ToolExecutionContext): CallContext {
+  return {
+    sessionId: invocation.sessionId,
+    streamId: invocation.streamId,
+    callId: invocation.callId,
+    reasoning,
+    isGroupChat: ctx?.isGroupChat,
+    groupId: ctx?.groupId,
+    userId: ctx?.userId,
+    platform: ctx?.platform,
+  };
 }

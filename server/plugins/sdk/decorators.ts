@@ -10,7 +10,7 @@ import {
   type ToolVisibility,
 } from "../../../lib/plugins/components";
 import type { JsonObject, ToolAnnotation, ToolIcon } from "../../../lib/tools/schemas";
-import type { HookPayloads } from "../../engine/hooks";
+import type { HookPayloads } from "../../engine";
 import { attachDeclaration } from "./declarations";
 import { actionParametersToSchema, parametersToSchema, type ToolParameter } from "./parameters";
 import type { HookCallContext, ToolCallContext } from "./types";

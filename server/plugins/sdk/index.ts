@@ -11,4 +11,4 @@ export {
   type PluginLogger,
   type ToolCallContext,
 } from "./types";
-export type { HookPayloads } from "../../engine/hooks";
+export type { HookPayloads } from "../../engine";

@@ -1,12 +1,12 @@
 import { hints, type BuiltinToolEntry } from "./entry";
+import { describeTool } from "./texts";
 import { noParameters, succeeded } from "./results";
 
 export const continueTool: BuiltinToolEntry = {
   name: "continue",
   stage: "timing",
-  buildSpec: () => ({
-    title: "继续",
-    description: "继续本轮：当你判断现在应该发言、查询信息或执行其他动作时调用，随后进入行动规划。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "continue"),
     parametersSchema: noParameters(),
     annotation: hints({ readOnly: true, openWorld: false }),
   }),

@@ -1,12 +1,12 @@
 import { hints, type BuiltinToolEntry } from "./entry";
+import { describeTool } from "./texts";
 import { noParameters, succeeded } from "./results";
 
 export const finishTool: BuiltinToolEntry = {
   name: "finish",
   stage: "action",
-  buildSpec: () => ({
-    title: "结束本轮",
-    description: "结束本轮思考并等待新消息。本轮需要做的事都已完成时调用。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "finish"),
     parametersSchema: noParameters(),
     annotation: hints({ readOnly: true, openWorld: false }),
   }),

@@ -1,5 +1,6 @@
 import { failedToolResult } from "../../../lib/tools/schemas";
 import { hints, sessionOf, type BuiltinToolEntry } from "./entry";
+import { describeTool, paramText } from "./texts";
 import { succeeded } from "./results";
 
 /** At most this many exact and this many fuzzy matches per word. */
@@ -9,15 +10,14 @@ export const queryJargonTool: BuiltinToolEntry = {
   name: "query_jargon",
   stage: "action",
   enabledBy: (config) => config.chat.enableJargonQuery,
-  buildSpec: () => ({
-    title: "查询黑话",
-    description: "查询黑话、梗、缩写或群内专有词的含义。先精确匹配，再模糊匹配。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "query_jargon"),
     parametersSchema: {
       type: "object",
       properties: {
         words: {
           type: "array",
-          description: "要查询的词条列表。",
+          description: paramText(config, "query_jargon", "words"),
           items: { type: "string" },
           minItems: 1,
         },

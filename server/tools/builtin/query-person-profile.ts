@@ -2,6 +2,7 @@ import { failedToolResult } from "../../../lib/tools/schemas";
 import type { PersonProfile } from "../../stores/types";
 import { clamp, intArg, stringArg } from "./args";
 import { hints, type BuiltinToolEntry } from "./entry";
+import { describeTool, paramText } from "./texts";
 import { succeeded } from "./results";
 
 export const DEFAULT_PROFILE_LIMIT = 8;
@@ -17,20 +18,19 @@ export const queryPersonProfileTool: BuiltinToolEntry = {
   name: "query_person_profile",
   stage: "action",
   enabledBy: (config) => config.chat.enablePersonProfileQuery,
-  buildSpec: () => ({
-    title: "查询人物画像",
-    description: "查询某个人的人物画像：概要、特征与已知事实。提供 person_name 或 person_id 之一。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "query_person_profile"),
     parametersSchema: {
       type: "object",
       properties: {
-        person_name: { type: "string", description: "人物名称（昵称）。" },
-        person_id: { type: "string", description: "人物 id 或平台用户 id。" },
+        person_name: { type: "string", description: paramText(config, "query_person_profile", "person_name") },
+        person_id: { type: "string", description: paramText(config, "query_person_profile", "person_id") },
         limit: {
           type: "integer",
           minimum: 1,
           maximum: 20,
           default: DEFAULT_PROFILE_LIMIT,
-          description: "最多返回多少条特征。",
+          description: paramText(config, "query_person_profile", "limit"),
         },
       },
     },

@@ -1,26 +1,26 @@
 import { failedToolResult } from "../../../lib/tools/schemas";
 import { stringArg } from "./args";
 import { hints, reasoningOf, sessionOf, type BuiltinToolEntry } from "./entry";
+import { describeTool, paramText } from "./texts";
 import { succeeded } from "./results";
 
 export const replyTool: BuiltinToolEntry = {
   name: "reply",
   stage: "action",
-  buildSpec: () => ({
-    title: "回复",
-    description: "根据你当前的思考生成并发送一条可见回复。回复内容由回复器根据你的思考和聊天记录写出。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "reply"),
     parametersSchema: {
       type: "object",
       properties: {
-        msg_id: { type: "string", description: "要回复的消息的 msg_id。" },
+        msg_id: { type: "string", description: paramText(config, "reply", "msg_id") },
         set_quote: {
           type: "boolean",
-          description: "是否以引用回复的方式发送；发言人多、聊天较乱时建议引用。",
+          description: paramText(config, "reply", "set_quote"),
           default: true,
         },
         reference_info: {
           type: "string",
-          description: "有助于回复的信息，如聊天状态、人物关系、事实或回忆。",
+          description: paramText(config, "reply", "reference_info"),
         },
       },
       required: ["msg_id"],

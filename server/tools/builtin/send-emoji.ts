@@ -1,6 +1,7 @@
 import { failedToolResult } from "../../../lib/tools/schemas";
 import type { EmojiRecord } from "../../stores/types";
 import { hints, reasoningOf, sessionOf, type BuiltinToolEntry } from "./entry";
+import { describeTool } from "./texts";
 import { noParameters, succeeded } from "./results";
 
 /** How many emojis the chooser sees at most (the original's emoji_send_num). */
@@ -21,9 +22,8 @@ export const sendEmojiTool: BuiltinToolEntry = {
   name: "send_emoji",
   stage: "action",
   enabledBy: (config) => config.chat.enableEmoji,
-  buildSpec: () => ({
-    title: "发送表情包",
-    description: "根据当前聊天氛围，从表情包库中挑选一个合适的表情包并发送。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "send_emoji"),
     parametersSchema: noParameters(),
     annotation: hints({ readOnly: false, openWorld: true }),
   }),

@@ -2,6 +2,7 @@ import { failedToolResult } from "../../../lib/tools/schemas";
 import { searchTools } from "../tool-search";
 import { intArg, stringArg } from "./args";
 import { hints, sessionOf, type BuiltinToolEntry } from "./entry";
+import { describeTool, paramText } from "./texts";
 import { succeeded } from "./results";
 
 export const DEFAULT_SEARCH_LIMIT = 5;
@@ -9,15 +10,18 @@ export const DEFAULT_SEARCH_LIMIT = 5;
 export const toolSearchTool: BuiltinToolEntry = {
   name: "tool_search",
   stage: "action",
-  buildSpec: () => ({
-    title: "搜索工具",
-    description:
-      "在 deferred tools 列表中按名称或关键词搜索工具，命中的工具会加入后续轮次的可用工具列表。它只负责发现工具，不执行工具。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "tool_search"),
     parametersSchema: {
       type: "object",
       properties: {
-        query: { type: "string", description: "要搜索的工具名、前缀或关键词。" },
-        limit: { type: "integer", minimum: 1, default: DEFAULT_SEARCH_LIMIT, description: "最多返回多少个工具。" },
+        query: { type: "string", description: paramText(config, "tool_search", "query") },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          default: DEFAULT_SEARCH_LIMIT,
+          description: paramText(config, "tool_search", "limit"),
+        },
       },
       required: ["query"],
     },

@@ -1,17 +1,19 @@
 import { failedToolResult } from "../../../lib/tools/schemas";
 import { stringArg } from "./args";
 import { hints, sessionOf, type BuiltinToolEntry } from "./entry";
+import { describeTool, paramText } from "./texts";
 import { succeeded } from "./results";
 
 export const viewComplexMessageTool: BuiltinToolEntry = {
   name: "view_complex_message",
   stage: "action",
-  buildSpec: () => ({
-    title: "查看复杂消息",
-    description: "查看转发消息等复杂消息的完整内容（上下文里只显示了前几条预览）。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "view_complex_message"),
     parametersSchema: {
       type: "object",
-      properties: { message_id: { type: "string", description: "复杂消息的 msg_id。" } },
+      properties: {
+        message_id: { type: "string", description: paramText(config, "view_complex_message", "message_id") },
+      },
       required: ["message_id"],
     },
     annotation: hints({ readOnly: true, openWorld: false }),

@@ -1,5 +1,6 @@
 import { intArg } from "./args";
 import { hints, type BuiltinToolEntry } from "./entry";
+import { describeTool, paramText } from "./texts";
 import { succeeded } from "./results";
 
 export const DEFAULT_WAIT_SECONDS = 30;
@@ -7,15 +8,14 @@ export const DEFAULT_WAIT_SECONDS = 30;
 export const waitTool: BuiltinToolEntry = {
   name: "wait",
   stage: "timing",
-  buildSpec: () => ({
-    title: "等待",
-    description: "暂停 N 秒后再重新判断是否行动，适合等对方把话说完。等待期间到达的新消息不会提前结束等待。",
+  buildSpec: (config) => ({
+    ...describeTool(config, "wait"),
     parametersSchema: {
       type: "object",
       properties: {
         seconds: {
           type: "integer",
-          description: "等待的秒数。",
+          description: paramText(config, "wait", "seconds"),
           default: DEFAULT_WAIT_SECONDS,
           minimum: 0,
         },
