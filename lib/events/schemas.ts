@@ -63,13 +63,37 @@ export const stageIdSchema = z.enum([
 ]);
 export type StageId = z.infer<typeof stageIdSchema>;
 
-const stageStatusData = z.object({
-  stage: stageIdSchema,
-  detail: z.string(),
-  roundText: z.string(),
-  agentState: agentStateSchema,
-  stageStartedAt: z.number(),
-});
+/** Stage names the engine emitted before stage ids existed: ledgers written then still replay. */
+const legacyStageIds: Record<string, StageId> = {
+  空闲: "idle",
+  消息整理: "collecting",
+  "Timing Gate": "timing_gate",
+  Planner: "planner",
+  "Planner 已打断": "planner_interrupted",
+  冷却: "cooldown",
+  等待消息: "waiting",
+};
+const LEGACY_TOOL_STAGE = "工具执行 · ";
+
+function upgradeLegacyStage(value: unknown): unknown {
+  if (!value || typeof value !== "object" || !("stage" in value) || typeof value.stage !== "string") return value;
+  const { stage } = value;
+  if (Object.hasOwn(legacyStageIds, stage)) return { ...value, stage: legacyStageIds[stage] };
+  if (stage.startsWith(LEGACY_TOOL_STAGE))
+    return { ...value, stage: "tool", detail: stage.slice(LEGACY_TOOL_STAGE.length) };
+  return value;
+}
+
+const stageStatusData = z.preprocess(
+  upgradeLegacyStage,
+  z.object({
+    stage: stageIdSchema,
+    detail: z.string(),
+    roundText: z.string(),
+    agentState: agentStateSchema,
+    stageStartedAt: z.number(),
+  }),
+);
 
 const messageIngestedData = z.object({
   speakerName: z.string(),

@@ -1,6 +1,6 @@
 // Stage ids are shown through per-locale display names; Chinese unless asked otherwise.
 import { describe, expect, it } from "vitest";
-import { stageIdSchema } from "../../lib/events/schemas";
+import { monitorEventSchema, stageIdSchema } from "../../lib/events/schemas";
 import { stageLabel } from "../../lib/i18n/stages";
 
 describe("stage labels", () => {
@@ -17,5 +17,20 @@ describe("stage labels", () => {
   it("shows an unknown or empty stage as it is", () => {
     expect(stageLabel("")).toBe("");
     expect(stageLabel("toString")).toBe("toString");
+  });
+
+  it("reads stage names of ledgers written before stage ids (they still replay)", () => {
+    const legacy = (stage: string) =>
+      monitorEventSchema.parse({
+        seq: 1,
+        sessionId: "s1",
+        type: "stage.status",
+        ts: 0,
+        data: { stage, detail: "", roundText: "", agentState: "running", stageStartedAt: 0 },
+      }).data;
+    expect(legacy("空闲")).toMatchObject({ stage: "idle" });
+    expect(legacy("Timing Gate")).toMatchObject({ stage: "timing_gate" });
+    expect(legacy("工具执行 · reply")).toMatchObject({ stage: "tool", detail: "reply" });
+    expect(() => legacy("something else")).toThrow();
   });
 });
