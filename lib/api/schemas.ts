@@ -21,10 +21,16 @@ export const idSchema = z
   .max(128)
   .regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits, _ . : - only");
 
+/** Whether the database takes writes: "busy" (another writer holds the lock), "full" (no space), "error". */
+export const dbStateSchema = z.enum(["ok", "busy", "full", "error"]);
+export type DbState = z.infer<typeof dbStateSchema>;
+export const dbStatusSchema = z.object({ ok: z.boolean(), state: dbStateSchema, detail: z.string().optional() });
+export type DbStatus = z.infer<typeof dbStatusSchema>;
+
 export const healthSchema = z.object({
   ok: z.boolean(),
   model: z.object({ provider: z.string(), name: z.string(), simulated: z.boolean() }),
-  db: z.object({ ok: z.boolean(), url: z.string().optional(), error: z.string().optional() }),
+  db: dbStatusSchema,
   version: z.string().optional(),
 });
 export type Health = z.infer<typeof healthSchema>;

@@ -1,6 +1,7 @@
 // The monitor event bus: assigns each session's seq (from 1, no gaps), writes events to the ledger
 // in order with group commit, and only then hands them to listeners, so nothing is broadcast that a
-// crash could lose. A failed write is retried; events are never dropped or reordered.
+// crash could lose. A failed write is retried; events are never reordered, and dropped only over the
+// backlog cap (see MonitorBusOptions.maxPending).
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { Clock } from "../engine/clock";
 import type { EventLedger } from "./ledger";
@@ -15,11 +16,27 @@ export interface MonitorBusOptions {
   /** Called when a ledger write fails (it is retried). */
   onWriteError?: (error: unknown, attempt: number) => void;
   retryDelayMs?: number;
+  /**
+   * Most events waiting for the ledger (default 10,000), so a ledger that cannot write (a full disk)
+   * holds memory bounded. Over the cap, events other than `message.*` are dropped before they get a
+   * seq (no gap in the stream): they are the engine's progress reports (stages, streamed text, tool
+   * calls), superseded by the snapshot and the events after them. `message.*` events record what was
+   * acknowledged or said and are always kept; their number stays bounded because intake answers 503
+   * while the database cannot take writes (server/db/health.ts).
+   */
+  maxPending?: number;
+  /** Called when dropping starts ("start") and once the backlog is back under the cap ("end", with the count). */
+  onOverflow?: (phase: "start" | "end", dropped: number) => void;
 }
+
+/** What emit() returns for a dropped event: seq 0, never written nor broadcast. */
+export const DROPPED_SEQ = 0;
 
 export class MonitorBus implements EventSink {
   private readonly lastSeq = new Map<string, number>();
   private queue: MonitorEvent[] = [];
+  private writing = 0;
+  private dropped = 0;
   private flushing: Promise<void> | null = null;
   private readonly listeners = new Set<EventListener>();
   private idleWaiters: (() => void)[] = [];
@@ -36,6 +53,11 @@ export class MonitorBus implements EventSink {
   }
 
   emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent {
+    if (this.pending >= (this.opts.maxPending ?? 10_000) && !type.startsWith("message.")) {
+      if (this.dropped++ === 0) this.opts.onOverflow?.("start", 0);
+      // Same envelope shape as below; seq 0 marks it as never recorded.
+      return { seq: DROPPED_SEQ, sessionId, type, ts: this.clock.now(), data } as MonitorEvent;
+    }
     const seq = (this.lastSeq.get(sessionId) ?? 0) + 1;
     this.lastSeq.set(sessionId, seq);
     // The union cannot be narrowed from a generic T; the envelope is built from matching parts.
@@ -43,6 +65,11 @@ export class MonitorBus implements EventSink {
     this.queue.push(event);
     if (!this.flushing) this.flushing = this.flushLoop();
     return event;
+  }
+
+  /** Events emitted but not yet durable (the batch being written included). */
+  get pending(): number {
+    return this.queue.length + this.writing;
   }
 
   /** Last assigned seq of a session (0 when none). */
@@ -67,7 +94,13 @@ export class MonitorBus implements EventSink {
     while (this.queue.length) {
       const batch = this.queue;
       this.queue = [];
+      this.writing = batch.length;
       await this.writeWithRetry(batch);
+      this.writing = 0;
+      if (this.dropped && this.pending < (this.opts.maxPending ?? 10_000)) {
+        this.opts.onOverflow?.("end", this.dropped);
+        this.dropped = 0;
+      }
       for (const event of batch) {
         for (const listener of this.listeners) {
           try {

@@ -1,6 +1,6 @@
 import type { ChatSession, PrismaClient } from "../../../generated/prisma/client";
 import type { RuntimeSnapshot, SessionRecord, SessionStore } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 
 const toRecord = (r: ChatSession): SessionRecord => ({
   id: r.id,
@@ -15,12 +15,15 @@ const toRecord = (r: ChatSession): SessionRecord => ({
 
 /** Chat sessions and the runtime snapshot each one resumes from after a restart. */
 export class PrismaSessionStore implements SessionStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
 
   async upsert(session: SessionRecord): Promise<void> {
     const { id, name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt } = session;
     const fields = { name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt };
-    await withBusyRetry(() =>
+    await this.writer.write(() =>
       this.prisma.chatSession.upsert({ where: { id }, create: { id, ...fields }, update: fields }),
     );
   }
@@ -37,14 +40,14 @@ export class PrismaSessionStore implements SessionStore {
 
   /** Unknown ids are ignored. */
   async touch(id: string, ts: number): Promise<void> {
-    await withBusyRetry(() => this.prisma.chatSession.updateMany({ where: { id }, data: { lastActiveAt: ts } }));
+    await this.writer.write(() => this.prisma.chatSession.updateMany({ where: { id }, data: { lastActiveAt: ts } }));
   }
 
   /** One snapshot per session, replaced on every save; the state is stored as JSON text. */
   async saveSnapshot(snapshot: RuntimeSnapshot): Promise<void> {
     const state = JSON.stringify(snapshot.state ?? null);
     const { sessionId, ts } = snapshot;
-    await withBusyRetry(() =>
+    await this.writer.write(() =>
       this.prisma.sessionSnapshot.upsert({
         where: { sessionId },
         create: { sessionId, state, ts },
