@@ -170,6 +170,7 @@ export class PrismaLedger implements EventLedger {
     await this.flushing;
     if (!this.workerGone) {
       const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
+      this.worker.ref(); // nothing else may keep the process alive until the writer closed its connection
       this.worker.postMessage({ kind: "close" } satisfies LedgerWorkerRequest);
       await exited;
     }

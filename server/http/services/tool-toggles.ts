@@ -58,6 +58,8 @@ export class ToolToggleService {
     if (!session) {
       for (const rt of engine.manager.list()) if (!rt.isStopped) engine.bus.emit(rt.session.id, "tool.toggled", data);
     }
+    // The answer names the event's seq: it is in the ledger (readable) once the caller has it.
+    await engine.bus.whenFlushed();
     return {
       toolName,
       scope: toggle.scope,
