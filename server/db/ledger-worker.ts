@@ -1,21 +1,9 @@
 // The ledger's writer thread (started by ledger.ts): owns the write connection, so a commit's fsync
-// (synchronous FULL) happens here and never on the server's event loop. One message = one transaction.
+// (synchronous FULL) happens here and never on the server's event loop. One write = one transaction,
+// sent in chunks so that copying the next chunk over overlaps with inserting this one.
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-
-export type Row = [sessionId: string, seq: number, type: string, ts: number, data: string];
-
-export interface LedgerWorkerData {
-  file: string;
-  synchronous: "FULL" | "NORMAL";
-}
-
-export type LedgerWorkerRequest = { kind: "write"; id: number; rows: Row[] } | { kind: "close" };
-
-export type LedgerWorkerReply =
-  | { kind: "ready" }
-  | { kind: "written"; id: number }
-  | { kind: "failed"; id: number | null; code?: string; message: string };
+import type { LedgerWorkerData, LedgerWorkerReply, LedgerWorkerRequest, RowChunk } from "./ledger-protocol";
 
 const port = parentPort;
 if (!port) throw new Error("ledger-worker.ts runs as a worker thread (see ledger.ts)");
@@ -31,25 +19,60 @@ function failure(id: number | null, err: unknown): LedgerWorkerReply {
   };
 }
 
-let writeRows: ((rows: Row[]) => void) | null = null;
 let db: Database.Database | null = null;
+type Params = [sessionId: string, seq: number, type: string, ts: number, data: Buffer];
+let insert: Database.Statement<Params> | null = null;
 try {
   // No busy timeout: a lock is waited for by the main thread's retry, which also reports it as "busy".
   db = new Database(file, { timeout: 0, fileMustExist: true });
   db.pragma("journal_mode = WAL");
   db.pragma(`synchronous = ${synchronous}`);
-  const insert = db.prepare<Row>(
-    'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, ?)',
+  // The JSON arrives as UTF-8 bytes: CAST stores them as the TEXT they are, without a conversion.
+  insert = db.prepare<Params>(
+    'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, CAST(? AS TEXT))',
   );
-  const tx = db.transaction((rows: Row[]) => {
-    for (const row of rows) insert.run(...row);
-  });
-  // IMMEDIATE takes the write lock up front, so a busy database fails before any row is written.
-  writeRows = (rows) => tx.immediate(rows);
   port.postMessage({ kind: "ready" } satisfies LedgerWorkerReply);
 } catch (err) {
   db?.close();
+  db = null;
   port.postMessage(failure(null, err));
+}
+
+/** The write whose transaction is open, and the last one that failed (its later chunks are ignored). */
+let open: number | null = null;
+let failed: number | null = null;
+
+function writeChunk(
+  conn: Database.Database,
+  stmt: Database.Statement<Params>,
+  id: number,
+  chunk: RowChunk,
+  last: boolean,
+) {
+  if (id === failed) return;
+  try {
+    if (open !== id) {
+      // IMMEDIATE takes the write lock up front, so a busy database fails before any row is written.
+      conn.exec("BEGIN IMMEDIATE");
+      open = id;
+    }
+    const data = Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength);
+    let start = 0;
+    for (let i = 0; i < chunk.ends.length; i++) {
+      stmt.run(chunk.sessionIds[i], chunk.seqs[i], chunk.types[i], chunk.ts[i], data.subarray(start, chunk.ends[i]));
+      start = chunk.ends[i];
+    }
+    if (last) {
+      conn.exec("COMMIT");
+      open = null;
+      port?.postMessage({ kind: "written", id } satisfies LedgerWorkerReply);
+    }
+  } catch (err) {
+    if (conn.inTransaction) conn.exec("ROLLBACK");
+    open = null;
+    failed = id;
+    port?.postMessage(failure(id, err));
+  }
 }
 
 port.on("message", (request: LedgerWorkerRequest) => {
@@ -58,11 +81,6 @@ port.on("message", (request: LedgerWorkerRequest) => {
     port.close();
     return;
   }
-  if (!writeRows) return port.postMessage(failure(request.id, new Error("ledger writer is not open")));
-  try {
-    writeRows(request.rows);
-    port.postMessage({ kind: "written", id: request.id } satisfies LedgerWorkerReply);
-  } catch (err) {
-    port.postMessage(failure(request.id, err));
-  }
+  if (!db || !insert) return port.postMessage(failure(request.id, new Error("ledger writer is not open")));
+  writeChunk(db, insert, request.id, request.chunk, request.last);
 });

@@ -16,13 +16,22 @@ import { withBusyRetry, type RetryOptions } from "./busy";
 import { sqlitePathFromUrl } from "./database-url";
 import { DatabaseError, isBusyError, toDatabaseError } from "./errors";
 import type { DatabaseHealth } from "./health";
-import type { LedgerWorkerData, LedgerWorkerReply, LedgerWorkerRequest, Row } from "./ledger-worker";
+import {
+  encodeChunk,
+  type LedgerWorkerData,
+  type LedgerWorkerReply,
+  type LedgerWorkerRequest,
+  type Row,
+} from "./ledger-protocol";
 
 /**
  * Free space the database's filesystem needs before the health probe calls a full disk writable again:
  * enough for the capped backlog (see MonitorBus) to go in without filling it up at once.
  */
 export const PROBE_MIN_FREE_BYTES = 16 * 1024 * 1024;
+
+/** Rows per message to the writer: the next chunk is copied over while the writer inserts this one. */
+const WRITE_CHUNK_ROWS = 500;
 
 const WORKER_ENTRY = new URL("./ledger-worker.ts", import.meta.url).href;
 
@@ -248,7 +257,12 @@ export class PrismaLedger implements EventLedger {
     try {
       await new Promise<void>((resolve, reject) => {
         this.inFlight.set(id, { resolve, reject });
-        this.worker.postMessage({ kind: "write", id, rows } satisfies LedgerWorkerRequest);
+        for (let i = 0; i < rows.length || i === 0; i += WRITE_CHUNK_ROWS) {
+          const chunk = encodeChunk(rows.slice(i, i + WRITE_CHUNK_ROWS));
+          const last = i + WRITE_CHUNK_ROWS >= rows.length;
+          const request: LedgerWorkerRequest = { kind: "rows", id, chunk, last };
+          this.worker.postMessage(request, [chunk.data.buffer, chunk.ends.buffer]);
+        }
       });
     } finally {
       if (this.inFlight.size === 0) this.worker.unref();

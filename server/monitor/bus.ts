@@ -17,15 +17,16 @@ export interface MonitorBusOptions {
   onWriteError?: (error: unknown, attempt: number) => void;
   retryDelayMs?: number;
   /**
-   * Most events waiting for the ledger (default 10,000), so a ledger that cannot write (a full disk)
-   * holds memory bounded. Over the cap, events other than `message.*` are dropped before they get a
-   * seq (no gap in the stream): they are the engine's progress reports (stages, streamed text, tool
-   * calls), superseded by the snapshot and the events after them. `message.*` events record what was
+   * Most events waiting for a ledger that cannot write (a full disk; default 10,000), so memory stays
+   * bounded. A ledger that writes is never capped: it drains faster than the engine emits, group
+   * commit making its batches larger the more wait. Over the cap, events other than `message.*` are
+   * dropped before they get a seq (no gap in the stream): they are the engine's progress reports
+   * (stages, streamed text, tool calls), superseded by the snapshot and the events after them. `message.*` events record what was
    * acknowledged or said and are always kept; their number stays bounded because intake answers 503
    * while the database cannot take writes (server/db/health.ts).
    */
   maxPending?: number;
-  /** Called when dropping starts ("start") and once the backlog is back under the cap ("end", with the count). */
+  /** Called when dropping starts ("start") and once the ledger writes again ("end", with the count dropped). */
   onOverflow?: (phase: "start" | "end", dropped: number) => void;
 }
 
@@ -37,6 +38,8 @@ export class MonitorBus implements EventSink {
   private queue: MonitorEvent[] = [];
   private writing = 0;
   private dropped = 0;
+  /** The batch being written failed at least once: the ledger cannot write (yet). */
+  private failing = false;
   private flushing: Promise<void> | null = null;
   private readonly listeners = new Set<EventListener>();
   private idleWaiters: (() => void)[] = [];
@@ -53,7 +56,7 @@ export class MonitorBus implements EventSink {
   }
 
   emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent {
-    if (this.pending >= (this.opts.maxPending ?? 10_000) && !type.startsWith("message.")) {
+    if (this.failing && this.pending >= (this.opts.maxPending ?? 10_000) && !type.startsWith("message.")) {
       if (this.dropped++ === 0) this.opts.onOverflow?.("start", 0);
       // Same envelope shape as below; seq 0 marks it as never recorded.
       return { seq: DROPPED_SEQ, sessionId, type, ts: this.clock.now(), data } as MonitorEvent;
@@ -97,7 +100,7 @@ export class MonitorBus implements EventSink {
       this.writing = batch.length;
       await this.writeWithRetry(batch);
       this.writing = 0;
-      if (this.dropped && this.pending < (this.opts.maxPending ?? 10_000)) {
+      if (this.dropped && !this.failing) {
         this.opts.onOverflow?.("end", this.dropped);
         this.dropped = 0;
       }
@@ -121,8 +124,10 @@ export class MonitorBus implements EventSink {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.ledger.append(batch);
+        this.failing = false;
         return;
       } catch (error) {
+        this.failing = true;
         this.opts.onWriteError?.(error, attempt);
         const delay = Math.min(5_000, (this.opts.retryDelayMs ?? 50) * 2 ** Math.min(attempt - 1, 7));
         await new Promise((r) => setTimeout(r, delay));
