@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { DatabaseError } from "../../server/db/errors";
+import { DatabaseHealth } from "../../server/db/health";
 import { PrismaLedger } from "../../server/db/ledger";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { useTempDatabases } from "./helpers";
@@ -152,6 +153,23 @@ describe("PrismaLedger", () => {
       other.close();
     }
     await l.append(range("s", 1, 1)); // and works again afterwards
+    await l.close();
+  });
+
+  it("reports a foreign lock to the database health as busy, and ok once its append committed; the probe sees the lock", async () => {
+    const health = new DatabaseHealth();
+    const { ledger: l, url } = await ledger({ health });
+    const other = new Database(sqlitePathFromUrl(url));
+    other.exec("BEGIN IMMEDIATE");
+    const done = l.append(range("s", 1, 2));
+    await expect.poll(() => health.status().state).toBe("busy");
+    await expect(l.probe()).rejects.toMatchObject({ kind: "locked" });
+    other.exec("COMMIT");
+    other.close();
+    await done;
+    expect(health.status()).toEqual({ ok: true, state: "ok" });
+    await expect(l.probe()).resolves.toBeUndefined();
+    expect(committed(url)).toHaveLength(2);
     await l.close();
   });
 
