@@ -30,6 +30,9 @@ export interface MonitorBusOptions {
   onOverflow?: (phase: "start" | "end", dropped: number) => void;
 }
 
+/** Events handed to listeners between two turns of the event loop. */
+const DELIVERY_SLICE = 200;
+
 /** What emit() returns for a dropped event: seq 0, never written nor broadcast. */
 export const DROPPED_SEQ = 0;
 
@@ -104,7 +107,10 @@ export class MonitorBus implements EventSink {
         this.opts.onOverflow?.("end", this.dropped);
         this.dropped = 0;
       }
-      for (const event of batch) {
+      for (const [i, event] of batch.entries()) {
+        // A large group commit (the ledger's writer thread commits whatever piled up meanwhile) is
+        // handed over in slices, so sockets flush in between instead of queueing it all at once.
+        if (i > 0 && i % DELIVERY_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         for (const listener of this.listeners) {
           try {
             listener(event);
