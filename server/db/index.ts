@@ -39,6 +39,11 @@ export async function openDatabase(
     // The probe runs only after a write failed, so long after the ledger below exists.
     const health: DatabaseHealth = new DatabaseHealth({ logger: opts.logger, probe: () => ledger.probe() });
     const ledger: PrismaLedger = new PrismaLedger(databaseUrl, { ...opts.ledger, health });
+    // A writer that cannot open fails the start, not the first event.
+    await ledger.opened().catch(async (err: unknown) => {
+      await ledger.close();
+      throw err;
+    });
     return {
       prisma,
       stores: createPrismaStores(prisma, { ...opts.stores, health }),

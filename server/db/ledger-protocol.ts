@@ -1,6 +1,6 @@
 // What the ledger (main thread) and its writer thread (ledger-worker.ts) send each other.
 
-export type Row = [sessionId: string, seq: number, type: string, ts: number, data: string];
+import type { MonitorEvent } from "../../lib/events/schemas";
 
 /**
  * Rows as they cross over: the JSON of every row encoded into one transferred buffer (`ends[i]` is
@@ -16,23 +16,24 @@ export interface RowChunk {
   ends: Uint32Array<ArrayBuffer>;
 }
 
-/** Encodes rows for the writer (the buffers are then transferred). */
-export function encodeChunk(rows: Row[]): RowChunk {
+/** Serialises events for the writer (the buffers are then transferred). Throws on data JSON cannot hold. */
+export function encodeChunk(events: readonly MonitorEvent[]): RowChunk {
+  const json = events.map((e) => JSON.stringify(e.data));
   let bytes = 0;
-  for (const row of rows) bytes += Buffer.byteLength(row[4]);
+  for (const text of json) bytes += Buffer.byteLength(text);
   // Its own ArrayBuffer (not Node's shared pool), so it can be transferred.
   const data = Buffer.allocUnsafeSlow(bytes);
-  const ends = new Uint32Array(rows.length);
+  const ends = new Uint32Array(json.length);
   let at = 0;
-  rows.forEach((row, i) => {
-    at += data.write(row[4], at);
+  json.forEach((text, i) => {
+    at += data.write(text, at);
     ends[i] = at;
   });
   return {
-    sessionIds: rows.map((r) => r[0]),
-    seqs: rows.map((r) => r[1]),
-    types: rows.map((r) => r[2]),
-    ts: rows.map((r) => r[3]),
+    sessionIds: events.map((e) => e.sessionId),
+    seqs: events.map((e) => e.seq),
+    types: events.map((e) => e.type),
+    ts: events.map((e) => e.ts),
     data,
     ends,
   };
@@ -43,8 +44,9 @@ export interface LedgerWorkerData {
   synchronous: "FULL" | "NORMAL";
 }
 
-/** `last` commits the write's transaction; the first chunk of a write begins it. */
-export type LedgerWorkerRequest = { kind: "rows"; id: number; chunk: RowChunk; last: boolean } | { kind: "close" };
+/** `last` commits the write's transaction, the first chunk of a write begins it, `abort` rolls it back. */
+export type LedgerWorkerRequest =
+  { kind: "rows"; id: number; chunk: RowChunk; last: boolean } | { kind: "abort"; id: number } | { kind: "close" };
 
 export type LedgerWorkerReply =
   | { kind: "ready" }

@@ -81,6 +81,12 @@ port.on("message", (request: LedgerWorkerRequest) => {
     port.close();
     return;
   }
+  if (request.kind === "abort") {
+    // The main thread could not serialise a later chunk of this write: nothing of it may stay.
+    if (open === request.id && db?.inTransaction) db.exec("ROLLBACK");
+    if (open === request.id) open = null;
+    return;
+  }
   if (!db || !insert) return port.postMessage(failure(request.id, new Error("ledger writer is not open")));
   writeChunk(db, insert, request.id, request.chunk, request.last);
 });

@@ -21,7 +21,7 @@ import {
   type LedgerWorkerData,
   type LedgerWorkerReply,
   type LedgerWorkerRequest,
-  type Row,
+  type RowChunk,
 } from "./ledger-protocol";
 
 /**
@@ -43,7 +43,7 @@ const WORKER_BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve("tsx/esm/a
   .then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_ENTRY)}); });`;
 
 interface PendingAppend {
-  rows: Row[];
+  events: MonitorEvent[];
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -138,18 +138,19 @@ export class PrismaLedger implements EventLedger {
     this.ready.catch(() => undefined);
   }
 
+  /** Resolves once the writer thread has its connection open; rejects with why it could not open it. */
+  opened(): Promise<void> {
+    return this.ready;
+  }
+
   append(events: MonitorEvent[]): Promise<void> {
     if (this.closed) return Promise.reject(new DatabaseError("unknown", "ledger is closed"));
     if (events.length === 0) return Promise.resolve();
-    let rows: Row[];
-    try {
-      // Serialised now: the caller may reuse its objects once append() returned.
-      rows = events.map((e) => [e.sessionId, e.seq, e.type, e.ts, JSON.stringify(e.data)]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    // Events are immutable once emitted (the bus's contract, see MemoryLedger): they are serialised
+    // chunk by chunk as they are sent, so serialising the next chunk overlaps with inserting this one.
+    const copy = [...events];
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ rows, resolve, reject });
+      this.queue.push({ events: copy, resolve, reject });
       this.flushing ??= this.flushLoop();
     });
   }
@@ -217,7 +218,7 @@ export class PrismaLedger implements EventLedger {
 
   private async writeGroup(group: PendingAppend[]): Promise<void> {
     try {
-      await this.write(group.length === 1 ? group[0].rows : group.flatMap((p) => p.rows));
+      await this.write(group.length === 1 ? group[0].events : group.flatMap((p) => p.events));
       for (const p of group) p.resolve();
       return;
     } catch (err) {
@@ -229,7 +230,7 @@ export class PrismaLedger implements EventLedger {
     }
     for (const p of group) {
       try {
-        await this.write(p.rows);
+        await this.write(p.events);
         p.resolve();
       } catch (err) {
         p.reject(err);
@@ -237,9 +238,9 @@ export class PrismaLedger implements EventLedger {
     }
   }
 
-  private async write(rows: Row[]): Promise<void> {
+  private async write(events: MonitorEvent[]): Promise<void> {
     try {
-      await withBusyRetry(() => this.send(rows), this.retry);
+      await withBusyRetry(() => this.send(events), this.retry);
     } catch (err) {
       this.health?.failed(err);
       throw err;
@@ -249,7 +250,7 @@ export class PrismaLedger implements EventLedger {
   }
 
   /** One transaction in the writer thread; resolves once it committed. */
-  private async send(rows: Row[]): Promise<void> {
+  private async send(events: MonitorEvent[]): Promise<void> {
     await this.ready;
     if (this.workerGone) throw this.workerGone;
     const id = this.nextId++;
@@ -257,9 +258,16 @@ export class PrismaLedger implements EventLedger {
     try {
       await new Promise<void>((resolve, reject) => {
         this.inFlight.set(id, { resolve, reject });
-        for (let i = 0; i < rows.length || i === 0; i += WRITE_CHUNK_ROWS) {
-          const chunk = encodeChunk(rows.slice(i, i + WRITE_CHUNK_ROWS));
-          const last = i + WRITE_CHUNK_ROWS >= rows.length;
+        for (let i = 0; i < events.length; i += WRITE_CHUNK_ROWS) {
+          let chunk: RowChunk;
+          try {
+            chunk = encodeChunk(events.slice(i, i + WRITE_CHUNK_ROWS));
+          } catch (err) {
+            this.inFlight.delete(id);
+            if (i > 0) this.worker.postMessage({ kind: "abort", id } satisfies LedgerWorkerRequest);
+            return reject(err);
+          }
+          const last = i + WRITE_CHUNK_ROWS >= events.length;
           const request: LedgerWorkerRequest = { kind: "rows", id, chunk, last };
           this.worker.postMessage(request, [chunk.data.buffer, chunk.ends.buffer]);
         }

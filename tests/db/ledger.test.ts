@@ -156,6 +156,24 @@ describe("PrismaLedger", () => {
     await l.close();
   });
 
+  it("an append whose data JSON cannot hold fails alone, also past its first chunk; the others of its group land", async () => {
+    const { ledger: l, url } = await ledger();
+    const bad = range("b", 1, 1_200);
+    // BigInt has no JSON form; at index 700 it sits in the second chunk sent to the writer.
+    (bad[700].data as { detail: unknown }).detail = 1n;
+    const results = await Promise.allSettled([l.append(range("a", 1, 3)), l.append(bad), l.append(range("c", 1, 2))]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(await l.lastSeqs()).toEqual(
+      new Map([
+        ["a", 3],
+        ["c", 2],
+      ]),
+    );
+    expect(committed(url)).toHaveLength(5);
+    await l.append(range("d", 1, 1)); // and the writer goes on
+    await l.close();
+  });
+
   it("reports a foreign lock to the database health as busy, and ok once its append committed; the probe sees the lock", async () => {
     const health = new DatabaseHealth();
     const { ledger: l, url } = await ledger({ health });
