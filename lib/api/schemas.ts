@@ -22,7 +22,7 @@ export const idSchema = z
   .regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits, _ . : - only");
 
 /** Whether the database takes writes: "busy" (another writer holds the lock), "full" (no space), "error". */
-export const dbStateSchema = z.enum(["ok", "busy", "full", "error"]);
+const dbStateSchema = z.enum(["ok", "busy", "full", "error"]);
 export type DbState = z.infer<typeof dbStateSchema>;
 export const dbStatusSchema = z.object({ ok: z.boolean(), state: dbStateSchema, detail: z.string().optional() });
 export type DbStatus = z.infer<typeof dbStatusSchema>;

@@ -9,7 +9,7 @@ export interface HealthLogger {
   warn(message: string): void;
 }
 
-export interface DatabaseHealthOptions {
+interface DatabaseHealthOptions {
   logger?: HealthLogger;
   /**
    * Looks for evidence while the state is not ok and nothing else writes (intake is refused while the

@@ -28,7 +28,7 @@ import {
  * Free space the database's filesystem needs before the health probe calls a full disk writable again:
  * enough for the capped backlog (see MonitorBus) to go in without filling it up at once.
  */
-export const PROBE_MIN_FREE_BYTES = 16 * 1024 * 1024;
+const PROBE_MIN_FREE_BYTES = 16 * 1024 * 1024;
 
 /** Rows per message to the writer: the next chunk is copied over while the writer inserts this one. */
 const WRITE_CHUNK_ROWS = 500;

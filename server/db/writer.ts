@@ -9,14 +9,14 @@ import type { DatabaseHealth } from "./health";
  * it fails with SQLITE_BUSY: long enough for a lock held ~10 s, polled every ≤100 ms so the write goes
  * through soon after the lock is gone.
  */
-export const storeWriteRetry: RetryOptions = {
+const storeWriteRetry: RetryOptions = {
   attempts: Number.POSITIVE_INFINITY,
   timeoutMs: 30_000,
   baseDelayMs: 2,
   maxDelayMs: 100,
 };
 
-export interface StoreWriterOptions {
+interface StoreWriterOptions {
   health?: DatabaseHealth;
   retry?: RetryOptions;
 }
