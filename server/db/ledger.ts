@@ -128,7 +128,8 @@ export class PrismaLedger implements EventLedger {
         reject(this.workerGone);
       });
       this.worker.once("exit", (code) => {
-        this.workerGone ??= new DatabaseError("unknown", `ledger writer for ${this.file} stopped (exit ${code})`);
+        // "cannot_open": health then says error and intake is refused, rather than events piling up.
+        this.workerGone ??= new DatabaseError("cannot_open", `ledger writer for ${this.file} stopped (exit ${code})`);
         reject(this.workerGone);
         for (const pending of this.inFlight.values()) pending.reject(this.workerGone);
         this.inFlight.clear();
@@ -193,6 +194,7 @@ export class PrismaLedger implements EventLedger {
    * nothing (a rolled-back BEGIN IMMEDIATE only takes and drops the lock).
    */
   async probe(): Promise<void> {
+    if (this.workerGone) throw this.workerGone;
     const { bavail, bsize } = await statfs(path.dirname(this.file));
     if (bavail * bsize < PROBE_MIN_FREE_BYTES) {
       throw new DatabaseError("full", `Database ${this.file}: ${bavail * bsize} bytes free on its disk`);
