@@ -7,6 +7,8 @@ export interface Target {
   value: number;
   /** Throughputs: the value must also be at least this share of the baseline. */
   minRatio?: number;
+  /** Latencies: the value must also be at most this multiple of the baseline. */
+  maxRatio?: number;
 }
 
 export interface Measurement {
@@ -48,13 +50,19 @@ const OPS = { "<": "<", "<=": "≤", ">=": "≥" } as const;
 
 export function describeTarget(target: Target, unit: string): string {
   const main = `${OPS[target.op]} ${target.value.toLocaleString("en-US")} ${unit}`;
-  return target.minRatio === undefined ? main : `${main} and ≥ ${target.minRatio} × baseline`;
+  if (target.minRatio !== undefined) return `${main} and ≥ ${target.minRatio} × baseline`;
+  if (target.maxRatio !== undefined) return `${main} and ≤ ${target.maxRatio} × baseline`;
+  return main;
 }
 
 export function meets(target: Target, m: Measurement): boolean {
   const ok =
     target.op === "<" ? m.value < target.value : target.op === "<=" ? m.value <= target.value : m.value >= target.value;
-  return ok && (target.minRatio === undefined || m.value >= target.minRatio * m.baseline);
+  return (
+    ok &&
+    (target.minRatio === undefined || m.value >= target.minRatio * m.baseline) &&
+    (target.maxRatio === undefined || m.value <= target.maxRatio * m.baseline)
+  );
 }
 
 /** Four significant digits: enough for a figure, no false precision. */

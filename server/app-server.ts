@@ -9,15 +9,17 @@ import { clientAddress, LoginLimiter, type LoginLimitOptions } from "./auth/logi
 import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
 import { createEngine, type Engine } from "./composition";
-import { openDatabase, type MaisakaDatabase } from "./db";
+import { openDatabase, stateOfError, type MaisakaDatabase } from "./db";
 import { stderrLogger, type EngineLogger } from "./engine";
 import type { ApiContext } from "./http/context";
+import { HttpError } from "./http/errors";
 import { isCrossOrigin } from "./http/origin";
 import { addTransportHeaders, preparePageRequest, setApiHeaders } from "./http/security-headers";
 import { TokenBuckets } from "./http/rate-limit";
 import { ApiRouter, writeJson } from "./http/router";
 import { apiRoutes } from "./http/routes";
 import { IconProxy, type IconProxyOptions } from "./http/services/icon-proxy";
+import { DB_RETRY_AFTER_S } from "./http/routes/session-messages";
 import { ProviderStatusRegistry } from "./http/services/provider-status";
 import { SessionDirectory } from "./http/services/session-directory";
 import { ToolCatalog } from "./http/services/tool-catalog";
@@ -87,7 +89,7 @@ export interface AppServer {
 type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export async function startAppServer(opts: AppServerOptions): Promise<AppServer> {
-  const database = await openDatabase(opts.databaseUrl);
+  const database = await openDatabase(opts.databaseUrl, { logger: opts.logger ?? stderrLogger });
   try {
     return await serve(opts, database);
   } catch (error) {
@@ -157,8 +159,14 @@ async function serveEngine(
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
     logins: loginLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
+    database: database.health,
   };
-  const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES });
+  const router = new ApiRouter(apiRoutes, ctx, {
+    auth,
+    logger,
+    bodyLimit: MAX_BODY_BYTES,
+    mapError: databaseUnavailable,
+  });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
   const mcpGateway = new McpGateway({
     source: engineToolSource(engine),
@@ -258,6 +266,24 @@ async function serveEngine(
   };
 
   return { url, host, port, engine, database, providerStatus, monitor, restored, close };
+}
+
+const UNAVAILABLE = {
+  busy: "the database is locked by another process; try again shortly",
+  full: "the database's disk is full; try again once space is freed",
+  error: "the database cannot be written; try again later",
+} as const;
+
+/**
+ * A write the database refused answers 503 with Retry-After and a plain message: no 500, no stack trace
+ * in the log (the database health logs the state change once).
+ */
+function databaseUnavailable(error: unknown): HttpError | null {
+  const state = stateOfError(error);
+  if (!state) return null;
+  return new HttpError(503, UNAVAILABLE[state], undefined, {
+    "retry-after": String(state === "busy" ? 5 : DB_RETRY_AFTER_S),
+  });
 }
 
 function isApiPath(url: string | undefined): boolean {

@@ -74,10 +74,18 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const logger = opts.logger ?? stderrLogger;
   const model = opts.model ?? createModelClient(opts.config, opts.stores, opts.env);
   const bus = new MonitorBus(opts.ledger, clock, {
-    onWriteError: (error, attempt) =>
-      logger.error(
-        `[ledger] write failed (attempt ${attempt}), retrying: ${error instanceof Error ? error.message : String(error)}`,
-      ),
+    // Once per failing batch, not per attempt: a full disk fails every retry (the database health logs
+    // its state changes; this names what waits).
+    onWriteError: (error, attempt) => {
+      if (attempt === 1)
+        logger.error(
+          `[ledger] write failed, retrying until it succeeds: ${error instanceof Error ? error.message : String(error)}`,
+        );
+    },
+    onOverflow: (phase, dropped) =>
+      phase === "start"
+        ? logger.warn("[ledger] backlog full while the ledger cannot write: dropping engine progress events")
+        : logger.warn(`[ledger] backlog drained; ${dropped} engine progress events were dropped`),
   });
   await bus.init();
   const toggles = new ToggleState(await opts.stores.toggles.list());

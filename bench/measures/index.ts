@@ -11,14 +11,20 @@ export const measures: MeasureSpec[] = [
   {
     name: "ledger_ingest",
     unit: "events/s",
-    target: { op: ">=", value: 20_000, minRatio: 0.5 },
+    target: { op: ">=", value: 20_000, minRatio: 0.9 },
     load: async () => (await import("./ledger-ingest")).run,
   },
   {
     name: "fanout_p95",
     unit: "ms",
-    target: { op: "<=", value: 50 },
+    target: { op: "<=", value: 50, maxRatio: 1.5 },
     load: async () => (await import("./fanout")).run,
+  },
+  {
+    name: "api_p99_foreign_lock",
+    unit: "ms",
+    target: { op: "<=", value: 100 },
+    load: async () => (await import("./api-under-lock")).run,
   },
   {
     name: "tool_search_10k",

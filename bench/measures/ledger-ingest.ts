@@ -51,6 +51,7 @@ export const run: MeasureFn = ({ quick }) =>
 
 async function throughBus(url: string, streams: MonitorEvent[][]): Promise<{ rate: number; commits: number }> {
   const ledger = new PrismaLedger(url);
+  await ledger.opened(); // the writer thread's start-up is the server's, not the ingest's
   const bus = new MonitorBus(ledger, systemClock, { onWriteError: (e) => console.error(e) });
   await bus.init();
   const total = streams.reduce((n, s) => n + s.length, 0);

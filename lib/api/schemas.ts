@@ -40,10 +40,16 @@ export const newSessionIdSchema = idSchema.refine((id) => !isReservedSessionId(i
   message: "reserved id: ids starting with _ and the names _global, mcp-gateway, . and .. are not allowed",
 });
 
+/** Whether the database takes writes: "busy" (another writer holds the lock), "full" (no space), "error". */
+const dbStateSchema = z.enum(["ok", "busy", "full", "error"]);
+export type DbState = z.infer<typeof dbStateSchema>;
+export const dbStatusSchema = z.object({ ok: z.boolean(), state: dbStateSchema, detail: z.string().optional() });
+export type DbStatus = z.infer<typeof dbStatusSchema>;
+
 export const healthSchema = z.object({
   ok: z.boolean(),
   model: z.object({ provider: z.string(), name: z.string(), simulated: z.boolean() }),
-  db: z.object({ ok: z.boolean(), url: z.string().optional(), error: z.string().optional() }),
+  db: dbStatusSchema,
   version: z.string().optional(),
 });
 export type Health = z.infer<typeof healthSchema>;

@@ -9,8 +9,9 @@ export type { PrismaClient } from "../../generated/prisma/client";
 export { withBusyRetry } from "./busy";
 
 /**
- * Opens the database (already migrated) with WAL, so readers never wait for the writer, and a busy
- * timeout, so short lock contention from another connection or process waits instead of failing.
+ * Opens the database (already migrated) with WAL, so readers never wait for the writer, and no busy
+ * timeout: the driver is synchronous, so a write meeting another process's lock fails at once with
+ * SQLITE_BUSY and waits asynchronously in the store writer (writer.ts) instead of blocking the event loop.
  */
 export async function createPrisma(databaseUrl: string, opts: { busyTimeoutMs?: number } = {}): Promise<PrismaClient> {
   const file = sqlitePathFromUrl(databaseUrl);

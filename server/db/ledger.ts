@@ -2,18 +2,53 @@
 //
 // Writes go through better-sqlite3 directly with one prepared INSERT per row inside one transaction per
 // group: the Prisma client costs ~1.6 ms per row unbatched and, batched, still far more than the raw
-// statement (bench/measures/ledger-ingest.ts measures both). Reads page through the (sessionId, seq) primary key.
+// statement (bench/measures/ledger-ingest.ts measures both). The write connection lives in a worker
+// thread (ledger-worker.ts), so a commit's fsync never holds up the event loop (fan-out, the API); reads
+// stay on this thread, on their own connection (WAL readers never wait for the writer) and page through
+// the (sessionId, seq) primary key.
+import { statfs } from "node:fs/promises";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import type { EventLedger } from "../monitor/ledger";
 import { withBusyRetry, type RetryOptions } from "./busy";
 import { sqlitePathFromUrl } from "./database-url";
 import { DatabaseError, isBusyError, toDatabaseError } from "./errors";
+import type { DatabaseHealth } from "./health";
+import {
+  encodeChunk,
+  type LedgerWorkerData,
+  type LedgerWorkerReply,
+  type LedgerWorkerRequest,
+  type RowChunk,
+} from "./ledger-protocol";
 
-type Row = [sessionId: string, seq: number, type: string, ts: number, data: string];
+/**
+ * Free space the database's filesystem needs before the health probe calls a full disk writable again:
+ * enough for the capped backlog (see MonitorBus) to go in without filling it up at once.
+ */
+const PROBE_MIN_FREE_BYTES = 16 * 1024 * 1024;
+
+/** Rows per message to the writer: the next chunk is copied over while the writer inserts this one. */
+const WRITE_CHUNK_ROWS = 500;
+
+const WORKER_ENTRY = new URL("./ledger-worker.ts", import.meta.url).href;
+
+/**
+ * The worker runs TypeScript like the rest of the server. Node 20 does not pass the main thread's
+ * `--import tsx` hooks on to a worker's entry file, so a tiny bootstrap registers tsx there first.
+ */
+const WORKER_BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
+  .then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_ENTRY)}); });`;
 
 interface PendingAppend {
-  rows: Row[];
+  events: MonitorEvent[];
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+interface InFlight {
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -26,6 +61,8 @@ export interface LedgerOptions {
   synchronous?: "full" | "normal";
   /** Waiting for another writer's lock (default: 20 attempts, 3-6 s in all), after which append rejects. */
   retry?: RetryOptions;
+  /** Where write outcomes are reported (busy, full, ok). */
+  health?: DatabaseHealth;
 }
 
 /**
@@ -38,29 +75,33 @@ export interface LedgerOptions {
 export class PrismaLedger implements EventLedger {
   private readonly db: Database.Database;
   private readonly file: string;
-  private readonly insert: Database.Statement<Row>;
   private readonly readPage: Database.Statement<[string, number, number]>;
   private readonly lastSeqsStmt: Database.Statement<[]>;
-  private readonly writeRows: (rows: Row[]) => void;
+  private readonly worker: Worker;
+  private readonly ready: Promise<void>;
+  private readonly inFlight = new Map<number, InFlight>();
+  private nextId = 1;
+  private workerGone: DatabaseError | null = null;
   private queue: PendingAppend[] = [];
   private flushing: Promise<void> | null = null;
   private closed = false;
   private commitCount = 0;
   private readonly retry: RetryOptions;
+  private readonly health: DatabaseHealth | undefined;
 
-  /** Opens its own connection to the (already migrated) database at `databaseUrl`. */
+  /** Opens its own connections to the (already migrated) database at `databaseUrl`. */
   constructor(databaseUrl: string, opts: LedgerOptions = {}) {
     this.file = sqlitePathFromUrl(databaseUrl);
-    this.retry = opts.retry ?? { attempts: 20, baseDelayMs: 2, maxDelayMs: 500 };
+    const health = opts.health;
+    this.retry = {
+      ...(opts.retry ?? { attempts: 20, baseDelayMs: 2, maxDelayMs: 500 }),
+      onBusy: (err) => health?.failed(err),
+    };
+    this.health = health;
     try {
-      // No busy timeout: a blocked synchronous call would also block the event loop, and with it the
-      // Prisma transaction holding the lock. Lock waits happen asynchronously in withBusyRetry instead.
+      // No busy timeout: a blocked synchronous call would block the event loop (see busy.ts).
       this.db = new Database(this.file, { timeout: 0, fileMustExist: true });
       this.db.pragma("journal_mode = WAL");
-      this.db.pragma(`synchronous = ${opts.synchronous === "normal" ? "NORMAL" : "FULL"}`);
-      this.insert = this.db.prepare<Row>(
-        'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, ?)',
-      );
       this.readPage = this.db.prepare<[string, number, number]>(
         'SELECT "seq", "type", "ts", "data" FROM "MonitorEvent" WHERE "sessionId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?',
       );
@@ -72,25 +113,45 @@ export class PrismaLedger implements EventLedger {
     } catch (err) {
       throw toDatabaseError(err, this.file);
     }
-    const tx = this.db.transaction((rows: Row[]) => {
-      for (const row of rows) this.insert.run(...row);
+    const data: LedgerWorkerData = { file: this.file, synchronous: opts.synchronous === "normal" ? "NORMAL" : "FULL" };
+    this.worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: data });
+    // Only writes in flight keep the process alive (see send()).
+    this.worker.unref();
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.worker.on("message", (reply: LedgerWorkerReply) => {
+        if (reply.kind === "ready") return resolve();
+        if (reply.kind === "failed" && reply.id === null) return reject(this.replyError(reply));
+        this.settle(reply);
+      });
+      this.worker.once("error", (err) => {
+        this.workerGone = toDatabaseError(err, this.file);
+        reject(this.workerGone);
+      });
+      this.worker.once("exit", (code) => {
+        // "cannot_open": health then says error and intake is refused, rather than events piling up.
+        this.workerGone ??= new DatabaseError("cannot_open", `ledger writer for ${this.file} stopped (exit ${code})`);
+        reject(this.workerGone);
+        for (const pending of this.inFlight.values()) pending.reject(this.workerGone);
+        this.inFlight.clear();
+      });
     });
-    // IMMEDIATE takes the write lock up front, so a busy database fails before any row is written.
-    this.writeRows = (rows) => tx.immediate(rows);
+    // A writer that could not open fails each write; nothing waits on `ready` otherwise.
+    this.ready.catch(() => undefined);
+  }
+
+  /** Resolves once the writer thread has its connection open; rejects with why it could not open it. */
+  opened(): Promise<void> {
+    return this.ready;
   }
 
   append(events: MonitorEvent[]): Promise<void> {
     if (this.closed) return Promise.reject(new DatabaseError("unknown", "ledger is closed"));
     if (events.length === 0) return Promise.resolve();
-    let rows: Row[];
-    try {
-      // Serialised now: the caller may reuse its objects once append() returned.
-      rows = events.map((e) => [e.sessionId, e.seq, e.type, e.ts, JSON.stringify(e.data)]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    // Events are immutable once emitted (the bus's contract, see MemoryLedger): they are serialised
+    // chunk by chunk as they are sent, so serialising the next chunk overlaps with inserting this one.
+    const copy = [...events];
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ rows, resolve, reject });
+      this.queue.push({ events: copy, resolve, reject });
       this.flushing ??= this.flushLoop();
     });
   }
@@ -117,9 +178,35 @@ export class PrismaLedger implements EventLedger {
 
   /** Waits for queued appends, then closes the connection. */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     await this.flushing;
+    if (!this.workerGone) {
+      const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
+      this.worker.ref(); // nothing else may keep the process alive until the writer closed its connection
+      this.worker.postMessage({ kind: "close" } satisfies LedgerWorkerRequest);
+      await exited;
+    }
     this.db.close();
+  }
+
+  /**
+   * For the health probe while writes fail: throws a "full" error while the database's filesystem has
+   * less than PROBE_MIN_FREE_BYTES free, the lock's error while another connection holds it. Writes
+   * nothing (a rolled-back BEGIN IMMEDIATE only takes and drops the lock).
+   */
+  async probe(): Promise<void> {
+    if (this.workerGone) throw this.workerGone;
+    const { bavail, bsize } = await statfs(path.dirname(this.file));
+    if (bavail * bsize < PROBE_MIN_FREE_BYTES) {
+      throw new DatabaseError("full", `Database ${this.file}: ${bavail * bsize} bytes free on its disk`);
+    }
+    try {
+      this.db.exec("BEGIN IMMEDIATE");
+      this.db.exec("ROLLBACK");
+    } catch (err) {
+      throw toDatabaseError(err, this.file);
+    }
   }
 
   private async flushLoop(): Promise<void> {
@@ -135,7 +222,7 @@ export class PrismaLedger implements EventLedger {
 
   private async writeGroup(group: PendingAppend[]): Promise<void> {
     try {
-      await this.write(group.length === 1 ? group[0].rows : group.flatMap((p) => p.rows));
+      await this.write(group.length === 1 ? group[0].events : group.flatMap((p) => p.events));
       for (const p of group) p.resolve();
       return;
     } catch (err) {
@@ -147,7 +234,7 @@ export class PrismaLedger implements EventLedger {
     }
     for (const p of group) {
       try {
-        await this.write(p.rows);
+        await this.write(p.events);
         p.resolve();
       } catch (err) {
         p.reject(err);
@@ -155,14 +242,55 @@ export class PrismaLedger implements EventLedger {
     }
   }
 
-  private write(rows: Row[]): Promise<void> {
-    return withBusyRetry(async () => {
-      try {
-        this.writeRows(rows);
-        this.commitCount++;
-      } catch (err) {
-        throw toDatabaseError(err, this.file);
-      }
-    }, this.retry);
+  private async write(events: MonitorEvent[]): Promise<void> {
+    try {
+      await withBusyRetry(() => this.send(events), this.retry);
+    } catch (err) {
+      this.health?.failed(err);
+      throw err;
+    }
+    this.commitCount++;
+    this.health?.succeeded();
+  }
+
+  /** One transaction in the writer thread; resolves once it committed. */
+  private async send(events: MonitorEvent[]): Promise<void> {
+    await this.ready;
+    if (this.workerGone) throw this.workerGone;
+    const id = this.nextId++;
+    if (this.inFlight.size === 0) this.worker.ref();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.inFlight.set(id, { resolve, reject });
+        for (let i = 0; i < events.length; i += WRITE_CHUNK_ROWS) {
+          let chunk: RowChunk;
+          try {
+            chunk = encodeChunk(events.slice(i, i + WRITE_CHUNK_ROWS));
+          } catch (err) {
+            this.inFlight.delete(id);
+            if (i > 0) this.worker.postMessage({ kind: "abort", id } satisfies LedgerWorkerRequest);
+            return reject(err);
+          }
+          const last = i + WRITE_CHUNK_ROWS >= events.length;
+          const request: LedgerWorkerRequest = { kind: "rows", id, chunk, last };
+          this.worker.postMessage(request, [chunk.data.buffer, chunk.ends.buffer]);
+        }
+      });
+    } finally {
+      if (this.inFlight.size === 0) this.worker.unref();
+    }
+  }
+
+  private settle(reply: LedgerWorkerReply): void {
+    if (reply.kind === "ready" || reply.id === null) return;
+    const pending = this.inFlight.get(reply.id);
+    this.inFlight.delete(reply.id);
+    if (reply.kind === "written") pending?.resolve();
+    else pending?.reject(this.replyError(reply));
+  }
+
+  /** The worker's SQLite error, rebuilt with its code so errors.ts can name it. */
+  private replyError(reply: Extract<LedgerWorkerReply, { kind: "failed" }>): DatabaseError {
+    return toDatabaseError(Object.assign(new Error(reply.message), { code: reply.code }), this.file);
   }
 }

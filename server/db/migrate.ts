@@ -4,7 +4,7 @@ import { existsSync, statSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { busyTimeoutMs } from "./busy";
+import { startupBusyTimeoutMs } from "./busy";
 import { databaseUrlFromEnv, sqlitePathFromUrl } from "./database-url";
 import { DatabaseError, toDatabaseError } from "./errors";
 import {
@@ -47,7 +47,7 @@ function preflight(db: Database.Database): { finished: Set<string>; failed: stri
 }
 
 function setWal(file: string): void {
-  const db = new Database(file, { timeout: busyTimeoutMs });
+  const db = new Database(file, { timeout: startupBusyTimeoutMs });
   try {
     db.pragma("journal_mode = WAL"); // persistent in the file: every later connection uses WAL
   } finally {
@@ -80,7 +80,7 @@ export async function migrate(databaseUrl: string, opts: MigrateOptions = {}): P
 
   let backup: string | undefined;
   try {
-    const db = new Database(file, { timeout: opts.busyTimeoutMs ?? busyTimeoutMs });
+    const db = new Database(file, { timeout: opts.busyTimeoutMs ?? startupBusyTimeoutMs });
     try {
       const { finished, failed } = preflight(db);
       const pending = list.migrationDirectories.filter((m) => !finished.has(m.path));

@@ -1,4 +1,5 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
+import type { DbStatus } from "../../lib/api/schemas";
 import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
@@ -27,6 +28,14 @@ export interface ApiContext {
   logins: LoginLimiter;
   /** Throws when the database cannot answer a trivial query. */
   pingDatabase(): Promise<void>;
+  /** Whether the database takes writes (server/db/health.ts owns the state). */
+  database: DatabaseStatusView;
+}
+
+export interface DatabaseStatusView {
+  status(): DbStatus;
+  /** False while the disk is full or the database cannot be written: intake answers 503 meanwhile. */
+  acceptsWrites(): boolean;
 }
 
 export const apiRoute = routeBuilder<ApiContext>();

@@ -24,6 +24,8 @@ export interface ApiRouterOptions {
   auth: OperatorAuth;
   logger: EngineLogger;
   bodyLimit: number;
+  /** Turns a known failure of a lower layer (a full disk) into an answer; null leaves it a 500. */
+  mapError?: (error: unknown) => HttpError | null;
 }
 
 export class ApiRouter<Ctx> {
@@ -45,7 +47,8 @@ export class ApiRouter<Ctx> {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       await this.dispatch(req, res);
-    } catch (error) {
+    } catch (thrown) {
+      const error = thrown instanceof HttpError ? thrown : (this.opts.mapError?.(thrown) ?? thrown);
       if (!(error instanceof HttpError)) {
         this.opts.logger.error(
           `[http] ${req.method} ${pathOf(req)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

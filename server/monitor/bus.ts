@@ -1,6 +1,7 @@
 // The monitor event bus: assigns each session's seq (from 1, no gaps), writes events to the ledger
 // in order with group commit, and only then hands them to listeners, so nothing is broadcast that a
-// crash could lose. A failed write is retried; events are never dropped or reordered.
+// crash could lose. A failed write is retried; events are never reordered, and dropped only over the
+// backlog cap (see MonitorBusOptions.maxPending).
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { Clock, EventSink } from "../engine";
 import type { EventLedger } from "./ledger";
@@ -11,11 +12,33 @@ export interface MonitorBusOptions {
   /** Called when a ledger write fails (it is retried). */
   onWriteError?: (error: unknown, attempt: number) => void;
   retryDelayMs?: number;
+  /**
+   * Most events waiting for a ledger that cannot write (a full disk; default 10,000), so memory stays
+   * bounded. A ledger that writes is never capped: it drains faster than the engine emits, group
+   * commit making its batches larger the more wait. Over the cap, events other than `message.*` are
+   * dropped before they get a seq (no gap in the stream): they are the engine's progress reports
+   * (stages, streamed text, tool calls), superseded by the snapshot and the events after them. `message.*` events record what was
+   * acknowledged or said and are always kept; their number stays bounded because intake answers 503
+   * while the database cannot take writes (server/db/health.ts).
+   */
+  maxPending?: number;
+  /** Called when dropping starts ("start") and once the ledger writes again ("end", with the count dropped). */
+  onOverflow?: (phase: "start" | "end", dropped: number) => void;
 }
+
+/** Events handed to listeners between two turns of the event loop. */
+const DELIVERY_SLICE = 200;
+
+/** What emit() returns for a dropped event: seq 0, never written nor broadcast. */
+export const DROPPED_SEQ = 0;
 
 export class MonitorBus implements EventSink {
   private readonly lastSeq = new Map<string, number>();
   private queue: MonitorEvent[] = [];
+  private writing = 0;
+  private dropped = 0;
+  /** The batch being written failed at least once: the ledger cannot write (yet). */
+  private failing = false;
   private flushing: Promise<void> | null = null;
   private readonly listeners = new Set<EventListener>();
   private idleWaiters: (() => void)[] = [];
@@ -38,6 +61,11 @@ export class MonitorBus implements EventSink {
   }
 
   emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent {
+    if (this.failing && this.pending >= (this.opts.maxPending ?? 10_000) && !type.startsWith("message.")) {
+      if (this.dropped++ === 0) this.opts.onOverflow?.("start", 0);
+      // Same envelope shape as below; seq 0 marks it as never recorded.
+      return { seq: DROPPED_SEQ, sessionId, type, ts: this.clock.now(), data } as MonitorEvent;
+    }
     const seq = (this.lastSeq.get(sessionId) ?? 0) + 1;
     this.lastSeq.set(sessionId, seq);
     // The union cannot be narrowed from a generic T; the envelope is built from matching parts.
@@ -45,6 +73,11 @@ export class MonitorBus implements EventSink {
     this.queue.push(event);
     if (!this.flushing) this.flushing = this.flushLoop();
     return event;
+  }
+
+  /** Events emitted but not yet durable (the batch being written included). */
+  get pending(): number {
+    return this.queue.length + this.writing;
   }
 
   /** Last assigned seq of a session (0 when none). */
@@ -82,9 +115,18 @@ export class MonitorBus implements EventSink {
     while (this.queue.length) {
       const batch = this.queue;
       this.queue = [];
+      this.writing = batch.length;
       await this.writeWithRetry(batch);
       this.markDurable(batch);
-      for (const event of batch) {
+      this.writing = 0;
+      if (this.dropped && !this.failing) {
+        this.opts.onOverflow?.("end", this.dropped);
+        this.dropped = 0;
+      }
+      for (const [i, event] of batch.entries()) {
+        // A large group commit (the ledger's writer thread commits whatever piled up meanwhile) is
+        // handed over in slices, so sockets flush in between instead of queueing it all at once.
+        if (i > 0 && i % DELIVERY_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         for (const listener of this.listeners) {
           try {
             listener(event);
@@ -117,8 +159,10 @@ export class MonitorBus implements EventSink {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.ledger.append(batch);
+        this.failing = false;
         return;
       } catch (error) {
+        this.failing = true;
         this.opts.onWriteError?.(error, attempt);
         const delay = Math.min(5_000, (this.opts.retryDelayMs ?? 50) * 2 ** Math.min(attempt - 1, 7));
         await new Promise((r) => setTimeout(r, delay));

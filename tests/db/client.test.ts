@@ -7,8 +7,10 @@ import { describe, expect, it } from "vitest";
 import { createPrisma, withBusyRetry } from "../../server/db/client";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { DatabaseError, isBusyError, toDatabaseError } from "../../server/db/errors";
+import { DatabaseHealth, stateOfError } from "../../server/db/health";
 import { PrismaLedger } from "../../server/db/ledger";
 import { createPrismaStores } from "../../server/db/stores";
+import type { ChatMessageRecord } from "../../server/stores/types";
 import { useTempDatabases } from "./helpers";
 
 const dbs = useTempDatabases();
@@ -26,10 +28,11 @@ function holdWriteLock(url: string) {
 }
 
 describe("createPrisma", () => {
-  it("opens the database in WAL mode with a busy timeout and fsync on commit", async () => {
+  it("opens the database in WAL mode without a busy timeout (locks are waited for asynchronously) and fsync on commit", async () => {
     const { prisma } = await dbs.prisma();
     expect(await prisma.$queryRawUnsafe("PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
-    expect(await prisma.$queryRawUnsafe("PRAGMA busy_timeout")).toEqual([{ timeout: 5000n }]);
+    // A synchronous busy wait would block the event loop for as long as another process holds the lock.
+    expect(await prisma.$queryRawUnsafe("PRAGMA busy_timeout")).toEqual([{ timeout: 0n }]);
     expect(await prisma.$queryRawUnsafe("PRAGMA synchronous")).toEqual([{ synchronous: 2n }]);
   });
 
@@ -137,6 +140,91 @@ describe("withBusyRetry", () => {
     expect(await prisma.toggleAudit.count()).toBe(30);
     expect(await prisma.person.count()).toBe(7);
     await ledger.close();
+  });
+});
+
+/** A logger that keeps its lines. */
+function recordingLogger() {
+  const lines: string[] = [];
+  return { lines, info: (m: string) => void lines.push(m), warn: (m: string) => void lines.push(m) };
+}
+
+const message = (i: number): ChatMessageRecord => ({
+  sessionId: "s",
+  messageId: `m${i}`,
+  direction: "inbound",
+  userId: "u",
+  userName: "u",
+  text: `message ${i}`,
+  ts: i,
+});
+
+describe("store writes during a foreign write lock", () => {
+  it("wait off the event loop, report busy, then complete in call order once the lock is gone", async () => {
+    const { prisma, url } = await dbs.prisma();
+    const logger = recordingLogger();
+    const health = new DatabaseHealth({ logger });
+    const stores = createPrismaStores(prisma, { health });
+    const lock = holdWriteLock(url);
+    let settled = 0;
+    const writes = Array.from({ length: 5 }, (_, i) => stores.messages.save(message(i)).then(() => void settled++));
+    // The lock is released by this process's own timer: a write blocking the event loop would still
+    // be waiting when it fires (and then fail), so the reads and the release below prove it is not.
+    await sleep(150);
+    expect(await stores.messages.get("s", "m0")).toBeNull();
+    expect(settled).toBe(0);
+    expect(health.status()).toMatchObject({ ok: false, state: "busy" });
+    lock.release();
+    await Promise.all(writes);
+    expect(health.status()).toEqual({ ok: true, state: "ok" });
+    // Autoincrement ids give the order the rows went in.
+    const rows = await prisma.message.findMany({ orderBy: { id: "asc" }, select: { messageId: true } });
+    expect(rows.map((r) => r.messageId)).toEqual(["m0", "m1", "m2", "m3", "m4"]);
+    expect(logger.lines).toHaveLength(2);
+    expect(logger.lines[0]).toMatch(/\[db\] state busy/);
+    expect(logger.lines[1]).toMatch(/writable again \(was busy\)/);
+  });
+});
+
+describe("database health", () => {
+  it("says full when a store write finds the database full, logs each change once, and ok after a write succeeds", async () => {
+    const { prisma } = await dbs.prisma();
+    const logger = recordingLogger();
+    const health = new DatabaseHealth({ logger });
+    const stores = createPrismaStores(prisma, { health });
+    await stores.messages.save(message(0));
+    const [{ page_count: pages }] = await prisma.$queryRawUnsafe<{ page_count: bigint }[]>("PRAGMA page_count");
+    // The Prisma client's own connection may not grow the file any more.
+    await prisma.$queryRawUnsafe(`PRAGMA max_page_count = ${pages}`);
+    const big = (i: number) => ({ ...message(i), text: "x".repeat(6_000) });
+    for (let i = 1; i <= 3; i++) {
+      const err = await stores.messages.save(big(i)).catch((e: unknown) => e);
+      expect(stateOfError(err)).toBe("full");
+    }
+    expect(health.status()).toMatchObject({ ok: false, state: "full", detail: expect.stringMatching(/full/) });
+    expect(health.acceptsWrites()).toBe(false);
+    // A failure that says nothing about the database leaves the state alone.
+    health.failed(new Error("UNIQUE constraint failed: Message.messageId"));
+    expect(health.status().state).toBe("full");
+    await prisma.$queryRawUnsafe(`PRAGMA max_page_count = ${Number(pages) * 10}`);
+    await stores.messages.save(big(4));
+    expect(health.status()).toEqual({ ok: true, state: "ok" });
+    expect(logger.lines).toEqual([expect.stringMatching(/\[db\] state full/), "[db] writable again (was full)"]);
+  });
+
+  it("a probe finds that the database became writable again when nothing else writes", async () => {
+    let space = false;
+    const health = new DatabaseHealth({
+      probeIntervalMs: 10,
+      probe: async () => {
+        if (!space) throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+      },
+    });
+    health.failed(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }));
+    expect(health.status().state).toBe("full");
+    space = true;
+    await expect.poll(() => health.status().state, { timeout: 5_000 }).toBe("ok");
+    health.close();
   });
 });
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { DatabaseError } from "../../server/db/errors";
+import { DatabaseHealth } from "../../server/db/health";
 import { PrismaLedger } from "../../server/db/ledger";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { useTempDatabases } from "./helpers";
@@ -152,6 +153,41 @@ describe("PrismaLedger", () => {
       other.close();
     }
     await l.append(range("s", 1, 1)); // and works again afterwards
+    await l.close();
+  });
+
+  it("an append whose data JSON cannot hold fails alone, also past its first chunk; the others of its group land", async () => {
+    const { ledger: l, url } = await ledger();
+    const bad = range("b", 1, 1_200);
+    // BigInt has no JSON form; at index 700 it sits in the second chunk sent to the writer.
+    (bad[700].data as { detail: unknown }).detail = 1n;
+    const results = await Promise.allSettled([l.append(range("a", 1, 3)), l.append(bad), l.append(range("c", 1, 2))]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(await l.lastSeqs()).toEqual(
+      new Map([
+        ["a", 3],
+        ["c", 2],
+      ]),
+    );
+    expect(committed(url)).toHaveLength(5);
+    await l.append(range("d", 1, 1)); // and the writer goes on
+    await l.close();
+  });
+
+  it("reports a foreign lock to the database health as busy, and ok once its append committed; the probe sees the lock", async () => {
+    const health = new DatabaseHealth();
+    const { ledger: l, url } = await ledger({ health });
+    const other = new Database(sqlitePathFromUrl(url));
+    other.exec("BEGIN IMMEDIATE");
+    const done = l.append(range("s", 1, 2));
+    await expect.poll(() => health.status().state).toBe("busy");
+    await expect(l.probe()).rejects.toMatchObject({ kind: "locked" });
+    other.exec("COMMIT");
+    other.close();
+    await done;
+    expect(health.status()).toEqual({ ok: true, state: "ok" });
+    await expect(l.probe()).resolves.toBeUndefined();
+    expect(committed(url)).toHaveLength(2);
     await l.close();
   });
 

@@ -82,8 +82,13 @@ describe("SIGKILL mid-cycle, then restart", () => {
     routed.script("cut", "planner", { kind: "hang", content: "我在想" });
     const accepted = await a.say("cut", "这条消息到了，但回答被打断");
     await waitUntil(() => routed.requestsOf("cut").includes("planner"), "the planner request to reach the model");
+    // The cycle's start is broadcast once durable (the ledger commits in its writer thread): it may
+    // reach the subscriber a moment after the planner request reached the model.
+    await waitUntil(
+      () => watcher.events.some((e) => e.sessionId === "cut" && e.type === "cycle.start"),
+      "the cycle's start to reach the subscriber",
+    );
     const delivered = [...watcher.events];
-    expect(delivered.some((e) => e.sessionId === "cut" && e.type === "cycle.start")).toBe(true);
     first.child.kill("SIGKILL");
     expect((await first.exited).signal).toBe("SIGKILL");
 

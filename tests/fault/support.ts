@@ -100,6 +100,10 @@ export interface FaultRigOptions {
 export interface FaultRig extends RoutedModel {
   server: TestServer;
   monitor: MonitorClient;
+  /** Counts a message accepted outside say() (posted by the test itself) for expectIntact. */
+  accept(sessionId: string, messageId: string): void;
+  /** Ids of the messages accepted so far. */
+  acceptedOf(sessionId: string): string[];
   /** Posts a chat message (tagged with the session) and expects it accepted; returns its id. */
   say(sessionId: string, text?: string): Promise<string>;
   /** End reasons of the session's cycles, in order (tool_continue included). */
@@ -143,6 +147,10 @@ export async function startFaultRig(opts: FaultRigOptions = {}): Promise<FaultRi
     ...routed,
     server,
     monitor,
+    accept(sessionId, messageId) {
+      accepted.set(sessionId, [...(accepted.get(sessionId) ?? []), messageId]);
+    },
+    acceptedOf: (sessionId) => accepted.get(sessionId) ?? [],
     async say(sessionId, text = "大家好，今天聊点什么？") {
       const res = await server.say(sessionId, `${tag(sessionId)} ${text}`, { messageId: `${sessionId}-m${++said}` });
       expect(res.status, res.text).toBe(202);

@@ -2,7 +2,7 @@
 // failed writes retried without loss or reordering, seq continued from the ledger after a restart.
 import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { MonitorBus } from "../../server/monitor/bus";
+import { DROPPED_SEQ, MonitorBus } from "../../server/monitor/bus";
 import { MemoryLedger, type EventLedger } from "../../server/monitor/ledger";
 import { FakeClock, settle } from "../support/fake-clock";
 
@@ -270,5 +270,64 @@ describe("MonitorBus", () => {
     expect(resolved).toBe(2);
     expect(seen).toEqual([1]);
     await bus.whenFlushed();
+  });
+});
+
+/** A ledger that fails every append while `full` is set. */
+class FullDiskLedger extends MemoryLedger {
+  full = true;
+  failures = 0;
+  override async append(events: MonitorEvent[]): Promise<void> {
+    if (this.full) {
+      this.failures++;
+      throw new Error("database or disk is full");
+    }
+    await super.append(events);
+  }
+}
+
+describe("MonitorBus backlog cap", () => {
+  it("while the ledger cannot write: progress events over the cap are dropped without a seq, message events kept, the rest lands in order after", async () => {
+    const ledger = new FullDiskLedger();
+    const overflow: [string, number][] = [];
+    const bus = new MonitorBus(ledger, new FakeClock(), {
+      retryDelayMs: 1,
+      maxPending: 5,
+      onOverflow: (phase, dropped) => overflow.push([phase, dropped]),
+    });
+    const seen: MonitorEvent[] = [];
+    bus.subscribe((e) => seen.push(e));
+    bus.emit("a", "session.stop", stop("first"));
+    await expect.poll(() => ledger.failures).toBeGreaterThan(0);
+    const seqs = Array.from({ length: 10 }, (_, i) => bus.emit("a", "session.stop", stop(`p${i}`)).seq);
+    expect(seqs).toEqual([2, 3, 4, 5, ...Array.from({ length: 6 }, () => DROPPED_SEQ)]);
+    expect(bus.pending).toBe(5);
+    const kept = bus.emit("a", "message.ingested", { speakerName: "t", content: "x", messageId: "m1" });
+    expect(kept.seq).toBe(6);
+    expect(overflow).toEqual([["start", 0]]);
+
+    ledger.full = false;
+    await bus.whenFlushed();
+    expect(seqsOf(seen, "a")).toEqual([1, 2, 3, 4, 5, 6]);
+    expect((await ledger.read("a", 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(overflow).toEqual([
+      ["start", 0],
+      ["end", 6],
+    ]);
+    // Writing again: no cap.
+    expect(bus.emit("a", "session.stop", stop("after")).seq).toBe(7);
+  });
+
+  it("never caps a ledger that writes, however far behind it is", async () => {
+    const ledger = new HeldLedger();
+    const bus = new MonitorBus(ledger, new FakeClock(), { maxPending: 3 });
+    const seqs = Array.from({ length: 20 }, (_, i) => bus.emit("a", "session.stop", stop(`e${i}`)).seq);
+    expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    await settle(1);
+    for (const a of ledger.appends) a.release();
+    await settle(1);
+    for (const a of ledger.appends) a.release();
+    await bus.whenFlushed();
+    expect(ledger.stored.map((e) => e.seq)).toEqual(seqs);
   });
 });

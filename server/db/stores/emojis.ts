@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../../../generated/prisma/client";
 import type { EmojiRecord, EmojiStore } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 import { toStringList } from "./support";
 
 interface EmojiRow {
@@ -15,6 +15,7 @@ export class PrismaEmojiStore implements EmojiStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly now: () => number,
+    private readonly writer: StoreWriter,
   ) {}
 
   async list(): Promise<EmojiRecord[]> {
@@ -32,7 +33,7 @@ export class PrismaEmojiStore implements EmojiStore {
   /** Unknown ids are ignored. */
   async recordUse(id: string): Promise<void> {
     const ts = this.now();
-    await withBusyRetry(() =>
+    await this.writer.write(() =>
       this.prisma.emoji.updateMany({ where: { id }, data: { useCount: { increment: 1 }, lastUsedAt: ts } }),
     );
   }
@@ -40,7 +41,7 @@ export class PrismaEmojiStore implements EmojiStore {
   /** Adds or replaces entries (operator edits from the dashboard). */
   async upsert(rec: EmojiRecord): Promise<EmojiRecord> {
     const data = { file: rec.file, description: rec.description, emotions: rec.emotions };
-    await withBusyRetry(() =>
+    await this.writer.write(() =>
       this.prisma.emoji.upsert({
         where: { id: rec.id },
         create: { id: rec.id, ...data, createdAt: this.now() },
@@ -51,7 +52,7 @@ export class PrismaEmojiStore implements EmojiStore {
   }
 
   async remove(id: string): Promise<boolean> {
-    const { count } = await withBusyRetry(() => this.prisma.emoji.deleteMany({ where: { id } }));
+    const { count } = await this.writer.write(() => this.prisma.emoji.deleteMany({ where: { id } }));
     return count > 0;
   }
 }

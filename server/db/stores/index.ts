@@ -13,6 +13,7 @@ import { storeContext, type PrismaStoresOptions } from "./support";
 import { PrismaToggleStore } from "./toggles";
 import { PrismaToolRecordStore } from "./tool-records";
 import { PrismaUsageStore } from "./usage";
+import { StoreWriter } from "../writer";
 
 /** The concrete classes, so the dashboard reaches their editing paths (emoji upsert/remove, usage list). */
 export interface PrismaStores extends Stores {
@@ -29,19 +30,21 @@ export interface PrismaStores extends Stores {
   loginSessions: PrismaLoginSessionStore;
 }
 
+/** Every store writes through one StoreWriter: one write at a time, in call order (see writer.ts). */
 export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptions = {}): PrismaStores {
   const ctx = storeContext(opts);
+  const writer = new StoreWriter({ health: opts.health });
   return {
-    messages: new PrismaMessageStore(prisma),
-    emojis: new PrismaEmojiStore(prisma, ctx.now),
-    jargon: new PrismaJargonStore(prisma, ctx),
-    memories: new PrismaMemoryStore(prisma),
-    persons: new PrismaPersonStore(prisma, ctx),
-    toolRecords: new PrismaToolRecordStore(prisma),
-    toggles: new PrismaToggleStore(prisma),
-    usage: new PrismaUsageStore(prisma),
-    sessions: new PrismaSessionStore(prisma),
-    loginSessions: new PrismaLoginSessionStore(prisma),
+    messages: new PrismaMessageStore(prisma, writer),
+    emojis: new PrismaEmojiStore(prisma, ctx.now, writer),
+    jargon: new PrismaJargonStore(prisma, ctx, writer),
+    memories: new PrismaMemoryStore(prisma, writer),
+    persons: new PrismaPersonStore(prisma, ctx, writer),
+    toolRecords: new PrismaToolRecordStore(prisma, writer),
+    toggles: new PrismaToggleStore(prisma, writer),
+    usage: new PrismaUsageStore(prisma, writer),
+    sessions: new PrismaSessionStore(prisma, writer),
+    loginSessions: new PrismaLoginSessionStore(prisma, writer),
   };
 }
 

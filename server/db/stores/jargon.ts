@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { JargonEntry, JargonStore } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 import { fold, fromSessionKey, sqlLimit, toSessionKey, type StoreContext } from "./support";
 
 interface JargonRow {
@@ -26,6 +26,7 @@ export class PrismaJargonStore implements JargonStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly ctx: StoreContext,
+    private readonly writer: StoreWriter,
   ) {}
 
   async findExact(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]> {
@@ -46,7 +47,7 @@ export class PrismaJargonStore implements JargonStore {
   /** Same word (case-insensitive) in the same scope: the meaning is replaced and the count grows. */
   async upsert(entry: { word: string; meaning: string; sessionId: string | null }): Promise<JargonEntry> {
     const key = { wordKey: fold(entry.word), sessionId: toSessionKey(entry.sessionId) };
-    const row = await withBusyRetry(() =>
+    const row = await this.writer.write(() =>
       this.prisma.jargon.upsert({
         where: { wordKey_sessionId: key },
         create: {
@@ -73,7 +74,7 @@ export class PrismaJargonStore implements JargonStore {
   }
 
   async remove(id: string): Promise<boolean> {
-    const { count } = await withBusyRetry(() => this.prisma.jargon.deleteMany({ where: { id } }));
+    const { count } = await this.writer.write(() => this.prisma.jargon.deleteMany({ where: { id } }));
     return count > 0;
   }
 

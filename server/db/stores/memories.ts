@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { MemoryEntry, MemoryQuery, MemoryStore } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 import { sqlLimit } from "./support";
 
 interface MemoryRow {
@@ -46,10 +46,13 @@ const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * person and session. Ranking matches the in-process store: total term hits, then newest first.
  */
 export class PrismaMemoryStore implements MemoryStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
 
   async add(entry: Omit<MemoryEntry, "id">): Promise<MemoryEntry> {
-    const row = await withBusyRetry(() =>
+    const row = await this.writer.write(() =>
       this.prisma.memory.create({
         data: { sessionId: entry.sessionId, personName: entry.personName, content: entry.content, ts: entry.ts },
       }),
@@ -87,7 +90,7 @@ export class PrismaMemoryStore implements MemoryStore {
 
   async remove(id: string): Promise<boolean> {
     if (!/^\d+$/.test(id)) return false;
-    const { count } = await withBusyRetry(() => this.prisma.memory.deleteMany({ where: { id: Number(id) } }));
+    const { count } = await this.writer.write(() => this.prisma.memory.deleteMany({ where: { id: Number(id) } }));
     return count > 0;
   }
 

@@ -1,6 +1,6 @@
 import { Prisma, type Message, type PrismaClient } from "../../../generated/prisma/client";
 import type { ChatMessageRecord, MessageStore, PositionedMessage } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 import { sqlLimit } from "./support";
 
 type ForwardItem = NonNullable<ChatMessageRecord["forward"]>[number];
@@ -27,7 +27,10 @@ function toRecord(row: Message): ChatMessageRecord {
 
 /** Inbound and sent messages; saving an existing (sessionId, messageId) updates it in place. */
 export class PrismaMessageStore implements MessageStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
 
   async save(message: ChatMessageRecord): Promise<number> {
     const data = {
@@ -43,7 +46,7 @@ export class PrismaMessageStore implements MessageStore {
       kind: message.kind ?? null,
       ts: message.ts,
     };
-    const row = await withBusyRetry(() =>
+    const row = await this.writer.write(() =>
       this.prisma.message.upsert({
         where: { sessionId_messageId: { sessionId: message.sessionId, messageId: message.messageId } },
         create: { sessionId: message.sessionId, messageId: message.messageId, ...data },

@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { PersonProfile, PersonStore } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 import { fold, sqlLimit, toStringList, type StoreContext } from "./support";
 
 type PersonInput = Omit<PersonProfile, "updatedAt" | "personId"> & { personId?: string };
@@ -30,6 +30,7 @@ export class PrismaPersonStore implements PersonStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly ctx: StoreContext,
+    private readonly writer: StoreWriter,
   ) {}
 
   /** By person id first, then by name (case-insensitive), then by platform user id. */
@@ -49,7 +50,7 @@ export class PrismaPersonStore implements PersonStore {
 
   /** Without a personId, a profile with the same user id (or else the same name) is updated. */
   async upsert(profile: PersonInput): Promise<PersonProfile> {
-    return withBusyRetry(() =>
+    return this.writer.write(() =>
       this.prisma.$transaction(async (tx) => {
         const firstId = async (where: Prisma.Sql) =>
           (

@@ -7,7 +7,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 
 const toRecord = (r: ChatSession): SessionRecord => ({
   id: r.id,
@@ -22,12 +22,15 @@ const toRecord = (r: ChatSession): SessionRecord => ({
 
 /** Chat sessions and the runtime snapshot each one resumes from after a restart. */
 export class PrismaSessionStore implements SessionStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
 
   async upsert(session: SessionRecord): Promise<void> {
     const { id, name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt } = session;
     const fields = { name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt };
-    await withBusyRetry(() =>
+    await this.writer.write(() =>
       this.prisma.chatSession.upsert({ where: { id }, create: { id, ...fields }, update: fields }),
     );
   }
@@ -69,7 +72,7 @@ export class PrismaSessionStore implements SessionStore {
 
   /** Unknown ids are ignored. */
   async touch(id: string, ts: number): Promise<void> {
-    await withBusyRetry(() => this.prisma.chatSession.updateMany({ where: { id }, data: { lastActiveAt: ts } }));
+    await this.writer.write(() => this.prisma.chatSession.updateMany({ where: { id }, data: { lastActiveAt: ts } }));
   }
 
   /** One snapshot per session, replaced on every save (JSON text), with the list counts in the same transaction. */
@@ -77,7 +80,7 @@ export class PrismaSessionStore implements SessionStore {
     const state = JSON.stringify(snapshot.state ?? null);
     const { sessionId, ts } = snapshot;
     const counts = snapshotCounts(snapshot.state);
-    await withBusyRetry(() =>
+    await this.writer.write(() =>
       this.prisma.$transaction([
         this.prisma.sessionSnapshot.upsert({
           where: { sessionId },

@@ -1,12 +1,15 @@
 // Shared bits of the Prisma-backed stores.
 import { randomUUID } from "node:crypto";
 import { Prisma } from "../../../generated/prisma/client";
+import type { DatabaseHealth } from "../health";
 
 export interface PrismaStoresOptions {
   /** Clock for `updatedAt` fields, like the in-process stores' `now`. */
   now?: () => number;
   /** Ids for jargon entries and persons (default `<prefix>-<uuid>`). */
   newId?: (prefix: string) => string;
+  /** Where store writes report their outcomes (busy, full, ok). */
+  health?: DatabaseHealth;
 }
 
 export interface StoreContext {

@@ -1,6 +1,6 @@
 import type { PrismaClient, ToggleAudit } from "../../../generated/prisma/client";
 import type { ToggleAuditEntry, ToggleStore, ToolToggle } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 import { fromSessionKey, sqlLimit, toSessionKey } from "./support";
 
 interface ToggleRow {
@@ -26,7 +26,10 @@ const toAuditEntry = (r: ToggleAudit): ToggleAuditEntry => ({
 
 /** Tool switches (global, or per session) and their audit trail, written together. */
 export class PrismaToggleStore implements ToggleStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
 
   /** In the order the toggles were first set. */
   async list(): Promise<ToolToggle[]> {
@@ -44,7 +47,7 @@ export class PrismaToggleStore implements ToggleStore {
   async set(toggle: ToolToggle, actor: string, reason: string, ts: number): Promise<ToggleAuditEntry> {
     const sessionId = toggle.scope === "session" ? toggle.sessionId : null;
     const key = { toolName: toggle.toolName, scope: toggle.scope, sessionId: toSessionKey(sessionId) };
-    const row = await withBusyRetry(() =>
+    const row = await this.writer.write(() =>
       this.prisma.$transaction(async (tx) => {
         const old = await tx.toolToggle.findUnique({
           where: { toolName_scope_sessionId: key },

@@ -1,6 +1,6 @@
 import type { PrismaClient, ToolRecord as ToolRecordRow } from "../../../generated/prisma/client";
 import type { ToolRecord, ToolRecordStore } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 import { sqlLimit, toJson } from "./support";
 
 function toRecord(row: ToolRecordRow): ToolRecord {
@@ -26,7 +26,10 @@ function toRecord(row: ToolRecordRow): ToolRecord {
 
 /** Every tool invocation. */
 export class PrismaToolRecordStore implements ToolRecordStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
 
   async record(rec: Omit<ToolRecord, "id">): Promise<void> {
     // Fields listed one by one: Prisma rejects unknown keys an engine object might carry.
@@ -46,7 +49,7 @@ export class PrismaToolRecordStore implements ToolRecordStore {
       durationMs: rec.durationMs,
       ts: rec.ts,
     };
-    await withBusyRetry(() => this.prisma.toolRecord.create({ data }));
+    await this.writer.write(() => this.prisma.toolRecord.create({ data }));
   }
 
   /** Oldest first, like the message store; `limit` keeps the newest ones. */

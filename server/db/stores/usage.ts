@@ -1,14 +1,17 @@
 import type { PrismaClient } from "../../../generated/prisma/client";
 import type { ModelUsageRecord, UsageStore } from "../../stores/types";
-import { withBusyRetry } from "../busy";
+import type { StoreWriter } from "../writer";
 
 /** One row per model call (task, model, tokens, latency). */
 export class PrismaUsageStore implements UsageStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
 
   async record(rec: ModelUsageRecord): Promise<void> {
     const { task, model, promptTokens, completionTokens, latencyMs, success, ts } = rec;
-    await withBusyRetry(() =>
+    await this.writer.write(() =>
       this.prisma.modelUsage.create({ data: { task, model, promptTokens, completionTokens, latencyMs, success, ts } }),
     );
   }

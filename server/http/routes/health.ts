@@ -1,4 +1,5 @@
-// GET /api/health (public): model in use (SIMULATED or not) and whether the database answers.
+// GET /api/health (public): model in use (SIMULATED or not) and whether the database answers and takes
+// writes (state from server/db/health.ts). Answers from memory and one read: never waits for a lock.
 import { healthSchema, type Health } from "../../../lib/api/schemas";
 import { apiRoute } from "../context";
 
@@ -11,12 +12,11 @@ export const healthRoute = apiRoute({
   public: true,
   response: healthSchema,
   async handle(_input, ctx) {
-    let db: Health["db"];
+    let db: Health["db"] = ctx.database.status();
     try {
       await ctx.pingDatabase();
-      db = { ok: true };
     } catch (error) {
-      db = { ok: false, error: error instanceof Error ? error.message : String(error) };
+      db = { ok: false, state: "error", detail: error instanceof Error ? error.message : String(error) };
     }
     const body: Health = { ok: db.ok, model: ctx.engine.model.info(), db, ...(VERSION ? { version: VERSION } : {}) };
     return { status: db.ok ? 200 : 503, body };

@@ -4,6 +4,9 @@ import { acceptedMessageSchema, inboundMessageBodySchema, sessionParamsSchema } 
 import { apiRoute } from "../context";
 import { HttpError } from "../errors";
 
+/** Seconds a client waits before retrying while the database cannot take writes. */
+export const DB_RETRY_AFTER_S = 10;
+
 export const postMessageRoute = apiRoute({
   method: "POST",
   path: "/api/sessions/:id/messages",
@@ -12,6 +15,14 @@ export const postMessageRoute = apiRoute({
   response: acceptedMessageSchema,
   async handle({ params, body }, ctx) {
     const session = await ctx.sessions.require(params.id);
+    // Backpressure: a message accepted now could not be stored, nor its events written; refusing it
+    // keeps the ledger's backlog bounded until the database takes writes again.
+    if (!ctx.database.acceptsWrites()) {
+      const { state } = ctx.database.status();
+      throw new HttpError(503, `the database cannot take writes (${state}); try again later`, undefined, {
+        "retry-after": String(DB_RETRY_AFTER_S),
+      });
+    }
     const bucket = ctx.inbound.take(session.id);
     if (!bucket.ok) {
       throw new HttpError(429, `too many messages into session ${session.id}`, undefined, {

@@ -58,6 +58,8 @@ export class ToolToggleService {
     if (!session) {
       for (const id of engine.manager.runningSessionIds()) engine.bus.emit(id, "tool.toggled", data);
     }
+    // The answer names the event's seq: it is in the ledger (readable) once the caller has it.
+    await engine.bus.whenFlushed();
     return {
       toolName,
       scope: toggle.scope,

@@ -1,0 +1,92 @@
+// The ledger's writer thread (started by ledger.ts): owns the write connection, so a commit's fsync
+// (synchronous FULL) happens here and never on the server's event loop. One write = one transaction,
+// sent in chunks so that copying the next chunk over overlaps with inserting this one.
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+import type { LedgerWorkerData, LedgerWorkerReply, LedgerWorkerRequest, RowChunk } from "./ledger-protocol";
+
+const port = parentPort;
+if (!port) throw new Error("ledger-worker.ts runs as a worker thread (see ledger.ts)");
+const { file, synchronous } = workerData as LedgerWorkerData; // built by ledger.ts from these types
+
+function failure(id: number | null, err: unknown): LedgerWorkerReply {
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  return {
+    kind: "failed",
+    id,
+    ...(typeof code === "string" ? { code } : {}),
+    message: err instanceof Error ? err.message : String(err),
+  };
+}
+
+let db: Database.Database | null = null;
+type Params = [sessionId: string, seq: number, type: string, ts: number, data: Buffer];
+let insert: Database.Statement<Params> | null = null;
+try {
+  // No busy timeout: a lock is waited for by the main thread's retry, which also reports it as "busy".
+  db = new Database(file, { timeout: 0, fileMustExist: true });
+  db.pragma("journal_mode = WAL");
+  db.pragma(`synchronous = ${synchronous}`);
+  // The JSON arrives as UTF-8 bytes: CAST stores them as the TEXT they are, without a conversion.
+  insert = db.prepare<Params>(
+    'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, CAST(? AS TEXT))',
+  );
+  port.postMessage({ kind: "ready" } satisfies LedgerWorkerReply);
+} catch (err) {
+  db?.close();
+  db = null;
+  port.postMessage(failure(null, err));
+}
+
+/** The write whose transaction is open, and the last one that failed (its later chunks are ignored). */
+let open: number | null = null;
+let failed: number | null = null;
+
+function writeChunk(
+  conn: Database.Database,
+  stmt: Database.Statement<Params>,
+  id: number,
+  chunk: RowChunk,
+  last: boolean,
+) {
+  if (id === failed) return;
+  try {
+    if (open !== id) {
+      // IMMEDIATE takes the write lock up front, so a busy database fails before any row is written.
+      conn.exec("BEGIN IMMEDIATE");
+      open = id;
+    }
+    const data = Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength);
+    let start = 0;
+    for (let i = 0; i < chunk.ends.length; i++) {
+      stmt.run(chunk.sessionIds[i], chunk.seqs[i], chunk.types[i], chunk.ts[i], data.subarray(start, chunk.ends[i]));
+      start = chunk.ends[i];
+    }
+    if (last) {
+      conn.exec("COMMIT");
+      open = null;
+      port?.postMessage({ kind: "written", id } satisfies LedgerWorkerReply);
+    }
+  } catch (err) {
+    if (conn.inTransaction) conn.exec("ROLLBACK");
+    open = null;
+    failed = id;
+    port?.postMessage(failure(id, err));
+  }
+}
+
+port.on("message", (request: LedgerWorkerRequest) => {
+  if (request.kind === "close") {
+    db?.close();
+    port.close();
+    return;
+  }
+  if (request.kind === "abort") {
+    // The main thread could not serialise a later chunk of this write: nothing of it may stay.
+    if (open === request.id && db?.inTransaction) db.exec("ROLLBACK");
+    if (open === request.id) open = null;
+    return;
+  }
+  if (!db || !insert) return port.postMessage(failure(request.id, new Error("ledger writer is not open")));
+  writeChunk(db, insert, request.id, request.chunk, request.last);
+});
