@@ -2,7 +2,7 @@
 // the server's handlers, the dashboard's fetchers and the tests alike.
 import { z } from "zod";
 import { agentStateSchema, monitorEventSchema, stageIdSchema } from "../events/schemas";
-import { historyMessageSchema, type HistoryMessage } from "../chat/history";
+import { historyMessageSchema } from "../chat/history";
 import { toolSpecSchema } from "../tools/schemas";
 
 export const MAX_TEXT_CHARS = 8_000;
@@ -147,7 +147,6 @@ export type EventsPage = z.infer<typeof eventsPageSchema>;
 
 /** One entry of a session's history window (engine.md section 4), as the engine holds it. */
 export { historyMessageSchema };
-export type HistoryEntry = HistoryMessage;
 
 export const sessionHistorySchema = z.object({
   sessionId: z.string(),

@@ -63,9 +63,9 @@ export async function openDatabase(
   }
 }
 
-export { createPrisma, withBusyRetry, type PrismaClient } from "./client";
-export { databaseUrlFromEnv, defaultDatabaseUrl } from "./database-url";
-export { DatabaseError, type DatabaseErrorKind } from "./errors";
+export { type PrismaClient } from "./client";
+export { databaseUrlFromEnv } from "./database-url";
+export { DatabaseError } from "./errors";
 export { DatabaseHealth, stateOfError } from "./health";
 export { PrismaLedger, type LedgerOptions } from "./ledger";
 export { type PrismaStores } from "./stores";

@@ -29,7 +29,9 @@ describe("structure", () => {
     expect(notes.map((m) => m.kind === "assistant" && m.content)).toEqual(["（我的思考被新消息打断了）"]);
     const reentered = h.model.requests[2].body.messages;
     const note = reentered.findIndex((m) => m.role === "assistant" && m.content === "（我的思考被新消息打断了）");
-    const newer = reentered.findIndex((m) => m.role === "user" && String(m.content).includes("算了换个问题"));
+    const newer = reentered.findIndex(
+      (m) => m.role === "user" && typeof m.content === "string" && m.content.includes("算了换个问题"),
+    );
     expect(note).toBeGreaterThan(0);
     expect(newer).toBeGreaterThan(note);
   });
