@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeClock, settle } from "../support/fake-clock";
 import { startHarness, type Harness } from "../support/engine-harness";
+import { until } from "../support/until";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -16,14 +17,6 @@ const waitCall = (seconds: number) => ({
   toolCalls: [{ id: "w1", name: "wait", arguments: { seconds } }],
 });
 const noAction = { kind: "response" as const, content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
-
-async function until(check: () => boolean, what: string, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe("wait", () => {
   it("arms a timer; new messages do not end it early; the timer's turn says new input arrived", async () => {

@@ -7,7 +7,8 @@ import { parseConfig } from "../../server/config/load";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
 import { startHarness, type Harness } from "../support/engine-harness";
-import { captureLogger, iconServerConfig, processAlive, waitUntil } from "../support/mcp-servers";
+import { captureLogger, iconServerConfig, processAlive } from "../support/mcp-servers";
+import { until } from "../support/until";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -77,7 +78,7 @@ describe("MCP in the engine", () => {
       { kind: "response", content: "", toolCalls: [{ id: "s1", name: "slow", arguments: { ms: 30_000 } }] },
     );
     await h.send("慢慢来");
-    await waitUntil(() => h!.runtime.stage.name.includes("slow"), "the slow call to start");
+    await until(() => h!.runtime.stage.name.includes("slow"), "the slow call to start");
     const started = Date.now();
     await h.runtime.stop("test stop");
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -87,6 +88,6 @@ describe("MCP in the engine", () => {
     await h.close();
     h = undefined;
     expect(mcp.statuses()[0].state).toBe("disabled");
-    await waitUntil(() => !processAlive(pid), "the server process to end", 5_000);
+    await until(() => !processAlive(pid), "the server process to end", { timeoutMs: 5_000 });
   });
 });

@@ -5,13 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolInvocation } from "../../lib/tools/schemas";
 import { McpManager } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
-import {
-  captureLogger,
-  everythingStdioConfig,
-  startEverythingHttp,
-  waitUntil,
-  type EverythingHttp,
-} from "../support/mcp-servers";
+import { captureLogger, everythingStdioConfig, startEverythingHttp, type EverythingHttp } from "../support/mcp-servers";
+import { until } from "../support/until";
 
 function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
   return {
@@ -163,12 +158,12 @@ describe("server-everything over Streamable HTTP", () => {
     expect(result.errorMessage).toMatch(/^MCP 工具 'trigger-long-running-operation' 执行失败: /);
     expect(Date.now() - killedAt).toBeLessThan(8_000);
 
-    await waitUntil(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
+    await until(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
     expect(await provider.listTools()).toEqual([]);
     expect(manager.statuses()[0].lastError).toMatch(/not answering|closed|failed/);
 
     await http.restart();
-    await waitUntil(() => manager.statuses()[0].state === "connected", "the reconnection", 15_000);
+    await until(() => manager.statuses()[0].state === "connected", "the reconnection", { timeoutMs: 15_000 });
     expect((await provider.listTools()).map((s) => s.name)).toContain("echo");
     expect((await provider.invoke(invocation("echo", { message: "back" }))).content).toContain("back");
   });
@@ -201,7 +196,7 @@ describe("server-everything over the legacy SSE transport", () => {
       const provider = new McpToolProvider(manager);
       expect((await provider.invoke(invocation("echo", { message: "legacy" }))).content).toContain("legacy");
       await http.kill();
-      await waitUntil(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
+      await until(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
       expect(await provider.listTools()).toEqual([]);
     } finally {
       await manager.close();

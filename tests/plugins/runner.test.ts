@@ -10,7 +10,8 @@ import { SDK_VERSION } from "../../server/plugins/sdk";
 import { IpcConnection } from "../../server/plugins/ipc/connection";
 import { plannerPlacement } from "../../server/engine/planner";
 import { ToolRegistry } from "../../server/tools/registry";
-import { eventually, PluginFolder, startRuntime, type StartedRuntime } from "./support";
+import { until } from "../support/until";
+import { PluginFolder, startRuntime, type StartedRuntime } from "./support";
 
 const RUNNER_MAIN = fileURLToPath(new URL("../../server/plugins/runner/main.ts", import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -307,7 +308,7 @@ describe("a real plugin Runner", () => {
       const outcome = await connection
         .request("runner.hello", { runnerId: "rogue", sdkVersion, token }, { timeoutMs: 2_000 })
         .catch((e: unknown) => e);
-      await eventually(() => connection.closed, 2_000, "the refused connection to close");
+      await until(() => connection.closed, "the refused connection to close", { timeoutMs: 2_000 });
       return outcome;
     };
     expect(await hello("not-the-secret")).toMatchObject({ code: "E_UNAUTHORIZED" });
@@ -343,11 +344,9 @@ describe("a real plugin Runner", () => {
     expect(crashed).toMatchObject({ success: false, metadata: { errorCode: "E_PLUGIN_CRASHED" } });
     expect(await inFlight).toMatchObject({ success: false, metadata: { errorCode: "E_PLUGIN_CRASHED" } });
     // Gone while down, back after the restart.
-    await eventually(
-      () => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 2,
-      15_000,
-      "the restart",
-    );
+    await until(() => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 2, "the restart", {
+      timeoutMs: 15_000,
+    });
     expect((await rt.invoke("echo", { text: "after crash" })).content).toBe("echo: after crash");
     expect((await rt.invoke("shared")).content).toBe("from alpha");
     const runner = rt.runtime.statuses().find((s) => s.name === "plugin_runtime");
@@ -359,10 +358,10 @@ describe("a real plugin Runner", () => {
     const hung = await rt.invoke("spin");
     expect(hung.success).toBe(false);
     expect(["E_PLUGIN_CRASHED", "E_TIMEOUT"]).toContain(hung.metadata.errorCode);
-    await eventually(
+    await until(
       () => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 3,
-      15_000,
       "the restart after the hang",
+      { timeoutMs: 15_000 },
     );
     expect(rt.runtime.supervisor.snapshot().lastError).toContain("health check");
     expect((await rt.invoke("echo", { text: "after hang" })).content).toBe("echo: after hang");

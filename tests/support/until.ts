@@ -3,7 +3,7 @@
 // amount. Fails with what it waited for, so a timeout reads as a broken rule rather than a hang.
 
 export interface UntilOptions {
-  /** Give up after this long (default 5 s). */
+  /** Give up after this long (default 10 s). */
   timeoutMs?: number;
   /** Pause between checks (default 10 ms). */
   intervalMs?: number;
@@ -18,7 +18,7 @@ export async function until<T>(
   what: string | (() => string),
   opts: UntilOptions = {},
 ): Promise<NonNullable<T>> {
-  const timeoutMs = opts.timeoutMs ?? 5_000;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
   const intervalMs = opts.intervalMs ?? 10;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
