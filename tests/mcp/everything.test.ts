@@ -87,7 +87,6 @@ describe("server-everything over stdio", () => {
 
   it("cancels a long-running operation", async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const pending = provider.invoke(invocation("trigger-long-running-operation", { duration: 30, steps: 30 }), {
       sessionId: "s1",
       streamId: "s1",
@@ -100,7 +99,6 @@ describe("server-everything over stdio", () => {
       success: false,
       errorMessage: "MCP 工具 'trigger-long-running-operation' 执行失败: 已取消：stopped",
     });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect((await provider.invoke(invocation("echo", { message: "still here" }))).content).toContain("still here");
   });
 });
@@ -151,12 +149,12 @@ describe("server-everything over Streamable HTTP", () => {
   it("killed mid-call: the call fails cleanly, the tools go, and come back once the server is up again", async () => {
     const pending = provider.invoke(invocation("trigger-long-running-operation", { duration: 20, steps: 20 }));
     await new Promise((r) => setTimeout(r, 300));
-    const killedAt = Date.now();
     await http.kill();
     const result = await pending;
     expect(result.success).toBe(false);
     expect(result.errorMessage).toMatch(/^MCP 工具 'trigger-long-running-operation' 执行失败: /);
-    expect(Date.now() - killedAt).toBeLessThan(8_000);
+    // It failed because the connection went, not by running into the call's timeout.
+    expect(result.errorMessage).not.toMatch(/timed out/i);
 
     await until(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
     expect(await provider.listTools()).toEqual([]);

@@ -157,7 +157,6 @@ describe("icon server over stdio", () => {
 
   it("cancels an in-flight call when the context's signal aborts, and the server hears it", async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const pending = provider.invoke(invocation("slow", { ms: 20_000 }), {
       sessionId: "s1",
       streamId: "s1",
@@ -167,7 +166,7 @@ describe("icon server over stdio", () => {
     });
     setTimeout(() => controller.abort(new Error("turn stopped")), 150);
     const result = await pending;
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Cancelled, not finished: the 20 s call never completes.
     expect(result).toMatchObject({ success: false, errorMessage: "MCP 工具 'slow' 执行失败: 已取消：turn stopped" });
     await until(async () => {
       const stats = await provider.invoke(invocation("stats"));
@@ -288,9 +287,7 @@ describe("servers that fail to start", () => {
   it("never answering initialize: fails after the timeout", async () => {
     const logger = captureLogger();
     manager = managerOf([iconServerConfig("silent", { ICON_SERVER_MODE: "silent" }, 1_500)], logger);
-    const started = Date.now();
     await manager.start();
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(manager.statuses()[0]).toMatchObject({ state: "failed" });
     expect(manager.statuses()[0].lastError).toMatch(/timed out/i);
   });

@@ -273,11 +273,10 @@ describe("a real plugin Runner", () => {
   });
 
   it("a call that never resolves fails with E_TIMEOUT and the Runner keeps serving", async () => {
-    const started = Date.now();
     const result = await rt.invoke("never");
     expect(result).toMatchObject({ success: false, metadata: { errorCode: "E_TIMEOUT" } });
+    // The Runner's own 1.5 s timeout, not the test's.
     expect(result.errorMessage).toContain("timed out after 1500 ms");
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(generation()).toBe(1);
     expect((await rt.invoke("echo", { text: "after timeout" })).success).toBe(true);
   });
