@@ -78,11 +78,12 @@ describe("MCP in the engine", () => {
       { kind: "response", content: "", toolCalls: [{ id: "s1", name: "slow", arguments: { ms: 30_000 } }] },
     );
     await h.send("慢慢来");
-    await until(() => h!.runtime.stage.name.includes("slow"), "the slow call to start");
+    const stats = async () => (await mcp.callTool(mcp.findTool("stats")!, {})).structuredContent;
+    // Stopped only once the server runs the call: a stop before the request left would cancel nothing.
+    await until(async () => (await stats())?.slowStarted === 1, "the slow call to reach the server");
     await h.runtime.stop("test stop");
     // Stopping cancelled the 30 s call rather than waiting for it.
-    const cancelled = await mcp.callTool(mcp.findTool("stats")!, {});
-    expect(cancelled.structuredContent).toMatchObject({ cancelled: 1 });
+    await until(async () => (await stats())?.cancelled === 1, "the server to see the cancellation");
 
     await h.close();
     h = undefined;
