@@ -2,7 +2,7 @@
 // (a loopback server, a child process, the engine's loop) makes true, instead of sleeping a guessed
 // amount. Fails with what it waited for, so a timeout reads as a broken rule rather than a hang.
 
-export interface UntilOptions {
+interface UntilOptions {
   /** Give up after this long (default 10 s). */
   timeoutMs?: number;
   /** Pause between checks (default 10 ms). */

@@ -36,7 +36,7 @@ export function textOf(message: ChatCompletionCreateParams["messages"][number]):
   return content.map((part) => ("text" in part ? part.text : "")).join("");
 }
 
-export interface ObservedCall {
+interface ObservedCall {
   invocation: ToolInvocation;
   context: ToolExecutionContext | undefined;
   startedAt: number;
@@ -48,7 +48,7 @@ type Handler = (
   context: ToolExecutionContext | undefined,
 ) => Partial<ToolExecutionResult> | Promise<Partial<ToolExecutionResult>>;
 
-export interface ObservedProvider extends ToolProvider {
+interface ObservedProvider extends ToolProvider {
   calls: ObservedCall[];
   /** Start and end marks in the order they happened, e.g. ["start:a", "end:a"]. */
   timeline: string[];
