@@ -6,6 +6,9 @@ import { E2E_BASE } from "./e2e/support/env";
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
+  // The browser measurements (figures in test-results/perf.json) belong to the benchmark, not the
+  // gating suite: `npm run bench:browser` runs them.
+  testIgnore: process.env.MAISAKA_BENCH_BROWSER === "1" ? [] : ["**/perf.spec.ts"],
   workers: 1,
   fullyParallel: false,
   retries: 0,

@@ -1,6 +1,7 @@
 // Measurements for the issue's closing note, written to test-results/perf.json: event -> DOM
 // latency under ~200 events/s, opening a 10,000-event session, and scrolling it. The assertions are
-// loose guards against regressions; the figures themselves are the report.
+// loose guards against regressions; the figures themselves are the report. Benchmark, not gating:
+// `npm run bench:browser` (needs `npx next build` first), never part of `npm test`.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { BIG_SESSION, BIG_SESSION_EVENTS } from "./support/env";

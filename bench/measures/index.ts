@@ -33,6 +33,12 @@ export const measures: MeasureSpec[] = [
     load: async () => (await import("./tool-search")).run,
   },
   {
+    name: "similarity_2k",
+    unit: "ms",
+    target: { op: "<", value: 5 },
+    load: async () => (await import("./similarity")).run,
+  },
+  {
     name: "session_memory",
     unit: "bytes",
     target: { op: "<=", value: 2 * 1024 * 1024 },

@@ -9,6 +9,7 @@ import { MemoryLedger } from "../../server/monitor/ledger";
 import type { SessionRecord } from "../../server/stores/types";
 import { FakeClock, settle } from "../support/fake-clock";
 import { startHarness, type Harness } from "../support/engine-harness";
+import { until } from "../support/until";
 
 let h: Harness | undefined;
 let second: Engine | null = null;
@@ -43,14 +44,6 @@ const waitCall = (seconds: number) => ({
   toolCalls: [{ id: "w1", name: "wait", arguments: { seconds } }],
 });
 const noAction = { kind: "response" as const, content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
-
-async function until(check: () => boolean, what: string, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe("runtime cap (chat.maxRuntimes 2)", () => {
   it("creating a third session stops the least recently used idle one", async () => {

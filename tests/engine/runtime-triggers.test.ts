@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeClock, settle } from "../support/fake-clock";
 import { startHarness, type Harness } from "../support/engine-harness";
+import { until } from "../support/until";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -19,14 +20,6 @@ async function quiet(ms = 60) {
   await settle();
   await new Promise((r) => setTimeout(r, ms));
   await settle();
-}
-
-async function until(check: () => boolean, what: string, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 const contentsOf = (h: Harness, index: number) => JSON.stringify(h.model.requests[index].body.messages);

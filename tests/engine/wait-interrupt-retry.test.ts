@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeClock, settle } from "../support/fake-clock";
 import { startHarness, type Harness } from "../support/engine-harness";
+import { until } from "../support/until";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -16,14 +17,6 @@ const waitCall = (seconds: number) => ({
   toolCalls: [{ id: "w1", name: "wait", arguments: { seconds } }],
 });
 const noAction = { kind: "response" as const, content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
-
-async function until(check: () => boolean, what: string, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe("wait", () => {
   it("arms a timer; new messages do not end it early; the timer's turn says new input arrived", async () => {
@@ -71,10 +64,10 @@ describe("wait", () => {
     await harness.send("随便聊聊");
     await harness.waitForEvent((e) => e.type === "cycle.end");
     await harness.send("还有人吗");
-    await settle();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(harness.model.requests).toHaveLength(1);
-    await clock.advance(8_000);
+    await clock.advance(7_999);
+    // A turn ingests and starts its cycle in-process, before any HTTP: settling is enough to see it.
+    expect(harness.ofType("cycle.start")).toHaveLength(1);
+    await clock.advance(1);
     await until(() => harness.model.requests.length === 2, "the second gate request");
   });
 });

@@ -4,7 +4,8 @@
 // work again, and nothing acknowledged is lost.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { iconServerConfig, processAlive, waitUntil } from "../support/mcp-servers";
+import { iconServerConfig, processAlive } from "../support/mcp-servers";
+import { until } from "../support/until";
 import { startFaultRig, type FaultRig } from "./support";
 
 let rig: FaultRig;
@@ -46,7 +47,7 @@ describe("MCP server killed mid-call", () => {
       { kind: "response", content: "慢慢来", toolCalls: [{ id: "slow-1", name: "slow", arguments: { ms: 30_000 } }] },
     );
     await rig.say("tools");
-    await waitUntil(
+    await until(
       () => rig.server.app.engine.manager.get("tools")?.stage.detail.includes("slow") ?? false,
       "the slow call to start",
     );
@@ -63,11 +64,11 @@ describe("MCP server killed mid-call", () => {
     await rig.say("steady");
     await rig.waitForEnds("steady", "finish", 2);
 
-    await waitUntil(() => !processAlive(pid ?? 0), "the server process to be gone");
-    await waitUntil(
+    await until(() => !processAlive(pid ?? 0), "the server process to be gone");
+    await until(
       () => mcp().statuses()[0].state === "connected" && mcp().statuses()[0].pid !== pid,
       "the reconnection",
-      20_000,
+      { timeoutMs: 20_000 },
     );
     rig.script(
       "tools",

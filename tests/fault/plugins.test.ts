@@ -5,7 +5,7 @@
 // work again. Nothing acknowledged is lost.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { waitUntil } from "../support/mcp-servers";
+import { until } from "../support/until";
 import { PluginFolder } from "../plugins/support";
 import { startFaultRig, type FaultRig } from "./support";
 
@@ -67,11 +67,11 @@ async function echoWorks(n: number): Promise<void> {
 
 describe("plugin Runner faults", () => {
   it("killed mid-call: the call fails with E_PLUGIN_CRASHED, the Runner comes back, plugin tools work", async () => {
-    await waitUntil(() => runner().phase === "ready", "the Runner to be ready", 30_000);
+    await until(() => runner().phase === "ready", "the Runner to be ready", { timeoutMs: 30_000 });
     const first = runner();
     callPlugin("never-1", "wait_forever");
     await rig.say("plugin-user");
-    await waitUntil(
+    await until(
       () => rig.server.app.engine.manager.get("plugin-user")?.stage.detail.includes("wait_forever") ?? false,
       "the plugin call to start",
     );
@@ -84,7 +84,9 @@ describe("plugin Runner faults", () => {
     expect(failed?.data.result).toMatch(/E_PLUGIN_CRASHED/);
     await steadyTurn();
 
-    await waitUntil(() => runner().phase === "ready" && runner().generation > first.generation, "a new Runner", 30_000);
+    await until(() => runner().phase === "ready" && runner().generation > first.generation, "a new Runner", {
+      timeoutMs: 30_000,
+    });
     await echoWorks(2);
   }, 60_000);
 
@@ -101,10 +103,10 @@ describe("plugin Runner faults", () => {
       expect(stuck?.data.result).toMatch(/E_TIMEOUT/);
       await steadyTurn();
 
-      await waitUntil(
+      await until(
         () => runner().phase === "ready" && runner().generation > hung.generation,
         "the hung Runner to be replaced",
-        30_000,
+        { timeoutMs: 30_000 },
       );
       expect(runner().lastError).toMatch(/health check/);
     } finally {

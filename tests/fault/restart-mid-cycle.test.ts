@@ -20,7 +20,7 @@ import {
   TEST_TOKEN,
   type MonitorClient,
 } from "../server/support";
-import { waitUntil } from "../support/mcp-servers";
+import { until } from "../support/until";
 import { MODELS, startRoutedModel, tag, type RoutedModel } from "./support";
 
 const monitors: MonitorClient[] = [];
@@ -77,14 +77,14 @@ describe("SIGKILL mid-cycle, then restart", () => {
     monitors.push(watcher);
     await watcher.subscribe({ sessionId: "*", afterSeq: 0 });
     await a.say("done", "先聊一句");
-    await waitUntil(async () => (await a.finishes("done")) === 1, "the done session's turn");
+    await until(async () => (await a.finishes("done")) === 1, "the done session's turn");
 
     routed.script("cut", "planner", { kind: "hang", content: "我在想" });
     const accepted = await a.say("cut", "这条消息到了，但回答被打断");
-    await waitUntil(() => routed.requestsOf("cut").includes("planner"), "the planner request to reach the model");
+    await until(() => routed.requestsOf("cut").includes("planner"), "the planner request to reach the model");
     // The cycle's start is broadcast once durable (the ledger commits in its writer thread): it may
     // reach the subscriber a moment after the planner request reached the model.
-    await waitUntil(
+    await until(
       () => watcher.events.some((e) => e.sessionId === "cut" && e.type === "cycle.start"),
       "the cycle's start to reach the subscriber",
     );
@@ -109,7 +109,7 @@ describe("SIGKILL mid-cycle, then restart", () => {
         const at = events.findIndex((e) => e.type === "message.ingested" && e.data.messageId === messageId);
         return at >= 0 && events.slice(at).some((e) => e.type === "cycle.end" && e.data.endReason === "finish");
       };
-      await waitUntil(async () => answered(await b.events(id)), `${id} to answer after the restart`);
+      await until(async () => answered(await b.events(id)), `${id} to answer after the restart`);
       const events = await b.events(id);
       expect(
         events.map((e) => e.seq),

@@ -6,7 +6,7 @@
 import type { Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMonitor, range, seqsOf, type MonitorClient } from "../server/support";
-import { waitUntil } from "../support/mcp-servers";
+import { until } from "../support/until";
 import { startFaultRig, type FaultRig } from "./support";
 
 const BIG = "big";
@@ -90,7 +90,7 @@ describe("socket clients dropping during replay", () => {
     await live;
     await rig.waitForEnds("steady", "finish");
 
-    await waitUntil(() => hub.subscriptionCount === baseline, "the dropped subscriptions to be forgotten");
+    await until(() => hub.subscriptionCount === baseline, "the dropped subscriptions to be forgotten");
     expect(rig.server.logs.filter((line) => line.includes("[monitor]"))).toEqual([]);
 
     // Each client comes back from the last seq it saw (events are durable before they are sent).

@@ -20,6 +20,7 @@ import {
   type TestServer,
 } from "../server/support";
 import { startScriptedOpenAi, type ConcreteStep, type ScriptedOpenAi } from "../support/scripted-openai";
+import { until } from "../support/until";
 
 /** Model names per task: requests are routed by them. */
 export const MODELS: Record<ModelTask, string> = {
@@ -160,14 +161,11 @@ export async function startFaultRig(opts: FaultRigOptions = {}): Promise<FaultRi
     },
     endsOf: (sessionId) => ends.get(sessionId) ?? [],
     async waitForEnds(sessionId, reason, count = 1, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (rig.endsOf(sessionId).filter((r) => r === reason).length < count) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `${sessionId}: ${count} × ${reason} not seen in ${timeoutMs} ms; ends: ${rig.endsOf(sessionId).join(", ")}`,
-          );
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await until(
+        () => rig.endsOf(sessionId).filter((r) => r === reason).length >= count,
+        () => `${sessionId}: ${count} × ${reason}; ends: ${rig.endsOf(sessionId).join(", ")}`,
+        { timeoutMs },
+      );
     },
     ledger: (sessionId) => server.events(sessionId),
     async expectIntact(...sessionIds) {

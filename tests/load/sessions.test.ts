@@ -13,6 +13,7 @@ import { range, startTestServer, TEST_TOKEN, type TestServer } from "../server/s
 import { heapAfterGc } from "./heap";
 import { MonitorClients, type Report } from "./monitor-clients";
 import { ScriptedModel, uniformLatency } from "./scripted-model";
+import { until } from "../support/until";
 
 const envInt = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
@@ -65,14 +66,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** One message into every session (20 requests in flight at a time), then every turn's end. */
 async function round(n: number, accepted: Map<string, string[]>): Promise<void> {
   for (let i = 0; i < ids.length; i += 20) {
@@ -87,11 +80,10 @@ async function round(n: number, accepted: Map<string, string[]>): Promise<void> 
       }),
     );
   }
-  await until(
-    `round ${n} to finish`,
-    () => ids.every((id) => (finished.get(id) ?? 0) >= n) || badEnds.length > 0,
-    ROUND_DEADLINE_MS,
-  );
+  await until(() => ids.every((id) => (finished.get(id) ?? 0) >= n) || badEnds.length > 0, `round ${n} to finish`, {
+    timeoutMs: ROUND_DEADLINE_MS,
+    intervalMs: 50,
+  });
   expect(badEnds).toEqual([]);
 }
 
@@ -146,12 +138,12 @@ describe(`load: ${SESSIONS} sessions, ${CLIENTS} socket clients, ${WARMUP_ROUNDS
       // The sockets: every client got each session's events exactly once, in order.
       let report = await clients.collect();
       await until(
-        "every client to receive every event",
         async () => {
           report = await clients.collect();
           return receipts(report, ledger).length === 0;
         },
-        30_000,
+        "every client to receive every event",
+        { timeoutMs: 30_000, intervalMs: 50 },
       ).catch(() => undefined);
       expect(receipts(report, ledger).slice(0, 5)).toEqual([]);
       expect(report.clients.every((c) => c.connected)).toBe(true);

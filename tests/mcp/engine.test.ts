@@ -7,7 +7,8 @@ import { parseConfig } from "../../server/config/load";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
 import { startHarness, type Harness } from "../support/engine-harness";
-import { captureLogger, iconServerConfig, processAlive, waitUntil } from "../support/mcp-servers";
+import { captureLogger, iconServerConfig, processAlive } from "../support/mcp-servers";
+import { until } from "../support/until";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -77,16 +78,16 @@ describe("MCP in the engine", () => {
       { kind: "response", content: "", toolCalls: [{ id: "s1", name: "slow", arguments: { ms: 30_000 } }] },
     );
     await h.send("慢慢来");
-    await waitUntil(() => h!.runtime.stage.detail.includes("slow"), "the slow call to start");
-    const started = Date.now();
+    const stats = async () => (await mcp.callTool(mcp.findTool("stats")!, {})).structuredContent;
+    // Stopped only once the server runs the call: a stop before the request left would cancel nothing.
+    await until(async () => (await stats())?.slowStarted === 1, "the slow call to reach the server");
     await h.runtime.stop("test stop");
-    expect(Date.now() - started).toBeLessThan(5_000);
-    const cancelled = await mcp.callTool(mcp.findTool("stats")!, {});
-    expect(cancelled.structuredContent).toMatchObject({ cancelled: 1 });
+    // Stopping cancelled the 30 s call rather than waiting for it.
+    await until(async () => (await stats())?.cancelled === 1, "the server to see the cancellation");
 
     await h.close();
     h = undefined;
     expect(mcp.statuses()[0].state).toBe("disabled");
-    await waitUntil(() => !processAlive(pid), "the server process to end", 5_000);
+    await until(() => !processAlive(pid), "the server process to end", { timeoutMs: 5_000 });
   });
 });

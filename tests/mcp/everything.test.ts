@@ -5,13 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolInvocation } from "../../lib/tools/schemas";
 import { McpManager } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
-import {
-  captureLogger,
-  everythingStdioConfig,
-  startEverythingHttp,
-  waitUntil,
-  type EverythingHttp,
-} from "../support/mcp-servers";
+import { captureLogger, everythingStdioConfig, startEverythingHttp, type EverythingHttp } from "../support/mcp-servers";
+import { until } from "../support/until";
 
 function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
   return {
@@ -92,7 +87,6 @@ describe("server-everything over stdio", () => {
 
   it("cancels a long-running operation", async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const pending = provider.invoke(invocation("trigger-long-running-operation", { duration: 30, steps: 30 }), {
       sessionId: "s1",
       streamId: "s1",
@@ -105,7 +99,6 @@ describe("server-everything over stdio", () => {
       success: false,
       errorMessage: "MCP 工具 'trigger-long-running-operation' 执行失败: 已取消：stopped",
     });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect((await provider.invoke(invocation("echo", { message: "still here" }))).content).toContain("still here");
   });
 });
@@ -156,19 +149,19 @@ describe("server-everything over Streamable HTTP", () => {
   it("killed mid-call: the call fails cleanly, the tools go, and come back once the server is up again", async () => {
     const pending = provider.invoke(invocation("trigger-long-running-operation", { duration: 20, steps: 20 }));
     await new Promise((r) => setTimeout(r, 300));
-    const killedAt = Date.now();
     await http.kill();
     const result = await pending;
     expect(result.success).toBe(false);
     expect(result.errorMessage).toMatch(/^MCP 工具 'trigger-long-running-operation' 执行失败: /);
-    expect(Date.now() - killedAt).toBeLessThan(8_000);
+    // It failed because the connection went, not by running into the call's timeout.
+    expect(result.errorMessage).not.toMatch(/timed out/i);
 
-    await waitUntil(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
+    await until(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
     expect(await provider.listTools()).toEqual([]);
     expect(manager.statuses()[0].lastError).toMatch(/not answering|closed|failed/);
 
     await http.restart();
-    await waitUntil(() => manager.statuses()[0].state === "connected", "the reconnection", 15_000);
+    await until(() => manager.statuses()[0].state === "connected", "the reconnection", { timeoutMs: 15_000 });
     expect((await provider.listTools()).map((s) => s.name)).toContain("echo");
     expect((await provider.invoke(invocation("echo", { message: "back" }))).content).toContain("back");
   });
@@ -201,7 +194,7 @@ describe("server-everything over the legacy SSE transport", () => {
       const provider = new McpToolProvider(manager);
       expect((await provider.invoke(invocation("echo", { message: "legacy" }))).content).toContain("legacy");
       await http.kill();
-      await waitUntil(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
+      await until(() => manager.statuses()[0].state !== "connected", "the loss to be noticed");
       expect(await provider.listTools()).toEqual([]);
     } finally {
       await manager.close();

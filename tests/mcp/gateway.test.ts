@@ -15,7 +15,8 @@ import { engineToolSource, GATEWAY_SESSION_ID } from "../../server/mcp/gateway-s
 import { McpManager } from "../../server/mcp/manager";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
-import { cancelledCount, captureLogger, iconServerConfig, waitUntil } from "../support/mcp-servers";
+import { cancelledCount, captureLogger, iconServerConfig } from "../support/mcp-servers";
+import { until } from "../support/until";
 
 const TOKEN = "gateway-test-token";
 
@@ -189,7 +190,7 @@ describe("/api/mcp", () => {
       });
       setTimeout(() => controller.abort(new Error("client gave up")), 200);
       await expect(pending).rejects.toThrow();
-      await waitUntil(async () => {
+      await until(async () => {
         const stats = CallToolResultSchema.parse(await client.callTool({ name: "stats", arguments: {} }));
         return cancelledCount(stats.structuredContent) >= 1;
       }, "the icon server to see the cancellation");
@@ -206,7 +207,7 @@ describe("/api/mcp", () => {
       // Give the client's standalone event stream a moment to open.
       await new Promise((r) => setTimeout(r, 200));
       CallToolResultSchema.parse(await client.callTool({ name: "add_tool", arguments: {} }));
-      await waitUntil(() => notified > 0, "tools/list_changed");
+      await until(() => notified > 0, "tools/list_changed");
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("dynamic_1");
     } finally {
       await client.close();

@@ -16,9 +16,9 @@ import {
   captureLogger,
   iconServerConfig,
   processAlive,
-  waitUntil,
   type CapturedLogger,
 } from "../support/mcp-servers";
+import { until } from "../support/until";
 
 const FAST_RECONNECT = { initialDelayMs: 100, maxDelayMs: 400 };
 
@@ -157,7 +157,6 @@ describe("icon server over stdio", () => {
 
   it("cancels an in-flight call when the context's signal aborts, and the server hears it", async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const pending = provider.invoke(invocation("slow", { ms: 20_000 }), {
       sessionId: "s1",
       streamId: "s1",
@@ -167,9 +166,9 @@ describe("icon server over stdio", () => {
     });
     setTimeout(() => controller.abort(new Error("turn stopped")), 150);
     const result = await pending;
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Cancelled, not finished: the 20 s call never completes.
     expect(result).toMatchObject({ success: false, errorMessage: "MCP 工具 'slow' 执行失败: 已取消：turn stopped" });
-    await waitUntil(async () => {
+    await until(async () => {
       const stats = await provider.invoke(invocation("stats"));
       return cancelledCount(stats.structuredContent) >= 1;
     }, "the server to see notifications/cancelled");
@@ -179,10 +178,7 @@ describe("icon server over stdio", () => {
     let changes = 0;
     const unsubscribe = manager.onToolsChanged(() => changes++);
     expect((await provider.invoke(invocation("add_tool"))).content).toBe("added dynamic_1");
-    await waitUntil(
-      async () => (await provider.listTools()).some((s) => s.name === "dynamic_1"),
-      "dynamic_1 to be listed",
-    );
+    await until(async () => (await provider.listTools()).some((s) => s.name === "dynamic_1"), "dynamic_1 to be listed");
     expect(changes).toBeGreaterThanOrEqual(1);
     unsubscribe();
   });
@@ -235,7 +231,7 @@ describe("a server killed mid-call", () => {
     expect(await provider.listTools()).toEqual([]);
     expect((await provider.invoke(invocation("plain"))).errorMessage).toMatch(/执行失败/);
 
-    await waitUntil(() => manager!.statuses()[0].state === "connected", "the reconnection");
+    await until(() => manager!.statuses()[0].state === "connected", "the reconnection");
     const back = manager.statuses()[0];
     expect(back.pid).not.toBe(pid);
     expect((await provider.listTools()).map((s) => s.name)).toContain("slow");
@@ -251,7 +247,7 @@ describe("a server killed mid-call", () => {
     const result = await provider.invoke(invocation("crash"));
     expect(result).toMatchObject({ success: false });
     expect(result.errorMessage).toMatch(/执行失败/);
-    await waitUntil(() => manager!.statuses()[0].state === "connected", "the reconnection");
+    await until(() => manager!.statuses()[0].state === "connected", "the reconnection");
   });
 });
 
@@ -276,11 +272,11 @@ describe("servers that fail to start", () => {
     expect(dies.reconnectAttempt).toBeGreaterThanOrEqual(1);
     expect(dies.lastError).toMatch(/connection failed/);
     expect(dies.lastError).toMatch(/refusing to initialize/);
-    await waitUntil(() => manager!.statuses()[0].state === "failed", "a wait between attempts");
+    await until(() => manager!.statuses()[0].state === "failed", "a wait between attempts");
     expect(manager.statuses()[0].nextRetryAt).toBeGreaterThan(Date.now() - 1_000);
     expect(manager.listTools().every((e) => e.serverName === "fine")).toBe(true);
 
-    await waitUntil(() => manager!.statuses()[0].reconnectAttempt >= 2, "a second failed attempt", 15_000);
+    await until(() => manager!.statuses()[0].reconnectAttempt >= 2, "a second failed attempt", { timeoutMs: 15_000 });
     expect(logger.warnings.filter((w) => w.startsWith("[mcp] dies:")).join("\n")).toMatch(
       /retry 1 in 100 ms[\s\S]*retry 2 in 200 ms/,
     );
@@ -291,9 +287,7 @@ describe("servers that fail to start", () => {
   it("never answering initialize: fails after the timeout", async () => {
     const logger = captureLogger();
     manager = managerOf([iconServerConfig("silent", { ICON_SERVER_MODE: "silent" }, 1_500)], logger);
-    const started = Date.now();
     await manager.start();
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(manager.statuses()[0]).toMatchObject({ state: "failed" });
     expect(manager.statuses()[0].lastError).toMatch(/timed out/i);
   });
@@ -326,7 +320,7 @@ describe("calls that never return", () => {
     const manager = managerOf([iconServerConfig("icons", {}, 4_000)], logger);
     try {
       await manager.start();
-      await waitUntil(() => manager.statuses()[0].state === "connected", "the server to connect", 30_000);
+      await until(() => manager.statuses()[0].state === "connected", "the server to connect", { timeoutMs: 30_000 });
       const provider = new McpToolProvider(manager);
       const started = Date.now();
       const result = await provider.invoke(invocation("never"));
@@ -338,7 +332,7 @@ describe("calls that never return", () => {
     } finally {
       const pid = manager.statuses()[0].pid;
       await manager.close();
-      if (pid) await waitUntil(() => !processAlive(pid), "the server process to end", 5_000);
+      if (pid) await until(() => !processAlive(pid), "the server process to end", { timeoutMs: 5_000 });
     }
   });
 });

@@ -10,7 +10,8 @@ import { SDK_VERSION } from "../../server/plugins/sdk";
 import { IpcConnection } from "../../server/plugins/ipc/connection";
 import { plannerPlacement } from "../../server/engine/planner";
 import { ToolRegistry } from "../../server/tools/registry";
-import { eventually, PluginFolder, startRuntime, type StartedRuntime } from "./support";
+import { until } from "../support/until";
+import { PluginFolder, startRuntime, type StartedRuntime } from "./support";
 
 const RUNNER_MAIN = fileURLToPath(new URL("../../server/plugins/runner/main.ts", import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -272,11 +273,10 @@ describe("a real plugin Runner", () => {
   });
 
   it("a call that never resolves fails with E_TIMEOUT and the Runner keeps serving", async () => {
-    const started = Date.now();
     const result = await rt.invoke("never");
     expect(result).toMatchObject({ success: false, metadata: { errorCode: "E_TIMEOUT" } });
+    // The Runner's own 1.5 s timeout, not the test's.
     expect(result.errorMessage).toContain("timed out after 1500 ms");
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(generation()).toBe(1);
     expect((await rt.invoke("echo", { text: "after timeout" })).success).toBe(true);
   });
@@ -307,7 +307,7 @@ describe("a real plugin Runner", () => {
       const outcome = await connection
         .request("runner.hello", { runnerId: "rogue", sdkVersion, token }, { timeoutMs: 2_000 })
         .catch((e: unknown) => e);
-      await eventually(() => connection.closed, 2_000, "the refused connection to close");
+      await until(() => connection.closed, "the refused connection to close", { timeoutMs: 2_000 });
       return outcome;
     };
     expect(await hello("not-the-secret")).toMatchObject({ code: "E_UNAUTHORIZED" });
@@ -342,11 +342,9 @@ describe("a real plugin Runner", () => {
     expect(crashed).toMatchObject({ success: false, metadata: { errorCode: "E_PLUGIN_CRASHED" } });
     expect(await inFlight).toMatchObject({ success: false, metadata: { errorCode: "E_PLUGIN_CRASHED" } });
     // Gone while down, back after the restart.
-    await eventually(
-      () => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 2,
-      15_000,
-      "the restart",
-    );
+    await until(() => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 2, "the restart", {
+      timeoutMs: 15_000,
+    });
     expect((await rt.invoke("echo", { text: "after crash" })).content).toBe("echo: after crash");
     expect((await rt.invoke("shared")).content).toBe("from alpha");
     const runner = rt.runtime.statuses().find((s) => s.name === "plugin_runtime");
@@ -358,10 +356,10 @@ describe("a real plugin Runner", () => {
     const hung = await rt.invoke("spin");
     expect(hung.success).toBe(false);
     expect(["E_PLUGIN_CRASHED", "E_TIMEOUT"]).toContain(hung.metadata.errorCode);
-    await eventually(
+    await until(
       () => rt.runtime.supervisor.snapshot().phase === "ready" && generation() === 3,
-      15_000,
       "the restart after the hang",
+      { timeoutMs: 15_000 },
     );
     expect(rt.runtime.supervisor.snapshot().lastError).toContain("health check");
     expect((await rt.invoke("echo", { text: "after hang" })).content).toBe("echo: after hang");

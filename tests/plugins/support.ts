@@ -106,12 +106,3 @@ export async function startRuntime(opts: RuntimeOptions): Promise<StartedRuntime
     close: () => runtime.close(),
   };
 }
-
-/** Polls until `check` holds (the Runner restarts in the background). */
-export async function eventually(check: () => boolean, timeoutMs = 15_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -445,15 +445,12 @@ describe("inbound messages", () => {
   it("answers 429 with Retry-After when one session is flooded, other sessions unaffected", async () => {
     const flooded = await server.createSession();
     const calm = await server.createSession();
-    const started = Date.now();
     const results = await Promise.all(Array.from({ length: 60 }, (_, i) => server.say(flooded, `spam ${i}`)));
-    const seconds = (Date.now() - started) / 1000;
     const accepted = results.filter((r) => r.status === 202).length;
     const limited = results.filter((r) => r.status === 429);
     expect(accepted + limited.length).toBe(60);
-    // A burst of 20, then 5 per second for as long as the requests took (a loaded machine is slower).
+    // At least the burst of 20 gets in; the exact refill is tested on a manual clock (token-buckets.test.ts).
     expect(accepted).toBeGreaterThanOrEqual(20);
-    expect(accepted).toBeLessThanOrEqual(20 + Math.ceil(seconds * 5) + 1);
     expect(limited.length).toBeGreaterThan(0);
     expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect((await server.say(calm, "hello")).status).toBe(202);

@@ -274,16 +274,15 @@ describe("slow clients", () => {
 
     tcpOf(client.socket).pause();
     const big = "y".repeat(64 * 1024);
-    const started = Date.now();
     let produced = 1;
     while (hub.subscriptionCount > 0 && produced < 3_000) {
       for (let i = 0; i < 20; i++)
         bus.emit(id, "message.ingested", { speakerName: "t", content: big, messageId: `b${produced++}` });
+      // Never waits on the client: flushing is the ledger's write, whatever the socket does.
       await bus.whenFlushed();
     }
+    // The client was dropped while the engine kept producing (a blocked engine would hang above).
     expect(hub.subscriptionCount).toBe(0);
-    // The engine kept producing and flushing at full speed while the client read nothing.
-    expect(Date.now() - started).toBeLessThan(10_000);
 
     tcpOf(client.socket).resume();
     await client.waitFor(() => client.resyncs.length > 0, 20_000);

@@ -19,6 +19,10 @@ import {
   TEST_TOKEN,
   type ApiResponse,
 } from "./support";
+import { until } from "../support/until";
+
+/** How long a restarted server may take to get somewhere (polled every 30 ms). */
+const SERVER_WAIT = { timeoutMs: 15_000, intervalMs: 30 };
 
 async function configFile(): Promise<string> {
   const file = path.join(await tempDir(), "maisaka.config.json");
@@ -34,20 +38,7 @@ function client(url: string, token = TEST_TOKEN) {
     return (res.json as { events: unknown[] }).events.map((e) => monitorEventSchema.parse(e));
   };
   const summary = async (id: string) => sessionSummarySchema.parse((await api("GET", `/api/sessions/${id}`)).json);
-  const until = async <T>(
-    what: string,
-    probe: () => Promise<T | undefined | false>,
-    timeoutMs = 15_000,
-  ): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await delay(30);
-    }
-  };
-  return { api, events, summary, until };
+  return { api, events, summary };
 }
 
 describe("restart recovery (real process)", () => {
@@ -79,8 +70,12 @@ describe("restart recovery (real process)", () => {
         })
       ).status,
     ).toBe(202);
-    await a.until("the bot's reply", async () => (await a.events("room")).some((e) => e.type === "message.sent"));
-    await a.until("the turn to end", async () => (await a.summary("room")).stage === "idle");
+    await until(
+      async () => (await a.events("room")).some((e) => e.type === "message.sent"),
+      "the bot's reply",
+      SERVER_WAIT,
+    );
+    await until(async () => (await a.summary("room")).stage === "idle", "the turn to end", SERVER_WAIT);
     expect(
       (await a.api("PATCH", "/api/tools/send_emoji", { enabled: false, sessionId: "room", reason: "quiet room" }))
         .status,
@@ -90,14 +85,14 @@ describe("restart recovery (real process)", () => {
     );
     // An unfinished sentence: the gate waits; a message during the wait stays pending.
     await a.api("POST", "/api/sessions/room/messages", { userId: "u2", userName: "Bob", text: "我想说，" });
-    await a.until("the wait state", async () => (await a.summary("room")).agentState === "wait");
+    await until(async () => (await a.summary("room")).agentState === "wait", "the wait state", SERVER_WAIT);
     await a.api("POST", "/api/sessions/room/messages", {
       userId: "u2",
       userName: "Bob",
       text: "还有一件事",
       messageId: "pending-1",
     });
-    await a.until("the pending message", async () => (await a.summary("room")).pendingMessages === 1);
+    await until(async () => (await a.summary("room")).pendingMessages === 1, "the pending message", SERVER_WAIT);
     // No pause before the kill: a message acknowledged with 202 survives even before the runtime's
     // next snapshot, recovered from the message store.
 
@@ -144,7 +139,11 @@ describe("restart recovery (real process)", () => {
       text: "麦麦在吗？",
       atBot: true,
     });
-    await b.until("the bot's reply", async () => (await b.events("chat")).some((e) => e.type === "message.sent"));
+    await until(
+      async () => (await b.events("chat")).some((e) => e.type === "message.sent"),
+      "the bot's reply",
+      SERVER_WAIT,
+    );
     await b.api("POST", "/api/sessions/chat/messages", {
       userId: "u1",
       userName: "Alice",
@@ -176,8 +175,10 @@ describe("restart recovery (real process)", () => {
       text: "麦麦，我回来了？",
       atBot: true,
     });
-    const resumed = await c.until("the session to run again", async () =>
-      (await c.events("chat")).find((e) => e.seq === lastSeq + 1),
+    const resumed = await until(
+      async () => (await c.events("chat")).find((e) => e.seq === lastSeq + 1),
+      "the session to run again",
+      SERVER_WAIT,
     );
     expect(resumed.type).toBe("session.start");
     await third.close();

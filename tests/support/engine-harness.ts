@@ -12,6 +12,7 @@ import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
 import type { ToolProvider } from "../../server/tools/provider";
 import { startScriptedOpenAi, type ScriptedOpenAi } from "./scripted-openai";
+import { until } from "./until";
 
 export interface Harness {
   engine: Engine;
@@ -83,17 +84,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const runtime = await engine.manager.getOrCreate(session);
   let counter = 0;
 
-  const waitForEvent = async (predicate: (e: MonitorEvent) => boolean, timeoutMs = 5_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = events.find(predicate);
-      if (found) return found;
-      if (Date.now() > deadline) {
-        throw new Error(`event not seen in ${timeoutMs} ms; got: ${events.map((e) => e.type).join(", ")}`);
-      }
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
+  const waitForEvent = (predicate: (e: MonitorEvent) => boolean, timeoutMs = 5_000) =>
+    until(
+      () => events.find(predicate),
+      () => `the event; got: ${events.map((e) => e.type).join(", ")}`,
+      { timeoutMs, intervalMs: 5 },
+    );
 
   return {
     engine,

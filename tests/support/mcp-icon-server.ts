@@ -41,6 +41,8 @@ if (mode === "silent") {
 async function serve(): Promise<void> {
   let dynamicTools = 0;
   let cancelled = 0;
+  /** `slow` calls that reached the handler, so a test can cancel one that is really in flight. */
+  let slowStarted = 0;
 
   const staticTools: Record<string, unknown>[] = [
     {
@@ -124,6 +126,7 @@ async function serve(): Promise<void> {
       case "plain":
         return text("plain ok");
       case "slow":
+        slowStarted++;
         return new Promise((resolve) => {
           const timer = setTimeout(() => resolve(text("slow done")), Number(args.ms ?? 1_000));
           extra.signal.addEventListener("abort", () => {
@@ -135,8 +138,8 @@ async function serve(): Promise<void> {
         return new Promise(() => undefined);
       case "stats":
         return {
-          content: [{ type: "text", text: JSON.stringify({ cancelled, pid: process.pid }) }],
-          structuredContent: { cancelled, pid: process.pid },
+          content: [{ type: "text", text: JSON.stringify({ cancelled, slowStarted, pid: process.pid }) }],
+          structuredContent: { cancelled, slowStarted, pid: process.pid },
         };
       case "huge":
         return text("x".repeat(Number(args.size ?? 200_000)));

@@ -145,19 +145,6 @@ export function cancelledCount(structuredContent: unknown): number {
   return z.object({ cancelled: z.number() }).parse(structuredContent).cancelled;
 }
 
-/** Polls until `check` holds (or throws with `what`). */
-export async function waitUntil(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 export interface CapturedLogger extends EngineLogger {
   lines: string[];
   warnings: string[];

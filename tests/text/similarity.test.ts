@@ -44,19 +44,7 @@ describe("sequenceRatio matches difflib.SequenceMatcher(None, a, b).ratio()", ()
     expect(sequenceRatio("b" + "a".repeat(198), "a".repeat(198) + "b")).toBeCloseTo(396 / 398, 15);
   });
 
-  it("handles two 2,000-char strings in a few ms", () => {
-    const alphabet = [..."我你他的是了在不有这个们来到说要就会对也和好吗呢吧啊哦嗯abc 😀"];
-    let seed = 7;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
-    const a = Array.from({ length: 2000 }, () => alphabet[next() % alphabet.length]).join("");
-    const b = [...a].map((ch) => (next() % 10 === 0 ? alphabet[next() % alphabet.length] : ch)).join("");
-    sequenceRatio(a, b); // warm-up (JIT)
-    const runs = 20;
-    const start = performance.now();
-    for (let i = 0; i < runs; i++) sequenceRatio(a, b);
-    // Generous bound so a loaded CI machine does not flake; typical is ~1 ms.
-    expect((performance.now() - start) / runs).toBeLessThan(25);
-  });
+  // Its speed on two 2,000-char strings is a benchmark figure (npm run bench: similarity_2k).
 });
 
 describe("isNearDuplicate (engine.md 3.4)", () => {

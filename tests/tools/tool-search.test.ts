@@ -112,19 +112,5 @@ describe("tool_search scoring", () => {
     }
   });
 
-  it("searches 10,000 specs in well under 5 ms", () => {
-    const specs = Array.from({ length: 10_000 }, (_, i) =>
-      spec(`plugin_tool_${i}`, `Does thing number ${i} for the weather service`),
-    );
-    // Warm up: JIT tiers and the lower-case cache (filled once per spec object).
-    for (let i = 0; i < 3; i++) searchTools(specs, "weather tool", 5);
-    const runs: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      const found = searchTools(specs, "weather tool", 5);
-      runs.push(performance.now() - started);
-      expect(found).toHaveLength(5);
-    }
-    expect(Math.min(...runs)).toBeLessThan(5);
-  });
+  // Its speed over 10,000 specs is a benchmark figure (npm run bench: tool_search_10k), not a test.
 });
