@@ -12,7 +12,7 @@ import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
 import type { ChatMessageRecord, SessionRecord, Stores } from "../../server/stores/types";
 import { FakeClock } from "../support/fake-clock";
-import { waitUntil } from "../support/mcp-servers";
+import { until } from "../support/until";
 import { startScriptedOpenAi, type ConcreteStep, type ScriptedOpenAi } from "../support/scripted-openai";
 
 const session: SessionRecord = {
@@ -123,7 +123,7 @@ describe("restart recovery", () => {
 
     const second = await engineOver(stores, ledger);
     expect(await second.manager.restoreAll()).toBe(1);
-    await waitUntil(() => cycleEndedAfter(ledger, 0), "the recovered turn");
+    await until(() => cycleEndedAfter(ledger, 0), "the recovered turn");
     expect(model?.gateRequests()[0]).toContain("刚发的消息");
     expect(ingestedIds(await ledger.read(session.id, 0, 100))).toEqual(["late-1"]);
   });
@@ -142,7 +142,7 @@ describe("restart recovery", () => {
     const ledger = new HeldLedger();
     const engine = await engineOver(stores, ledger);
     const rt = await engine.manager.registerMessage(session, message("你好", "held-1"));
-    await waitUntil(() => (model?.gateRequests().length ?? 0) === 1 && rt.isIdle(), "the turn");
+    await until(() => (model?.gateRequests().length ?? 0) === 1 && rt.isIdle(), "the turn");
     let written = false;
     const persisted = rt.persistNow().then(() => (written = true));
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -167,7 +167,7 @@ describe("restart recovery", () => {
     const engine = await engineOver(stores, ledger, {}, clock);
     model?.gate.push({ ...noAction, delayMs: 300 });
     const rt = await engine.manager.registerMessage(session, message("这一轮还没结束", "mid-1"));
-    await waitUntil(() => (model?.gateRequests().length ?? 0) === 1, "the turn's gate call");
+    await until(() => (model?.gateRequests().length ?? 0) === 1, "the turn's gate call");
     // A message during the turn arms the coalesced save; its timer fires while the gate call is out.
     await engine.manager.registerMessage(session, message("又来一句", "mid-2"));
     await clock.advance(250);
@@ -175,7 +175,7 @@ describe("restart recovery", () => {
     expect(rt.isIdle()).toBe(false);
     expect(JSON.stringify((await stores.sessions.loadSnapshot(session.id))?.state ?? null)).not.toContain("mid-1");
     // The turn's end saves it.
-    await waitUntil(
+    await until(
       async () => JSON.stringify((await stores.sessions.loadSnapshot(session.id))?.state ?? null).includes("mid-1"),
       "the snapshot after the turn",
     );
@@ -187,14 +187,14 @@ describe("restart recovery", () => {
     const ledgerA = new MemoryLedger();
     const a = await engineOver(storesA, ledgerA);
     const rt = await a.manager.registerMessage(session, message("第一句", "cut-1"));
-    await waitUntil(() => cycleEndedAfter(ledgerA, 0), "the first turn");
-    await waitUntil(() => rt.isIdle(), "the first turn to end");
+    await until(() => cycleEndedAfter(ledgerA, 0), "the first turn");
+    await until(() => rt.isIdle(), "the first turn to end");
     await rt.persistNow();
     const s1 = await storesA.sessions.loadSnapshot(session.id);
     // Slow enough to take the crash image meanwhile (a hanging call would hold up engine A's close).
     model?.gate.push({ ...noAction, delayMs: 400 });
     await a.manager.registerMessage(session, message("第二句，回答被打断", "cut-2"));
-    await waitUntil(() => (model?.gateRequests().length ?? 0) === 2, "the hanging gate call");
+    await until(() => (model?.gateRequests().length ?? 0) === 2, "the hanging gate call");
     await a.bus.whenFlushed();
     const written = await ledgerA.read(session.id, 0, 10_000);
 
@@ -213,7 +213,7 @@ describe("restart recovery", () => {
     const b = await engineOver(storesB, ledgerB);
     expect(await b.manager.restoreAll()).toBe(1);
     const lastSeq = written.at(-1)?.seq ?? 0;
-    await waitUntil(() => cycleEndedAfter(ledgerB, lastSeq), "the turn run again");
+    await until(() => cycleEndedAfter(ledgerB, lastSeq), "the turn run again");
     await b.bus.whenFlushed();
 
     const events = await ledgerB.read(session.id, 0, 10_000);
@@ -238,7 +238,7 @@ describe("restart recovery", () => {
     const a = await engineOver(storesA, ledgerA, chat);
     model?.planner.push({ kind: "response", toolCalls: [{ name: "finish", arguments: {} }], delayMs: 400 });
     await a.manager.registerMessage(session, { ...message("@bot 在吗", "at-1"), atBot: true });
-    await waitUntil(() => (model?.plannerRequests().length ?? 0) === 1, "the hanging planner call");
+    await until(() => (model?.plannerRequests().length ?? 0) === 1, "the hanging planner call");
     await a.bus.whenFlushed();
     const written = await ledgerA.read(session.id, 0, 10_000);
     expect(ingestedIds(written)).toEqual(["at-1"]);
@@ -253,7 +253,7 @@ describe("restart recovery", () => {
 
     const b = await engineOver(storesB, ledgerB, chat);
     expect(await b.manager.restoreAll()).toBe(1);
-    await waitUntil(() => cycleEndedAfter(ledgerB, written.at(-1)?.seq ?? 0), "the turn run again");
+    await until(() => cycleEndedAfter(ledgerB, written.at(-1)?.seq ?? 0), "the turn run again");
     await b.bus.whenFlushed();
     expect(ingestedIds(await ledgerB.read(session.id, 0, 10_000))).toEqual(["at-1"]);
     expect(model?.gateRequests().at(-1) ?? "").toContain("@bot 在吗");
@@ -268,8 +268,8 @@ describe("restart recovery", () => {
     const first = await engineOver(stores, ledger, { maxContextSize: 2 });
     for (let i = 1; i <= 8; i++) {
       const rt = await first.manager.registerMessage(session, message(`第${i}句`, `trim-${i}`));
-      await waitUntil(async () => ingestedIds(await ledger.read(session.id, 0, 10_000)).length === i, `turn ${i}`);
-      await waitUntil(() => rt.isIdle(), `turn ${i} to end`);
+      await until(async () => ingestedIds(await ledger.read(session.id, 0, 10_000)).length === i, `turn ${i}`);
+      await until(() => rt.isIdle(), `turn ${i} to end`);
     }
     const history = first.manager.get(session.id)?.history ?? [];
     expect(history.some((m) => m.kind === "session" && m.messageId === "trim-1")).toBe(false);
@@ -284,7 +284,7 @@ describe("restart recovery", () => {
     const second = await engineOver(stores, ledger, { maxContextSize: 2 });
     expect(await second.manager.restoreAll()).toBe(0);
     await second.manager.registerMessage(session, message("第九句", "trim-9"));
-    await waitUntil(async () => ingestedIds(await ledger.read(session.id, 0, 10_000)).length >= 9, "turn 9");
+    await until(async () => ingestedIds(await ledger.read(session.id, 0, 10_000)).length >= 9, "turn 9");
     await second.bus.whenFlushed();
     expect(ingestedIds(await ledger.read(session.id, 0, 10_000))).toEqual(range(1, 9).map((i) => `trim-${i}`));
   });

@@ -20,7 +20,7 @@ import {
   TEST_TOKEN,
   type ServerProcess,
 } from "../server/support";
-import { waitUntil } from "../support/mcp-servers";
+import { until } from "../support/until";
 
 const SESSIONS = 20;
 const KILLS = 5;
@@ -115,7 +115,7 @@ describe("kill -9 at full load", () => {
       // Kill at a random moment once the process is busy (this phase got its first acks).
       const before = total(acked);
       const threshold = kill === 2 ? 1 : ACKS_BEFORE_KILL;
-      await waitUntil(() => total(acked) >= before + threshold, "acknowledged messages", 30_000);
+      await until(() => total(acked) >= before + threshold, "acknowledged messages", { timeoutMs: 30_000 });
       await delay(Math.floor(rand() * 1_000));
       dead = true;
       proc.child.kill("SIGKILL");
@@ -136,7 +136,7 @@ describe("kill -9 at full load", () => {
       }
       return true;
     };
-    await waitUntil(settled, "every session to catch up", 45_000).catch(() => undefined);
+    await until(settled, "every session to catch up", { timeoutMs: 45_000 }).catch(() => undefined);
 
     const problems: string[] = [];
     for (const id of ids) {

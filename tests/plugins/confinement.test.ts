@@ -4,7 +4,8 @@
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, PluginFolder, startRuntime, type StartedRuntime } from "./support";
+import { until } from "../support/until";
+import { PluginFolder, startRuntime, type StartedRuntime } from "./support";
 
 const folder = new PluginFolder()
   .add("files", {
@@ -65,7 +66,7 @@ describe("the Runner process", () => {
     expect(supervisor.snapshot()).toMatchObject({ phase: "ready", generation: 1 });
     rt.runtime.beginShutdown();
     process.kill(supervisor.snapshot().pid ?? 0, "SIGKILL");
-    await eventually(() => supervisor.snapshot().phase !== "ready", 5_000, "the Runner's death to be seen");
+    await until(() => supervisor.snapshot().phase !== "ready", "the Runner's death to be seen", { timeoutMs: 5_000 });
     // Several times the longest backoff (FAST_TIMING): a restart would have happened by now.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(supervisor.snapshot()).toMatchObject({ generation: 1, restarts: 0, pid: null });
