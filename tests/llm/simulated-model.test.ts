@@ -198,8 +198,8 @@ describe("SIMULATED model: replyer and utils", () => {
   });
 
   it("answers a question briefly and honestly", async () => {
-    expect((await reply("量子计算是什么？")).content).toContain("我不太确定");
-    expect((await reply("what is quantum computing?")).content).toContain("I'm not sure");
+    expect((await reply("量子计算是什么？")).content).toMatch(/不太确定|不太清楚/);
+    expect((await reply("what is quantum computing?")).content).toMatch(/not sure/i);
   });
 
   it("uses reference information when there is some", async () => {

@@ -12,6 +12,33 @@ export function languageOf(text: string, fallback: Lang): Lang {
   return fallback;
 }
 
+/** The language most of a longer text is in (a prompt quoting a few Chinese field names is English). */
+export function mainLanguageOf(text: string, fallback: Lang): Lang {
+  const cjk = text.match(/[\u3400-\u9fff]/g)?.length ?? 0;
+  const latin = text.match(/[a-z]/gi)?.length ?? 0;
+  if (cjk === 0 && latin === 0) return fallback;
+  return cjk * 2 >= latin ? "zh" : "en";
+}
+
+const LATIN_WORD = /[a-z]+(?:'[a-z]+)?/gi;
+
+/**
+ * The chat's language: the target's when it is clearly written in one (any Chinese, or at least two
+ * English words), else what most other chat lines are in, else the bot's locale (the system prompt).
+ */
+export function chatLanguage(target: string, others: readonly string[], system: string): Lang {
+  if (CJK.test(target)) return "zh";
+  if ((target.match(LATIN_WORD)?.length ?? 0) >= 2) return "en";
+  let zh = 0;
+  let en = 0;
+  for (const line of others) {
+    if (CJK.test(line)) zh++;
+    else if (/[a-z]/i.test(line)) en++;
+  }
+  if (zh !== en) return zh > en ? "zh" : "en";
+  return mainLanguageOf(system, "zh");
+}
+
 const QUESTION_WORDS_ZH = /吗|呢|什么|怎么|为什么|为啥|谁|哪|几点|多少|是不是|能不能|可以吗/;
 const QUESTION_WORDS_EN = /\b(what|how|why|who|when|where|which|can you|could you|do you|are you|is it)\b/i;
 

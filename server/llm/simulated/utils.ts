@@ -1,6 +1,7 @@
-// Utility sub-tasks that ask for JSON (emoji choice, learning extraction): valid, conservative JSON.
+// Utility sub-tasks that ask for JSON (emoji choice, learning extraction): always valid JSON.
 import { say, type SimDecision } from "./decision";
-import type { RequestView } from "./request-view";
+import { extractLearning } from "./learning";
+import { diceFor, type RequestView } from "./request-view";
 import { languageOf } from "./text";
 
 /** The instructions a JSON task gives: the system prompt and user messages that are not chat. */
@@ -41,9 +42,16 @@ const JSON_RULES: JsonRule[] = [
     },
   },
   {
-    // Learning extraction: never invent facts.
     applies: (t) => /"jargon"|"memories"|"persons"/.test(t),
-    answer: () => ({ jargon: [], memories: [], persons: [] }),
+    answer: (view) => {
+      const transcript = view.messages
+        .filter((m) => m.role === "user")
+        .map((m) => m.text)
+        .join("\n");
+      // Keyed without the clock times, so a replayed chat learns the same wording.
+      const dice = diceFor(view, "learning", transcript.replace(/^\[[\d:]+\]/gm, ""));
+      return extractLearning(transcript, view.botNames, view.system, dice);
+    },
   },
   { applies: () => true, answer: () => ({}) },
 ];
