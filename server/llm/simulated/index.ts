@@ -1,5 +1,7 @@
 // The offline SIMULATED model: deterministic, says plainly that it is simulated, and runs through the
 // same OpenAiModelClient as a real endpoint (requests are served in-process by a custom fetch).
+// Its wording varies by a seed: the `seed` option, else the env MAISAKA_SIMULATED_SEED, else a fixed
+// default; the same seed and the same chat always give the same answers.
 import { OpenAiModelClient, type OpenAiModelClientOptions } from "../openai-client";
 import { createSimulatedFetch, type SimulatedModelOptions } from "./handler";
 import { SIMULATED_MODEL_NAME } from "./wire";

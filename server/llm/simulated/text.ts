@@ -5,13 +5,6 @@ export type Lang = "zh" | "en";
 
 const CJK = /[\u3400-\u9fff]/;
 
-/** Chinese when the text has CJK characters, English when it has Latin letters, else the fallback. */
-export function languageOf(text: string, fallback: Lang): Lang {
-  if (CJK.test(text)) return "zh";
-  if (/[a-z]/i.test(text)) return "en";
-  return fallback;
-}
-
 /** The language most of a longer text is in (a prompt quoting a few Chinese field names is English). */
 export function mainLanguageOf(text: string, fallback: Lang): Lang {
   const cjk = text.match(/[\u3400-\u9fff]/g)?.length ?? 0;

@@ -2,7 +2,7 @@
 import { say, type SimDecision } from "./decision";
 import { extractLearning } from "./learning";
 import { diceFor, type RequestView } from "./request-view";
-import { languageOf } from "./text";
+import { mainLanguageOf } from "./text";
 
 /** The instructions a JSON task gives: the system prompt and user messages that are not chat. */
 function instructionsOf(view: RequestView): string {
@@ -36,7 +36,7 @@ const JSON_RULES: JsonRule[] = [
     applies: (t) => t.includes("emoji_index"),
     answer: (view) => {
       const chat = view.messages.map((m) => m.chat?.text ?? "").join("\n");
-      const lang = languageOf(view.system, "zh");
+      const lang = mainLanguageOf(view.system, "zh");
       const mood = MOODS.find((m) => m.pattern.test(chat))?.reason ?? FRIENDLY;
       return { emoji_index: 1, reason: mood[lang] };
     },
