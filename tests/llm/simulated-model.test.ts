@@ -413,10 +413,10 @@ describe("SIMULATED model: tool results in plain words", () => {
     expect(res.content).not.toMatch(RAW);
   });
 
-  it("says it does not know a word in English when the chat is English", async () => {
+  it("says it does not know a word in English when the chat is English (the bot's Chinese name aside)", async () => {
     const planned = await client.chat(
       plannerRequest(
-        [chatLine("Alice", "m7", "what does xyzzy mean?"), ...lookedUp("query_jargon", {}, JARGON_MISSING)],
+        [chatLine("Alice", "m7", "@麦麦 what does xyzzy mean?"), ...lookedUp("query_jargon", {}, JARGON_MISSING)],
         ALL_LOOKUPS,
       ),
     );

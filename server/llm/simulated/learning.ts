@@ -125,6 +125,7 @@ export function extractLearning(transcript: string, botNames: string[], system: 
     "",
     lines.map((l) => l.text),
     system,
+    botNames,
   );
   const notable = notableBySpeaker(lines);
   const fill = (t: string, speaker: string, text: string) =>

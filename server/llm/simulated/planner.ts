@@ -119,7 +119,7 @@ export function decidePlanner(view: RequestView): SimDecision {
     view,
     target,
     after: located ? view.messages.slice(located.index + 1) : [],
-    lang: chatLanguage(target?.text ?? "", chatTexts(view), view.system),
+    lang: chatLanguage(target?.text ?? "", chatTexts(view), view.system, view.botNames),
   };
   for (const rule of PLANNER_RULES) {
     const decision = rule(situation);

@@ -24,7 +24,7 @@ interface ReplyRule {
 }
 
 const ABOUT_ME =
-  /你(?:周末|今天|明天|平时|最近|打算|想|会|喜欢|在干|在做|觉得)|周末|安排|打算|计划|\b(?:are you|do you|will you|would you|your|plans?|weekend)\b/i;
+  /你(?:周末|今天|明天|平时|最近|打算|想|会|喜欢|在干|在做|觉得)|周末|今晚|安排|打算|计划|\b(?:are you|do you|will you|would you|your|plans?|weekend|tonight)\b/i;
 const LAUGH = /哈哈|笑死|233|😂|\b(?:haha|lol|lmao)\b/i;
 
 const REPLY_RULES: ReplyRule[] = [
@@ -152,7 +152,7 @@ function referenceOf(view: RequestView, lang: Lang): string {
 
 export function writeReply(view: RequestView): SimDecision {
   const target = targetOf(view);
-  const lang = chatLanguage(target.text, otherChatTexts(view), view.system);
+  const lang = chatLanguage(target.text, otherChatTexts(view), view.system, view.botNames);
   const situation: ReplySituation = {
     ...target,
     reference: referenceOf(view, lang),
@@ -162,5 +162,7 @@ export function writeReply(view: RequestView): SimDecision {
   const rule = REPLY_RULES.find((r) => r.applies(situation)) ?? REPLY_RULES[REPLY_RULES.length - 1];
   const template = diceFor(view, `reply:${rule.name}`, target.speaker, target.text).pick(rule.wordings[lang]);
   const vars: Record<string, string> = { speaker: situation.speaker, reference: situation.reference };
-  return say(template.replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? ""));
+  const text = template.replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? "");
+  // A finding can open the sentence ("{reference}.").
+  return say(lang === "en" ? text.charAt(0).toUpperCase() + text.slice(1) : text);
 }

@@ -18,13 +18,20 @@ const LATIN_WORD = /[a-z]+(?:'[a-z]+)?/gi;
 /**
  * The chat's language: the target's when it is clearly written in one (any Chinese, or at least two
  * English words), else what most other chat lines are in, else the bot's locale (the system prompt).
+ * The bot's names and @-mentions do not count: "@麦麦 what does brb mean?" is English.
  */
-export function chatLanguage(target: string, others: readonly string[], system: string): Lang {
-  if (CJK.test(target)) return "zh";
-  if ((target.match(LATIN_WORD)?.length ?? 0) >= 2) return "en";
+export function chatLanguage(target: string, others: readonly string[], system: string, botNames: string[]): Lang {
+  const spoken = (text: string): string => {
+    let t = stripMentions(text);
+    for (const name of botNames) if (name) t = t.split(name).join(" ");
+    return t;
+  };
+  const said = spoken(target);
+  if (CJK.test(said)) return "zh";
+  if ((said.match(LATIN_WORD)?.length ?? 0) >= 2) return "en";
   let zh = 0;
   let en = 0;
-  for (const line of others) {
+  for (const line of others.map(spoken)) {
     if (CJK.test(line)) zh++;
     else if (/[a-z]/i.test(line)) en++;
   }

@@ -72,7 +72,7 @@ export function decideTiming(view: RequestView): SimDecision {
   const chat = newestChat(view, { skipBot: false })?.value ?? null;
   const situation: GateSituation = { view, chat, text: chat?.text ?? "" };
   const others = view.messages.flatMap((m) => (m.chat && !isBotName(view, m.chat.userName) ? [m.chat.text] : []));
-  const lang = chatLanguage(situation.text, others, view.system);
+  const lang = chatLanguage(situation.text, others, view.system, view.botNames);
   const rule = GATE_RULES.find((r) => view.tools.has(r.action) && r.applies(situation));
   // Only reachable when no_action is not offered: take whatever timing tool is.
   const action = rule?.action ?? [...view.tools].find((t) => TIMING_TOOLS.has(t)) ?? "no_action";
