@@ -458,6 +458,11 @@ describe("SIMULATED model: the chat's language", () => {
     }
   });
 
+  it("gives the gate's reason in the chat's language", async () => {
+    expect((await gate("@麦麦 are you there?")).content).not.toMatch(CJK);
+    expect((await gate("麦麦在吗")).content).toMatch(CJK);
+  });
+
   it("thinks in the chat's language in the planner", async () => {
     const res = await client.chat(plannerRequest([chatLine("Alice", "m1", "hey, anyone around tonight?")]));
     expect(toolName(res)).toBe("reply");
@@ -519,15 +524,15 @@ describe("SIMULATED model: seeded variety", () => {
     expect(new Set(bySeed).size).toBeGreaterThan(1);
   });
 
-  it("takes the seed from MAISAKA_SIMULATED_SEED when none is given", async () => {
-    const expected = await Promise.all(NAMES.map((n) => greet(createSimulatedModelClient({ seed: "from-env" }), n)));
-    process.env.MAISAKA_SIMULATED_SEED = "from-env";
-    const fromEnv = createSimulatedModelClient();
-    const got = await Promise.all(NAMES.map((n) => greet(fromEnv, n)));
-    expect(got).toEqual(expected);
-    const fixed = await Promise.all(NAMES.map((n) => greet(createSimulatedModelClient({ seed: "other" }), n)));
+  it("takes the seed from MAISAKA_SIMULATED_SEED when none is given; an explicit seed wins", async () => {
+    const greetAll = (c: ReturnType<typeof createSimulatedModelClient>) => Promise.all(NAMES.map((n) => greet(c, n)));
+    const expected = await greetAll(createSimulatedModelClient({ seed: "from-env" }));
+    const other = await greetAll(createSimulatedModelClient({ seed: "other" }));
     // Guards that the seed matters at all for these eight greetings.
-    expect(fixed).not.toEqual(expected);
+    expect(other).not.toEqual(expected);
+    process.env.MAISAKA_SIMULATED_SEED = "from-env";
+    expect(await greetAll(createSimulatedModelClient())).toEqual(expected);
+    expect(await greetAll(createSimulatedModelClient({ seed: "other" }))).toEqual(other);
   });
 });
 
