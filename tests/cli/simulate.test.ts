@@ -9,6 +9,11 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { parseScript } from "../../lib/simulate/script";
+import { createEngine } from "../../server/composition";
+import { parseConfig } from "../../server/config/load";
+import { createSimulatedModelClient } from "../../server/llm/simulated";
+import { MemoryLedger } from "../../server/monitor/ledger";
+import { createMemoryStores } from "../../server/stores/memory";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const SPAWN_TIMEOUT_MS = 60_000;
@@ -225,6 +230,81 @@ describe("maisaka simulate", () => {
     expect(result.stdout).toBe("");
   }, 90_000);
 });
+
+describe("a demo chat on the SIMULATED model", () => {
+  it("examples/slang-chat.jsonl: plain-word replies, and the stores gain jargon, memories and persons", async () => {
+    const script = parseScript(readFileSync(join(repoRoot, "examples/slang-chat.jsonl"), "utf8"));
+    const stores = createMemoryStores();
+    // A small window, so the demo's lines are trimmed out of it and go through learning.
+    const config = parseConfig(
+      { chat: { maxContextSize: 2, messageDebounceSeconds: 0, timingGateCooldownSeconds: 0 } },
+      "test",
+    );
+    const engine = await createEngine({
+      config,
+      stores,
+      ledger: new MemoryLedger(),
+      model: createSimulatedModelClient(),
+    });
+    const events: MonitorEvent[] = [];
+    engine.bus.subscribe((e) => void events.push(e));
+    const now = Date.now();
+    const runtime = await engine.manager.getOrCreate({
+      id: "demo",
+      name: "slang-chat.jsonl",
+      isGroupChat: true,
+      platform: "simulate",
+      groupId: "sim-group",
+      userId: null,
+      createdAt: now,
+      lastActiveAt: now,
+    });
+    try {
+      for (const [i, line] of script.entries()) {
+        await runtime.registerMessage({
+          sessionId: "demo",
+          messageId: `m${i + 1}`,
+          direction: "inbound",
+          userId: line.userId,
+          userName: line.userName,
+          groupCard: line.groupCard,
+          text: line.text,
+          atBot: line.atBot,
+          replyTo: null,
+          ts: Date.now(),
+        });
+      }
+      await pollUntil(async () => runtime.isIdle() && (await stores.jargon.findExact("yyds", 5)).length > 0);
+      await pollUntil(async () => (await stores.memories.search({ mode: "time", limit: 20 })).length > 0);
+
+      const yyds = (await stores.jargon.findExact("yyds", 5))[0];
+      expect(yyds.meaning).toMatch(/永远的神/);
+      const memories = (await stores.memories.search({ mode: "time", limit: 20 })).map((m) => m.content);
+      expect(memories.some((m) => m.includes("爬山") || m.includes("出差"))).toBe(true);
+      expect(await stores.persons.find("Bob")).not.toBeNull();
+
+      // The @ was looked up as the bare word, and every reply is plain words.
+      const lookups = events.flatMap((e) =>
+        e.type === "tool.execution" && e.data.toolName === "query_jargon" ? [e.data.args] : [],
+      );
+      expect(lookups).toContainEqual({ words: ["yyds"] });
+      const sent = events.flatMap((e) => (e.type === "message.sent" ? [e.data.content] : []));
+      expect(sent.length).toBeGreaterThan(0);
+      for (const text of sent) expect(text).not.toMatch(/[{}]|"results"|matches/);
+      expect(sent.some((t) => t.includes("yyds"))).toBe(true);
+    } finally {
+      await engine.close("test finished");
+    }
+  }, 60_000);
+});
+
+async function pollUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /** A loopback port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {

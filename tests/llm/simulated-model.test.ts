@@ -1,9 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { LlmMessage } from "../../lib/llm/messages";
 import type { LlmToolDefinition } from "../../lib/tools/schemas";
-import { renderPrompt } from "../../server/engine/prompts/templates";
+import { parseConfig } from "../../server/config/load";
+import type { HistoryMessage } from "../../server/engine/context/messages";
+import { SessionLearner } from "../../server/engine/learning";
+import { buildPromptVars } from "../../server/engine/prompt-vars";
+import { renderPrompt, type Locale } from "../../server/engine/prompts/templates";
 import type { ChatRequest, ChatResponse } from "../../server/llm/model-client";
 import { createSimulatedModelClient, handleChatCompletion } from "../../server/llm/simulated";
+import { createMemoryStores } from "../../server/stores/memory";
 
 const client = createSimulatedModelClient();
 
@@ -95,6 +100,24 @@ describe("SIMULATED model: timing gate", () => {
   });
 });
 
+/** An assistant call of `tool` and its result, as the planner's history holds them. */
+function lookedUp(tool: string, args: Record<string, unknown>, result: string, id = "c9"): LlmMessage[] {
+  return [
+    {
+      role: "assistant",
+      content: "先查一下",
+      tool_calls: [{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }],
+    },
+    { role: "tool", tool_call_id: id, content: result },
+  ];
+}
+
+// Result texts exactly as the builtin tools write them (server/tools/builtin).
+const JARGON_FOUND = JSON.stringify({
+  results: [{ word: "yyds", found: true, matches: [{ word: "yyds", meaning: "永远的神" }] }],
+});
+const JARGON_MISSING = JSON.stringify({ results: [{ word: "xyzzy", found: false, matches: [] }] });
+
 function plannerRequest(history: LlmMessage[], offered = tools("reply", "finish", "send_emoji")): ChatRequest {
   return {
     task: "planner",
@@ -157,25 +180,18 @@ describe("SIMULATED model: planner", () => {
     expect(toolArgs(res)).toEqual({ query: "yyds", limit: 5 });
   });
 
-  it("replies with what the lookup found once it has a result", async () => {
+  it("replies with what the lookup found once it has a result, in plain words", async () => {
     const res = await client.chat(
       plannerRequest(
-        [
-          chatLine("Alice", "m7", "yyds是什么意思？"),
-          {
-            role: "assistant",
-            content: "先查一下",
-            tool_calls: [
-              { id: "c9", type: "function", function: { name: "query_jargon", arguments: '{"words":["yyds"]}' } },
-            ],
-          },
-          { role: "tool", tool_call_id: "c9", content: "yyds：永远的神" },
-        ],
+        [chatLine("Alice", "m7", "yyds是什么意思？"), ...lookedUp("query_jargon", { words: ["yyds"] }, JARGON_FOUND)],
         tools("reply", "finish", "query_jargon"),
       ),
     );
     expect(toolName(res)).toBe("reply");
-    expect(toolArgs(res)).toEqual({ msg_id: "m7", reference_info: "yyds：永远的神" });
+    const args = toolArgs(res) as { msg_id: string; reference_info: string };
+    expect(args.msg_id).toBe("m7");
+    expect(args.reference_info).toContain("永远的神");
+    expect(args.reference_info).not.toMatch(/[{}]|"results"|matches/);
   });
 
   it("gives tool calls ids that differ between requests", async () => {
@@ -198,8 +214,8 @@ describe("SIMULATED model: replyer and utils", () => {
   });
 
   it("answers a question briefly and honestly", async () => {
-    expect((await reply("量子计算是什么？")).content).toContain("我不太确定");
-    expect((await reply("what is quantum computing?")).content).toContain("I'm not sure");
+    expect((await reply("量子计算是什么？")).content).toMatch(/不太确定|不太清楚/);
+    expect((await reply("what is quantum computing?")).content).toMatch(/not sure/i);
   });
 
   it("uses reference information when there is some", async () => {
@@ -284,5 +300,321 @@ describe("SIMULATED model: wire behaviour", () => {
     });
     const bad = handleChatCompletion({ model: "SIMULATED", messages: "nope" });
     expect(bad.status).toBe(400);
+  });
+});
+
+/** The replyer request exactly as the engine builds it (session-host.ts), in the bot's locale. */
+function replyerRequest(opts: {
+  target: { name: string; text: string };
+  transcript?: string[];
+  reference?: string;
+  locale?: Locale;
+}): ChatRequest {
+  const locale = opts.locale ?? "zh-CN";
+  const config = parseConfig({ bot: { locale } }, "test");
+  const prompts = { locale };
+  const lines = [...(opts.transcript ?? []), `${opts.target.name}: ${opts.target.text}`];
+  const parts = [
+    renderPrompt("replyer_transcript", { transcript: lines.map((l) => `[12:00:00] ${l}`).join("\n") }, prompts),
+    renderPrompt("replyer_target", { target: `[msg_id]m9 ${opts.target.name}: ${opts.target.text}` }, prompts),
+    renderPrompt("replyer_thoughts", { reasoning: "回复一下" }, prompts),
+    ...(opts.reference ? [renderPrompt("replyer_reference", { reference: opts.reference }, prompts)] : []),
+  ];
+  return {
+    task: "replyer",
+    messages: [
+      { role: "system", content: renderPrompt("maisaka_replyer", buildPromptVars(config, true), prompts) },
+      { role: "user", content: parts.join("\n\n") },
+    ],
+  };
+}
+
+const ALL_LOOKUPS = tools("reply", "finish", "query_jargon", "query_person_profile", "query_memory", "tool_search");
+
+/** The planner's reference_info after `tool` answered `result`, then the replyer's reply with it. */
+async function lookupThenReply(question: string, tool: string, result: string): Promise<[string, string]> {
+  const planned = await client.chat(
+    plannerRequest([chatLine("Alice", "m7", question), ...lookedUp(tool, {}, result)], ALL_LOOKUPS),
+  );
+  expect(toolName(planned)).toBe("reply");
+  const reference = (toolArgs(planned) as { reference_info?: string }).reference_info ?? "";
+  const replied = await client.chat(replyerRequest({ target: { name: "Alice", text: question }, reference }));
+  return [reference, replied.content];
+}
+
+describe("SIMULATED model: tool results in plain words", () => {
+  const RAW = /[{}[\]]|"results"|"matches"|person_id|deferred|★/;
+
+  it.each([
+    ["query_jargon (found)", "yyds是什么意思？", "query_jargon", JARGON_FOUND, /yyds.*永远的神/],
+    [
+      "query_jargon (not found)",
+      "xyzzy是什么意思？",
+      "query_jargon",
+      JARGON_MISSING,
+      /xyzzy.*(不认识|不知道|没查到)|(不认识|不知道).*xyzzy/,
+    ],
+    [
+      "query_memory (found)",
+      "麦麦你还记得我的生日吗",
+      "query_memory",
+      "找到 1 条相关记忆：\n1. [2026-01-01 12:00]（关于 Alice） Alice 的生日是三月五号",
+      /Alice 的生日是三月五号/,
+    ],
+    [
+      "query_memory (none)",
+      "麦麦你还记得我的生日吗",
+      "query_memory",
+      "没有找到相关记忆。",
+      /不记得|没有相关的记忆|没什么印象/,
+    ],
+    [
+      "query_person_profile (found)",
+      "谁是小明？",
+      "query_person_profile",
+      "人物：小明（person_id: p1）\n概要：爱打篮球的高中生\n特征：\n- 开朗\n已知事实：\n- 住在北京",
+      /小明.*爱打篮球的高中生.*开朗.*住在北京/,
+    ],
+    ["query_person_profile (missing)", "谁是小明？", "query_person_profile", "没有找到 小明 的人物画像。", /小明/],
+    [
+      "tool_search (found)",
+      "帮我查一下北京天气",
+      "tool_search",
+      "找到 1 个 deferred tools，它们会在后续轮次中加入可用工具列表：\n- weather_lookup\n本次新发现：weather_lookup",
+      /weather_lookup/,
+    ],
+    [
+      "tool_search (none)",
+      "帮我查一下北京天气",
+      "tool_search",
+      "没有匹配的 deferred tools（no deferred tool matched），请尝试更完整的工具名、前缀或其他关键词。",
+      /没找到|没有合适/,
+    ],
+    [
+      "view_complex_message",
+      "麦麦看看这个转发",
+      "view_complex_message",
+      "Alice：周六去爬山\nBob：好呀",
+      /Alice说“周六去爬山”.*Bob说“好呀”/,
+    ],
+  ])("%s becomes plain words in the reference and the reply", async (_what, question, tool, result, says) => {
+    const [reference, reply] = await lookupThenReply(question, tool, result);
+    for (const text of [reference, reply]) {
+      expect(text).toMatch(says);
+      expect(text).not.toMatch(RAW);
+    }
+  });
+
+  it("puts raw JSON reference info from another planner into words too", async () => {
+    const res = await client.chat(
+      replyerRequest({ target: { name: "Alice", text: "yyds是什么意思？" }, reference: JARGON_FOUND }),
+    );
+    expect(res.content).toContain("永远的神");
+    expect(res.content).not.toMatch(RAW);
+  });
+
+  it("says it does not know a word in English when the chat is English (the bot's Chinese name aside)", async () => {
+    const planned = await client.chat(
+      plannerRequest(
+        [chatLine("Alice", "m7", "@麦麦 what does xyzzy mean?"), ...lookedUp("query_jargon", {}, JARGON_MISSING)],
+        ALL_LOOKUPS,
+      ),
+    );
+    const reference = (toolArgs(planned) as { reference_info: string }).reference_info;
+    expect(reference).toMatch(/don't know|no idea/i);
+    expect(reference).not.toMatch(/[\u3400-\u9fff]/);
+  });
+});
+
+describe("SIMULATED model: the chat's language", () => {
+  const CJK = /[\u3400-\u9fff]/;
+
+  it("replies in English to an English chat under a Chinese bot locale, and the other way round", async () => {
+    const en = await client.chat(
+      replyerRequest({ target: { name: "Bob", text: "I'm going hiking this weekend" }, locale: "zh-CN" }),
+    );
+    expect(en.content).not.toMatch(CJK);
+    const zh = await client.chat(replyerRequest({ target: { name: "Bob", text: "我周末去爬山" }, locale: "en" }));
+    expect(zh.content).toMatch(CJK);
+  });
+
+  it("follows the rest of the chat when the message itself is one bare token", async () => {
+    const transcript = ["Carol: 今天好热啊", "Dave: 是啊，空调都不管用"];
+    const zh = await client.chat(replyerRequest({ target: { name: "Bob", text: "lol" }, transcript, locale: "en" }));
+    expect(zh.content).toMatch(CJK);
+    const en = await client.chat(
+      replyerRequest({ target: { name: "Bob", text: "666" }, transcript: ["Carol: so hot today"], locale: "zh-CN" }),
+    );
+    expect(en.content).not.toMatch(CJK);
+  });
+
+  it("falls back to the bot's locale when nothing tells", async () => {
+    for (const [locale, pattern] of [
+      ["zh-CN", CJK],
+      ["en", /^[^\u3400-\u9fff]+$/],
+    ] as const) {
+      const res = await client.chat(replyerRequest({ target: { name: "Bob", text: "666" }, locale }));
+      expect(res.content).toMatch(pattern);
+    }
+  });
+
+  it("gives the gate's reason in the chat's language", async () => {
+    expect((await gate("@麦麦 are you there?")).content).not.toMatch(CJK);
+    expect((await gate("麦麦在吗")).content).toMatch(CJK);
+  });
+
+  it("thinks in the chat's language in the planner", async () => {
+    const res = await client.chat(plannerRequest([chatLine("Alice", "m1", "hey, anyone around tonight?")]));
+    expect(toolName(res)).toBe("reply");
+    expect(res.content).not.toMatch(CJK);
+  });
+});
+
+describe("SIMULATED model: the term it looks up", () => {
+  it.each([
+    "查 yyds",
+    "查一下 yyds",
+    "帮我查查“yyds”",
+    "yyds是什么意思",
+    "yyds 是啥意思啊",
+    "什么是yyds",
+    "啥是yyds？",
+    "麦麦，'yyds'是什么意思？",
+    "@麦麦 你知道yyds是什么意思吗",
+    "查一下 yyds 是什么意思",
+    "what does yyds mean?",
+    "what does “yyds” mean",
+    "What's the meaning of 'yyds'?",
+    "what is yyds?",
+    "look up yyds",
+    "can you define yyds please",
+  ])("%s looks up exactly yyds", async (text) => {
+    const res = await client.chat(plannerRequest([chatLine("Alice", "m7", text)], ALL_LOOKUPS));
+    expect(toolName(res)).toBe("query_jargon");
+    expect(toolArgs(res)).toEqual({ words: ["yyds"] });
+  });
+
+  it.each(["what's up", "你周末打算做什么？", "这是什么"])("%s is not a lookup", async (text) => {
+    const res = await client.chat(plannerRequest([chatLine("Alice", "m7", text)], ALL_LOOKUPS));
+    expect(toolName(res)).toBe("reply");
+  });
+});
+
+describe("SIMULATED model: seeded variety", () => {
+  afterEach(() => {
+    delete process.env.MAISAKA_SIMULATED_SEED;
+  });
+
+  const greet = (c: ReturnType<typeof createSimulatedModelClient>, name: string) =>
+    c.chat(replyerRequest({ target: { name, text: "你好" } })).then((r) => r.content);
+  const NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi"];
+
+  it("gives the same words for the same seed, from separate clients", async () => {
+    const a = createSimulatedModelClient({ seed: "demo" });
+    const b = createSimulatedModelClient({ seed: "demo" });
+    for (const name of NAMES) expect(await greet(b, name)).toBe(await greet(a, name));
+  });
+
+  it("varies its wording between messages, and between seeds", async () => {
+    const templates = await Promise.all(NAMES.map(async (n) => (await greet(client, n)).replace(n, "{name}")));
+    expect(new Set(templates).size).toBeGreaterThan(1);
+    const bySeed = await Promise.all(
+      ["1", "2", "3", "4", "5", "6"].map((seed) => greet(createSimulatedModelClient({ seed }), "Alice")),
+    );
+    expect(new Set(bySeed).size).toBeGreaterThan(1);
+  });
+
+  it("takes the seed from MAISAKA_SIMULATED_SEED when none is given; an explicit seed wins", async () => {
+    const greetAll = (c: ReturnType<typeof createSimulatedModelClient>) => Promise.all(NAMES.map((n) => greet(c, n)));
+    const expected = await greetAll(createSimulatedModelClient({ seed: "from-env" }));
+    const other = await greetAll(createSimulatedModelClient({ seed: "other" }));
+    // Guards that the seed matters at all for these eight greetings.
+    expect(other).not.toEqual(expected);
+    process.env.MAISAKA_SIMULATED_SEED = "from-env";
+    expect(await greetAll(createSimulatedModelClient())).toEqual(expected);
+    expect(await greetAll(createSimulatedModelClient({ seed: "other" }))).toEqual(other);
+  });
+});
+
+describe("SIMULATED model: learning extraction", () => {
+  const line = (n: number, userName: string, text: string): HistoryMessage => ({
+    kind: "session",
+    uid: `u${n}`,
+    ts: Date.UTC(2026, 0, 1, 4, 0, n),
+    messageId: `m${n}`,
+    userId: userName.toLowerCase(),
+    userName,
+    text,
+    sourceKind: "user",
+  });
+  const CHAT = [
+    line(1, "Alice", "大家周末有什么安排吗"),
+    line(2, "Bob", "我打算去爬山"),
+    line(3, "Carol", "这家店的奶茶yyds"),
+    line(4, "Carol", "xswl，笑得我肚子疼"),
+  ];
+
+  async function learn(locale: Locale, chat: HistoryMessage[]) {
+    const stores = createMemoryStores();
+    const learner = new SessionLearner("s1", {
+      model: createSimulatedModelClient(),
+      stores,
+      config: parseConfig({ bot: { locale } }, "test"),
+      clock: { now: () => 42, setTimer: () => ({ cancel: () => undefined }) },
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    await learner.learnFrom(chat);
+    return stores;
+  }
+
+  it("answers the learning_extract prompt with valid JSON of the extraction's shape", async () => {
+    const res = await client.chat({
+      task: "utils",
+      messages: [
+        { role: "system", content: renderPrompt("learning_extract", {}, { locale: "zh-CN" }) },
+        {
+          role: "user",
+          content: "[12:00:01] Alice: 我下周去北京出差\n[12:00:02] Bob: 好耶\n[12:00:03] 麦麦 (bot): 一路顺风",
+        },
+      ],
+    });
+    const json = JSON.parse(res.content) as Record<string, unknown>;
+    expect(Object.keys(json).sort()).toEqual(["jargon", "memories", "persons"]);
+    expect(json.memories).toEqual([expect.stringContaining("我下周去北京出差")]);
+    expect(json.persons).toEqual([
+      expect.objectContaining({ name: "Alice", facts: [expect.stringContaining("北京")] }),
+      expect.objectContaining({ name: "Bob" }),
+    ]);
+  });
+
+  it("fills the jargon, memory and person stores through the engine's learner, guesses marked as such", async () => {
+    const stores = await learn("zh-CN", CHAT);
+    const yyds = (await stores.jargon.findExact("yyds", 5))[0];
+    expect(yyds.meaning).toContain("永远的神");
+    expect(yyds.meaning).toContain("猜测");
+    expect((await stores.jargon.findExact("xswl", 5))[0]?.meaning).toContain("笑死我了");
+    const memories = await stores.memories.search({ query: "爬山", mode: "search", limit: 5 });
+    expect(memories.map((m) => m.content)).toEqual([expect.stringMatching(/Bob.*我打算去爬山/)]);
+    // A question is not a memory.
+    expect(await stores.memories.search({ query: "安排", mode: "search", limit: 5 })).toEqual([]);
+    for (const name of ["Alice", "Bob", "Carol"]) expect(await stores.persons.find(name)).not.toBeNull();
+    expect((await stores.persons.find("Bob"))?.facts).toEqual([expect.stringContaining("爬山")]);
+  });
+
+  it("learns in English from an English chat, and never learns the bot's own lines", async () => {
+    const chat = [
+      line(1, "Alice", "I'm going to Paris next week"),
+      line(2, "Bob", "brb, grabbing coffee"),
+      line(3, "Bob", "tbh Paris sounds great"),
+      { ...line(4, "麦麦", "have fun!"), sourceKind: "guided_reply" as const },
+    ];
+    const stores = await learn("zh-CN", chat);
+    expect((await stores.jargon.findExact("brb", 5))[0]?.meaning).toMatch(/^\(simulated guess\).*be right back/);
+    const all = await stores.memories.search({ mode: "time", limit: 20 });
+    expect(all.map((m) => m.content)).toContainEqual(
+      expect.stringMatching(/^Alice \w+.*: "I'm going to Paris next week"$/),
+    );
+    expect(all.every((m) => !m.content.includes("have fun"))).toBe(true);
+    expect(await stores.persons.find("麦麦")).toBeNull();
   });
 });

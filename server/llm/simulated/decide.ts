@@ -5,7 +5,7 @@ import { decidePlanner } from "./planner";
 import { writeReply } from "./replyer";
 import type { RequestView } from "./request-view";
 import { decideTiming, TIMING_TOOLS } from "./timing-gate";
-import { languageOf } from "./text";
+import { mainLanguageOf } from "./text";
 import { answerJson, asksForJson } from "./utils";
 
 export type SimTask = "timingGate" | "planner" | "utils" | "replyer" | "other";
@@ -31,7 +31,7 @@ const TASK_RULES: TaskRule[] = [
     task: "other",
     applies: () => true,
     decide: (v) => {
-      const zh = languageOf(v.system, "zh") === "zh";
+      const zh = mainLanguageOf(v.system, "zh") === "zh";
       if (v.tools.has("finish")) return callTool("finish", {}, zh ? "没有要做的事。" : "Nothing to do.");
       return say(zh ? "（模拟模型）我没有什么可补充的。" : "(simulated model) Nothing to add.");
     },

@@ -1,6 +1,7 @@
 // The SIMULATED model as an OpenAI-compatible endpoint held in-process: a chat-completions handler
 // and a fetch the openai SDK takes as its `fetch` option, so the real client code always runs.
 import { decide } from "./decide";
+import { resolveSeed } from "./dice";
 import { chatCompletionBodySchema, viewOf } from "./request-view";
 import { completionJson, estimateUsage, sseEvents, type WireAnswer } from "./wire";
 
@@ -25,14 +26,19 @@ function sseBody(events: string[], signal?: AbortSignal): ReadableStream<Uint8Ar
   });
 }
 
+export interface SimulatedModelOptions {
+  /** Seeds the choice of wording; absent = MAISAKA_SIMULATED_SEED, else a fixed default. */
+  seed?: string | number;
+}
+
 /** Answers a chat-completions request body (streamed when `stream: true`). */
-export function handleChatCompletion(body: unknown, signal?: AbortSignal): Response {
+export function handleChatCompletion(body: unknown, signal?: AbortSignal, opts: SimulatedModelOptions = {}): Response {
   const parsed = chatCompletionBodySchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return errorResponse(400, `invalid chat completion request: ${issue.path.join(".")}: ${issue.message}`);
   }
-  const view = viewOf(parsed.data);
+  const view = viewOf(parsed.data, resolveSeed(opts.seed));
   const { task, decision } = decide(view);
   const answer: WireAnswer = {
     id: `chatcmpl-sim-${task}-${view.fingerprint}`,
@@ -51,7 +57,9 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
-export function createSimulatedFetch(): typeof fetch {
+export function createSimulatedFetch(opts: SimulatedModelOptions = {}): typeof fetch {
+  // Resolved once, so a client keeps its seed whatever the environment does later.
+  const seed = resolveSeed(opts.seed);
   return async (input, init) => {
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) throw abortError(signal);
@@ -69,6 +77,6 @@ export function createSimulatedFetch(): typeof fetch {
     } catch {
       return errorResponse(400, "request body is not JSON");
     }
-    return handleChatCompletion(body, signal);
+    return handleChatCompletion(body, signal, { seed });
   };
 }

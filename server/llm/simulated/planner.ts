@@ -1,10 +1,18 @@
 // Planner (tools include reply): finish once the newest message was answered, look things up when
 // asked to (and nothing was looked up yet), otherwise reply to the newest message.
 import { callTool, say, type Phrase, type SimDecision } from "./decision";
-import { newestChat, isBotName, type ChatLine, type RequestView, type ViewMessage } from "./request-view";
-import { languageOf, mentionsAny, snippet, stripMentions, type Lang } from "./text";
+import { findingOf, sayFinding } from "./findings";
+import { lookupFor } from "./lookup";
+import { diceFor, newestChat, isBotName, type ChatLine, type RequestView, type ViewMessage } from "./request-view";
+import { chatLanguage, mentionsAny, snippet, type Lang } from "./text";
 
-const LOOKUP_TOOLS = new Set(["query_memory", "query_person_profile", "query_jargon", "tool_search"]);
+const LOOKUP_TOOLS = new Set([
+  "query_memory",
+  "query_person_profile",
+  "query_jargon",
+  "tool_search",
+  "view_complex_message",
+]);
 
 interface PlannerSituation {
   view: RequestView;
@@ -13,42 +21,6 @@ interface PlannerSituation {
   target: ChatLine | null;
   /** Everything after the target. */
   after: ViewMessage[];
-}
-
-interface LookupIntent {
-  pattern: RegExp;
-  /** Offered tools are tried in this order. */
-  tools: string[];
-}
-
-// The subject is the first non-empty capture group.
-const LOOKUP_INTENTS: LookupIntent[] = [
-  {
-    pattern: /谁是\s*(.+)|(.+?)\s*是谁|who(?:\s+is|'s)\s+(.+)/i,
-    tools: ["query_person_profile", "query_memory", "tool_search"],
-  },
-  {
-    pattern: /(.+?)\s*(?:是)?什么意思|what does\s+(.+?)\s+mean|meaning of\s+(.+)/i,
-    tools: ["query_jargon", "tool_search"],
-  },
-  { pattern: /还?记得\s*(.*)|remember\s*(.*)/i, tools: ["query_memory", "tool_search"] },
-  {
-    // 查 but not 检查/调查/审查/考查.
-    pattern: /(?<![检调审考])(?:查|搜)(?:一下|一查|查|搜)?\s*(.*)|(?:search(?:\s+for)?|look\s+up)\s+(.*)/i,
-    tools: ["tool_search", "query_memory"],
-  },
-];
-
-const FILLER_WORDS = /帮我|请|一下|你|能不能|可以|吗|呢|吧|啊|please|can you|could you|\bthe\b|\bfor me\b/gi;
-
-function cleanSubject(text: string, botNames: string[]): string {
-  let t = text;
-  for (const name of botNames) t = t.split(name).join(" ");
-  return t
-    .replace(FILLER_WORDS, " ")
-    .replace(/[?？!！。.,，、:：;；"“”'‘’()（）]/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
 }
 
 function argsFor(tool: string, subject: string): Record<string, unknown> {
@@ -64,28 +36,15 @@ function argsFor(tool: string, subject: string): Record<string, unknown> {
   }
 }
 
-function lookupFor(s: PlannerSituation, target: ChatLine): { tool: string; subject: string } | null {
-  let text = stripMentions(target.text);
-  for (const name of s.view.botNames) text = text.split(name).join(" ");
-  for (const intent of LOOKUP_INTENTS) {
-    const m = intent.pattern.exec(text);
-    const tool = intent.tools.find((t) => s.view.tools.has(t));
-    // No subject ("你是谁", a bare "查一下"): nothing to look up, so a plain reply.
-    const subject = m
-      ?.slice(1)
-      .map((g) => cleanSubject(g ?? "", s.view.botNames))
-      .find((g) => g !== "");
-    if (tool && subject) return { tool, subject };
-  }
-  return null;
-}
-
-/** What the query tools found since the target, for reference_info (tool_search only lists tools). */
+/** What the lookups since the target found, in plain words for reference_info. */
 function lookupResults(s: PlannerSituation): string {
+  const sep = s.lang === "zh" ? "。" : ". ";
   return s.after
-    .filter((m) => LOOKUP_TOOLS.has(m.resultOf) && m.resultOf !== "tool_search" && m.text.trim() !== "")
-    .map((m) => snippet(m.text, 200))
-    .join("\n");
+    .filter((m) => LOOKUP_TOOLS.has(m.resultOf) && m.text.trim() !== "")
+    .map((m) => sayFinding(findingOf(m.resultOf, m.text), s.lang, diceFor(s.view, "finding", m.text)))
+    .filter(Boolean)
+    .map((t) => snippet(t, 200))
+    .join(sep);
 }
 
 function finish(s: PlannerSituation, why: Phrase): SimDecision {
@@ -110,7 +69,7 @@ const PLANNER_RULES: PlannerRule[] = [
   },
   function lookUp(s) {
     if (!s.target || s.after.some((m) => LOOKUP_TOOLS.has(m.resultOf))) return null;
-    const lookup = lookupFor(s, s.target);
+    const lookup = lookupFor(s.target.text, s.view.botNames, s.view.tools);
     if (!lookup) return null;
     const { tool, subject } = lookup;
     const thought = {
@@ -149,6 +108,10 @@ function chooseTarget(view: RequestView): ReturnType<typeof newestChat> {
   return newest;
 }
 
+function chatTexts(view: RequestView): string[] {
+  return view.messages.flatMap((m) => (m.chat && !isBotName(view, m.chat.userName) ? [m.chat.text] : []));
+}
+
 export function decidePlanner(view: RequestView): SimDecision {
   const located = chooseTarget(view);
   const target = located?.value ?? null;
@@ -156,7 +119,7 @@ export function decidePlanner(view: RequestView): SimDecision {
     view,
     target,
     after: located ? view.messages.slice(located.index + 1) : [],
-    lang: languageOf(target?.text ?? "", languageOf(view.system, "zh")),
+    lang: chatLanguage(target?.text ?? "", chatTexts(view), view.system, view.botNames),
   };
   for (const rule of PLANNER_RULES) {
     const decision = rule(situation);

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { llmMessageSchema, type LlmMessage } from "../../../lib/llm/messages";
 import { llmToolDefinitionSchema } from "../../../lib/tools/schemas";
+import { Dice } from "./dice";
 
 export const chatCompletionBodySchema = z.object({
   model: z.string(),
@@ -43,11 +44,21 @@ export interface RequestView {
   fingerprint: string;
   /** Rough size of the prompt in characters (usage estimate). */
   promptChars: number;
+  /** The model seed: it seeds every choice of wording. */
+  seed: string;
+}
+
+/**
+ * The PRNG for one choice of wording, keyed by what is being answered (chat text, not times or ids,
+ * which differ between runs), so a replayed script with the same seed reads the same.
+ */
+export function diceFor(view: RequestView, purpose: string, ...about: string[]): Dice {
+  return new Dice(view.seed, [purpose, ...about].join("\0"));
 }
 
 const DEFAULT_BOT_NAME = "麦麦";
 
-export function viewOf(body: ChatCompletionBody): RequestView {
+export function viewOf(body: ChatCompletionBody, seed: string): RequestView {
   const system = body.messages
     .filter((m) => m.role === "system")
     .map((m) => textOf(m))
@@ -76,6 +87,7 @@ export function viewOf(body: ChatCompletionBody): RequestView {
     isPrivate: /私聊|private chat/i.test(system) && !/群聊|group chat/i.test(system),
     fingerprint: createHash("sha1").update(canonical).digest("hex").slice(0, 12),
     promptChars: canonical.length,
+    seed,
   };
 }
 

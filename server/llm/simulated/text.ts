@@ -5,11 +5,38 @@ export type Lang = "zh" | "en";
 
 const CJK = /[\u3400-\u9fff]/;
 
-/** Chinese when the text has CJK characters, English when it has Latin letters, else the fallback. */
-export function languageOf(text: string, fallback: Lang): Lang {
-  if (CJK.test(text)) return "zh";
-  if (/[a-z]/i.test(text)) return "en";
-  return fallback;
+/** The language most of a longer text is in (a prompt quoting a few Chinese field names is English). */
+export function mainLanguageOf(text: string, fallback: Lang): Lang {
+  const cjk = text.match(/[\u3400-\u9fff]/g)?.length ?? 0;
+  const latin = text.match(/[a-z]/gi)?.length ?? 0;
+  if (cjk === 0 && latin === 0) return fallback;
+  return cjk * 2 >= latin ? "zh" : "en";
+}
+
+const LATIN_WORD = /[a-z]+(?:'[a-z]+)?/gi;
+
+/**
+ * The chat's language: the target's when it is clearly written in one (any Chinese, or at least two
+ * English words), else what most other chat lines are in, else the bot's locale (the system prompt).
+ * The bot's names and @-mentions do not count: "@麦麦 what does brb mean?" is English.
+ */
+export function chatLanguage(target: string, others: readonly string[], system: string, botNames: string[]): Lang {
+  const spoken = (text: string): string => {
+    let t = stripMentions(text);
+    for (const name of botNames) if (name) t = t.split(name).join(" ");
+    return t;
+  };
+  const said = spoken(target);
+  if (CJK.test(said)) return "zh";
+  if ((said.match(LATIN_WORD)?.length ?? 0) >= 2) return "en";
+  let zh = 0;
+  let en = 0;
+  for (const line of others.map(spoken)) {
+    if (CJK.test(line)) zh++;
+    else if (/[a-z]/i.test(line)) en++;
+  }
+  if (zh !== en) return zh > en ? "zh" : "en";
+  return mainLanguageOf(system, "zh");
 }
 
 const QUESTION_WORDS_ZH = /吗|呢|什么|怎么|为什么|为啥|谁|哪|几点|多少|是不是|能不能|可以吗/;

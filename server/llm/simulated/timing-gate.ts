@@ -2,7 +2,7 @@
 // seems mid-sentence, otherwise no_action. Always with a one-line reason.
 import { callTool, type Phrase, type SimDecision } from "./decision";
 import { newestChat, isBotName, type ChatLine, type RequestView } from "./request-view";
-import { isFiller, isQuestion, languageOf, looksUnfinished, mentionsAny } from "./text";
+import { chatLanguage, isFiller, isQuestion, looksUnfinished, mentionsAny } from "./text";
 
 export const TIMING_TOOLS = new Set(["continue", "no_action", "wait"]);
 
@@ -71,7 +71,8 @@ const WAIT_SECONDS = 30;
 export function decideTiming(view: RequestView): SimDecision {
   const chat = newestChat(view, { skipBot: false })?.value ?? null;
   const situation: GateSituation = { view, chat, text: chat?.text ?? "" };
-  const lang = languageOf(situation.text, languageOf(view.system, "zh"));
+  const others = view.messages.flatMap((m) => (m.chat && !isBotName(view, m.chat.userName) ? [m.chat.text] : []));
+  const lang = chatLanguage(situation.text, others, view.system, view.botNames);
   const rule = GATE_RULES.find((r) => view.tools.has(r.action) && r.applies(situation));
   // Only reachable when no_action is not offered: take whatever timing tool is.
   const action = rule?.action ?? [...view.tools].find((t) => TIMING_TOOLS.has(t)) ?? "no_action";

@@ -1,7 +1,8 @@
-// Utility sub-tasks that ask for JSON (emoji choice, learning extraction): valid, conservative JSON.
+// Utility sub-tasks that ask for JSON (emoji choice, learning extraction): always valid JSON.
 import { say, type SimDecision } from "./decision";
-import type { RequestView } from "./request-view";
-import { languageOf } from "./text";
+import { extractLearning } from "./learning";
+import { diceFor, type RequestView } from "./request-view";
+import { mainLanguageOf } from "./text";
 
 /** The instructions a JSON task gives: the system prompt and user messages that are not chat. */
 function instructionsOf(view: RequestView): string {
@@ -35,15 +36,22 @@ const JSON_RULES: JsonRule[] = [
     applies: (t) => t.includes("emoji_index"),
     answer: (view) => {
       const chat = view.messages.map((m) => m.chat?.text ?? "").join("\n");
-      const lang = languageOf(view.system, "zh");
+      const lang = mainLanguageOf(view.system, "zh");
       const mood = MOODS.find((m) => m.pattern.test(chat))?.reason ?? FRIENDLY;
       return { emoji_index: 1, reason: mood[lang] };
     },
   },
   {
-    // Learning extraction: never invent facts.
     applies: (t) => /"jargon"|"memories"|"persons"/.test(t),
-    answer: () => ({ jargon: [], memories: [], persons: [] }),
+    answer: (view) => {
+      const transcript = view.messages
+        .filter((m) => m.role === "user")
+        .map((m) => m.text)
+        .join("\n");
+      // Keyed without the clock times, so a replayed chat learns the same wording.
+      const dice = diceFor(view, "learning", transcript.replace(/^\[[\d:]+\]/gm, ""));
+      return extractLearning(transcript, view.botNames, view.system, dice);
+    },
   },
   { applies: () => true, answer: () => ({}) },
 ];
