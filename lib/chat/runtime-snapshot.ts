@@ -44,5 +44,7 @@ export const runtimeSnapshotSchema = z.object({
   messageCursor: z.number().int().nonnegative().optional(),
   /** Pending message ids whose message.ingested is already in the ledger. */
   announced: z.array(z.string()).default([]),
+  /** Chat message ids in the history window that learning already went over (not learned twice). */
+  learned: z.array(z.string()).default([]),
 });
 export type RuntimeSnapshotState = z.infer<typeof runtimeSnapshotSchema>;

@@ -89,6 +89,13 @@ export const maisakaConfigSchema = z
         timingGateCooldownSeconds: z.number().min(0).default(8),
         plannerInterruptMaxConsecutive: z.number().int().min(0).default(2),
         maxRuntimes: z.number().int().positive().default(100),
+        /**
+         * Learning (jargon, memories, profiles) also runs over chat still in the window: once this many
+         * unlearned chat messages piled up (0: only messages trimmed out of the window are learned from)…
+         */
+        learningBatchMessages: z.number().int().min(0).default(8),
+        /** …or after the session was quiet this long with at least 3 unlearned messages (0: never). */
+        learningIdleSeconds: z.number().min(0).default(30),
         enableEmoji: z.boolean().default(true),
         enableMemoryQuery: z.boolean().default(true),
         enablePersonProfileQuery: z.boolean().default(true),

@@ -1,6 +1,8 @@
-// Learning from chat: messages trimmed out of a session's history pass through a small extraction
-// step on the utils model, which yields jargon, memories and person profiles for the stores.
-// Runs in the background, one batch at a time per session; a failure is logged and dropped.
+// Learning from chat: a small extraction step on the utils model yields jargon, memories and person
+// profiles for the stores. It goes over chat messages once each: a batch of unlearned messages still in
+// the window (chat.learningBatchMessages, or fewer after chat.learningIdleSeconds of quiet, so a short
+// chat teaches something too), and messages trimmed out of the window that it had not seen yet. Runs in
+// the background, one batch at a time per session; a failure is logged and dropped.
 import { z } from "zod";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
@@ -25,20 +27,59 @@ const extractionSchema = z.object({
 /** Only real chat text is worth learning from. */
 const MIN_CHAT_LINES = 3;
 
+type ChatHistoryMessage = Extract<HistoryMessage, { kind: "session" | "complex" }>;
+
+function isChat(m: HistoryMessage): m is ChatHistoryMessage {
+  return m.kind === "session" || m.kind === "complex";
+}
+
 export class SessionLearner {
   private chain: Promise<void> = Promise.resolve();
   /** Aborts the in-flight extraction call when the session stops. */
   private readonly stopController = new AbortController();
+  /** Chat message ids (still in the window) already learned from. */
+  private readonly learned = new Set<string>();
 
   constructor(
     private readonly sessionId: string,
     private readonly deps: Pick<EngineDeps, "model" | "stores" | "config" | "clock" | "logger">,
   ) {}
 
-  /** Queues an extraction over messages that left the history window. */
-  learnFrom(removed: HistoryMessage[]): Promise<void> {
+  /** Ids learned from, for the snapshot (a restored runtime does not learn them twice). */
+  learnedIds(): string[] {
+    return [...this.learned];
+  }
+
+  restore(ids: readonly string[]): void {
+    for (const id of ids) this.learned.add(id);
+  }
+
+  /** Unlearned chat messages of the window, oldest first. */
+  unlearned(history: readonly HistoryMessage[]): ChatHistoryMessage[] {
+    return history.filter((m): m is ChatHistoryMessage => isChat(m) && !this.learned.has(m.messageId));
+  }
+
+  /** Learns from the window's unlearned chat when a batch is full (`idle`: when at least a few are). */
+  learnFromWindow(history: readonly HistoryMessage[], opts: { idle: boolean }): Promise<void> {
+    const batch = this.deps.config.chat.learningBatchMessages;
+    const fresh = this.unlearned(history);
+    const enough = opts.idle ? MIN_CHAT_LINES : batch;
+    if (batch === 0 || fresh.length < enough) return this.chain;
+    for (const m of fresh) this.learned.add(m.messageId);
+    return this.learnFrom(fresh);
+  }
+
+  /** Messages that left the history window: learned from if they were not yet; their ids are forgotten. */
+  learnTrimmed(removed: readonly HistoryMessage[]): Promise<void> {
+    const fresh = removed.filter((m) => isChat(m) && !this.learned.has(m.messageId));
+    for (const m of removed) if (isChat(m)) this.learned.delete(m.messageId);
+    return this.learnFrom(fresh);
+  }
+
+  /** Queues an extraction over these messages (fewer than a few chat lines teach nothing). */
+  private learnFrom(messages: readonly HistoryMessage[]): Promise<void> {
     if (this.stopController.signal.aborted) return this.chain;
-    const chat = removed.filter((m) => m.kind === "session" || m.kind === "complex");
+    const chat = messages.filter(isChat);
     if (chat.length < MIN_CHAT_LINES) return this.chain;
     const text = transcript(chat, this.deps.config.bot.nickname, chat.length);
     this.chain = this.chain

@@ -39,6 +39,8 @@ export interface SnapshotParts {
   scheduler: SchedulerState;
   history: HistoryMessage[];
   wait: ArmedWait | null;
+  /** Chat message ids learning already went over. */
+  learned: string[];
   /** The session's last event seq when the parts were taken. */
   coveredSeq: number;
 }
@@ -57,6 +59,7 @@ export function composeSnapshot(parts: SnapshotParts): RuntimeSnapshotState {
     coveredSeq: parts.coveredSeq,
     messageCursor: parts.scheduler.messageCursor,
     announced: parts.scheduler.announced,
+    learned: parts.learned,
   };
   // A copy: the state is written later (once the ledger holds coveredSeq) and the parts change meanwhile.
   return structuredClone(state);
@@ -94,6 +97,7 @@ export function restoredParts(recovered: RecoveredSession): Omit<SnapshotParts, 
     },
     history: state?.history ?? [],
     wait: state?.agentState === "wait" ? state.wait : null,
+    learned: state?.learned ?? [],
   };
 }
 

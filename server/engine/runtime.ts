@@ -6,7 +6,7 @@ import type { AgentState, StageId } from "../../lib/events/schemas";
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
 import { BuiltinToolProvider } from "../tools/builtin/provider";
 import { ToolRegistry } from "../tools/registry";
-import { sleep } from "./clock";
+import { sleep, type TimerHandle } from "./clock";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { SessionHistory } from "./history";
@@ -57,6 +57,8 @@ export class SessionRuntime {
   private readonly interrupts: PlannerInterruptGuard;
   private readonly persistence: SnapshotWriter;
   private readonly learner: SessionLearner;
+  /** Learning over a quiet session's unlearned chat (chat.learningIdleSeconds after a turn). */
+  private idleLearning: TimerHandle | null = null;
   private readonly loop: ReasoningLoop;
 
   private scheduled = false;
@@ -141,7 +143,25 @@ export class SessionRuntime {
 
   /** Messages trimmed out of the window feed jargon/memory/profile learning. */
   private onHistoryTrimmed(removed: HistoryMessage[]): void {
-    void this.learner.learnFrom(removed);
+    void this.learner.learnTrimmed(removed);
+  }
+
+  /**
+   * After a turn: learn from the window's unlearned chat once a batch is full, or when the session
+   * stays quiet for chat.learningIdleSeconds (a short chat teaches something too).
+   */
+  private considerLearning(): void {
+    void this.learner.learnFromWindow(this.log.all(), { idle: false });
+    this.idleLearning?.cancel();
+    this.idleLearning = null;
+    const idleSeconds = this.deps.config.chat.learningIdleSeconds;
+    if (idleSeconds <= 0 || !this.learner.unlearned(this.log.all()).length) return;
+    this.idleLearning = this.deps.clock.setTimer(idleSeconds * 1000, () => {
+      this.idleLearning = null;
+      if (this.stopped || this.turnRunning) return;
+      void this.learner.learnFromWindow(this.log.all(), { idle: true });
+      this.persistence.soon();
+    });
   }
 
   /** The history window, oldest first (read-only). */
@@ -207,6 +227,7 @@ export class SessionRuntime {
     this.stopped = true;
     this.stopController.abort(new Error("runtime stopped"));
     this.scheduler.cancelRecheck();
+    this.idleLearning?.cancel();
     this.waitTimer.halt();
     this.persistence.close();
     this.wakeLoop?.();
@@ -250,6 +271,9 @@ export class SessionRuntime {
     const position = await saved;
     if (this.stopped) return true;
     this.scheduler.accept(message, position);
+    // New chat: the quiet stretch idle learning waits for has not come yet.
+    this.idleLearning?.cancel();
+    this.idleLearning = null;
     if (this.loop.state === "running") {
       this.scheduler.requireDebounce();
       this.interrupts.interrupt();
@@ -334,6 +358,7 @@ export class SessionRuntime {
       }
       if (this.stopped) return;
       this.setStage(this.loop.state === "wait" ? "waiting" : "idle", "");
+      this.considerLearning();
       // A finished turn's state is taken at once and written when the ledger holds its events; the
       // next turn need not wait for that. Message arrivals are coalesced (and recoverable from the
       // message store, see recovery.ts).
@@ -350,6 +375,7 @@ export class SessionRuntime {
       scheduler: this.scheduler.state(),
       history: this.log.toJSON(),
       wait: this.waitTimer.current,
+      learned: this.learner.learnedIds(),
       coveredSeq: this.deps.events.seqOf(this.session.id),
     });
   }
@@ -369,5 +395,6 @@ export class SessionRuntime {
     this.scheduler.restore(parts.scheduler);
     this.loop.restore(parts.loop, parts.wait !== null);
     if (parts.wait) this.waitTimer.arm(parts.wait.callId, parts.wait.deadline);
+    this.learner.restore(parts.learned);
   }
 }

@@ -1,5 +1,6 @@
 // Learning: messages trimmed out of the window go through the utils model, and what it extracts
 // lands in the jargon, memory and person stores; malformed output is ignored.
+import { until } from "../support/until";
 import { describe, expect, it } from "vitest";
 import type { HistoryMessage } from "../../server/engine/context/messages";
 import { SessionLearner } from "../../server/engine/learning";
@@ -45,7 +46,7 @@ describe("learning", () => {
     const { model, stores, learner } = await learnerWith(
       '好的：```json\n{"jargon":[{"word":"yyds","meaning":"永远的神"}],"memories":["Alice 下周去杭州出差"],"persons":[{"name":"Alice","summary":"爱旅行的程序员","traits":["健谈"],"facts":["住在上海"]}]}\n```',
     );
-    await learner.learnFrom([chat(1, "这家店yyds"), chat(2, "我下周去杭州出差"), chat(3, "我住上海")]);
+    await learner.learnTrimmed([chat(1, "这家店yyds"), chat(2, "我下周去杭州出差"), chat(3, "我住上海")]);
     const request = model.requests[0].body;
     expect(request.model).toBe("utils-model");
     expect(JSON.stringify(request.messages)).toContain("我下周去杭州出差");
@@ -63,9 +64,9 @@ describe("learning", () => {
 
   it("ignores malformed output and skips batches with too little chat", async () => {
     const { model, stores, learner } = await learnerWith("I cannot do that");
-    await learner.learnFrom([chat(1, "只有一句")]);
+    await learner.learnTrimmed([chat(1, "只有一句")]);
     expect(model.requests).toHaveLength(0);
-    await learner.learnFrom([chat(1, "a"), chat(2, "b"), chat(3, "c")]);
+    await learner.learnTrimmed([chat(1, "a"), chat(2, "b"), chat(3, "c")]);
     expect(model.requests).toHaveLength(1);
     expect(await stores.jargon.list()).toEqual([]);
     expect(await stores.memories.list()).toEqual([]);
@@ -89,6 +90,74 @@ describe("learning", () => {
       expect(learned).toHaveLength(1);
       expect(JSON.stringify(learned[0].body.messages)).toContain("第 0 条闲聊");
       expect((await h.engine.stores.memories.list()).map((m) => m.content)).toEqual(["大家在闲聊"]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("learns each full batch of chat still in the window once", async () => {
+    const h = await startHarness({ config: { chat: { learningBatchMessages: 3, learningIdleSeconds: 0 } } });
+    try {
+      const answer = (body: { model: string }) =>
+        body.model === "utils-model"
+          ? { kind: "response" as const, content: '{"jargon":[],"memories":["一批闲聊"],"persons":[]}' }
+          : { kind: "response" as const, content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
+      for (let i = 0; i < 7; i++) {
+        h.model.enqueue(answer, answer);
+        await h.send(`第 ${i} 条`);
+        await h.waitForEvent(() => h.ofType("cycle.end").length > i);
+      }
+      await h.waitForIdle();
+      const batches = await until(() => {
+        const found = h.model.requests.filter((r) => r.body.model === "utils-model");
+        return found.length >= 2 ? found.map((r) => JSON.stringify(r.body.messages)) : null;
+      }, "two learning batches");
+      expect(batches).toHaveLength(2);
+      expect(batches[0]).toContain("第 0 条");
+      expect(batches[0]).not.toContain("第 3 条");
+      expect(batches[1]).toContain("第 3 条");
+      expect(batches[1]).not.toContain("第 0 条");
+      expect(batches[1]).not.toContain("第 6 条");
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("does not learn messages again when they are trimmed out of the window, nor after a restore", async () => {
+    const { model, learner } = await learnerWith('{"jargon":[],"memories":[],"persons":[]}');
+    const window = [chat(1, "一"), chat(2, "二"), chat(3, "三")];
+    await learner.learnFromWindow(window, { idle: true });
+    expect(model.requests).toHaveLength(1);
+    const saved = learner.learnedIds();
+    await learner.learnTrimmed(window);
+    expect(model.requests).toHaveLength(1);
+    const { model: model2, learner: restored } = await learnerWith('{"jargon":[],"memories":[],"persons":[]}');
+    restored.restore(saved);
+    await restored.learnFromWindow([chat(4, "四"), chat(5, "五"), ...window], { idle: true });
+    expect(model2.requests).toHaveLength(0);
+    await model.close();
+    await model2.close();
+  });
+
+  it("learns a short chat once the session has been quiet for learningIdleSeconds", async () => {
+    const h = await startHarness({ config: { chat: { learningBatchMessages: 50, learningIdleSeconds: 0.2 } } });
+    try {
+      const answer = (body: { model: string }) =>
+        body.model === "utils-model"
+          ? {
+              kind: "response" as const,
+              content: '{"jargon":[{"word":"yyds","meaning":"永远的神"}],"memories":[],"persons":[]}',
+            }
+          : { kind: "response" as const, content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
+      for (let i = 0; i < 3; i++) {
+        h.model.enqueue(answer, answer);
+        await h.send(`yyds 第 ${i} 次`);
+        await h.waitForEvent(() => h.ofType("cycle.end").length > i);
+      }
+      await until(async () => (await h.engine.stores.jargon.list()).length === 1, "the quiet session's learning");
+      const learned = h.model.requests.filter((r) => r.body.model === "utils-model");
+      expect(learned).toHaveLength(1);
+      expect(JSON.stringify(learned[0].body.messages)).toContain("yyds 第 0 次");
     } finally {
       await h.close();
     }

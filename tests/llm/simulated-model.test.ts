@@ -563,7 +563,7 @@ describe("SIMULATED model: learning extraction", () => {
       clock: { now: () => 42, setTimer: () => ({ cancel: () => undefined }) },
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
     });
-    await learner.learnFrom(chat);
+    await learner.learnTrimmed(chat);
     return stores;
   }
 
