@@ -43,7 +43,7 @@ describe("MCP in the app server", () => {
       ["off", "disabled"],
     ]);
     expect(mcp[0]).toMatchObject({
-      toolCount: 14,
+      toolCount: 15,
       lastError: null,
       detail: { transport: "stdio", serverInfo: { name: "icon-server" } },
     });
