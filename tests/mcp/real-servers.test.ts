@@ -6,6 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyContent } from "../../lib/tools/history-content";
 import type { ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
@@ -186,6 +187,18 @@ describe("everything, memory and two filesystem servers at once", () => {
       expect.objectContaining({ kind: "elicitation.declined", detail: expect.stringMatching(/no person is there/) }),
     );
     expect(logger.warnings.join("\n")).toMatch(/everything: elicitation\.declined/);
+  });
+
+  it("new roots reach a connected server (roots/list_changed) and replace its folders", async () => {
+    const extra = join(scratch, "extra");
+    mkdirSync(extra);
+    chmodSync(extra, 0o777);
+    await manager.setRoots("files_b", [{ uri: pathToFileURL(rootB).href }, { uri: pathToFileURL(extra).href }]);
+    await waitUntil(
+      async () => (await provider.invoke(invocation("files_b__list_allowed_directories"))).content.includes(extra),
+      "files_b to take the new roots",
+    );
+    expect(manager.statuses()[3].roots).toHaveLength(2);
   });
 
   it("a killed server's tools fail naming it and never reach the other filesystem server", async () => {
