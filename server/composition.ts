@@ -95,7 +95,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const plugins = new PluginRuntime({ config: opts.config.plugins, hooks, logger, env: opts.env, isolation });
   const providers: ToolProvider[] = [plugins.provider];
   const mcpConfig = opts.config.mcp;
-  const mcp = mcpConfig.servers.length ? new McpManager(mcpConfig, { logger, isolation }) : null;
+  const mcp = mcpConfig.servers.length ? new McpManager(mcpConfig, { logger, isolation, model }) : null;
   if (mcp && mcpConfig.enabled) {
     await mcp.start();
     providers.push(new McpToolProvider(mcp, { maxResultChars: mcpConfig.maxResultChars }));

@@ -30,6 +30,9 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
   const [open, setOpen] = useState(false);
   const title = tool.title ?? tool.annotation?.title;
   const sending = ack?.phase === "sending";
+  // An MCP tool offered under `<server>__<tool>` because its own name collided (see server/mcp/manager.ts).
+  const originalName = typeof tool.metadata.originalName === "string" ? tool.metadata.originalName : null;
+  const renamedWhy = typeof tool.metadata.renamed === "string" ? tool.metadata.renamed : "";
 
   const confirm = (e: FormEvent) => {
     e.preventDefault();
@@ -71,6 +74,12 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
         {!tool.providerEnabled && (
           <Badge tone="bad" title="The provider is off or failed; its tools cannot run.">
             provider off
+          </Badge>
+        )}
+        {originalName && (
+          <Badge tone="warn" title={`Offered under this name because ${renamedWhy || "its own name collided"}.`}>
+            renamed from {originalName}
+            {typeof tool.metadata.serverName === "string" && ` (${tool.metadata.serverName})`}
           </Badge>
         )}
         {tool.shadowedBy && (

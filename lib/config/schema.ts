@@ -14,6 +14,15 @@ export const talkValueRuleSchema = z
   })
   .strict();
 
+/** A root offered to a server on roots/list (MCP roots: the folders it may work in). */
+export const mcpRootSchema = z
+  .object({
+    uri: z.string().regex(/^file:\/\//, "a root is a file:// URI"),
+    name: z.string().optional(),
+  })
+  .strict();
+export type McpRoot = z.infer<typeof mcpRootSchema>;
+
 export const mcpServerConfigSchema = z.discriminatedUnion("transport", [
   z
     .object({
@@ -25,6 +34,8 @@ export const mcpServerConfigSchema = z.discriminatedUnion("transport", [
       env: z.record(z.string(), z.string()).default({}),
       cwd: z.string().optional(),
       timeoutMs: z.number().int().positive().default(30_000),
+      /** Answered to the server's roots/list (absent = none). */
+      roots: z.array(mcpRootSchema).optional(),
     })
     .strict(),
   z
@@ -36,6 +47,8 @@ export const mcpServerConfigSchema = z.discriminatedUnion("transport", [
       headers: z.record(z.string(), z.string()).default({}),
       bearerToken: z.string().optional(),
       timeoutMs: z.number().int().positive().default(30_000),
+      /** Answered to the server's roots/list (absent = none). */
+      roots: z.array(mcpRootSchema).optional(),
     })
     .strict(),
 ]);
@@ -48,6 +61,18 @@ export const mcpReconnectSchema = z
   })
   .strict();
 export type McpReconnectConfig = z.infer<typeof mcpReconnectSchema>;
+
+/** Operator policy for servers asking our model to write (sampling/createMessage); off by default. */
+export const mcpSamplingSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** Cap on one answer, whatever the server asks for. */
+    maxTokens: z.number().int().positive().default(1_024),
+    /** Servers allowed to ask (absent = every server). */
+    allowedServers: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+export type McpSamplingConfig = z.infer<typeof mcpSamplingSchema>;
 
 /** Server names key the status shown to operators and the tool owner: they must be unique. */
 function uniqueServerNames(servers: { name: string }[], ctx: z.RefinementCtx<{ name: string }[]>): void {
@@ -126,6 +151,8 @@ export const maisakaConfigSchema = z
         healthCheckIntervalMs: z.number().int().min(0).optional(),
         /** Text of one tool result kept for the model; longer results are cut with a note (absent = 64 KiB). */
         maxResultChars: z.number().int().positive().optional(),
+        /** Absent = sampling refused. */
+        sampling: mcpSamplingSchema.optional(),
       })
       .strict()
       .prefault({}),

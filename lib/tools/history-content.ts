@@ -46,8 +46,8 @@ function structuredText(value: unknown): string {
 }
 
 export function historyContent(result: HistorySource): string {
-  const content = result.content.trim();
-  if (content) return content;
+  // Byte-exact: indentation and trailing newlines of a file's contents are part of the result.
+  if (result.content.trim()) return result.content;
   const itemTexts = result.contentItems.map(contentItemText).filter((text) => text.trim() !== "");
   if (itemTexts.length > 0) return itemTexts.join("\n");
   const structured = structuredText(result.structuredContent);

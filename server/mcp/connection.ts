@@ -5,14 +5,20 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
   McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type CreateMessageRequest,
+  type CreateMessageResult,
   type Implementation,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { McpReconnectConfig, McpServerConfig } from "../../lib/config/schema";
+import type { McpReconnectConfig, McpRoot, McpServerConfig } from "../../lib/config/schema";
 import type { EngineLogger } from "../engine";
 import type { ChildIsolation } from "../sandbox/child-isolation";
 import { describeError } from "./mapping";
@@ -20,6 +26,29 @@ import { validateTools, type SkippedTool } from "./tool-validation";
 import { createServerTransport, StderrTail, type ServerTransport } from "./transport";
 
 export type McpServerState = "connected" | "connecting" | "failed" | "disabled";
+
+/** A request the server made of us (sampling, elicitation) and what became of it, for operators. */
+export interface McpClientRequestEvent {
+  at: number;
+  kind: "sampling.answered" | "sampling.refused" | "sampling.failed" | "elicitation.declined";
+  detail: string;
+}
+
+/** A tool of this server offered under another name (its own collided with a builtin or another server's). */
+export interface RenamedTool {
+  name: string;
+  exposedAs: string;
+  reason: string;
+}
+
+/** What the client answers to server requests; sampling is the manager's (policy and model). */
+export type SamplingAnswer = (
+  params: CreateMessageRequest["params"],
+  signal: AbortSignal,
+) => Promise<CreateMessageResult>;
+
+export const ELICITATION_DECLINED_MESSAGE =
+  "elicitation declined: this client runs a chat bot unattended, no person is there to answer forms";
 
 export interface McpServerStatus {
   name: string;
@@ -37,6 +66,11 @@ export interface McpServerStatus {
   pid: number | null;
   serverInfo: { name: string; version: string; title?: string } | null;
   skippedTools: SkippedTool[];
+  renamedTools: RenamedTool[];
+  /** The roots answered to roots/list. */
+  roots: McpRoot[];
+  /** The latest sampling and elicitation requests of this server (newest last). */
+  clientRequests: McpClientRequestEvent[];
 }
 
 export interface McpConnectionOptions {
@@ -48,6 +82,8 @@ export interface McpConnectionOptions {
   isolation: ChildIsolation;
   /** Called whenever this server's tool list changed (listed, refreshed, or gone). */
   onToolsChanged: () => void;
+  /** Answers sampling/createMessage (refusing is its call); absent: every request is refused. */
+  sample?: SamplingAnswer;
 }
 
 /** A lenient page: tools are checked one by one afterwards, so one bad tool cannot fail the page. */
@@ -56,6 +92,7 @@ const MAX_TOOL_PAGES = 100;
 /** Transport errors (e.g. non-JSON lines on stdout) logged per connection before going quiet. */
 const LOGGED_TRANSPORT_ERRORS = 5;
 const PROBE_TIMEOUT_MS = 5_000;
+const KEPT_CLIENT_REQUESTS = 10;
 
 export function backoffDelay(failures: number, reconnect: McpReconnectConfig): number {
   const exponent = Math.max(0, failures - 1);
@@ -92,6 +129,8 @@ export class McpServerConnection {
   private transportErrors = 0;
   private readonly stderr = new StderrTail();
   private closed = false;
+  private roots: McpRoot[];
+  private readonly clientRequests: McpClientRequestEvent[] = [];
 
   constructor(
     readonly config: McpServerConfig,
@@ -100,6 +139,7 @@ export class McpServerConnection {
     private readonly allowed = true,
   ) {
     this.name = config.name;
+    this.roots = config.roots ?? [];
     this.state = this.enabled ? "connecting" : "disabled";
   }
 
@@ -117,7 +157,11 @@ export class McpServerConnection {
     return this.tools;
   }
 
-  status(extraSkipped: SkippedTool[] = [], toolCount = this.tools.length): McpServerStatus {
+  status(
+    extraSkipped: SkippedTool[] = [],
+    toolCount = this.tools.length,
+    renamed: RenamedTool[] = [],
+  ): McpServerStatus {
     const info = this.client?.getServerVersion();
     return {
       name: this.name,
@@ -134,7 +178,16 @@ export class McpServerConnection {
         ? { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) }
         : null,
       skippedTools: [...this.skipped, ...extraSkipped],
+      renamedTools: renamed,
+      roots: this.roots,
+      clientRequests: [...this.clientRequests],
     };
+  }
+
+  /** New roots: answered from now on, and the server told (roots/list_changed) when connected. */
+  async setRoots(roots: McpRoot[]): Promise<void> {
+    this.roots = roots;
+    if (this.client && this.state === "connected") await this.client.sendRootsListChanged();
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
@@ -179,10 +232,24 @@ export class McpServerConnection {
     this.transportErrors = 0;
     this.refreshQueued = false;
     const link = createServerTransport(this.config, (chunk) => this.onStderr(chunk), this.opts.isolation);
-    const client = new Client(this.opts.clientInfo, { capabilities: {} });
+    // Declared so servers offer the tools that need them; elicitation only to decline it visibly.
+    const client = new Client(this.opts.clientInfo, {
+      capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } },
+    });
     client.onclose = () => this.onClosed(generation);
     client.onerror = (error) => this.onTransportError(generation, error);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools(generation));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: this.roots.map((root) => ({ uri: root.uri, ...(root.name !== undefined ? { name: root.name } : {}) })),
+    }));
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+      this.answerSampling(request, extra.signal),
+    );
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const what = request.params.message;
+      this.noteClientRequest("elicitation.declined", `${ELICITATION_DECLINED_MESSAGE}; it asked: ${what}`);
+      return { action: "decline", _meta: { reason: ELICITATION_DECLINED_MESSAGE } };
+    });
     this.client = client;
     this.link = link;
     try {
@@ -271,6 +338,34 @@ export class McpServerConnection {
         this.refreshing = false;
       }
     })();
+  }
+
+  // ---- requests from the server --------------------------------------------------------------
+
+  private async answerSampling(request: CreateMessageRequest, signal: AbortSignal): Promise<CreateMessageResult> {
+    const sample = this.opts.sample;
+    if (!sample) {
+      const message = "sampling is not available in this client";
+      this.noteClientRequest("sampling.refused", message);
+      throw new McpError(ErrorCode.InvalidRequest, message);
+    }
+    try {
+      const result = await sample(request.params, signal);
+      this.noteClientRequest("sampling.answered", `answered by ${result.model}`);
+      return result;
+    } catch (error) {
+      const refused = error instanceof McpError && error.code === Number(ErrorCode.InvalidRequest);
+      this.noteClientRequest(refused ? "sampling.refused" : "sampling.failed", describeError(error));
+      throw error;
+    }
+  }
+
+  private noteClientRequest(kind: McpClientRequestEvent["kind"], detail: string): void {
+    this.clientRequests.push({ at: Date.now(), kind, detail });
+    if (this.clientRequests.length > KEPT_CLIENT_REQUESTS) this.clientRequests.shift();
+    const line = `[mcp] ${this.name}: ${kind}: ${detail}`;
+    if (kind === "sampling.answered") this.opts.logger.info(line);
+    else this.opts.logger.warn(line);
   }
 
   // ---- failure and recovery ------------------------------------------------------------------

@@ -88,8 +88,10 @@ export function toCallToolResult(result: ToolExecutionResult): CallToolResult {
     return block ? [block] : [];
   });
   // Media travel as their own blocks; the text falls back to the history rendering only when alone.
+  // Text items already are the text blocks (an MCP result's `content` joins them): not sent twice.
+  const textInItems = result.contentItems.some((item) => item.contentType === "text");
   const text = result.success
-    ? result.content.trim() || (blocks.length ? "" : historyContent(result))
+    ? (textInItems ? "" : result.content.trim()) || (blocks.length ? "" : historyContent(result))
     : result.errorMessage.trim() || historyContent(result);
   const content: ContentBlock[] = text ? [{ type: "text", text }, ...blocks] : blocks;
   return {

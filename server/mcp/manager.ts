@@ -1,17 +1,30 @@
 // The process's one MCP manager (engine.md 1.6): a connection per configured server, shared by every
-// session. It resolves tool names across servers (builtin names reserved, the first server wins),
-// routes calls to the owning server, and reports each server's state for operators.
+// session. It names tools for the model (a name two servers declare, or a builtin's, is offered as
+// `<server>__<tool>` for each of them), routes every call to the server that declared the tool, and
+// reports each server's state for operators.
+import { createHash } from "node:crypto";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { McpConfig, McpReconnectConfig } from "../../lib/config/schema";
+import type { McpConfig, McpReconnectConfig, McpRoot } from "../../lib/config/schema";
 import { stderrLogger, type EngineLogger } from "../engine";
 import { ChildIsolation } from "../sandbox/child-isolation";
 import { builtinToolEntries } from "../tools/builtin/provider";
-import { McpServerConnection, type McpServerStatus } from "./connection";
+import { McpServerConnection, type McpServerStatus, type RenamedTool } from "./connection";
+import { answerSampling, type SamplingModel } from "./sampling";
 import type { SkippedTool } from "./tool-validation";
 
 export interface McpToolEntry {
   serverName: string;
   tool: Tool;
+  /** The name the model sees: the tool's own, or `<server>__<tool>` when that collided. */
+  exposedName: string;
+  /** Why the tool is not offered under its own name. */
+  renamed?: string;
+}
+
+/** Where a name given to the model leads, kept after its server went so calls fail clearly. */
+export interface IssuedName {
+  serverName: string;
+  originalName: string;
 }
 
 export interface McpManagerOptions {
@@ -23,16 +36,34 @@ export interface McpManagerOptions {
   healthCheckIntervalMs?: number;
   /** Who stdio servers run as (default: from the environment, see sandbox/child-isolation.ts). */
   isolation?: ChildIsolation;
+  /** The engine's model client, for sampling requests under mcp.sampling (absent: refused). */
+  model?: SamplingModel;
 }
 
 const DEFAULT_RECONNECT: McpReconnectConfig = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
 const DEFAULT_HEALTH_CHECK_MS = 30_000;
 const CLIENT_INFO = { name: "maisaka", version: process.env.npm_package_version ?? "0.1.0" };
 
+/** OpenAI's function names: letters, digits, _ and -, at most 64. */
+const MAX_FUNCTION_NAME = 64;
+const SEPARATOR = "__";
+
 interface Resolution {
   entries: McpToolEntry[];
-  /** Tools of a server that lost their name to a builtin tool or an earlier server. */
+  /** Tools of a server that could not get a unique name at all (not expected in practice). */
   conflicts: Map<string, SkippedTool[]>;
+}
+
+function shortHash(...parts: string[]): string {
+  return createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 8);
+}
+
+/** `<server>__<tool>` in the function-name charset and length; cut names end in a hash of the pair. */
+export function qualifiedToolName(serverName: string, toolName: string): string {
+  const server = serverName.replace(/[^A-Za-z0-9_-]/g, "_");
+  const name = `${server}${SEPARATOR}${toolName}`;
+  if (name.length <= MAX_FUNCTION_NAME) return name;
+  return `${name.slice(0, MAX_FUNCTION_NAME - 9)}_${shortHash(serverName, toolName)}`;
 }
 
 export class McpManager {
@@ -42,6 +73,13 @@ export class McpManager {
   private readonly listeners = new Set<() => void>();
   /** Conflict warnings already given: listing runs every planner round. */
   private readonly warned = new Set<string>();
+  /**
+   * Names that ever collided stay qualified while the process lives: a server dying must not hand
+   * its bare name to the other one (a call meant for the first would land on the second).
+   */
+  private readonly collided = new Set<string>();
+  /** Every name given to the model, and the server and tool it stands for. */
+  private readonly issued = new Map<string, IssuedName>();
   private started: Promise<void> | null = null;
 
   constructor(config: McpConfig, opts: McpManagerOptions = {}) {
@@ -61,6 +99,7 @@ export class McpManager {
             clientInfo: CLIENT_INFO,
             isolation,
             onToolsChanged: () => this.toolsChanged(),
+            sample: (params, signal) => answerSampling(server.name, params, config.sampling, opts.model, signal),
           },
           config.enabled,
         ),
@@ -73,15 +112,37 @@ export class McpManager {
     return this.started;
   }
 
-  /** The tools offered, in server order; reserved and already-taken names are skipped. */
+  /** The tools offered, in server order, each under a name unique among them and the builtins. */
   listTools(): McpToolEntry[] {
     return this.resolve().entries;
   }
 
-  findTool(name: string): McpToolEntry | null {
-    return this.listTools().find((entry) => entry.tool.name === name) ?? null;
+  /** The tool a name given to the model stands for, if its server offers it now. */
+  findTool(exposedName: string): McpToolEntry | null {
+    const entries = this.listTools();
+    const current = entries.find((entry) => entry.exposedName === exposedName);
+    if (current) return current;
+    // A name given out earlier (before a collision renamed it) still means that server's tool.
+    const issued = this.issued.get(exposedName);
+    if (!issued) return null;
+    return entries.find((e) => e.serverName === issued.serverName && e.tool.name === issued.originalName) ?? null;
   }
 
+  /** Why a name given to the model cannot be called now (its server is down), or null if unknown. */
+  unavailableReason(exposedName: string): string | null {
+    const issued = this.issued.get(exposedName);
+    if (!issued) return null;
+    const connection = this.connections.find((c) => c.name === issued.serverName);
+    const status = connection?.status();
+    if (!status) return `MCP server "${issued.serverName}" is not configured`;
+    if (status.state !== "connected") {
+      const why = status.lastError ? `: ${status.lastError.split("\n")[0]}` : "";
+      return `MCP server "${issued.serverName}" that offers "${issued.originalName}" is ${status.state}${why}`;
+    }
+    return `MCP server "${issued.serverName}" no longer offers "${issued.originalName}"`;
+  }
+
+  /** Calls the tool on the server that declared it, by its own name there; never on another server. */
   async callTool(entry: McpToolEntry, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     const connection = this.connections.find((c) => c.name === entry.serverName);
     if (!connection) throw new Error(`unknown MCP server "${entry.serverName}"`);
@@ -90,9 +151,20 @@ export class McpManager {
 
   statuses(): McpServerStatus[] {
     const { entries, conflicts } = this.resolve();
-    return this.connections.map((c) =>
-      c.status(conflicts.get(c.name) ?? [], entries.filter((e) => e.serverName === c.name).length),
-    );
+    return this.connections.map((c) => {
+      const own = entries.filter((e) => e.serverName === c.name);
+      const renamed: RenamedTool[] = own.flatMap((e) =>
+        e.renamed ? [{ name: e.tool.name, exposedAs: e.exposedName, reason: e.renamed }] : [],
+      );
+      return c.status(conflicts.get(c.name) ?? [], own.length, renamed);
+    });
+  }
+
+  /** Replaces a server's roots; a connected server is told (roots/list_changed). */
+  async setRoots(serverName: string, roots: McpRoot[]): Promise<void> {
+    const connection = this.connections.find((c) => c.name === serverName);
+    if (!connection) throw new Error(`unknown MCP server "${serverName}"`);
+    await connection.setRoots(roots);
   }
 
   /** Called after any server's tool list changed; returns the unsubscribe function. */
@@ -107,24 +179,56 @@ export class McpManager {
   }
 
   private resolve(): Resolution {
-    const owners = new Map<string, string>();
+    const declaredBy = new Map<string, string[]>();
+    for (const connection of this.connections)
+      for (const tool of connection.listTools())
+        declaredBy.set(tool.name, [...(declaredBy.get(tool.name) ?? []), connection.name]);
+    for (const [name, servers] of declaredBy) if (servers.length > 1) this.collided.add(name);
+
+    const taken = new Set<string>(this.reserved);
     const entries: McpToolEntry[] = [];
     const conflicts = new Map<string, SkippedTool[]>();
     for (const connection of this.connections) {
       for (const tool of connection.listTools()) {
-        const owner = owners.get(tool.name);
-        if (this.reserved.has(tool.name) || owner !== undefined) {
-          const reason =
-            owner === undefined ? "name reserved by a builtin tool" : `name already taken by server "${owner}"`;
-          conflicts.set(connection.name, [...(conflicts.get(connection.name) ?? []), { name: tool.name, reason }]);
-          this.warnOnce(`[mcp] ${connection.name}: tool "${tool.name}" skipped: ${reason}`);
+        const free = (name: string) => !taken.has(name) && !this.issuedToOther(name, connection.name, tool.name);
+        const reason =
+          this.renameReason(tool.name, declaredBy.get(tool.name) ?? []) ??
+          (free(tool.name) ? null : `name given to server "${this.issued.get(tool.name)?.serverName}" earlier`);
+        let exposedName = reason ? qualifiedToolName(connection.name, tool.name) : tool.name;
+        // A qualified name can meet a tool's own name (server "a", tool "a__b"): the hash parts them.
+        if (!free(exposedName))
+          exposedName = `${exposedName.slice(0, MAX_FUNCTION_NAME - 9)}_${shortHash(connection.name, tool.name)}`;
+        if (!free(exposedName)) {
+          const skip = { name: tool.name, reason: `no unique name left (tried "${exposedName}")` };
+          conflicts.set(connection.name, [...(conflicts.get(connection.name) ?? []), skip]);
+          this.warnOnce(`[mcp] ${connection.name}: tool "${tool.name}" skipped: ${skip.reason}`);
           continue;
         }
-        owners.set(tool.name, connection.name);
-        entries.push({ serverName: connection.name, tool });
+        taken.add(exposedName);
+        if (reason)
+          this.warnOnce(`[mcp] ${connection.name}: tool "${tool.name}" offered as "${exposedName}": ${reason}`);
+        this.issueName(exposedName, connection.name, tool.name);
+        entries.push({ serverName: connection.name, tool, exposedName, ...(reason ? { renamed: reason } : {}) });
       }
     }
     return { entries, conflicts };
+  }
+
+  private renameReason(name: string, servers: string[]): string | null {
+    if (this.reserved.has(name)) return "name reserved by a builtin tool";
+    if (servers.length > 1) return `name also declared by ${servers.map((s) => `"${s}"`).join(", ")}`;
+    if (this.collided.has(name)) return "name collided with another server's tool earlier";
+    return null;
+  }
+
+  private issuedToOther(exposedName: string, serverName: string, originalName: string): boolean {
+    const issued = this.issued.get(exposedName);
+    return issued !== undefined && (issued.serverName !== serverName || issued.originalName !== originalName);
+  }
+
+  /** The first meaning of a name holds: a name never moves to another server's tool. */
+  private issueName(exposedName: string, serverName: string, originalName: string): void {
+    if (!this.issued.has(exposedName)) this.issued.set(exposedName, { serverName, originalName });
   }
 
   private toolsChanged(): void {

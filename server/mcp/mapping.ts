@@ -48,11 +48,18 @@ function mapAnnotations(annotations: Tool["annotations"]): ToolAnnotation | unde
   return mapped;
 }
 
-export function toToolSpec(serverName: string, tool: Tool): ToolSpec {
+/** The name the model sees, when it is not the tool's own (see McpManager). */
+export interface ToolNaming {
+  exposedName: string;
+  renamed?: string;
+}
+
+export function toToolSpec(serverName: string, tool: Tool, naming?: ToolNaming): ToolSpec {
   const annotation = mapAnnotations(tool.annotations);
   const title = tool.title ?? tool.annotations?.title;
+  const exposedName = naming?.exposedName ?? tool.name;
   return {
-    name: tool.name,
+    name: exposedName,
     description: tool.description?.trim() || `来自 ${serverName} 的 MCP 工具`,
     ...(title !== undefined ? { title } : {}),
     parametersSchema: withoutSchemaKeyword(tool.inputSchema),
@@ -64,6 +71,8 @@ export function toToolSpec(serverName: string, tool: Tool): ToolSpec {
     ...(annotation ? { annotation } : {}),
     metadata: {
       serverName,
+      ...(exposedName !== tool.name ? { originalName: tool.name } : {}),
+      ...(naming?.renamed ? { renamed: naming.renamed } : {}),
       ...(tool._meta ? { _meta: tool._meta } : {}),
       ...(tool.execution ? { execution: tool.execution } : {}),
     },
@@ -91,10 +100,29 @@ function media(
   });
 }
 
-function toContentItem(block: ContentBlock): ToolContentItem | null {
+/** What MCP content annotations say (audience, priority, lastModified), kept on the item. */
+function blockMetadata(block: ContentBlock): JsonObject {
+  const annotations = block.annotations;
+  const kept: JsonObject = {};
+  if (annotations?.audience !== undefined) kept.audience = [...annotations.audience];
+  if (annotations?.priority !== undefined) kept.priority = annotations.priority;
+  if (annotations?.lastModified !== undefined) kept.lastModified = annotations.lastModified;
+  return {
+    ...(Object.keys(kept).length ? { annotations: kept } : {}),
+    ...(block._meta ? { _meta: block._meta } : {}),
+  };
+}
+
+function toContentItem(block: ContentBlock): ToolContentItem {
+  const mapped = blockItem(block);
+  const metadata = blockMetadata(block);
+  return Object.keys(metadata).length ? { ...mapped, metadata: { ...mapped.metadata, ...metadata } } : mapped;
+}
+
+function blockItem(block: ContentBlock): ToolContentItem {
   switch (block.type) {
     case "text":
-      return null;
+      return item({ contentType: "text", text: block.text });
     case "image":
     case "audio":
       return media(block.type, block.data, block.mimeType);
@@ -146,15 +174,16 @@ export function toToolResult(
   limits: ResultLimits = { maxResultChars: DEFAULT_MAX_RESULT_CHARS },
 ): ToolExecutionResult {
   const max = limits.maxResultChars;
+  // Byte-exact: blocks are joined as they are (no trimming); only the size limit cuts, with a note.
   const texts = result.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
   const joined = truncate(texts.join("\n"), max);
   let truncated = joined.cut;
-  const contentItems = result.content.flatMap((block) => {
+  // One item per block, text blocks included, so separate blocks and their annotations survive.
+  const contentItems = result.content.map((block) => {
     const mapped = toContentItem(block);
-    if (!mapped) return [];
     const text = truncate(mapped.text, max);
     truncated ||= text.cut;
-    return [{ ...mapped, text: text.text }];
+    return { ...mapped, text: text.text };
   });
 
   let structuredContent: unknown = result.structuredContent;

@@ -1,5 +1,6 @@
 // MCP tools as a ToolProvider (providerName "mcp", type mcp): the manager's current tools as specs,
-// calls routed to the owning server. Discovery is live: a server that dies takes its tools with it.
+// calls routed to the server that declared the tool. Discovery is live: a server that dies takes its
+// tools with it, and calls to them fail naming that server (never reaching another).
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
 import type { ToolProvider } from "../tools/provider";
@@ -13,7 +14,7 @@ export interface McpToolProviderOptions {
 export class McpToolProvider implements ToolProvider {
   readonly providerName = MCP_PROVIDER_NAME;
   readonly providerType = "mcp" as const;
-  /** A server's Tool objects live until its next listing: their specs are built once. */
+  /** A server's Tool objects live until its next listing: their specs are built once per name. */
   private readonly specs = new WeakMap<Tool, ToolSpec>();
   private readonly maxResultChars: number;
 
@@ -25,9 +26,10 @@ export class McpToolProvider implements ToolProvider {
   }
 
   async listTools(): Promise<ToolSpec[]> {
-    return this.manager.listTools().map(({ serverName, tool }) => {
-      let spec = this.specs.get(tool);
-      if (!spec) this.specs.set(tool, (spec = toToolSpec(serverName, tool)));
+    return this.manager.listTools().map((entry) => {
+      let spec = this.specs.get(entry.tool);
+      if (spec?.name !== entry.exposedName)
+        this.specs.set(entry.tool, (spec = toToolSpec(entry.serverName, entry.tool, entry)));
       return spec;
     });
   }
@@ -35,10 +37,16 @@ export class McpToolProvider implements ToolProvider {
   async invoke(invocation: ToolInvocation, ctx?: ToolExecutionContext): Promise<ToolExecutionResult> {
     const name = invocation.toolName;
     const entry = this.manager.findTool(name);
-    if (!entry) return toolFailure(name, new Error("no connected MCP server offers this tool"));
+    if (!entry)
+      return toolFailure(
+        name,
+        new Error(this.manager.unavailableReason(name) ?? "no connected MCP server offers this tool"),
+      );
     try {
       const result = await this.manager.callTool(entry, invocation.arguments, ctx?.signal);
-      return toToolResult(name, entry.serverName, result, { maxResultChars: this.maxResultChars });
+      const mapped = toToolResult(name, entry.serverName, result, { maxResultChars: this.maxResultChars });
+      if (entry.exposedName !== entry.tool.name) mapped.metadata.originalName = entry.tool.name;
+      return mapped;
     } catch (error) {
       // The SDK reports an abort as a generic request error; say plainly that it was cancelled.
       const signal = ctx?.signal;

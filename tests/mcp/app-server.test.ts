@@ -43,9 +43,15 @@ describe("MCP in the app server", () => {
       ["off", "disabled"],
     ]);
     expect(mcp[0]).toMatchObject({
-      toolCount: 14,
+      toolCount: 15,
       lastError: null,
-      detail: { transport: "stdio", serverInfo: { name: "icon-server" } },
+      detail: {
+        transport: "stdio",
+        serverInfo: { name: "icon-server" },
+        // The collision with a builtin's name is visible to operators.
+        renamedTools: [{ name: "reply", exposedAs: "icons__reply", reason: "name reserved by a builtin tool" }],
+        clientRequests: [],
+      },
     });
     expect(mcp[1].lastError).toMatch(/refusing to initialize/);
     expect(mcp[1].detail).toMatchObject({ reconnectAttempt: 1 });

@@ -44,6 +44,34 @@ describe("mcp config", () => {
     expect(config.mcp.healthCheckIntervalMs).toBe(0);
   });
 
+  it("takes roots per server and a sampling policy that is off unless enabled", () => {
+    const config = parseConfig(
+      {
+        mcp: {
+          servers: [
+            { name: "fs", transport: "stdio", command: "x", roots: [{ uri: "file:///srv/a", name: "a" }] },
+            { name: "web", transport: "sse", url: "http://127.0.0.1/sse", roots: [{ uri: "file:///srv/b" }] },
+          ],
+          sampling: { enabled: true, allowedServers: ["fs"] },
+        },
+      },
+      "test",
+    );
+    expect(config.mcp.servers.map((s) => s.roots)).toEqual([
+      [{ uri: "file:///srv/a", name: "a" }],
+      [{ uri: "file:///srv/b" }],
+    ]);
+    expect(config.mcp.sampling).toEqual({ enabled: true, maxTokens: 1_024, allowedServers: ["fs"] });
+    expect(parseConfig({}, "test").mcp.sampling).toBeUndefined();
+    expect(() =>
+      parseConfig(
+        { mcp: { servers: [{ name: "a", transport: "stdio", command: "x", roots: [{ uri: "/srv" }] }] } },
+        "test",
+      ),
+    ).toThrow(/mcp\.servers\.0\.roots\.0\.uri: a root is a file:\/\/ URI/);
+    expect(() => parseConfig({ mcp: { sampling: { maxTokens: 0 } } }, "test")).toThrow(/mcp\.sampling\.maxTokens/);
+  });
+
   it("rejects duplicate server names, naming the entry", () => {
     const servers = [
       { name: "a", transport: "stdio", command: "x" },

@@ -167,6 +167,7 @@ describe("/api/mcp", () => {
         "resource_link",
         "resource",
         "resource",
+        "text",
       ]);
       const bad = CallToolResultSchema.parse(await client.callTool({ name: "paint", arguments: {} }));
       expect(bad.isError).toBe(true);
@@ -237,10 +238,16 @@ describe("/api/mcp", () => {
       await manager.start();
       const [status] = manager.statuses();
       expect(status).toMatchObject({ state: "connected", serverInfo: { name: "maisaka" } });
-      const names = manager.listTools().map((e) => e.tool.name);
+      const names = manager.listTools().map((e) => e.exposedName);
       expect(names).toContain("paint");
+      // A builtin's name stays the builtin's: the server's tool of that name is offered qualified.
       expect(names).not.toContain("reply");
-      expect(status.skippedTools.map((s) => s.name)).toContain("reply");
+      expect(names).toContain("self__reply");
+      expect(status.renamedTools).toContainEqual({
+        name: "reply",
+        exposedAs: "self__reply",
+        reason: "name reserved by a builtin tool",
+      });
     } finally {
       await manager.close();
     }

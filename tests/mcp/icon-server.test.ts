@@ -57,7 +57,7 @@ describe("icon server over stdio", () => {
     expect(status).toMatchObject({ name: "icons", state: "connected", transport: "stdio", lastError: null });
     expect(status.serverInfo).toEqual({ name: "icon-server", version: "1.0.0", title: "Icon test server" });
     const names = (await provider.listTools()).map((s) => s.name);
-    // 17 tools over 9 pages of two; the bad and the reserved ones are skipped.
+    // 17 tools over 9 pages of two; the bad ones are skipped, the reserved name is qualified.
     expect(names).toEqual([
       "paint",
       "plain",
@@ -71,6 +71,7 @@ describe("icon server over stdio", () => {
       "noise",
       "crash",
       "add_tool",
+      "icons__reply",
       "bad_output",
       "bad_icons",
     ]);
@@ -105,17 +106,25 @@ describe("icon server over stdio", () => {
     expect(plannerPlacement(paint!)).toBe("deferred");
   });
 
-  it("skips invalid tools and the reserved name with a reason operators can read, keeping the others", async () => {
+  it("skips invalid tools and qualifies the reserved name, with reasons operators can read", async () => {
     const [status] = manager.statuses();
     const reasons = Object.fromEntries(status.skippedTools.map((s) => [s.name, s.reason]));
-    expect(Object.keys(reasons).sort()).toEqual(["bad.name", "bad_input", "reply"]);
+    expect(Object.keys(reasons).sort()).toEqual(["bad.name", "bad_input"]);
     expect(reasons.bad_input).toMatch(/inputSchema/);
-    expect(reasons.reply).toMatch(/builtin/);
+    expect(status.renamedTools).toEqual([
+      { name: "reply", exposedAs: "icons__reply", reason: "name reserved by a builtin tool" },
+    ]);
+    expect((await provider.listTools()).find((s) => s.name === "icons__reply")?.metadata).toMatchObject({
+      serverName: "icons",
+      originalName: "reply",
+    });
     const specs = await provider.listTools();
     expect(specs.find((s) => s.name === "bad_output")).not.toHaveProperty("outputSchema");
     expect(specs.find((s) => s.name === "bad_icons")?.icons).toEqual([]);
-    expect(status.toolCount).toBe(14);
-    expect(logger.warnings.join("\n")).toMatch(/tool "reply" skipped: name reserved by a builtin tool/);
+    expect(status.toolCount).toBe(15);
+    expect(logger.warnings.join("\n")).toMatch(
+      /tool "reply" offered as "icons__reply": name reserved by a builtin tool/,
+    );
   });
 
   it("returns text, structured content, media and errors per engine.md 1.6", async () => {
@@ -128,11 +137,13 @@ describe("icon server over stdio", () => {
     const media = await provider.invoke(invocation("media"));
     expect(media.content).toBe("here you go\nbye");
     expect(media.contentItems.map((i) => i.contentType)).toEqual([
+      "text",
       "image",
       "audio",
       "resource_link",
       "resource",
       "binary",
+      "text",
     ]);
     expect(await provider.invoke(invocation("fail"))).toMatchObject({
       success: false,

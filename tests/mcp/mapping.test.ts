@@ -74,11 +74,11 @@ describe("toToolSpec", () => {
 });
 
 describe("toToolResult", () => {
-  it("joins text items into content and keeps structuredContent", () => {
+  it("joins text blocks into content untrimmed, one item per block, and keeps structuredContent", () => {
     const result: CallToolResult = {
       content: [
-        { type: "text", text: "one" },
-        { type: "text", text: "two" },
+        { type: "text", text: "  one\n\n" },
+        { type: "text", text: "two", annotations: { audience: ["user"], priority: 0.5, lastModified: "2026-01-01" } },
       ],
       structuredContent: { n: 2, 名字: "二" },
       _meta: { trace: "abc" },
@@ -86,10 +86,17 @@ describe("toToolResult", () => {
     expect(toToolResult("t", "srv", result)).toEqual({
       toolName: "t",
       success: true,
-      content: "one\ntwo",
+      content: "  one\n\n\ntwo",
       errorMessage: "",
       structuredContent: { n: 2, 名字: "二" },
-      contentItems: [],
+      contentItems: [
+        expect.objectContaining({ contentType: "text", text: "  one\n\n", metadata: {} }),
+        expect.objectContaining({
+          contentType: "text",
+          text: "two",
+          metadata: { annotations: { audience: ["user"], priority: 0.5, lastModified: "2026-01-01" } },
+        }),
+      ],
       postHistoryMessages: [],
       metadata: { serverName: "srv", _meta: { trace: "abc" } },
     });

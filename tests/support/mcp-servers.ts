@@ -1,10 +1,11 @@
-// Real MCP servers for the tests: the project's icon server (stdio) and the npm package
-// @modelcontextprotocol/server-everything over stdio, in its Streamable HTTP mode and its SSE mode.
+// Real MCP servers for the tests: the project's icon server (stdio), the npm package
+// @modelcontextprotocol/server-everything over stdio, in its Streamable HTTP mode and its SSE mode,
+// and the npm servers memory and filesystem over stdio (their bins run with this node, offline).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { McpServerConfig } from "../../lib/config/schema";
 import type { EngineLogger } from "../../server/engine/deps";
@@ -20,7 +21,40 @@ export const EVERYTHING_BIN = join(
   "index.js",
 );
 
+function packageBin(name: string): string {
+  return join(dirname(require.resolve(`${name}/package.json`)), "dist", "index.js");
+}
+export const MEMORY_BIN = packageBin("@modelcontextprotocol/server-memory");
+export const FILESYSTEM_BIN = packageBin("@modelcontextprotocol/server-filesystem");
+
 export type StdioServerConfig = Extract<McpServerConfig, { transport: "stdio" }>;
+
+/** server-memory keeping its knowledge graph in `file` (its folder must be writable by the child user). */
+export function memoryStdioConfig(file: string, name = "memory"): StdioServerConfig {
+  return {
+    name,
+    enabled: true,
+    transport: "stdio",
+    command: process.execPath,
+    args: [MEMORY_BIN],
+    env: { MEMORY_FILE_PATH: file },
+    timeoutMs: 10_000,
+  };
+}
+
+/** server-filesystem started without folders: it works in the roots the client answers (config roots). */
+export function filesystemStdioConfig(name: string, rootDirs: string[]): StdioServerConfig {
+  return {
+    name,
+    enabled: true,
+    transport: "stdio",
+    command: process.execPath,
+    args: [FILESYSTEM_BIN],
+    env: {},
+    timeoutMs: 10_000,
+    roots: rootDirs.map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) })),
+  };
+}
 
 export function iconServerConfig(
   name = "icons",
