@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolInvocation } from "../../lib/tools/schemas";
 import { McpManager, qualifiedToolName } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
-import { captureLogger, iconServerConfig, waitUntil } from "../support/mcp-servers";
+import { captureLogger, iconServerConfig } from "../support/mcp-servers";
+import { until } from "../support/until";
 
 function invocation(toolName: string): ToolInvocation {
   return {
@@ -65,11 +66,11 @@ describe("a name given to the model keeps meaning the server that declared it", 
     expect(await names()).toEqual(expect.arrayContaining(["i1__paint", "i2__paint"]));
     // Only i1 has dynamic_1 at first: offered under its own name.
     expect((await provider.invoke(invocation("i1__add_tool"))).content).toBe("added dynamic_1");
-    await waitUntil(async () => (await names()).includes("dynamic_1"), "i1's dynamic_1");
+    await until(async () => (await names()).includes("dynamic_1"), "i1's dynamic_1");
     process.kill(manager.statuses()[0].pid!, "SIGKILL");
-    await waitUntil(() => manager.statuses()[0].state === "failed", "i1 to be noticed dead");
+    await until(() => manager.statuses()[0].state === "failed", "i1 to be noticed dead");
     expect((await provider.invoke(invocation("i2__add_tool"))).content).toBe("added dynamic_1");
-    await waitUntil(async () => (await names()).includes("i2__dynamic_1"), "i2's dynamic_1, qualified");
+    await until(async () => (await names()).includes("i2__dynamic_1"), "i2's dynamic_1, qualified");
     expect(await names()).not.toContain("dynamic_1");
     expect(manager.statuses()[1].renamedTools).toContainEqual({
       name: "dynamic_1",

@@ -19,8 +19,8 @@ import {
   filesystemStdioConfig,
   memoryStdioConfig,
   processAlive,
-  waitUntil,
 } from "../support/mcp-servers";
+import { until } from "../support/until";
 import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai";
 
 function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
@@ -194,7 +194,7 @@ describe("everything, memory and two filesystem servers at once", () => {
     mkdirSync(extra);
     chmodSync(extra, 0o777);
     await manager.setRoots("files_b", [{ uri: pathToFileURL(rootB).href }, { uri: pathToFileURL(extra).href }]);
-    await waitUntil(
+    await until(
       async () => (await provider.invoke(invocation("files_b__list_allowed_directories"))).content.includes(extra),
       "files_b to take the new roots",
     );
@@ -205,7 +205,7 @@ describe("everything, memory and two filesystem servers at once", () => {
     const pid = manager.statuses()[2].pid;
     expect(pid).toBeTypeOf("number");
     process.kill(pid!, "SIGKILL");
-    await waitUntil(() => manager.statuses()[2].state === "failed", "files_a to be noticed dead");
+    await until(() => manager.statuses()[2].state === "failed", "files_a to be noticed dead");
     expect(processAlive(pid!)).toBe(false);
     for (const path of [join(rootA, "late.txt"), join(rootB, "late.txt")]) {
       const result = await provider.invoke(invocation("files_a__write_file", { path, content: "late" }));
