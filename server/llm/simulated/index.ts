@@ -8,7 +8,7 @@ export { handleChatCompletion } from "./handler";
 
 export type SimulatedModelClientOptions = Pick<
   OpenAiModelClientOptions,
-  "usageStore" | "maxRetries" | "timeoutMs" | "sleep"
+  "usageStore" | "prices" | "maxRetries" | "timeoutMs" | "sleep"
 >;
 
 export function createSimulatedModelClient(opts: SimulatedModelClientOptions = {}): OpenAiModelClient {
