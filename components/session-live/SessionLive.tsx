@@ -8,6 +8,7 @@ import { ApiRequestError, api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useConnection } from "../../lib/client/react/use-connection";
 import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
+import { usageSummary } from "../../lib/client/usage";
 import type { Timeline, TimelineItem } from "../../lib/client/timeline";
 import { ChatBox } from "../chat/ChatBox";
 import { CycleCard } from "../cycle/CycleCard";
@@ -49,6 +50,9 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           <>
             <Badge tone="muted">{session.data.isGroupChat ? "group" : "private"}</Badge>
             <Badge tone="muted">{session.data.platform}</Badge>
+            <span className="mono small" data-testid="session-usage" title="every model call of this session">
+              {usageSummary(session.data)}
+            </span>
           </>
         )}
         <span className="mono muted small">{sessionId}</span>

@@ -3,6 +3,7 @@ import { useMemo } from "react";
 import { formatDuration } from "../../lib/client/format";
 import { useThrottled } from "../../lib/client/react/use-throttled";
 import type { Timeline } from "../../lib/client/timeline";
+import { cycleTokens } from "../../lib/client/usage";
 
 /** Totals over the loaded timeline: counts, tokens, cycle time, tool success. */
 export function SessionStats({ timeline }: { timeline: Timeline }) {
@@ -18,7 +19,7 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
     for (const item of items) {
       if (item.kind !== "cycle") continue;
       const c = item.cycle;
-      tokens += (c.finalized?.planner?.totalTokens ?? 0) + (c.gate ? c.gate.promptTokens + c.gate.completionTokens : 0);
+      tokens += cycleTokens(c);
       if (c.end) {
         ended++;
         cycleMs += c.end.timeRecords.total ?? c.lastTs - c.startTs;
