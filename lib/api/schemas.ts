@@ -314,7 +314,7 @@ const instantSchema = z
     return ms;
   });
 
-export const usageGroupBySchema = z.enum(["task", "model", "session", "hour", "endpoint", "day"]);
+const usageGroupBySchema = z.enum(["task", "model", "session", "hour", "endpoint", "day"]);
 
 /** GET /api/usage: calls with ts in [from, to); `to` defaults to now, `from` to 24 hours before `to`. */
 export const usageQuerySchema = z

@@ -10,7 +10,7 @@ export const modelPriceSchema = z
     cachedInputPerMTok: z.number().nonnegative().optional(),
   })
   .strict();
-export type ModelPrice = z.infer<typeof modelPriceSchema>;
+type ModelPrice = z.infer<typeof modelPriceSchema>;
 export type ModelPrices = Record<string, ModelPrice>;
 
 export interface TokenCounts {

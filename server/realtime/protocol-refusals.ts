@@ -13,7 +13,7 @@ const REPEAT_WINDOW_MS = 10 * 60_000;
 /** Bounded, so a flood of distinct user agents cannot grow memory. */
 const MAX_REMEMBERED = 1_000;
 
-export const SUPPORTED_CLIENTS = "socket.io-client 4.x (Engine.IO protocol 4)";
+const SUPPORTED_CLIENTS = "socket.io-client 4.x (Engine.IO protocol 4)";
 
 interface ConnectionError {
   req: IncomingMessage & { _query?: Record<string, string | undefined> };

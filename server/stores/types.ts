@@ -164,8 +164,7 @@ export interface ModelUsageRecord {
   ts: number;
 }
 
-export const usageGroupBys = ["task", "model", "session", "hour", "endpoint", "day"] as const;
-export type UsageGroupBy = (typeof usageGroupBys)[number];
+export type UsageGroupBy = "task" | "model" | "session" | "hour" | "endpoint" | "day";
 
 export interface UsageQuery {
   /** Inclusive, ms epoch. */

@@ -52,17 +52,19 @@ export class PrismaUsageStore implements UsageStore {
   }
 
   /**
-   * One SQL statement: the ts index bounds the scan, window functions rank latencies per group and
-   * the nearest-rank p50/p95 are picked in the same pass (rank = ceil(p/100 * n), usage-groups.ts).
+   * One SQL statement: the ts index bounds the scan, one window (one sort) ranks latencies per group
+   * and counts the group, and the nearest-rank p50/p95 are picked in the same pass as the sums
+   * (rank = ceil(p/100 * n), usage-groups.ts).
    */
   async aggregate(query: UsageQuery): Promise<UsageGroupRow[]> {
     const key = KEY_SQL[query.groupBy];
     const rows = await this.prisma.$queryRaw<GroupSqlRow[]>`
       WITH ranked AS (
         SELECT ${key} AS "key", "promptTokens", "completionTokens", "cachedTokens", "costUsd", "success", "latencyMs",
-          ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY "latencyMs") AS "rn",
-          COUNT(*) OVER (PARTITION BY ${key}) AS "n"
+          ROW_NUMBER() OVER w AS "rn",
+          COUNT(*) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS "n"
         FROM "ModelUsage" WHERE "ts" >= ${query.from} AND "ts" < ${query.to}
+        WINDOW w AS (PARTITION BY ${key} ORDER BY "latencyMs")
       )
       SELECT "key", COUNT(*) AS "calls",
         SUM("promptTokens") AS "promptTokens", SUM("completionTokens") AS "completionTokens",
