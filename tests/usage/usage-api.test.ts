@@ -194,3 +194,20 @@ describe("usage and cost", () => {
     expect((await server.api("GET", "/api/usage", undefined, { token: null })).status).toBe(401);
   });
 });
+
+describe("the SIMULATED model", () => {
+  it('records its calls under the endpoint "simulated"', async () => {
+    const sim = await startTestServer();
+    try {
+      const id = await sim.createSession({ name: "sim" });
+      expect((await sim.say(id, "@麦麦 你好", { atBot: true })).status).toBe(202);
+      await sim.waitForEvent(id, (e) => e.type === "cycle.end");
+      const res = await sim.api("GET", "/api/usage?groupBy=endpoint");
+      const rows = usageListSchema.parse(res.json).rows;
+      expect(rows.map((r) => r.key)).toEqual(["simulated"]);
+      expect(rows[0].calls).toBeGreaterThan(0);
+    } finally {
+      await sim.close();
+    }
+  });
+});
