@@ -1,7 +1,7 @@
 "use client";
 // /sessions/:id: the session's timeline as it happens, a stage panel, pause-following with a count
 // of new events, j/k through cycles, and the chat box.
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useRef, useState } from "react";
 import { ApiRequestError, api } from "../../lib/client/api";
@@ -25,9 +25,15 @@ const LIVE_WINDOW = 1_000;
 
 export function SessionLive({ sessionId }: { sessionId: string }) {
   const session = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
+  const queryClient = useQueryClient();
   const { query, timeline, progress } = useLiveTimeline(sessionId, {
     live: !isNotFound(session.error),
     window: LIVE_WINDOW,
+    // The header's token and cost totals come from the store: one small refetch per finished cycle.
+    onEvents: (events) => {
+      if (events.some((e) => e.type === "cycle.end"))
+        void queryClient.invalidateQueries({ queryKey: queryKeys.session(sessionId), exact: true });
+    },
   });
 
   if (isNotFound(session.error) || isNotFound(query.error)) {
