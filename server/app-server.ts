@@ -31,6 +31,7 @@ import { engineToolSource } from "./mcp/gateway-source";
 import { mcpProviderStatuses } from "./mcp/status";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
+import { logProtocolRefusals } from "./realtime/protocol-refusals";
 import { BUILTIN_PROVIDER_NAME } from "./tools/builtin/provider";
 
 /**
@@ -219,6 +220,7 @@ async function serveEngine(
       callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
   });
   io.engine.on("headers", addTransportHeaders);
+  logProtocolRefusals(io, logger);
   const monitor = await attachMonitor(
     io,
     { bus: engine.bus, ledger: database.ledger, auth, logger },

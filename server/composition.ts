@@ -52,7 +52,8 @@ export function createModelClient(
 ): ModelClient {
   const baseURL = env.OPENAI_BASE_URL?.trim();
   const apiKey = env.OPENAI_API_KEY?.trim();
-  if (!baseURL && !apiKey) return createSimulatedModelClient({ usageStore: stores.usage });
+  if (!baseURL && !apiKey)
+    return createSimulatedModelClient({ usageStore: stores.usage, prices: config.models.prices });
   const fallback = env.MAISAKA_MODEL?.trim() || config.models.planner;
   return new OpenAiModelClient({
     baseURL: baseURL || undefined,
@@ -66,6 +67,7 @@ export function createModelClient(
     maxRetries: config.models.maxRetries,
     timeoutMs: config.models.timeoutMs,
     usageStore: stores.usage,
+    prices: config.models.prices,
   });
 }
 

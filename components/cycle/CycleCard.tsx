@@ -6,6 +6,7 @@ import { memo, useState, type ReactNode } from "react";
 import type { MonitorToolCall, ToolExecutionData } from "../../lib/events/schemas";
 import { formatClock, formatDuration, prettyJson, shortId } from "../../lib/client/format";
 import type { CycleView } from "../../lib/client/timeline";
+import { cycleTokens } from "../../lib/client/usage";
 import { ModelInputPanel } from "../model-input/ModelInputPanel";
 import { Badge, type Tone } from "../ui/Badge";
 
@@ -42,8 +43,7 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
           agentState: f.finalState.agentState,
         }
       : null);
-  const tokens =
-    (f?.planner?.totalTokens ?? 0) + (cycle.gate ? cycle.gate.promptTokens + cycle.gate.completionTokens : 0);
+  const tokens = cycleTokens(cycle);
   const total = end?.timeRecords.total ?? cycle.lastTs - cycle.startTs;
   const round = cycle.start ? `round ${cycle.start.roundIndex + 1}/${cycle.start.maxRounds}` : "";
 

@@ -1,13 +1,14 @@
 "use client";
 // /sessions/:id: the session's timeline as it happens, a stage panel, pause-following with a count
 // of new events, j/k through cycles, and the chat box.
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useRef, useState } from "react";
 import { ApiRequestError, api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useConnection } from "../../lib/client/react/use-connection";
 import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
+import { usageSummary } from "../../lib/client/usage";
 import type { Timeline, TimelineItem } from "../../lib/client/timeline";
 import { ChatBox } from "../chat/ChatBox";
 import { CycleCard } from "../cycle/CycleCard";
@@ -24,9 +25,15 @@ const LIVE_WINDOW = 1_000;
 
 export function SessionLive({ sessionId }: { sessionId: string }) {
   const session = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
+  const queryClient = useQueryClient();
   const { query, timeline, progress } = useLiveTimeline(sessionId, {
     live: !isNotFound(session.error),
     window: LIVE_WINDOW,
+    // The header's token and cost totals come from the store: one small refetch per finished cycle.
+    onEvents: (events) => {
+      if (events.some((e) => e.type === "cycle.end"))
+        void queryClient.invalidateQueries({ queryKey: queryKeys.session(sessionId), exact: true });
+    },
   });
 
   if (isNotFound(session.error) || isNotFound(query.error)) {
@@ -49,6 +56,9 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           <>
             <Badge tone="muted">{session.data.isGroupChat ? "group" : "private"}</Badge>
             <Badge tone="muted">{session.data.platform}</Badge>
+            <span className="mono small" data-testid="session-usage" title="every model call of this session">
+              {usageSummary(session.data)}
+            </span>
           </>
         )}
         <span className="mono muted small">{sessionId}</span>

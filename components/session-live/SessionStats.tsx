@@ -3,6 +3,7 @@ import { useMemo } from "react";
 import { formatDuration } from "../../lib/client/format";
 import { useThrottled } from "../../lib/client/react/use-throttled";
 import type { Timeline } from "../../lib/client/timeline";
+import { cycleTokens, formatUsd } from "../../lib/client/usage";
 
 /** Totals over the loaded timeline: counts, tokens, cycle time, tool success. */
 export function SessionStats({ timeline }: { timeline: Timeline }) {
@@ -10,6 +11,7 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
   const items = useThrottled(timeline.items, 500);
   const stats = useMemo(() => {
     let tokens = 0;
+    let costUsd = 0;
     let cycleMs = 0;
     let ended = 0;
     let tools = 0;
@@ -18,7 +20,8 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
     for (const item of items) {
       if (item.kind !== "cycle") continue;
       const c = item.cycle;
-      tokens += (c.finalized?.planner?.totalTokens ?? 0) + (c.gate ? c.gate.promptTokens + c.gate.completionTokens : 0);
+      tokens += cycleTokens(c);
+      costUsd += (c.end?.usage ?? c.finalized?.usage)?.costUsd ?? 0;
       if (c.end) {
         ended++;
         cycleMs += c.end.timeRecords.total ?? c.lastTs - c.startTs;
@@ -27,7 +30,7 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
       tools += c.tools.length;
       failed += c.tools.filter((t) => !t.success).length;
     }
-    return { tokens, avg: ended ? cycleMs / ended : null, gates, tools, failed };
+    return { tokens, costUsd, avg: ended ? cycleMs / ended : null, gates, tools, failed };
   }, [items]);
 
   return (
@@ -53,6 +56,8 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
         </dd>
         <dt>tokens</dt>
         <dd className="mono">{stats.tokens.toLocaleString()}</dd>
+        <dt>cost</dt>
+        <dd className="mono">{formatUsd(stats.costUsd)}</dd>
         <dt>avg cycle</dt>
         <dd className="mono">{formatDuration(stats.avg)}</dd>
       </dl>

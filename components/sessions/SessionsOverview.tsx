@@ -5,6 +5,7 @@ import type { SessionSummary } from "../../lib/api/schemas";
 import { formatAgo, formatDateTime } from "../../lib/client/format";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
 import { useNow } from "../../lib/client/react/use-now";
+import { usageSummary } from "../../lib/client/usage";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { CreateSessionForm } from "./CreateSessionForm";
 import { StageBadge } from "./StageBadge";
@@ -112,6 +113,7 @@ function SessionTable({ rows }: { rows: SessionSummary[] }) {
           <th>Now</th>
           <th className="num">Cycles</th>
           <th className="num">Pending</th>
+          <th className="num">Tokens · cost</th>
           <th>Last activity</th>
           <th />
         </tr>
@@ -134,6 +136,9 @@ function SessionTable({ rows }: { rows: SessionSummary[] }) {
               {s.cycleCount}
             </td>
             <td className="num">{s.pendingMessages || ""}</td>
+            <td className="num mono" data-testid="session-usage">
+              {s.totalTokens ? usageSummary(s) : ""}
+            </td>
             <td title={formatDateTime(s.lastActiveAt)}>
               {now ? formatAgo(s.lastActiveAt, now) : formatDateTime(s.lastActiveAt)}
             </td>

@@ -77,6 +77,12 @@ export const sessionSummarySchema = z.object({
   pendingMessages: z.number().int(),
   /** When the armed wait timer fires (agentState "wait"), else null. */
   waitDeadline: z.number().nullable(),
+  /** Every model call of the session (all tasks, learning included). */
+  totalTokens: z.number().int(),
+  /** USD from the price table (config models.prices); calls of unpriced models are not in it. */
+  costUsd: z.number(),
+  /** Calls whose model has no price. */
+  unpricedCalls: z.number().int(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -291,3 +297,48 @@ export const monitorErrorSchema = z.object({
   fields: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
 export type MonitorError = z.infer<typeof monitorErrorSchema>;
+
+/** A point in time in a query: ms since the epoch, or ISO 8601 text ("2026-12-01T10:00:00Z"). */
+const instantSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .transform((raw, ctx) => {
+    const ms = /^\d+$/.test(raw) ? Number(raw) : /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : Number.NaN;
+    if (!Number.isFinite(ms)) {
+      ctx.addIssue({ code: "custom", message: "expected ms since the epoch or an ISO 8601 date-time" });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const usageGroupBySchema = z.enum(["task", "model", "session", "hour", "endpoint", "day"]);
+
+/** GET /api/usage: calls with ts in [from, to); `to` defaults to now, `from` to 24 hours before `to`. */
+export const usageQuerySchema = z
+  .object({ from: instantSchema.optional(), to: instantSchema.optional(), groupBy: usageGroupBySchema.default("task") })
+  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
+    message: "from must not be after to",
+    path: ["from"],
+  });
+
+export const usageRowSchema = z.object({
+  /** Task, model, endpoint or session id; hour and day: the bucket's start (ISO, UTC). */
+  key: z.string(),
+  calls: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  cachedTokens: z.number().int(),
+  /** USD of the priced calls (config models.prices). */
+  costUsd: z.number(),
+  /** Calls whose model has no price: their cost is not in costUsd. */
+  unpricedCalls: z.number().int(),
+  /** Latency percentiles (nearest rank) over the group's calls. */
+  p50Ms: z.number(),
+  p95Ms: z.number(),
+  /** Calls that failed. */
+  errors: z.number().int(),
+});
+export const usageListSchema = z.object({ rows: z.array(usageRowSchema) });
+export type UsageList = z.infer<typeof usageListSchema>;

@@ -50,8 +50,18 @@ function patchRow(row: SessionSummary, event: MonitorEvent): SessionSummary {
       };
     case "cycle.start":
       return { ...base, cycleCount: row.cycleCount + 1, running: true };
-    case "cycle.end":
-      return { ...base, agentState: event.data.agentState };
+    case "cycle.end": {
+      // The cycle's calls; learning between cycles shows on the next load of the list.
+      const usage = event.data.usage;
+      if (!usage) return { ...base, agentState: event.data.agentState };
+      return {
+        ...base,
+        agentState: event.data.agentState,
+        totalTokens: row.totalTokens + usage.totalTokens,
+        costUsd: row.costUsd + usage.costUsd,
+        unpricedCalls: row.unpricedCalls + usage.unpricedCalls,
+      };
+    }
     case "session.stop":
       return { ...base, running: false };
     default:

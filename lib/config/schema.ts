@@ -1,5 +1,6 @@
 // maisaka.config.json (interface.md). Every field has a default so an absent file is a valid config.
 import { z } from "zod";
+import { modelPriceSchema } from "../usage/pricing";
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "expected HH:MM");
 
@@ -137,6 +138,8 @@ export const maisakaConfigSchema = z
         /** Retries on 429/5xx/timeouts before a turn ends with llm_error. */
         maxRetries: z.number().int().min(0).default(2),
         timeoutMs: z.number().int().positive().default(120_000),
+        /** USD per million tokens by model name: cost per call, cycle, session and day (GET /api/usage). */
+        prices: z.record(z.string().min(1), modelPriceSchema).default({}),
       })
       .strict()
       .prefault({}),

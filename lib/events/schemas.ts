@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { llmMessageSchema } from "../llm/messages";
 import { llmToolDefinitionSchema } from "../tools/schemas";
+import { usageTotalsSchema } from "../usage/pricing";
 
 export const agentStateSchema = z.enum(["running", "wait", "stop"]);
 export type AgentState = z.infer<typeof agentStateSchema>;
@@ -195,6 +196,8 @@ export const plannerFinalizedDataSchema = z.object({
     timeRecords: timeRecordsSchema,
     error: z.string().optional(),
   }),
+  /** Every model call of the cycle (gate, planner, replyer, emoji); absent in events written before it. */
+  usage: usageTotalsSchema.optional(),
 });
 export type PlannerFinalizedData = z.infer<typeof plannerFinalizedDataSchema>;
 
@@ -203,6 +206,7 @@ const cycleEndData = z.object({
   timeRecords: timeRecordsSchema,
   agentState: agentStateSchema,
   endReason: endReasonSchema,
+  usage: usageTotalsSchema.optional(),
 });
 
 const llmProblemData = z.object({

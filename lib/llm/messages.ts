@@ -35,6 +35,8 @@ export const llmUsageSchema = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
+  /** Part of promptTokens served from the provider's prompt cache (absent: not reported). */
+  cachedTokens: z.number().int().nonnegative().optional(),
 });
 export type LlmUsage = z.infer<typeof llmUsageSchema>;
 

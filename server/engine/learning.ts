@@ -105,6 +105,7 @@ export class SessionLearner {
     if (signal.aborted) return;
     const response = await model.chat({
       task: "utils",
+      sessionId: this.sessionId,
       messages: [
         {
           role: "system",

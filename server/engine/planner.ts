@@ -14,6 +14,7 @@ import type { PlannerInterruptGuard } from "./interrupt-guard";
 import { buildPromptVars } from "./prompt-vars";
 import { promptOptions, renderPrompt } from "./prompts/templates";
 import { availabilityContext, type SessionScope } from "./session-scope";
+import { sessionChat } from "./usage-meter";
 
 export interface PlannerToolView {
   exposed: ToolSpec[];
@@ -166,7 +167,7 @@ export async function runPlanner(
   const signal = interrupts.begin(rt.stopSignal);
   const startedAt = clock.now();
   try {
-    const response = await model.chat({
+    const response = await sessionChat(rt, {
       task: "planner",
       messages: request.messages,
       tools: request.tools,

@@ -153,6 +153,7 @@ export class ReasoningLoop {
     const rt = this.host.scope;
     this.cycleCounter++;
     const cycle = newCycle(`c${this.cycleCounter}`, roundIndex, rt.deps.clock.now());
+    rt.usage.begin(cycle.cycleId);
     this.host.setRoundText(`${roundIndex + 1}/${maxRounds}`);
     rt.deps.events.emit(rt.session.id, "cycle.start", {
       cycleId: cycle.cycleId,
@@ -250,6 +251,7 @@ export class ReasoningLoop {
     cycle.timeRecords.total = rt.deps.clock.now() - cycle.startedAt;
     const removed = rt.history.trim(rt.maxContextSize);
     const agentState = this.agentState;
+    const usage = rt.usage.end();
     rt.deps.events.emit(rt.session.id, "planner.finalized", {
       cycleId: cycle.cycleId,
       roundIndex: cycle.roundIndex,
@@ -265,12 +267,14 @@ export class ReasoningLoop {
         timeRecords: cycle.timeRecords,
         ...(cycle.error ? { error: cycle.error } : {}),
       },
+      usage,
     });
     rt.deps.events.emit(rt.session.id, "cycle.end", {
       cycleId: cycle.cycleId,
       timeRecords: cycle.timeRecords,
       agentState,
       endReason,
+      usage,
     });
     if (removed.length) this.host.historyTrimmed(removed);
   }

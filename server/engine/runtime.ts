@@ -23,6 +23,7 @@ import { ReasoningLoop, type LoopHost, type TurnTrigger } from "./reasoning-loop
 import { SessionToolHost } from "./session-host";
 import { syncSharedProviders } from "./tool-registry";
 import type { SessionScope } from "./session-scope";
+import { CycleUsageMeter } from "./usage-meter";
 import { TriggerScheduler } from "./trigger-scheduler";
 import type { LatencyWindow } from "./triggers";
 import { WaitTimer } from "./wait-timer";
@@ -86,6 +87,7 @@ export class SessionRuntime {
       registry: this.registry,
       maxContextSize: session.isGroupChat ? chat.maxContextSize : chat.maxPrivateContextSize,
       stopSignal: this.stopController.signal,
+      usage: new CycleUsageMeter(() => deps.config.models.prices),
     };
     this.scheduler = new TriggerScheduler(deps, session.isGroupChat, () => this.schedule());
     this.waitTimer = new WaitTimer(deps.clock, () => {

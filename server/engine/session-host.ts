@@ -9,6 +9,7 @@ import type { PlannerToolView } from "./planner";
 import { buildPromptVars } from "./prompt-vars";
 import { promptOptions, renderPrompt } from "./prompts/templates";
 import { newUid, type SessionScope } from "./session-scope";
+import { sessionChat } from "./usage-meter";
 
 /** What the host reports back to, and reads from, the runtime around it. */
 export interface ToolHostLinks {
@@ -69,7 +70,7 @@ export class SessionToolHost implements BuiltinToolHost {
       ] satisfies LlmMessage[],
     });
     for (let attempt = 0; attempt < 2; attempt++) {
-      const response = await model.chat({
+      const response = await sessionChat(this.rt, {
         task: "replyer",
         messages: built.messages,
         signal: withStop(req.signal, this.rt.stopSignal),
@@ -92,9 +93,9 @@ export class SessionToolHost implements BuiltinToolHost {
     reasoning: string;
     signal?: AbortSignal;
   }): Promise<{ index: number; reason: string }> {
-    const { model, config, events } = this.rt.deps;
+    const { config, events } = this.rt.deps;
     const list = req.candidates.map((e, i) => `${i + 1}. ${e.description} (${e.emotions.join(", ")})`).join("\n");
-    const response = await model.chat({
+    const response = await sessionChat(this.rt, {
       task: "utils",
       messages: [
         {

@@ -6,6 +6,7 @@ import type { SessionRecord } from "../stores/types";
 import type { ToolRegistry } from "../tools/registry";
 import type { EngineDeps } from "./deps";
 import type { SessionHistory } from "./history";
+import type { CycleUsageMeter } from "./usage-meter";
 
 export interface SessionScope {
   readonly session: SessionRecord;
@@ -16,6 +17,8 @@ export interface SessionScope {
   readonly maxContextSize: number;
   /** Fires when the runtime stops: every model call and tool call of the session listens to it. */
   readonly stopSignal: AbortSignal;
+  /** Tokens and cost of the running cycle (sessionChat counts every call). */
+  readonly usage: CycleUsageMeter;
 }
 
 export function availabilityContext(scope: Pick<SessionScope, "session">): ToolAvailabilityContext {

@@ -12,6 +12,7 @@ import { toMonitorToolCall, parseToolArguments, type CycleRecord } from "./cycle
 import { buildPromptVars } from "./prompt-vars";
 import { promptOptions, renderPrompt } from "./prompts/templates";
 import { availabilityContext, executionContext, newUid, type SessionScope } from "./session-scope";
+import { sessionChat } from "./usage-meter";
 
 export const TIMING_GATE_MAX_ATTEMPTS = 3;
 
@@ -81,7 +82,7 @@ export async function runTimingGate(rt: SessionScope, cycle: CycleRecord, forced
       selectedHistoryCount: selection.selectedCount,
     };
     try {
-      response = await model.chat({
+      response = await sessionChat(rt, {
         task: "timingGate",
         messages: request.messages,
         tools,

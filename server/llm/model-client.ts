@@ -22,6 +22,9 @@ export interface ChatRequest {
   /** Called before each retry (llm.retry) and once when retries are spent (llm.error). */
   onRetry?: (problem: ModelProblem) => void;
   onError?: (problem: ModelProblem) => void;
+  /** The chat session and cycle the call belongs to, for the usage record (absent: none known). */
+  sessionId?: string;
+  cycleId?: string;
 }
 
 export interface ChatResponse {

@@ -6,7 +6,9 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai"
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { randomUUID } from "node:crypto";
 import type { LlmToolCall, LlmUsage, ModelTask } from "../../lib/llm/messages";
+import type { ModelPrices } from "../../lib/usage/pricing";
 import type { UsageStore } from "../stores/types";
+import { cachedTokensOf, endpointName, usageRecord } from "./usage-record";
 import {
   ModelAbortedError,
   ModelCallError,
@@ -32,8 +34,10 @@ export interface OpenAiModelClientOptions {
   timeoutMs?: number;
   /** Passed to the SDK as its `fetch`, so a handler can serve requests in-process. */
   fetch?: typeof fetch;
-  /** Records every chat() call: task, model, tokens, latency, success. */
-  usageStore?: UsageStore;
+  /** Records every chat() call: task, model, endpoint, session, cycle, tokens, cost, latency, outcome. */
+  usageStore?: Pick<UsageStore, "record">;
+  /** Price table (config models.prices) for each record's cost. */
+  prices?: ModelPrices;
   /** Backoff sleep; injectable so tests need not wait. Must reject or resolve early on abort. */
   sleep?: SleepFn;
   /** Jitter source in [0, 1). */
@@ -58,7 +62,9 @@ export class OpenAiModelClient implements ModelClient {
   private readonly random: () => number;
   private readonly provider: string;
   private readonly simulated: boolean;
-  private readonly usageStore?: UsageStore;
+  private readonly usageStore?: Pick<UsageStore, "record">;
+  private readonly prices?: ModelPrices;
+  private readonly endpoint: string;
 
   constructor(options: OpenAiModelClientOptions = {}) {
     this.sdk = new OpenAI({
@@ -83,6 +89,8 @@ export class OpenAiModelClient implements ModelClient {
     this.provider = options.provider ?? "openai";
     this.simulated = options.simulated ?? false;
     this.usageStore = options.usageStore;
+    this.prices = options.prices;
+    this.endpoint = this.simulated ? "simulated" : endpointName(options.baseURL);
   }
 
   modelFor(task: ModelTask): string {
@@ -100,10 +108,10 @@ export class OpenAiModelClient implements ModelClient {
     try {
       const result = await this.callWithRetries(request, model);
       const durationMs = elapsed();
-      await this.recordUsage(request.task, model, result.usage, durationMs, true);
+      await this.recordUsage(request, model, result.usage, durationMs, null);
       return { model, durationMs, ...result };
     } catch (error) {
-      await this.recordUsage(request.task, model, ZERO_USAGE, elapsed(), false);
+      await this.recordUsage(request, model, ZERO_USAGE, elapsed(), errorText(error));
       throw error;
     }
   }
@@ -193,23 +201,18 @@ export class OpenAiModelClient implements ModelClient {
   }
 
   private async recordUsage(
-    task: ModelTask,
+    request: ChatRequest,
     model: string,
     usage: LlmUsage,
     latencyMs: number,
-    success: boolean,
+    error: string | null,
   ): Promise<void> {
     if (!this.usageStore) return;
+    const { endpoint, prices } = this;
     try {
-      await this.usageStore.record({
-        task,
-        model,
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
-        latencyMs,
-        success,
-        ts: Date.now(),
-      });
+      await this.usageStore.record(
+        usageRecord({ request, model, endpoint, usage, latencyMs, error, prices, ts: Date.now() }),
+      );
     } catch {
       // Usage statistics must never fail a model call.
     }
@@ -244,6 +247,7 @@ class StreamAccumulator {
         promptTokens: prompt_tokens ?? 0,
         completionTokens: completion_tokens ?? 0,
         totalTokens: total_tokens ?? (prompt_tokens ?? 0) + (completion_tokens ?? 0),
+        cachedTokens: cachedTokensOf(chunk.usage),
       };
     }
     // The usage chunk has no choices; some endpoints send null instead of [].

@@ -147,15 +147,60 @@ export interface ToggleStore {
 export interface ModelUsageRecord {
   task: string;
   model: string;
+  /** Endpoint name or base-URL host; "simulated" for the SIMULATED model. */
+  endpoint: string;
+  sessionId: string | null;
+  cycleId: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** Part of promptTokens the provider served from its prompt cache. */
+  cachedTokens: number;
   latencyMs: number;
   success: boolean;
+  /** What failed, when success is false. */
+  error: string | null;
+  /** From the price table at the time of the call; null when the model has no price. */
+  costUsd: number | null;
   ts: number;
+}
+
+export type UsageGroupBy = "task" | "model" | "session" | "hour" | "endpoint" | "day";
+
+export interface UsageQuery {
+  /** Inclusive, ms epoch. */
+  from: number;
+  /** Exclusive, ms epoch. */
+  to: number;
+  groupBy: UsageGroupBy;
+}
+
+/** One group of GET /api/usage (hour and day keys are the bucket's start as ISO text, UTC). */
+export interface UsageGroupRow {
+  key: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  costUsd: number;
+  unpricedCalls: number;
+  /** Nearest-rank percentiles of latencyMs. */
+  p50Ms: number;
+  p95Ms: number;
+  errors: number;
+}
+
+export interface SessionUsageTotals {
+  totalTokens: number;
+  costUsd: number;
+  unpricedCalls: number;
 }
 
 export interface UsageStore {
   record(rec: ModelUsageRecord): Promise<void>;
+  /** Calls with ts in [from, to) grouped by one key, ordered by key. */
+  aggregate(query: UsageQuery): Promise<UsageGroupRow[]>;
+  /** Totals of the given sessions (absent: no call recorded). */
+  sessionTotals(sessionIds: readonly string[]): Promise<Map<string, SessionUsageTotals>>;
 }
 
 export interface Stores {

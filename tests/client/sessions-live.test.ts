@@ -23,6 +23,9 @@ const row: SessionSummary = {
   running: false,
   pendingMessages: 0,
   waitDeadline: null,
+  totalTokens: 0,
+  costUsd: 0,
+  unpricedCalls: 0,
 };
 
 describe("applySessionEvents", () => {

@@ -10,5 +10,7 @@ describe("maisaka.config.example.json", () => {
     expect(config.bot.nickname).toBe("麦麦");
     expect(config.mcp.servers.map((s) => s.name)).toEqual(["everything"]);
     expect(config.mcp.sampling).toEqual({ enabled: false, maxTokens: 1024 });
+    expect(config.models.prices["deepseek-chat"]?.outputPerMTok).toBeGreaterThan(0);
+    expect(config.models.prices["gpt-4o-mini"]?.inputPerMTok).toBeGreaterThan(0);
   });
 });

@@ -418,6 +418,12 @@ describe.each(implementations)("%s stores", (_name, make) => {
         stores.usage.record({
           task: "planner",
           model: "m",
+          endpoint: "e",
+          sessionId: null,
+          cycleId: null,
+          cachedTokens: 0,
+          error: null,
+          costUsd: null,
           promptTokens: 10,
           completionTokens: 5,
           latencyMs: 120,

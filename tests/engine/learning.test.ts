@@ -30,6 +30,7 @@ async function learnerWith(answer: string) {
     apiKey: "k",
     models: { planner: "p", utils: "utils-model" },
     sleep: async () => undefined,
+    usageStore: stores.usage,
   });
   const learner = new SessionLearner("s1", {
     model: client,
@@ -49,6 +50,10 @@ describe("learning", () => {
     await learner.learnTrimmed([chat(1, "这家店yyds"), chat(2, "我下周去杭州出差"), chat(3, "我住上海")]);
     const request = model.requests[0].body;
     expect(request.model).toBe("utils-model");
+    // Learning runs between cycles: its call counts for the session, in no cycle.
+    expect(stores.usage.list()).toEqual([
+      expect.objectContaining({ task: "utils", model: "utils-model", sessionId: "s1", cycleId: null, success: true }),
+    ]);
     expect(JSON.stringify(request.messages)).toContain("我下周去杭州出差");
     expect((await stores.jargon.findExact("YYDS", 5))[0]).toMatchObject({ word: "yyds", meaning: "永远的神" });
     expect((await stores.memories.search({ query: "杭州", mode: "search", limit: 5 }))[0].content).toBe(

@@ -308,6 +308,12 @@ describe("memory usage store", () => {
     const rec = {
       task: "planner",
       model: "m",
+      endpoint: "e",
+      sessionId: null,
+      cycleId: null,
+      cachedTokens: 0,
+      error: null,
+      costUsd: null,
       promptTokens: 1,
       completionTokens: 2,
       latencyMs: 3,

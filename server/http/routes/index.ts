@@ -9,6 +9,7 @@ import { sessionHistoryRoute } from "./session-history";
 import { postMessageRoute } from "./session-messages";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
 import { iconRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
+import { usageRoute } from "./usage";
 
 export const apiRoutes: Route<ApiContext>[] = [
   healthRoute,
@@ -26,4 +27,5 @@ export const apiRoutes: Route<ApiContext>[] = [
   toolAuditRoute,
   iconRoute,
   providersRoute,
+  usageRoute,
 ];

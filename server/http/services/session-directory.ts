@@ -20,6 +20,7 @@ import type {
   SessionPageQuery,
   SessionPosition,
   SessionRecord,
+  SessionUsageTotals,
 } from "../../stores/types";
 import { HttpError, notFound } from "../errors";
 
@@ -83,16 +84,24 @@ export class SessionDirectory {
       ...filter,
     });
     const last = rows[rows.length - 1];
-    return { sessions: rows.map((row) => this.summaryOf(row)), nextCursor: more && last ? encodeCursor(last) : null };
+    const usage = await this.engine.stores.usage.sessionTotals(rows.map((row) => row.id));
+    return {
+      sessions: rows.map((row) => this.summaryOf(row, usage.get(row.id))),
+      nextCursor: more && last ? encodeCursor(last) : null,
+    };
   }
 
   async summary(session: SessionRecord): Promise<SessionSummary> {
     const { rows } = await this.engine.stores.sessions.page({ limit: 1, onlyIds: [session.id] });
-    return this.summaryOf(rows[0] ?? { ...session, cycleCount: 0, pendingMessages: 0 });
+    const usage = await this.engine.stores.usage.sessionTotals([session.id]);
+    return this.summaryOf(rows[0] ?? { ...session, cycleCount: 0, pendingMessages: 0 }, usage.get(session.id));
   }
 
-  private summaryOf(row: SessionListRow): SessionSummary {
+  private summaryOf(row: SessionListRow, usage: SessionUsageTotals | undefined): SessionSummary {
     const base = {
+      totalTokens: usage?.totalTokens ?? 0,
+      costUsd: usage?.costUsd ?? 0,
+      unpricedCalls: usage?.unpricedCalls ?? 0,
       id: row.id,
       name: row.name,
       isGroupChat: row.isGroupChat,

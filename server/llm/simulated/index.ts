@@ -11,7 +11,7 @@ export { DEFAULT_SIMULATED_SEED } from "./dice";
 
 export type SimulatedModelClientOptions = Pick<
   OpenAiModelClientOptions,
-  "usageStore" | "maxRetries" | "timeoutMs" | "sleep"
+  "usageStore" | "prices" | "maxRetries" | "timeoutMs" | "sleep"
 > &
   SimulatedModelOptions;
 

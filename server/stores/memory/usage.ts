@@ -1,4 +1,5 @@
-import type { ModelUsageRecord, UsageStore } from "../types";
+import type { ModelUsageRecord, SessionUsageTotals, UsageGroupRow, UsageQuery, UsageStore } from "../types";
+import { aggregateRecords, totalsOf } from "../usage-groups";
 import { copy } from "./support";
 
 export class MemoryUsageStore implements UsageStore {
@@ -11,5 +12,19 @@ export class MemoryUsageStore implements UsageStore {
   /** Everything recorded, oldest first. */
   list(): ModelUsageRecord[] {
     return this.records.map(copy);
+  }
+
+  async aggregate(query: UsageQuery): Promise<UsageGroupRow[]> {
+    const inRange = this.records.filter((r) => r.ts >= query.from && r.ts < query.to);
+    return aggregateRecords(inRange, query.groupBy);
+  }
+
+  async sessionTotals(sessionIds: readonly string[]): Promise<Map<string, SessionUsageTotals>> {
+    const totals = new Map<string, SessionUsageTotals>();
+    for (const id of new Set(sessionIds)) {
+      const recs = this.records.filter((r) => r.sessionId === id);
+      if (recs.length) totals.set(id, totalsOf(recs));
+    }
+    return totals;
   }
 }
