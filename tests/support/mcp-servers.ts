@@ -21,11 +21,12 @@ export const EVERYTHING_BIN = join(
   "index.js",
 );
 
-function packageBin(name: string): string {
-  return join(dirname(require.resolve(`${name}/package.json`)), "dist", "index.js");
+/** A server package's bin script, from its resolved package.json (literal names, so knip sees the use). */
+function packageBin(packageJson: string): string {
+  return join(dirname(packageJson), "dist", "index.js");
 }
-export const MEMORY_BIN = packageBin("@modelcontextprotocol/server-memory");
-export const FILESYSTEM_BIN = packageBin("@modelcontextprotocol/server-filesystem");
+export const MEMORY_BIN = packageBin(require.resolve("@modelcontextprotocol/server-memory/package.json"));
+export const FILESYSTEM_BIN = packageBin(require.resolve("@modelcontextprotocol/server-filesystem/package.json"));
 
 export type StdioServerConfig = Extract<McpServerConfig, { transport: "stdio" }>;
 

@@ -7,7 +7,6 @@ import { createSimulatedFetch, type SimulatedModelOptions } from "./handler";
 import { SIMULATED_MODEL_NAME } from "./wire";
 
 export { handleChatCompletion, type SimulatedModelOptions } from "./handler";
-export { DEFAULT_SIMULATED_SEED } from "./dice";
 
 export type SimulatedModelClientOptions = Pick<
   OpenAiModelClientOptions,
