@@ -208,6 +208,8 @@ const cycleEndData = z.object({
 const llmProblemData = z.object({
   task: z.string(),
   model: z.string(),
+  /** The configured endpoint's name (absent from ledgers written before endpoints existed). */
+  endpoint: z.string().optional(),
   attempt: z.number().int(),
   error: z.string(),
   status: z.number().int().optional(),
