@@ -6,6 +6,7 @@ import { Stream } from "openai/streaming";
 import type { DroppableParam, EndpointKind, EndpointStatus } from "../../../lib/llm/endpoints";
 import type { LlmToolDefinition } from "../../../lib/tools/schemas";
 import type { LlmMessage } from "../../../lib/llm/messages";
+import { normalizingErrorFetch } from "./error-body";
 import { detectKind } from "./kinds";
 import { defaultTokenLimitParam, prepareMessages, type TokenLimitParam } from "./quirks";
 import { BadResponseError, parseCompletionText, StreamAccumulator, type ParsedResponse } from "./response";
@@ -52,7 +53,7 @@ export class ModelEndpoint {
     this.sdk = new OpenAI({
       baseURL: options.baseURL,
       apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key",
-      fetch: options.fetch,
+      fetch: normalizingErrorFetch(options.fetch),
       defaultHeaders: options.headers,
       maxRetries: 0,
     });
