@@ -9,5 +9,6 @@ describe("maisaka.config.example.json", () => {
     const config = parseConfig(raw, "maisaka.config.example.json");
     expect(config.bot.nickname).toBe("麦麦");
     expect(config.mcp.servers.map((s) => s.name)).toEqual(["everything"]);
+    expect(config.models.tasks.planner?.fallback).toEqual([{ endpoint: "local", model: "qwen3:8b" }]);
   });
 });
