@@ -129,6 +129,8 @@ export const timingGateResultDataSchema = z.object({
   selectedHistoryCount: z.number().int(),
   forced: z.boolean().optional(),
   attempts: z.number().int().optional(),
+  /** The thinking model's reasoning for its decision (absent when it gave none). */
+  reasoningContent: z.string().optional(),
 });
 export type TimingGateResultData = z.infer<typeof timingGateResultDataSchema>;
 

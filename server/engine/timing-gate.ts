@@ -113,6 +113,7 @@ export async function runTimingGate(rt: SessionScope, cycle: CycleRecord, forced
     completionTokens,
     selectedHistoryCount: selection.selectedCount,
     attempts,
+    ...(response?.reasoningContent ? { reasoningContent: response.reasoningContent } : {}),
   };
   if (!chosen) {
     finish("no_action", common, request);

@@ -81,6 +81,8 @@ describe("DeepSeek", () => {
     const [, , plannerNext, gateNext] = h.model.requests.map((r) => withCalls(r.body).map((m) => m.reasoning_content));
     expect(plannerNext).toEqual(["planner thinks"]);
     expect(gateNext).toEqual(expect.arrayContaining(["gate thinks", "planner thinks"]));
+    // The dashboard shows the gate's reasoning as the planner's.
+    expect(h.ofType("timing_gate.result")[0].data.reasoningContent).toBe("gate thinks");
   });
 
   it("deepseek-reasoner: reasoning_content is never sent back", async () => {
