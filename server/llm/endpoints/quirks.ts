@@ -53,7 +53,7 @@ export function prepareMessages(kind: EndpointKind, model: string, messages: Llm
       out.tool_calls = tool_calls.map(({ extra_content, ...call }) =>
         rule.extraContent && extra_content ? { ...call, extra_content } : call,
       );
-      if (rule.reasoningOnToolCalls) out.reasoning_content = reasoning_content ?? "";
+      if (rule.reasoningOnToolCalls && reasoning_content) out.reasoning_content = reasoning_content;
     }
     return out;
   });

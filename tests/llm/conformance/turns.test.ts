@@ -3,13 +3,22 @@
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../support/engine-harness";
-import type { ConcreteStep, ResponseStep, ScriptStep } from "../../support/scripted-openai";
+import {
+  startScriptedOpenAi,
+  type ConcreteStep,
+  type ResponseStep,
+  type ScriptedOpenAi,
+  type ScriptStep,
+} from "../../support/scripted-openai";
 import { chunk, sse, usageChunk } from "./wire";
 
 let h: Harness | undefined;
+let spare: ScriptedOpenAi | undefined;
 afterEach(async () => {
   await h?.close();
+  await spare?.close();
   h = undefined;
+  spare = undefined;
 });
 
 type AssistantParam = Extract<ChatCompletionCreateParams["messages"][number], { role: "assistant" }> & {
@@ -197,5 +206,38 @@ describe("tool calls through the engine", () => {
     h.model.enqueue(call("no_action", {}));
     await turn(h, "在吗？", 2);
     expect(h.ofType("timing_gate.result").at(-1)?.data.action).toBe("no_action");
+  });
+
+  it("a failing endpoint moves the call to the fallback endpoint; llm.error names the one that failed", async () => {
+    const backup = await startScriptedOpenAi();
+    spare = backup;
+    h = await startHarness({
+      modelOptions: (main) => ({
+        endpoints: [
+          { name: "main", baseURL: main.baseURL, apiKey: "k", kind: "vllm" },
+          { name: "spare", baseURL: backup.baseURL, apiKey: "k", kind: "llamacpp" },
+        ],
+        routes: {
+          timingGate: [
+            { endpoint: "main", model: "qwen3" },
+            { endpoint: "spare", model: "gemma" },
+          ],
+        },
+      }),
+    });
+    const garbage = { kind: "raw" as const, body: JSON.stringify({ error: { message: "model is loading" } }) };
+    h.model.enqueue(garbage, garbage, garbage, call("finish", {}));
+    backup.enqueue(call("continue", {}));
+    await turn(h, "在吗", 1);
+    expect(h.ofType("llm.error").map((e) => [e.data.endpoint, e.data.model, e.data.error])).toEqual([
+      ["main", "qwen3", "answered 200 with an error body: model is loading"],
+    ]);
+    expect(h.ofType("timing_gate.result")[0].data.action).toBe("continue");
+    expect(backup.requests.map((r) => r.body.model)).toEqual(["gemma"]);
+    expect(h.ofType("cycle.end").at(-1)?.data.endReason).toBe("finish");
+    expect(h.engine.model.endpointStatuses?.().map((s) => [s.name, s.failures, s.calls])).toEqual([
+      ["main", 1, 2],
+      ["spare", 0, 1],
+    ]);
   });
 });
