@@ -225,7 +225,6 @@ export const providerListSchema = z.object({ providers: z.array(providerStatusSc
 
 /** GET /api/endpoints: the model endpoints, each with its kind, what it learned, errors, latency, tokens. */
 export const endpointListSchema = z.object({ simulated: z.boolean(), endpoints: z.array(endpointStatusSchema) });
-export type EndpointList = z.infer<typeof endpointListSchema>;
 
 export const authMeSchema = z.object({ authenticated: z.boolean(), via: z.enum(["bearer", "cookie"]) });
 

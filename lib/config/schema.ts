@@ -74,10 +74,8 @@ export const modelEndpointSchema = z
     headers: z.record(z.string(), z.string()).default({}),
   })
   .strict();
-export type ModelEndpointConfig = z.infer<typeof modelEndpointSchema>;
 
 const modelTargetSchema = z.object({ endpoint: z.string().min(1), model: z.string().min(1) }).strict();
-export type ModelTargetConfig = z.infer<typeof modelTargetSchema>;
 
 /** A task's model on an endpoint, and the ones tried in order when it fails after its retries. */
 const taskRouteSchema = modelTargetSchema.extend({ fallback: z.array(modelTargetSchema).default([]) }).strict();

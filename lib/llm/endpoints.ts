@@ -33,7 +33,6 @@ export const endpointLearnedSchema = z.object({
   /** The output-limit name the endpoint accepts, once a rejection taught it (absent: the kind's default). */
   tokenLimitParam: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
 });
-export type EndpointLearned = z.infer<typeof endpointLearnedSchema>;
 
 export const endpointStatusSchema = z.object({
   name: z.string(),

@@ -20,17 +20,6 @@ export function sse(...chunks: unknown[]): SseStep {
   return { kind: "sse", chunks };
 }
 
-/** A streamed answer that makes one tool call, OpenAI style (index, id and name first, then argument pieces). */
-export function toolCallStream(id: string, name: string, args: string, extra: Record<string, unknown> = {}): SseStep {
-  return sse(
-    chunk({ role: "assistant", content: null, ...extra }),
-    chunk({ tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: "" } }] }),
-    chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }),
-    chunk({}, "tool_calls"),
-    usageChunk(10, 5),
-  );
-}
-
 export function textStream(text: string, extra: Record<string, unknown> = {}): SseStep {
   return sse(
     chunk({ role: "assistant", content: "", ...extra }),
