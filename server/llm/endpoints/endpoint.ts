@@ -9,7 +9,13 @@ import type { LlmMessage } from "../../../lib/llm/messages";
 import { normalizingErrorFetch } from "./error-body";
 import { detectKind } from "./kinds";
 import { defaultTokenLimitParam, prepareMessages, type TokenLimitParam } from "./quirks";
-import { BadResponseError, parseCompletionText, StreamAccumulator, type ParsedResponse } from "./response";
+import {
+  BadResponseError,
+  parseCompletionText,
+  parseEventText,
+  StreamAccumulator,
+  type ParsedResponse,
+} from "./response";
 import { EndpointStats } from "./stats";
 import { rejectedParam } from "./unsupported";
 
@@ -140,7 +146,11 @@ export class ModelEndpoint {
       .asResponse();
     const type = response.headers.get("content-type") ?? "";
     // Some endpoints answer a streamed request with plain JSON: accepted as the answer it is.
-    if (!params.stream || !type.includes("text/event-stream")) return parseCompletionText(await response.text());
+    if (!params.stream || !type.includes("text/event-stream")) {
+      const text = await response.text();
+      // A proxy may stream under another content type (text/plain): read as the events it is.
+      return params.stream && text.trimStart().startsWith("data:") ? parseEventText(text) : parseCompletionText(text);
+    }
     const controller = new AbortController();
     request.signal.addEventListener("abort", () => controller.abort(), { once: true });
     const acc = new StreamAccumulator();

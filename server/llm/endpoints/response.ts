@@ -166,3 +166,25 @@ export function parseCompletionText(text: string): ParsedResponse {
     finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : "stop",
   };
 }
+
+/** Server-sent events already read as text: each `data:` line a chunk, up to `[DONE]`. */
+export function parseEventText(text: string): ParsedResponse {
+  const acc = new StreamAccumulator();
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.startsWith("data:")) continue;
+    const data = line.slice(5).trim();
+    if (data === "[DONE]") break;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      throw new BadResponseError(`stream event is not JSON: ${JSON.stringify(data.slice(0, 120))}`);
+    }
+    if (isObject(chunk) && isObject(chunk.error)) {
+      const message = typeof chunk.error.message === "string" ? chunk.error.message : JSON.stringify(chunk.error);
+      throw new BadResponseError(`stream carried an error: ${message}`);
+    }
+    acc.add(chunk);
+  }
+  return acc.result();
+}

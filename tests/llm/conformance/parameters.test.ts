@@ -120,6 +120,16 @@ describe("streaming", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("a stream sent as text/plain is still read as events", async () => {
+    const events = [
+      { choices: [{ index: 0, delta: { role: "assistant", content: "stre" }, finish_reason: null }] },
+      { choices: [{ index: 0, delta: { content: "amed" }, finish_reason: "stop" }] },
+    ];
+    const body = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
+    server.enqueue({ kind: "raw", contentType: "text/plain", body });
+    expect((await ask(client())).content).toBe("streamed");
+  });
+
   it("a 400 about something else is not mistaken for a parameter rejection", async () => {
     const c = client();
     server.enqueue({ kind: "error", status: 400, body: { error: { message: "max_tokens must be at most 8192" } } });
