@@ -1,9 +1,10 @@
 // Builds the engine from config, environment and stores: the one place where concrete parts meet.
 // Used by the server, the CLI and the integration tests.
-import type { MaisakaConfig } from "../lib/config/schema";
+import { DEFAULT_ENDPOINT_NAME, type MaisakaConfig } from "../lib/config/schema";
+import { modelTaskSchema, type ModelTask } from "../lib/llm/messages";
 import { HeartflowManager, HookRegistry, stderrLogger, systemClock, type Clock, type EngineLogger } from "./engine";
 import type { ModelClient } from "./llm/model-client";
-import { OpenAiModelClient } from "./llm/openai-client";
+import { OpenAiModelClient, type EndpointOptions, type ModelTarget } from "./llm/openai-client";
 import { createSimulatedModelClient } from "./llm/simulated";
 import { McpManager } from "./mcp/manager";
 import { McpToolProvider } from "./mcp/provider";
@@ -44,7 +45,11 @@ export interface EngineOptions {
   model?: ModelClient;
 }
 
-/** OPENAI_BASE_URL or OPENAI_API_KEY set: that endpoint; neither: the SIMULATED model. */
+/**
+ * Endpoints: those of config.models.endpoints, plus "default" when OPENAI_BASE_URL or OPENAI_API_KEY
+ * is set; none at all: the SIMULATED model. Tasks: config.models.tasks, else models.<task> (or
+ * MAISAKA_MODEL) on the default endpoint, else on the first configured one.
+ */
 export function createModelClient(
   config: MaisakaConfig,
   stores: Stores,
@@ -52,20 +57,45 @@ export function createModelClient(
 ): ModelClient {
   const baseURL = env.OPENAI_BASE_URL?.trim();
   const apiKey = env.OPENAI_API_KEY?.trim();
-  if (!baseURL && !apiKey)
-    return createSimulatedModelClient({ usageStore: stores.usage, prices: config.models.prices });
-  const fallback = env.MAISAKA_MODEL?.trim() || config.models.planner;
+  const models = config.models;
+  const endpoints: EndpointOptions[] = models.endpoints.map((e) => ({
+    name: e.name,
+    baseURL: e.baseUrl,
+    // Local servers need no key; the SDK still wants a string.
+    apiKey: (e.apiKeyEnv ? env[e.apiKeyEnv]?.trim() : undefined) || "not-needed",
+    kind: e.kind,
+    headers: e.headers,
+  }));
+  if (baseURL || apiKey) {
+    endpoints.unshift({ name: DEFAULT_ENDPOINT_NAME, baseURL: baseURL || undefined, apiKey: apiKey || "not-needed" });
+  }
+  if (endpoints.length === 0) return createSimulatedModelClient({ usageStore: stores.usage, prices: models.prices });
+  const known = new Set(endpoints.map((e) => e.name));
+  const routes: Partial<Record<ModelTask, ModelTarget[]>> = {};
+  for (const task of modelTaskSchema.options) {
+    const route = models.tasks[task];
+    if (!route) continue;
+    const targets = [route, ...route.fallback].map(({ endpoint, model }) => ({ endpoint, model }));
+    const missing = targets.find((t) => !known.has(t.endpoint));
+    if (missing) {
+      throw new Error(
+        `models.tasks.${task}: endpoint "${missing.endpoint}" needs OPENAI_BASE_URL or OPENAI_API_KEY to be set`,
+      );
+    }
+    routes[task] = targets;
+  }
+  const fallback = env.MAISAKA_MODEL?.trim() || models.planner;
   return new OpenAiModelClient({
-    baseURL: baseURL || undefined,
-    apiKey: apiKey || "not-needed",
+    endpoints,
+    routes,
     models: {
-      planner: env.MAISAKA_MODEL?.trim() || config.models.planner,
-      timingGate: config.models.timingGate ?? fallback,
-      replyer: config.models.replyer ?? fallback,
-      utils: config.models.utils ?? fallback,
+      planner: env.MAISAKA_MODEL?.trim() || models.planner,
+      timingGate: models.timingGate ?? fallback,
+      replyer: models.replyer ?? fallback,
+      utils: models.utils ?? fallback,
     },
-    maxRetries: config.models.maxRetries,
-    timeoutMs: config.models.timeoutMs,
+    maxRetries: models.maxRetries,
+    timeoutMs: models.timeoutMs,
     usageStore: stores.usage,
     prices: config.models.prices,
   });

@@ -99,6 +99,12 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
               <span className="muted">{cycle.gate.attempts} attempts</span>
             )}
             {cycle.gate.content && <div className="gate-reason text">{cycle.gate.content}</div>}
+            {cycle.gate.reasoningContent && (
+              <details className="reasoning">
+                <summary>model reasoning</summary>
+                <div className="text">{cycle.gate.reasoningContent}</div>
+              </details>
+            )}
           </div>
         ) : f && !f.timingGate ? (
           <span className="muted">not consulted (a later round of the same turn)</span>

@@ -21,6 +21,7 @@ import {
 import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading, describeError } from "../ui/States";
 import { AuditList } from "./AuditList";
+import { ModelEndpoints } from "./ModelEndpoints";
 import { ToolRow } from "./ToolRow";
 
 type StateFilter = "all" | "enabled" | "disabled";
@@ -209,6 +210,7 @@ export function ToolsCatalog() {
           ))}
         </div>
         <aside className="tools-side">
+          <ModelEndpoints />
           <AuditList />
         </aside>
       </div>

@@ -1,6 +1,7 @@
 // HTTP API wire shapes (interface.md "HTTP API"): request bodies, queries and responses. Used by
 // the server's handlers, the dashboard's fetchers and the tests alike.
 import { z } from "zod";
+import { endpointStatusSchema } from "../llm/endpoints";
 import { agentStateSchema, monitorEventSchema, stageIdSchema } from "../events/schemas";
 import { historyMessageSchema } from "../chat/history";
 import { toolSpecSchema } from "../tools/schemas";
@@ -226,6 +227,9 @@ export const providerStatusSchema = z.object({
 });
 export type ProviderStatus = z.infer<typeof providerStatusSchema>;
 export const providerListSchema = z.object({ providers: z.array(providerStatusSchema) });
+
+/** GET /api/endpoints: the model endpoints, each with its kind, what it learned, errors, latency, tokens. */
+export const endpointListSchema = z.object({ simulated: z.boolean(), endpoints: z.array(endpointStatusSchema) });
 
 export const authMeSchema = z.object({ authenticated: z.boolean(), via: z.enum(["bearer", "cookie"]) });
 

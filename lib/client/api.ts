@@ -9,6 +9,7 @@ import {
   createdSessionSchema,
   eventsPageSchema,
   healthSchema,
+  endpointListSchema,
   providerListSchema,
   sessionHistorySchema,
   sessionListSchema,
@@ -117,6 +118,7 @@ export const api = {
     request(`/api/tools/${enc(name)}`, toggleResultSchema, json("PATCH", body)),
   audit: () => request("/api/tools/audit", toggleAuditListSchema),
   providers: () => request("/api/providers", providerListSchema),
+  endpoints: () => request("/api/endpoints", endpointListSchema),
 };
 
 /**

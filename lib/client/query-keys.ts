@@ -11,4 +11,5 @@ export const queryKeys = {
   toolsAll: ["tools"] as const,
   audit: ["tools-audit"] as const,
   providers: ["providers"] as const,
+  endpoints: ["endpoints"] as const,
 };

@@ -1,6 +1,7 @@
 // maisaka.config.json (interface.md). Every field has a default so an absent file is a valid config.
 import { z } from "zod";
 import { modelPriceSchema } from "../usage/pricing";
+import { endpointKindSchema } from "../llm/endpoints";
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "expected HH:MM");
 
@@ -85,6 +86,53 @@ function uniqueServerNames(servers: { name: string }[], ctx: z.RefinementCtx<{ n
   });
 }
 
+export const modelEndpointSchema = z
+  .object({
+    name: z.string().min(1),
+    baseUrl: z.string().url(),
+    /** The NAME of the environment variable holding the key, never the key (absent: no key, e.g. Ollama). */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected the name of an environment variable, not the key")
+      .optional(),
+    /** Absent: detected from the base URL's host and port. */
+    kind: endpointKindSchema.optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+const modelTargetSchema = z.object({ endpoint: z.string().min(1), model: z.string().min(1) }).strict();
+
+/** A task's model on an endpoint, and the ones tried in order when it fails after its retries. */
+const taskRouteSchema = modelTargetSchema.extend({ fallback: z.array(modelTargetSchema).default([]) }).strict();
+
+/** The endpoint made from OPENAI_BASE_URL / OPENAI_API_KEY; tasks may name it too. */
+export const DEFAULT_ENDPOINT_NAME = "default";
+
+function knownEndpoints(
+  models: { endpoints: { name: string }[]; tasks: Record<string, z.infer<typeof taskRouteSchema> | undefined> },
+  ctx: z.RefinementCtx,
+): void {
+  const names = new Set<string>([DEFAULT_ENDPOINT_NAME]);
+  models.endpoints.forEach((e, index) => {
+    if (names.has(e.name))
+      ctx.addIssue({
+        code: "custom",
+        path: ["endpoints", index, "name"],
+        message: `duplicate endpoint name "${e.name}"`,
+      });
+    names.add(e.name);
+  });
+  for (const [task, route] of Object.entries(models.tasks)) {
+    if (!route) continue;
+    [route, ...route.fallback].forEach((target, index) => {
+      if (names.has(target.endpoint)) return;
+      const path = index === 0 ? ["tasks", task, "endpoint"] : ["tasks", task, "fallback", index - 1, "endpoint"];
+      ctx.addIssue({ code: "custom", path, message: `unknown endpoint "${target.endpoint}"` });
+    });
+  }
+}
+
 export const maisakaConfigSchema = z
   .object({
     bot: z
@@ -135,6 +183,16 @@ export const maisakaConfigSchema = z
         timingGate: z.string().optional(),
         replyer: z.string().optional(),
         utils: z.string().optional(),
+        endpoints: z.array(modelEndpointSchema).default([]),
+        tasks: z
+          .object({
+            planner: taskRouteSchema.optional(),
+            timingGate: taskRouteSchema.optional(),
+            replyer: taskRouteSchema.optional(),
+            utils: taskRouteSchema.optional(),
+          })
+          .strict()
+          .prefault({}),
         /** Retries on 429/5xx/timeouts before a turn ends with llm_error. */
         maxRetries: z.number().int().min(0).default(2),
         timeoutMs: z.number().int().positive().default(120_000),
@@ -142,6 +200,7 @@ export const maisakaConfigSchema = z
         prices: z.record(z.string().min(1), modelPriceSchema).default({}),
       })
       .strict()
+      .superRefine(knownEndpoints)
       .prefault({}),
     prompts: z.record(z.string(), z.string()).default({}),
     mcp: z

@@ -130,6 +130,8 @@ export const timingGateResultDataSchema = z.object({
   selectedHistoryCount: z.number().int(),
   forced: z.boolean().optional(),
   attempts: z.number().int().optional(),
+  /** The thinking model's reasoning for its decision (absent when it gave none). */
+  reasoningContent: z.string().optional(),
 });
 export type TimingGateResultData = z.infer<typeof timingGateResultDataSchema>;
 
@@ -212,6 +214,8 @@ const cycleEndData = z.object({
 const llmProblemData = z.object({
   task: z.string(),
   model: z.string(),
+  /** The configured endpoint's name (absent from ledgers written before endpoints existed). */
+  endpoint: z.string().optional(),
   attempt: z.number().int(),
   error: z.string(),
   status: z.number().int().optional(),

@@ -9,6 +9,8 @@ export const llmToolCallSchema = z.object({
     /** Raw JSON text as the model produced it (may be malformed). */
     arguments: z.string(),
   }),
+  /** Provider data attached to the call that must go back unchanged (Gemini: google.thought_signature). */
+  extra_content: z.record(z.string(), z.unknown()).optional(),
 });
 export type LlmToolCall = z.infer<typeof llmToolCallSchema>;
 

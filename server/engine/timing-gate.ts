@@ -114,13 +114,14 @@ export async function runTimingGate(rt: SessionScope, cycle: CycleRecord, forced
     completionTokens,
     selectedHistoryCount: selection.selectedCount,
     attempts,
+    ...(response?.reasoningContent ? { reasoningContent: response.reasoningContent } : {}),
   };
   if (!chosen) {
     finish("no_action", common, request);
     return { action: "no_action", cooldownMs: cooldown(rt, startedAt) };
   }
 
-  const decision = await applyDecision(rt, cycle, chosen, response?.content ?? "");
+  const decision = await applyDecision(rt, cycle, chosen, response?.content ?? "", response?.reasoningContent ?? "");
   finish(decision.action, common, request);
   if (decision.action === "no_action") return { action: "no_action", cooldownMs: cooldown(rt, startedAt) };
   if (decision.action === "wait") return { action: "wait", callId: chosen.id, seconds: decision.seconds };
@@ -138,6 +139,7 @@ async function applyDecision(
   cycle: CycleRecord,
   call: LlmToolCall,
   content: string,
+  reasoningContent: string,
 ): Promise<{ action: TimingAction; seconds: number }> {
   const args = parseToolArguments(call.function.arguments);
   const result = await rt.registry.invoke(
@@ -160,6 +162,8 @@ async function applyDecision(
     source: "timing_gate",
     content,
     toolCalls: [call],
+    // Stored as returned; the endpoint's rule decides whether it goes back (DeepSeek thinking mode needs it).
+    ...(reasoningContent ? { reasoningContent } : {}),
   });
   const declared = result.metadata.timingAction;
   const action: TimingAction =

@@ -1,11 +1,14 @@
 // The engine's view of a language model. Implemented over the openai SDK (openai-client.ts); the
 // SIMULATED model is served through the same OpenAI-compatible path, so this is the only seam.
 import type { LlmMessage, LlmToolCall, LlmUsage, ModelTask } from "../../lib/llm/messages";
+import type { EndpointStatus } from "../../lib/llm/endpoints";
 import type { LlmToolDefinition } from "../../lib/tools/schemas";
 
 export interface ModelProblem {
   task: ModelTask;
   model: string;
+  /** The configured endpoint's name. */
+  endpoint?: string;
   attempt: number;
   error: string;
   status?: number;
@@ -29,6 +32,8 @@ export interface ChatRequest {
 
 export interface ChatResponse {
   model: string;
+  /** The endpoint that answered (a fallback's when the first failed). */
+  endpoint?: string;
   content: string;
   reasoningContent: string;
   toolCalls: LlmToolCall[];
@@ -47,6 +52,8 @@ export interface ModelClient {
   chat(request: ChatRequest): Promise<ChatResponse>;
   modelFor(task: ModelTask): string;
   info(): ModelInfo;
+  /** Each endpoint: kind, what it learned, last error, latency, tokens (absent for test doubles). */
+  endpointStatuses?(): EndpointStatus[];
 }
 
 export class ModelAbortedError extends Error {

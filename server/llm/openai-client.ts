@@ -1,14 +1,17 @@
-// ModelClient over the official openai SDK, for any OpenAI-compatible endpoint (and the SIMULATED
-// model, which is served through a custom fetch). Always streams, so a planner interrupt can cut a
-// request mid-generation. The SDK's own retries are off: ours report every retry to the engine
-// (llm.retry / llm.error) and never retry after an abort.
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-import { randomUUID } from "node:crypto";
-import type { LlmToolCall, LlmUsage, ModelTask } from "../../lib/llm/messages";
+// ModelClient over the official openai SDK, for any number of OpenAI-compatible endpoints (and the
+// SIMULATED model, which is served through a custom fetch). Streams where the endpoint can, so a
+// planner interrupt can cut a request mid-generation. Each task has a model on an endpoint and a
+// fallback list tried in order once a target's retries are spent. The SDK's own retries are off: ours
+// report every retry to the engine (llm.retry / llm.error) and never retry after an abort.
+import { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import type { EndpointKind, EndpointStatus } from "../../lib/llm/endpoints";
+import type { LlmUsage, ModelTask } from "../../lib/llm/messages";
+import { DEFAULT_ENDPOINT_NAME } from "../../lib/config/schema";
 import type { ModelPrices } from "../../lib/usage/pricing";
 import type { UsageStore } from "../stores/types";
-import { cachedTokensOf, endpointName, usageRecord } from "./usage-record";
+import { endpointName, usageRecord } from "./usage-record";
+import { ModelEndpoint, type EndpointOptions } from "./endpoints/endpoint";
+import { BadResponseError, ZERO_USAGE, type ParsedResponse } from "./endpoints/response";
 import {
   ModelAbortedError,
   ModelCallError,
@@ -19,22 +22,34 @@ import {
   type ModelProblem,
 } from "./model-client";
 
+export type { EndpointOptions } from "./endpoints/endpoint";
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;
 
+export interface ModelTarget {
+  endpoint: string;
+  model: string;
+}
+
 export interface OpenAiModelClientOptions {
-  /** Unset: the SDK reads OPENAI_BASE_URL, else api.openai.com. */
+  /** The single endpoint's URL when `endpoints` is not given. Unset: OPENAI_BASE_URL, else api.openai.com. */
   baseURL?: string;
-  /** Unset: OPENAI_API_KEY, else a placeholder (local endpoints such as Ollama need no key). */
+  /** The single endpoint's key. Unset: OPENAI_API_KEY, else a placeholder. */
   apiKey?: string;
+  /** The single endpoint's kind. Unset: detected from its URL. */
+  kind?: EndpointKind;
+  /** Passed to the single endpoint's SDK as its `fetch`, so a handler can serve requests in-process. */
+  fetch?: typeof fetch;
+  /** Several endpoints by name; routes refer to them. */
+  endpoints?: EndpointOptions[];
+  /** Per task: the model on an endpoint, then its fallbacks. A task without one uses `models` on the first endpoint. */
+  routes?: Partial<Record<ModelTask, ModelTarget[]>>;
   /** Model name per task; a task without one uses the planner's (config.models fits as is). */
   models?: Partial<Record<ModelTask, string | undefined>>;
   /** Retries after the first attempt (429, 5xx, connection errors, timeouts, truncated streams). */
   maxRetries?: number;
   /** Per attempt, covering the whole streamed response, not only the headers. */
   timeoutMs?: number;
-  /** Passed to the SDK as its `fetch`, so a handler can serve requests in-process. */
-  fetch?: typeof fetch;
-  /** Records every chat() call: task, model, endpoint, session, cycle, tokens, cost, latency, outcome. */
+  /** Records every chat() call: task, model, tokens, latency, success. */
   usageStore?: Pick<UsageStore, "record">;
   /** Price table (config models.prices) for each record's cost. */
   prices?: ModelPrices;
@@ -42,7 +57,7 @@ export interface OpenAiModelClientOptions {
   sleep?: SleepFn;
   /** Jitter source in [0, 1). */
   random?: () => number;
-  /** Shown in info() (health endpoint, dashboard badge). */
+  /** Shown in info() (health endpoint, dashboard badge). Unset: the planner endpoint's kind. */
   provider?: string;
   simulated?: boolean;
 }
@@ -51,11 +66,16 @@ export const DEFAULT_MODEL = "gpt-4o-mini";
 const DEFAULT_TIMEOUT_MS = 120_000;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 8_000;
-const ZERO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+const TASKS: ModelTask[] = ["planner", "timingGate", "replyer", "utils"];
+
+interface Route {
+  endpoint: ModelEndpoint;
+  model: string;
+}
 
 export class OpenAiModelClient implements ModelClient {
-  private readonly sdk: OpenAI;
-  private readonly models: Record<ModelTask, string>;
+  private readonly endpoints: ModelEndpoint[];
+  private readonly routes: Record<ModelTask, Route[]>;
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
   private readonly sleep: SleepFn;
@@ -64,74 +84,106 @@ export class OpenAiModelClient implements ModelClient {
   private readonly simulated: boolean;
   private readonly usageStore?: Pick<UsageStore, "record">;
   private readonly prices?: ModelPrices;
-  private readonly endpoint: string;
 
   constructor(options: OpenAiModelClientOptions = {}) {
-    this.sdk = new OpenAI({
-      baseURL: options.baseURL,
-      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key",
-      fetch: options.fetch,
-      maxRetries: 0,
-    });
+    const endpointOptions = options.endpoints?.length
+      ? options.endpoints
+      : [
+          {
+            name: "default",
+            baseURL: options.baseURL,
+            apiKey: options.apiKey,
+            kind: options.kind,
+            fetch: options.fetch,
+          },
+        ];
+    this.endpoints = endpointOptions.map((o) => new ModelEndpoint(o));
+    const byName = new Map(this.endpoints.map((e) => [e.name, e]));
     // `||`, not `??`: an empty name (e.g. MAISAKA_MODEL="") means "not set".
     const fallback = options.models?.planner || process.env.MAISAKA_MODEL || DEFAULT_MODEL;
-    const pick = (task: ModelTask): string => options.models?.[task] || fallback;
-    this.models = {
-      planner: pick("planner"),
-      timingGate: pick("timingGate"),
-      replyer: pick("replyer"),
-      utils: pick("utils"),
+    const routeOf = (task: ModelTask): Route[] => {
+      const targets = options.routes?.[task];
+      if (!targets?.length) return [{ endpoint: this.endpoints[0], model: options.models?.[task] || fallback }];
+      return targets.map((t) => {
+        const endpoint = byName.get(t.endpoint);
+        if (!endpoint) throw new Error(`${task}: unknown model endpoint "${t.endpoint}"`);
+        return { endpoint, model: t.model };
+      });
     };
+    this.routes = { planner: [], timingGate: [], replyer: [], utils: [] };
+    for (const task of TASKS) this.routes[task] = routeOf(task);
     this.maxRetries = options.maxRetries ?? 2;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.sleep = options.sleep ?? abortableSleep;
     this.random = options.random ?? Math.random;
-    this.provider = options.provider ?? "openai";
+    this.provider = options.provider ?? this.routes.planner[0].endpoint.kind;
     this.simulated = options.simulated ?? false;
     this.usageStore = options.usageStore;
     this.prices = options.prices;
-    this.endpoint = this.simulated ? "simulated" : endpointName(options.baseURL);
   }
 
   modelFor(task: ModelTask): string {
-    return this.models[task];
+    return this.routes[task][0].model;
   }
 
   info(): ModelInfo {
-    return { provider: this.provider, name: this.models.planner, simulated: this.simulated };
+    return { provider: this.provider, name: this.modelFor("planner"), simulated: this.simulated };
+  }
+
+  endpointStatuses(): EndpointStatus[] {
+    return this.endpoints.map((e) => e.status());
   }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
-    const model = this.modelFor(request.task);
-    const started = performance.now();
-    const elapsed = (): number => Math.round(performance.now() - started);
-    try {
-      const result = await this.callWithRetries(request, model);
-      const durationMs = elapsed();
-      await this.recordUsage(request, model, result.usage, durationMs, null);
-      return { model, durationMs, ...result };
-    } catch (error) {
-      await this.recordUsage(request, model, ZERO_USAGE, elapsed(), errorText(error));
-      throw error;
+    const routes = this.routes[request.task];
+    const failures: string[] = [];
+    for (const [i, route] of routes.entries()) {
+      const started = performance.now();
+      const elapsed = (): number => Math.round(performance.now() - started);
+      try {
+        const result = await this.callWithRetries(request, route);
+        const durationMs = elapsed();
+        route.endpoint.stats.success(durationMs, result.usage);
+        await this.recordUsage(request, route, result.usage, durationMs, null);
+        return { model: route.model, endpoint: route.endpoint.name, durationMs, ...result };
+      } catch (error) {
+        await this.recordUsage(request, route, ZERO_USAGE, elapsed(), errorText(error));
+        if (!(error instanceof ModelCallError)) throw error;
+        route.endpoint.stats.failure(error.message, Date.now());
+        failures.push(error.message);
+        // The last target's error is the call's; earlier ones were reported as llm.error already.
+        if (i === routes.length - 1) {
+          throw failures.length === 1 ? error : new ModelCallError(failures.join("; then "), error.status);
+        }
+      }
     }
+    throw new Error(`no model endpoint for task ${request.task}`); // routes are never empty
   }
 
-  private async callWithRetries(request: ChatRequest, model: string): Promise<StreamResult> {
+  private async callWithRetries(request: ChatRequest, route: Route): Promise<ParsedResponse> {
     const { task, signal } = request;
+    const { model, endpoint } = route;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw aborted(task);
       let failure: AttemptFailure;
       try {
-        return await this.attemptOnce(request, model);
+        return await this.attemptOnce(request, route);
       } catch (error) {
         if (error instanceof ModelAbortedError) throw error;
         failure = toAttemptFailure(error);
       }
-      const problem: ModelProblem = { task, model, attempt, error: failure.message, status: failure.status };
+      const problem: ModelProblem = {
+        task,
+        model,
+        endpoint: endpoint.name,
+        attempt,
+        error: failure.message,
+        status: failure.status,
+      };
       if (!failure.retryable || attempt > this.maxRetries) {
         request.onError?.(problem);
         const tries = attempt === 1 ? "1 attempt" : `${attempt} attempts`;
-        const message = `${task} model "${model}" failed after ${tries}: ${failure.message}`;
+        const message = `${task} model "${model}" on endpoint "${endpoint.name}" failed after ${tries}: ${failure.message}`;
         throw new ModelCallError(message, failure.status);
       }
       const delayMs = this.backoffMs(attempt, failure.retryAfterMs);
@@ -145,8 +197,8 @@ export class OpenAiModelClient implements ModelClient {
     }
   }
 
-  /** One HTTP request, read to the end of its stream. Throws ModelAbortedError or a raw failure. */
-  private async attemptOnce(request: ChatRequest, model: string): Promise<StreamResult> {
+  /** One attempt, read to its end. Throws ModelAbortedError or a raw failure. */
+  private async attemptOnce(request: ChatRequest, route: Route): Promise<ParsedResponse> {
     // Our own controller: it carries the caller's abort and our whole-response timeout (the SDK's
     // timeout stops counting once the headers arrive, so a stalled stream would hang forever).
     const controller = new AbortController();
@@ -163,24 +215,17 @@ export class OpenAiModelClient implements ModelClient {
       return null;
     };
     try {
-      const stream = await this.sdk.chat.completions.create(buildParams(request, model), {
+      const result = await route.endpoint.attempt({
+        model: route.model,
+        messages: request.messages,
+        tools: request.tools,
+        maxTokens: request.maxTokens,
         signal: controller.signal,
-        maxRetries: 0,
-        timeout: this.timeoutMs,
+        timeoutMs: this.timeoutMs,
       });
-      const acc = new StreamAccumulator();
-      try {
-        for await (const chunk of stream) {
-          // An abort while iterating may just end the loop without an error (stack.md).
-          if (controller.signal.aborted) break;
-          acc.add(chunk);
-        }
-      } catch (error) {
-        throw stopped() ?? new AttemptFailure(`stream interrupted: ${errorText(error)}`, true);
-      }
       const stop = stopped();
       if (stop) throw stop;
-      return acc.result();
+      return result;
     } catch (error) {
       // Checked before the error's own type: our abort surfaces as APIUserAbortError either way.
       const stop = stopped();
@@ -202,99 +247,27 @@ export class OpenAiModelClient implements ModelClient {
 
   private async recordUsage(
     request: ChatRequest,
-    model: string,
+    route: Route,
     usage: LlmUsage,
     latencyMs: number,
     error: string | null,
   ): Promise<void> {
     if (!this.usageStore) return;
-    const { endpoint, prices } = this;
+    // Usage is grouped by endpoint: configured endpoints by their name, the one from OPENAI_BASE_URL by host.
+    const { endpoint: target, model } = route;
+    const endpoint = this.simulated
+      ? "simulated"
+      : target.name === DEFAULT_ENDPOINT_NAME
+        ? endpointName(target.status().baseUrl)
+        : target.name;
     try {
       await this.usageStore.record(
-        usageRecord({ request, model, endpoint, usage, latencyMs, error, prices, ts: Date.now() }),
+        usageRecord({ request, model, endpoint, usage, latencyMs, error, prices: this.prices, ts: Date.now() }),
       );
     } catch {
       // Usage statistics must never fail a model call.
     }
   }
-}
-
-function buildParams(request: ChatRequest, model: string): ChatCompletionCreateParamsStreaming {
-  return {
-    model,
-    messages: request.messages,
-    stream: true,
-    stream_options: { include_usage: true },
-    ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
-    ...(request.maxTokens != null ? { max_tokens: request.maxTokens } : {}),
-  };
-}
-
-type StreamResult = Omit<ChatResponse, "model" | "durationMs">;
-
-/** Assembles streamed deltas into one response; tool-call arguments stay raw text. */
-class StreamAccumulator {
-  private content = "";
-  private reasoning = "";
-  private readonly calls = new Map<number, LlmToolCall>();
-  private usage: LlmUsage | null = null;
-  private finishReason: string | null = null;
-
-  add(chunk: ChatCompletionChunk): void {
-    if (chunk.usage) {
-      const { prompt_tokens, completion_tokens, total_tokens } = chunk.usage;
-      this.usage = {
-        promptTokens: prompt_tokens ?? 0,
-        completionTokens: completion_tokens ?? 0,
-        totalTokens: total_tokens ?? (prompt_tokens ?? 0) + (completion_tokens ?? 0),
-        cachedTokens: cachedTokensOf(chunk.usage),
-      };
-    }
-    // The usage chunk has no choices; some endpoints send null instead of [].
-    for (const choice of chunk.choices ?? []) {
-      if (choice.index !== 0) continue;
-      const delta = choice.delta ?? {};
-      if (typeof delta.content === "string") this.content += delta.content;
-      this.reasoning += reasoningDelta(delta);
-      for (const part of delta.tool_calls ?? []) this.addToolCallDelta(part);
-      if (choice.finish_reason) this.finishReason = choice.finish_reason;
-    }
-  }
-
-  private addToolCallDelta(part: ChatCompletionChunk.Choice.Delta.ToolCall): void {
-    let call = this.calls.get(part.index);
-    if (!call) {
-      call = { id: "", type: "function", function: { name: "", arguments: "" } };
-      this.calls.set(part.index, call);
-    }
-    if (part.id) call.id = part.id;
-    if (part.function?.name) call.function.name = part.function.name;
-    if (part.function?.arguments) call.function.arguments += part.function.arguments;
-  }
-
-  result(): StreamResult {
-    if (this.finishReason === null) {
-      throw new AttemptFailure("stream ended without a finish_reason (truncated)", true);
-    }
-    const toolCalls = [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      // Some endpoints omit ids; the engine pairs results with calls by id, so one is needed.
-      .map(([, call]) => (call.id ? call : { ...call, id: `call_${randomUUID()}` }));
-    return {
-      content: this.content,
-      reasoningContent: this.reasoning,
-      toolCalls,
-      usage: this.usage ?? ZERO_USAGE,
-      finishReason: this.finishReason,
-    };
-  }
-}
-
-/** DeepSeek (and vLLM) stream reasoning as `reasoning_content` (newer vLLM/Ollama: `reasoning`). */
-function reasoningDelta(delta: ChatCompletionChunk.Choice.Delta): string {
-  const value =
-    "reasoning_content" in delta ? delta.reasoning_content : "reasoning" in delta ? delta.reasoning : undefined;
-  return typeof value === "string" ? value : "";
 }
 
 /** A failed attempt as our retry loop sees it. */
@@ -312,6 +285,7 @@ class AttemptFailure extends Error {
 
 function toAttemptFailure(error: unknown): AttemptFailure {
   if (error instanceof AttemptFailure) return error;
+  if (error instanceof BadResponseError) return new AttemptFailure(error.message, true);
   // APIConnectionTimeoutError is a subclass of APIConnectionError.
   if (error instanceof APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
@@ -321,9 +295,21 @@ function toAttemptFailure(error: unknown): AttemptFailure {
     const status = typeof error.status === "number" ? error.status : undefined;
     // No status: an error event inside an otherwise healthy response, worth another try.
     const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
-    return new AttemptFailure(error.message, retryable, status, retryAfterMs(error.headers as Headers | undefined));
+    return new AttemptFailure(
+      apiErrorText(error.message, status),
+      retryable,
+      status,
+      retryAfterMs(error.headers as Headers | undefined),
+    );
   }
   return new AttemptFailure(errorText(error), false);
+}
+
+/** An HTML error page (a proxy's 502) is named as such instead of quoted whole. */
+function apiErrorText(message: string, status: number | undefined): string {
+  if (!/<html|<!doctype/i.test(message)) return message;
+  const title = /<title>([^<]*)<\/title>/i.exec(message)?.[1]?.trim();
+  return `HTTP ${status ?? "error"}: an HTML error page${title ? ` ("${title}")` : ""}`;
 }
 
 /** `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date. */

@@ -1,5 +1,4 @@
-// The usage record of one chat() call, and the cached-token count as providers report it.
-import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+// The usage record of one chat() call.
 import type { LlmUsage } from "../../lib/llm/messages";
 import { callCost, type ModelPrices } from "../../lib/usage/pricing";
 import type { ModelUsageRecord } from "../stores/types";
@@ -43,13 +42,4 @@ export function endpointName(baseURL: string | undefined): string {
   } catch {
     return url;
   }
-}
-
-/** OpenAI: prompt_tokens_details.cached_tokens; DeepSeek: prompt_cache_hit_tokens. */
-export function cachedTokensOf(usage: ChatCompletionChunk["usage"]): number | undefined {
-  if (!usage) return undefined;
-  const details = usage.prompt_tokens_details?.cached_tokens;
-  if (typeof details === "number") return details;
-  const hit = (usage as { prompt_cache_hit_tokens?: unknown }).prompt_cache_hit_tokens;
-  return typeof hit === "number" ? hit : undefined;
 }

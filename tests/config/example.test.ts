@@ -12,5 +12,6 @@ describe("maisaka.config.example.json", () => {
     expect(config.mcp.sampling).toEqual({ enabled: false, maxTokens: 1024 });
     expect(config.models.prices["deepseek-chat"]?.outputPerMTok).toBeGreaterThan(0);
     expect(config.models.prices["gpt-4o-mini"]?.inputPerMTok).toBeGreaterThan(0);
+    expect(config.models.tasks.planner?.fallback).toEqual([{ endpoint: "local", model: "qwen3:8b" }]);
   });
 });

@@ -316,12 +316,13 @@ describe("selectContext: hiding earlier assistant text", () => {
     expect(sel.selectedCount).toBe(6);
   });
 
-  it("drops the reasoning of hidden messages too", () => {
+  it("hides the text but keeps the reasoning of a hidden tool-call message (the endpoint's rule decides)", () => {
     const h = [{ ...assistant("old", ["c1"]), reasoningContent: "r" }, result("c1"), assistant("new")];
     expect(selectContext(h, planner(10)).llmMessages[0]).toEqual({
       role: "assistant",
       content: null,
       tool_calls: (h[0] as AssistantMessage).toolCalls,
+      reasoning_content: "r",
     });
   });
 

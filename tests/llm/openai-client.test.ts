@@ -172,7 +172,9 @@ describe("OpenAiModelClient: retries", () => {
       .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ModelCallError);
     expect(failure).toMatchObject({ status: 503 });
-    expect(String(failure)).toMatch(/planner model "planner-model" failed after 3 attempts: .*model overloaded/);
+    expect(String(failure)).toMatch(
+      /planner model "planner-model" on endpoint "default" failed after 3 attempts: .*model overloaded/,
+    );
     expect(server.requests).toHaveLength(3);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
     expect(errors).toHaveLength(1);

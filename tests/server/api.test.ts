@@ -10,6 +10,7 @@ import {
   healthSchema,
   MAX_BODY_BYTES,
   OPERATOR_COOKIE,
+  endpointListSchema,
   providerListSchema,
   sessionHistorySchema,
   sessionListSchema,
@@ -93,6 +94,7 @@ describe("auth", () => {
     ["PATCH", "/api/tools/reply"],
     ["GET", "/api/tools/audit"],
     ["GET", "/api/providers"],
+    ["GET", "/api/endpoints"],
     ["GET", "/api/auth/me"],
     ["POST", "/api/auth/logout"],
   ];
@@ -609,5 +611,11 @@ describe("tools, toggles and providers", () => {
       expect.objectContaining({ name: "maisaka_builtin", type: "builtin", state: "ready", lastError: null }),
     ]);
     expect(providers[0].toolCount).toBeGreaterThan(5);
+  });
+
+  it("lists the model endpoints (the SIMULATED model's in-process one here)", async () => {
+    const list = endpointListSchema.parse((await server.api("GET", "/api/endpoints")).json);
+    expect(list.simulated).toBe(true);
+    expect(list.endpoints).toEqual([expect.objectContaining({ name: "default", kind: "generic", lastError: null })]);
   });
 });

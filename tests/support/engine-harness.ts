@@ -7,7 +7,7 @@ import { parseConfig } from "../../server/config/load";
 import type { Clock } from "../../server/engine/clock";
 import type { EngineLogger } from "../../server/engine/deps";
 import type { SessionRuntime } from "../../server/engine/runtime";
-import { OpenAiModelClient } from "../../server/llm/openai-client";
+import { OpenAiModelClient, type OpenAiModelClientOptions } from "../../server/llm/openai-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
 import type { ToolProvider } from "../../server/tools/provider";
@@ -34,6 +34,8 @@ export interface HarnessOptions {
   isGroupChat?: boolean;
   providers?: ToolProvider[];
   emojis?: EmojiRecord[];
+  /** Overrides of the model client's options (endpoint kind, several endpoints), given the scripted server. */
+  modelOptions?: (server: ScriptedOpenAi) => Partial<OpenAiModelClientOptions>;
 }
 
 const BASE_CONFIG = {
@@ -57,6 +59,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     models: { planner: "planner-model", timingGate: "gate-model", replyer: "replyer-model", utils: "utils-model" },
     maxRetries: 2,
     sleep: async () => undefined,
+    ...opts.modelOptions?.(model),
   });
   const engine = await createEngine({
     config,

@@ -57,7 +57,21 @@ export interface TruncateStep {
   content?: string;
 }
 
-export type ConcreteStep = ResponseStep | ErrorStep | HangStep | TruncateStep;
+/** Any status, content type and body, verbatim (HTML error pages, 200 with an error body, plain JSON). */
+export interface RawStep {
+  kind: "raw";
+  status?: number;
+  contentType?: string;
+  body: string;
+}
+
+/** Server-sent events of exactly these chunks (a provider's documented stream shape), then [DONE]. */
+export interface SseStep {
+  kind: "sse";
+  chunks: unknown[];
+}
+
+export type ConcreteStep = ResponseStep | ErrorStep | HangStep | TruncateStep | RawStep | SseStep;
 export type ScriptStep = ConcreteStep | ((body: ChatCompletionCreateParams) => ConcreteStep);
 
 export interface ReceivedRequest {
@@ -134,6 +148,12 @@ export async function startScriptedOpenAi(): Promise<ScriptedOpenAi> {
       case "response":
         if (!streamed) return sendJson(res, 200, completionBody(step, record.body));
         writeSse(res, streamChunks(step, record.body));
+        return void res.end("data: [DONE]\n\n");
+      case "raw":
+        res.writeHead(step.status ?? 200, { "content-type": step.contentType ?? "application/json" });
+        return void res.end(step.body);
+      case "sse":
+        writeSse(res, step.chunks);
         return void res.end("data: [DONE]\n\n");
       case "hang":
         if (step.content !== undefined) writeSse(res, startChunks(step.content));

@@ -103,7 +103,8 @@ export function selectContext(history: readonly HistoryMessage[], options: Selec
     if (toHide > 0 && isAssistantText(e.view)) {
       toHide--;
       if (e.view.toolCalls.length === 0) continue;
-      shown.push({ source: e.source, view: { ...e.view, content: "", reasoningContent: undefined } });
+      // The reasoning stays with the calls: some providers require it back (the endpoint's rule decides).
+      shown.push({ source: e.source, view: { ...e.view, content: "" } });
       continue;
     }
     shown.push(e);

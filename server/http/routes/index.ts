@@ -2,6 +2,7 @@
 import type { Route } from "../route";
 import type { ApiContext } from "../context";
 import { loginRoute, logoutRoute, meRoute } from "./auth";
+import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
 import { providersRoute } from "./providers";
 import { sessionEventsRoute } from "./session-events";
@@ -28,4 +29,5 @@ export const apiRoutes: Route<ApiContext>[] = [
   iconRoute,
   providersRoute,
   usageRoute,
+  endpointsRoute,
 ];
