@@ -21,8 +21,8 @@ export interface RetryOptions {
   timeoutMs?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
-  /** Called with each SQLITE_BUSY that will be retried (health reporting). */
-  onBusy?: (err: unknown) => void;
+  /** Called with each SQLITE_BUSY that will be retried and how long the write has waited (health reporting). */
+  onBusy?: (err: unknown, waitedMs: number) => void;
 }
 
 /**
@@ -43,7 +43,7 @@ export async function withBusyRetry<T>(fn: () => Promise<T>, opts: RetryOptions 
       if (attempt >= attempts || !isBusyError(err)) throw err;
       const delay = Math.min(max, base * 2 ** (attempt - 1));
       if (opts.timeoutMs !== undefined && performance.now() - started + delay > opts.timeoutMs) throw err;
-      opts.onBusy?.(err);
+      opts.onBusy?.(err, performance.now() - started);
       await sleep(delay / 2 + Math.random() * (delay / 2));
     }
   }

@@ -61,6 +61,9 @@ function firstLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split("\n")[0].slice(0, 300);
 }
 
+/** How long a write waits for the lock before the database counts as busy. */
+const BUSY_AFTER_MS = 1_000;
+
 export class DatabaseHealth {
   private current: DbStatus = { ok: true, state: "ok" };
   private probeTimer: NodeJS.Timeout | null = null;
@@ -81,6 +84,15 @@ export class DatabaseHealth {
   /** A write committed: the database takes writes. */
   succeeded(): void {
     this.set({ ok: true, state: "ok" });
+  }
+
+  /**
+   * A write found the lock taken and will retry. Our own two writers (the ledger's thread and the
+   * stores) meet the lock all the time for a few milliseconds; only a wait this long says the database
+   * is busy (another process holding it).
+   */
+  waiting(err: unknown, waitedMs: number): void {
+    if (waitedMs >= BUSY_AFTER_MS) this.failed(err);
   }
 
   /** A write failed; failures that say nothing about the database leave the state as it is. */

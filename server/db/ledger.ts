@@ -95,7 +95,7 @@ export class PrismaLedger implements EventLedger {
     const health = opts.health;
     this.retry = {
       ...(opts.retry ?? { attempts: 20, baseDelayMs: 2, maxDelayMs: 500 }),
-      onBusy: (err) => health?.failed(err),
+      onBusy: (err, waitedMs) => health?.waiting(err, waitedMs),
     };
     this.health = health;
     try {

@@ -32,7 +32,7 @@ export class StoreWriter {
   private readonly retry: RetryOptions;
 
   constructor(private readonly opts: StoreWriterOptions = {}) {
-    this.retry = { ...storeWriteRetry, ...opts.retry, onBusy: (err) => opts.health?.failed(err) };
+    this.retry = { ...storeWriteRetry, ...opts.retry, onBusy: (err, waitedMs) => opts.health?.waiting(err, waitedMs) };
   }
 
   write<T>(fn: () => Promise<T>): Promise<T> {

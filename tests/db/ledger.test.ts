@@ -182,7 +182,8 @@ describe("PrismaLedger", () => {
     const other = new Database(sqlitePathFromUrl(url));
     other.exec("BEGIN IMMEDIATE");
     const done = l.append(range("s", 1, 2));
-    await expect.poll(() => health.status().state).toBe("busy");
+    // Busy once the append has waited for the lock about a second (shorter waits are our own writers meeting).
+    await expect.poll(() => health.status().state, { timeout: 5_000 }).toBe("busy");
     await expect(l.probe()).rejects.toMatchObject({ kind: "locked" });
     other.exec("COMMIT");
     other.close();

@@ -75,21 +75,23 @@ export class PrismaSessionStore implements SessionStore {
     await this.writer.write(() => this.prisma.chatSession.updateMany({ where: { id }, data: { lastActiveAt: ts } }));
   }
 
-  /** One snapshot per session, replaced on every save (JSON text), with the list counts in the same transaction. */
+  /**
+   * One snapshot per session, replaced on every save (JSON text), then the list counts derived from it.
+   * Two writes, not one `$transaction([...])`: the batch transaction held on to memory on every save
+   * (the load test's heap grew ~2 MB a round); the counts are derived data the next save rewrites.
+   */
   async saveSnapshot(snapshot: RuntimeSnapshot): Promise<void> {
     const state = JSON.stringify(snapshot.state ?? null);
     const { sessionId, ts } = snapshot;
     const counts = snapshotCounts(snapshot.state);
     await this.writer.write(() =>
-      this.prisma.$transaction([
-        this.prisma.sessionSnapshot.upsert({
-          where: { sessionId },
-          create: { sessionId, state, ts },
-          update: { state, ts },
-        }),
-        this.prisma.chatSession.updateMany({ where: { id: sessionId }, data: counts }),
-      ]),
+      this.prisma.sessionSnapshot.upsert({
+        where: { sessionId },
+        create: { sessionId, state, ts },
+        update: { state, ts },
+      }),
     );
+    await this.writer.write(() => this.prisma.chatSession.updateMany({ where: { id: sessionId }, data: counts }));
   }
 
   async loadSnapshot(sessionId: string): Promise<RuntimeSnapshot | null> {
