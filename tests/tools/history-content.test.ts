@@ -9,10 +9,10 @@ function item(partial: Partial<ToolContentItem> & Pick<ToolContentItem, "content
 const base = makeToolResult({ toolName: "t", success: true });
 
 describe("historyContent", () => {
-  it("prefers the trimmed content", () => {
-    expect(
-      historyContent({ ...base, content: "  hello \n", contentItems: [item({ contentType: "text", text: "x" })] }),
-    ).toBe("hello");
+  it("prefers the content, byte-exact (a file's indentation and trailing newlines are part of it); blank content counts as none", () => {
+    const items = [item({ contentType: "text", text: "x" })];
+    expect(historyContent({ ...base, content: "  hello \n", contentItems: items })).toBe("  hello \n");
+    expect(historyContent({ ...base, content: " \n\t", contentItems: items })).toBe("x");
   });
 
   it("falls back to readable item texts joined by newlines, media as placeholders, never base64", () => {
