@@ -42,7 +42,8 @@ export class SessionLearner {
 
   constructor(
     private readonly sessionId: string,
-    private readonly deps: Pick<EngineDeps, "model" | "stores" | "config" | "clock" | "logger">,
+    private readonly deps: Pick<EngineDeps, "model" | "stores" | "config" | "clock" | "logger"> &
+      Partial<Pick<EngineDeps, "events">>,
   ) {}
 
   /** Ids learned from, for the snapshot (a restored runtime does not learn them twice). */
@@ -114,6 +115,9 @@ export class SessionLearner {
         { role: "user", content: text },
       ],
       signal,
+      // Visible in the session's timeline like the other tasks' retries and failures.
+      onRetry: (p) => this.deps.events?.emit(this.sessionId, "llm.retry", p),
+      onError: (p) => this.deps.events?.emit(this.sessionId, "llm.error", p),
     });
     const parsed = extractionSchema.safeParse(parseJsonObject(response.content) ?? {});
     if (!parsed.success) return;

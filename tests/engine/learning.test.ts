@@ -167,4 +167,24 @@ describe("learning", () => {
       await h.close();
     }
   });
+
+  it("a failing learning call is visible in the session's timeline (llm.retry, then llm.error)", async () => {
+    const h = await startHarness({ config: { chat: { learningBatchMessages: 50, learningIdleSeconds: 0.1 } } });
+    try {
+      const answer = (body: { model: string }) =>
+        body.model === "utils-model"
+          ? { kind: "error" as const, status: 500 }
+          : { kind: "response" as const, content: "", toolCalls: [{ name: "no_action", arguments: {} }] };
+      for (let i = 0; i < 3; i++) {
+        h.model.enqueue(answer, answer, answer, answer);
+        await h.send(`闲聊 ${i}`);
+        await h.waitForEvent(() => h.ofType("cycle.end").length > i);
+      }
+      const error = await h.waitForEvent((e) => e.type === "llm.error");
+      expect(error.data).toMatchObject({ task: "utils" });
+      expect(h.ofType("llm.retry").some((e) => e.data.task === "utils")).toBe(true);
+    } finally {
+      await h.close();
+    }
+  });
 });
