@@ -84,3 +84,11 @@ test("icons follow the theme, a neutral glyph stands in when there is none", asy
   await expect(page.locator('[data-testid="tool-row"][data-tool="roll_dice"] .schema-table')).toContainText("notation");
   await shot(page, "tools-dark");
 });
+
+test("the model endpoints panel says what the engine talks to (here the SIMULATED model)", async ({ page }) => {
+  await page.goto("/tools");
+  const panel = page.getByTestId("model-endpoints");
+  await expect(panel).toBeVisible();
+  await expect(panel).toContainText("SIMULATED");
+  await expect(panel).toContainText(/calls, \d+ failed/);
+});

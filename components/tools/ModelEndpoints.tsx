@@ -22,9 +22,9 @@ export function ModelEndpoints() {
   if (list.isPending) return <Loading label="Loading model endpoints" />;
   if (list.isError) return <ErrorState title="Model endpoints unavailable" error={list.error} />;
   return (
-    <section className="model-endpoints" data-testid="model-endpoints">
-      <h2>Model endpoints{list.data.simulated ? " (SIMULATED)" : ""}</h2>
-      <ul>
+    <section className="panel model-endpoints" data-testid="model-endpoints">
+      <div className="panel-title">Model endpoints{list.data.simulated ? " (SIMULATED)" : ""}</div>
+      <ul className="endpoint-list">
         {list.data.endpoints.map((e) => (
           <li key={e.name} data-testid={`endpoint-${e.name}`}>
             <strong>{e.name}</strong> <span className="muted small">{e.kind}</span>
