@@ -42,6 +42,11 @@ export function encodeChunk(events: readonly MonitorEvent[]): RowChunk {
 export interface LedgerWorkerData {
   file: string;
   synchronous: "FULL" | "NORMAL";
+  /**
+   * Commit with synchronous=NORMAL (a commit survives kill -9 at once) and fsync the WAL after the
+   * commits, one fsync for whatever committed meanwhile (then a commit survives power loss too).
+   */
+  syncWal: boolean;
 }
 
 /** `last` commits the write's transaction, the first chunk of a write begins it, `abort` rolls it back. */
@@ -51,4 +56,7 @@ export type LedgerWorkerRequest =
 export type LedgerWorkerReply =
   | { kind: "ready" }
   | { kind: "written"; id: number }
+  /** Every write up to `upTo` is on disk (the WAL fsynced after it). */
+  | { kind: "synced"; upTo: number }
+  | { kind: "sync_failed"; code?: string; message: string }
   | { kind: "failed"; id: number | null; code?: string; message: string };

@@ -1,13 +1,16 @@
-// The ledger's writer thread (started by ledger.ts): owns the write connection, so a commit's fsync
-// (synchronous FULL) happens here and never on the server's event loop. One write = one transaction,
-// sent in chunks so that copying the next chunk over overlaps with inserting this one.
+// The ledger's writer thread (started by ledger.ts): owns the write connection, so fsyncs happen here
+// and never on the server's event loop. One write = one transaction, sent in chunks so that copying the
+// next chunk over overlaps with inserting this one. With syncWal a write is answered once committed
+// (WAL, synchronous=NORMAL: it survives kill -9), and one fsync of the WAL afterwards covers every write
+// committed meanwhile ("synced"): fan-out does not wait for the disk, snapshots wait for "synced".
+import { fsync, openSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { LedgerWorkerData, LedgerWorkerReply, LedgerWorkerRequest, RowChunk } from "./ledger-protocol";
 
 const port = parentPort;
 if (!port) throw new Error("ledger-worker.ts runs as a worker thread (see ledger.ts)");
-const { file, synchronous } = workerData as LedgerWorkerData; // built by ledger.ts from these types
+const { file, synchronous, syncWal } = workerData as LedgerWorkerData; // built by ledger.ts from these types
 
 function failure(id: number | null, err: unknown): LedgerWorkerReply {
   const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
@@ -26,7 +29,7 @@ try {
   // No busy timeout: a lock is waited for by the main thread's retry, which also reports it as "busy".
   db = new Database(file, { timeout: 0, fileMustExist: true });
   db.pragma("journal_mode = WAL");
-  db.pragma(`synchronous = ${synchronous}`);
+  db.pragma(`synchronous = ${syncWal ? "NORMAL" : synchronous}`);
   // The JSON arrives as UTF-8 bytes: CAST stores them as the TEXT they are, without a conversion.
   insert = db.prepare<Params>(
     'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, CAST(? AS TEXT))',
@@ -36,6 +39,45 @@ try {
   db?.close();
   db = null;
   port.postMessage(failure(null, err));
+}
+
+/** The last committed write, the last one the WAL was fsynced after, and whether an fsync is running. */
+let committed = 0;
+let synced = 0;
+let syncing = false;
+let walFd: number | null = null;
+
+function reportSyncFailure(err: unknown): void {
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  port?.postMessage({
+    kind: "sync_failed",
+    ...(typeof code === "string" ? { code } : {}),
+    message: err instanceof Error ? err.message : String(err),
+  } satisfies LedgerWorkerReply);
+}
+
+/**
+ * One fsync of the WAL for every commit made until it starts, run on libuv's thread pool (fs.fsync, not
+ * fsyncSync) so this thread keeps committing meanwhile; the next one starts when it is done.
+ */
+function syncSoon(): void {
+  if (syncing) return;
+  const upTo = committed;
+  if (upTo <= synced) return;
+  syncing = true;
+  try {
+    walFd ??= openSync(`${file}-wal`, "r");
+  } catch (err) {
+    syncing = false;
+    return reportSyncFailure(err);
+  }
+  fsync(walFd, (err) => {
+    syncing = false;
+    if (err) return reportSyncFailure(err);
+    synced = upTo;
+    port?.postMessage({ kind: "synced", upTo } satisfies LedgerWorkerReply);
+    syncSoon();
+  });
 }
 
 /** The write whose transaction is open, and the last one that failed (its later chunks are ignored). */
@@ -66,6 +108,10 @@ function writeChunk(
       conn.exec("COMMIT");
       open = null;
       port?.postMessage({ kind: "written", id } satisfies LedgerWorkerReply);
+      if (syncWal) {
+        committed = id;
+        syncSoon();
+      }
     }
   } catch (err) {
     if (conn.inTransaction) conn.exec("ROLLBACK");

@@ -81,6 +81,11 @@ export class PrismaLedger implements EventLedger {
   private readonly ready: Promise<void>;
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 1;
+  /** The last write answered "written", the last one the writer thread fsynced the WAL after. */
+  private lastWritten = 0;
+  private lastSynced = 0;
+  private syncWaiters: { upTo: number; resolve: () => void }[] = [];
+  private readonly syncWal: boolean;
   private workerGone: DatabaseError | null = null;
   private queue: PendingAppend[] = [];
   private flushing: Promise<void> | null = null;
@@ -113,7 +118,13 @@ export class PrismaLedger implements EventLedger {
     } catch (err) {
       throw toDatabaseError(err, this.file);
     }
-    const data: LedgerWorkerData = { file: this.file, synchronous: opts.synchronous === "normal" ? "NORMAL" : "FULL" };
+    // "full": commits answered once committed, the WAL fsynced right after (coalesced), see ledger-worker.ts.
+    this.syncWal = opts.synchronous !== "normal";
+    const data: LedgerWorkerData = {
+      file: this.file,
+      synchronous: opts.synchronous === "normal" ? "NORMAL" : "FULL",
+      syncWal: this.syncWal,
+    };
     this.worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: data });
     // Only writes in flight keep the process alive (see send()).
     this.worker.unref();
@@ -281,8 +292,31 @@ export class PrismaLedger implements EventLedger {
     }
   }
 
+  /**
+   * Resolves once every append answered so far is on disk (the WAL fsynced after it): what a snapshot
+   * waits for, so it never claims events a power loss could take. Appends themselves resolve on commit.
+   */
+  whenSynced(): Promise<void> {
+    const upTo = this.lastWritten;
+    if (!this.syncWal || upTo <= this.lastSynced) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push({ upTo, resolve }));
+  }
+
   private settle(reply: LedgerWorkerReply): void {
+    if (reply.kind === "synced") {
+      this.lastSynced = Math.max(this.lastSynced, reply.upTo);
+      const due = this.syncWaiters.filter((w) => w.upTo <= this.lastSynced);
+      this.syncWaiters = this.syncWaiters.filter((w) => w.upTo > this.lastSynced);
+      for (const w of due) w.resolve();
+      return;
+    }
+    if (reply.kind === "sync_failed") {
+      // Waiters keep waiting: the next commit's fsync covers their writes too.
+      this.health?.failed(toDatabaseError(Object.assign(new Error(reply.message), { code: reply.code }), this.file));
+      return;
+    }
     if (reply.kind === "ready" || reply.id === null) return;
+    if (reply.kind === "written") this.lastWritten = Math.max(this.lastWritten, reply.id);
     const pending = this.inFlight.get(reply.id);
     this.inFlight.delete(reply.id);
     if (reply.kind === "written") pending?.resolve();

@@ -1,6 +1,6 @@
 // The monitor event bus: assigns each session's seq (from 1, no gaps), writes events to the ledger
 // in order with group commit, and only then hands them to listeners, so nothing is broadcast that a
-// crash could lose. A failed write is retried; events are never reordered, and dropped only over the
+// crash of the process could lose (on disk against power loss a moment later: whenDurable waits for that). A failed write is retried; events are never reordered, and dropped only over the
 // backlog cap (see MonitorBusOptions.maxPending).
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { Clock, EventSink } from "../engine";
@@ -117,7 +117,11 @@ export class MonitorBus implements EventSink {
       this.queue = [];
       this.writing = batch.length;
       await this.writeWithRetry(batch);
-      this.markDurable(batch);
+      // Delivered once committed (it survives kill -9); durable for snapshots (whenDurable) once the
+      // ledger has it on disk, which the ledger's thread does right after without holding up fan-out.
+      const synced = this.ledger.whenSynced?.();
+      if (synced) void synced.then(() => this.markDurable(batch));
+      else this.markDurable(batch);
       this.writing = 0;
       if (this.dropped && !this.failing) {
         this.opts.onOverflow?.("end", this.dropped);

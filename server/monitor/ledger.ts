@@ -2,8 +2,13 @@
 import type { MonitorEvent } from "../../lib/events/schemas";
 
 export interface EventLedger {
-  /** Appends a batch (already in seq order per session). Resolves once the batch is durable. */
+  /**
+   * Appends a batch (already in seq order per session). Resolves once the batch is committed: it
+   * survives a crash of the process (kill -9).
+   */
   append(events: MonitorEvent[]): Promise<void>;
+  /** Resolves once every batch appended so far is on disk (survives power loss); absent: append already is. */
+  whenSynced?(): Promise<void>;
   /** Highest seq stored per session (sessions without events are absent). */
   lastSeqs(): Promise<Map<string, number>>;
   /** Events with seq > afterSeq, ascending, at most `limit`. */

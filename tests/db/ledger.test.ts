@@ -194,6 +194,18 @@ describe("PrismaLedger", () => {
     await l.close();
   });
 
+  it("answers an append once committed and whenSynced once the writer thread fsynced the WAL after it", async () => {
+    const { ledger: l, url } = await ledger();
+    await l.append(range("s", 1, 3));
+    // Committed: another connection reads it before any fsync was waited for.
+    expect(committed(url)).toHaveLength(3);
+    await l.whenSynced();
+    await l.append(range("s", 4, 4));
+    await l.whenSynced();
+    expect(committed(url)).toHaveLength(4);
+    await l.close();
+  });
+
   it("flushes queued appends on close, refuses appends after, and continues seqs after a restart", async () => {
     const { ledger: l, url } = await ledger();
     const pending = [l.append(range("s", 1, 4)), l.append(range("s", 5, 6))];

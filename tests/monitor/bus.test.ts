@@ -241,6 +241,29 @@ describe("MonitorBus", () => {
     expect(resolved.at(-1)).toBe("late");
   });
 
+  it("delivers once the ledger committed, but whenDurable (what snapshots wait for) waits for its sync to disk", async () => {
+    const sync = deferred();
+    const ledger = new MemoryLedger();
+    const syncing: EventLedger = {
+      append: (events) => ledger.append(events),
+      lastSeqs: () => ledger.lastSeqs(),
+      read: (id, after, limit) => ledger.read(id, after, limit),
+      whenSynced: () => sync.promise,
+    };
+    const bus = new MonitorBus(syncing, new FakeClock());
+    const seen: number[] = [];
+    bus.subscribe((e) => seen.push(e.seq));
+    let durable = false;
+    bus.emit("s", "session.stop", stop("x"));
+    void bus.whenDurable("s", 1).then(() => (durable = true));
+    await settle();
+    expect(seen).toEqual([1]);
+    expect(durable).toBe(false);
+    sync.resolve();
+    await settle();
+    expect(durable).toBe(true);
+  });
+
   it("whenDurable counts what the ledger held at init() as durable", async () => {
     const ledger = new MemoryLedger();
     const first = new MonitorBus(ledger, new FakeClock());
