@@ -3,16 +3,14 @@
 // (BEGIN IMMEDIATE, as a backup tool or an operator's sqlite3 shell would) for 10 s, with message
 // POSTs every 250 ms whose store writes wait for the lock meanwhile. Baseline: the same load on the
 // same server, without the lock, just before. Target: reads ≤ 100 ms (issue 11, "No stalls").
+import { BENCH_TOKEN, startBenchServer } from "../support/server";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { startAppServer } from "../../server/app-server";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import type { MeasureFn } from "../measure";
-import { benchConfig, benchEnv, silentLogger } from "../support/engine";
 import { percentile, spread } from "../support/stats";
 import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
 
-const TOKEN = "bench-operator-token-0123456789";
 const BETTER_SQLITE3 = createRequire(import.meta.url).resolve("better-sqlite3");
 const SESSION = "bench-lock";
 
@@ -44,16 +42,8 @@ export const run: MeasureFn = ({ quick }) =>
   withTempDir(async (dir) => {
     const seconds = quick ? 4 : 10;
     const url = await tempDatabaseUrl(dir);
-    const app = await startAppServer({
-      port: 0,
-      databaseUrl: url,
-      config: benchConfig(),
-      token: TOKEN,
-      dashboard: false,
-      logger: silentLogger,
-      env: benchEnv,
-    });
-    const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+    const app = await startBenchServer(url);
+    const headers = { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" };
     const call = async (method: string, route: string, body?: unknown): Promise<number> => {
       const res = await fetch(`${app.url}${route}`, {
         method,

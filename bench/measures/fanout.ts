@@ -4,22 +4,20 @@
 // - emit time (stage.status carries its emit time in stageStartedAt, µs precision, shared wall clock).
 // Baseline: the same envelopes through a bare Socket.IO server (io.emit in a loop: no ledger, no hub),
 // in phases taking turns with the engine's so that both meet the same load from other processes.
+import { BENCH_TOKEN, startBenchServer } from "../support/server";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server as SocketServer } from "socket.io";
 import { MONITOR_NAMESPACE } from "../../lib/api/schemas";
 import type { EventData } from "../../lib/events/schemas";
-import { startAppServer } from "../../server/app-server";
 import { MonitorClients, type ClientReport } from "../../tests/load/monitor-clients";
 import type { MeasureFn } from "../measure";
-import { benchConfig, benchEnv, silentLogger } from "../support/engine";
 import { percentile, spread } from "../support/stats";
 import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
 
 const RATE = 200;
 const SESSIONS = 50;
 const CLIENTS = 20;
-const TOKEN = "bench-operator-token-0123456789";
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -69,15 +67,7 @@ export const run: MeasureFn = ({ quick }) =>
     // Short phases, many of them: other processes' load comes and goes, and both sides should meet it alike.
     const phases = quick ? 4 : 8;
     const phaseSeconds = quick ? 1.5 : 2.5;
-    const app = await startAppServer({
-      port: 0,
-      databaseUrl: await tempDatabaseUrl(dir),
-      config: benchConfig(),
-      token: TOKEN,
-      dashboard: false,
-      logger: silentLogger,
-      env: benchEnv,
-    });
+    const app = await startBenchServer(await tempDatabaseUrl(dir));
     const bareHttp = createServer();
     const bare = new SocketServer(bareHttp, { serveClient: false });
     await new Promise<void>((resolve) => bareHttp.listen(0, "127.0.0.1", resolve));
@@ -87,7 +77,7 @@ export const run: MeasureFn = ({ quick }) =>
       // Both sets of clients stay connected; the two sides take turns, so both see the same machine.
       await clients.connect({
         url: `${app.url}${MONITOR_NAMESPACE}`,
-        token: TOKEN,
+        token: BENCH_TOKEN,
         clients: CLIENTS,
         subscribe: { sessionId: "*" },
       });

@@ -3,12 +3,12 @@
 // /api/sessions/:id/events?afterSeq=0&limit=500 against a freshly started server, timed from the
 // request to the parsed body. Baseline: the same page straight from SQLite (raw better-sqlite3
 // SELECT on the primary key, data parsed), no server in between.
+import { BENCH_TOKEN, startBenchServer } from "../support/server";
 import Database from "better-sqlite3";
-import { startAppServer } from "../../server/app-server";
 import { openDatabase } from "../../server/db";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import type { MeasureFn } from "../measure";
-import { benchConfig, benchEnv, sessionRecord, silentLogger } from "../support/engine";
+import { sessionRecord } from "../support/engine";
 import { eventStream, meanBytes, recordEventMix } from "../support/event-mix";
 import { median, percentile } from "../support/stats";
 import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
@@ -16,7 +16,6 @@ import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
 const EVENTS = 100_000;
 const PAGE = 500;
 const SESSION = "replay-100k";
-const TOKEN = "bench-operator-token-0123456789";
 
 async function fill(url: string): Promise<number> {
   const database = await openDatabase(url, { ledger: { synchronous: "normal" } });
@@ -34,7 +33,7 @@ async function fill(url: string): Promise<number> {
 async function timedPage(base: string, afterSeq: number): Promise<number> {
   const started = performance.now();
   const res = await fetch(`${base}/api/sessions/${SESSION}/events?afterSeq=${afterSeq}&limit=${PAGE}`, {
-    headers: { authorization: `Bearer ${TOKEN}` },
+    headers: { authorization: `Bearer ${BENCH_TOKEN}` },
   });
   const body: unknown = await res.json();
   const ms = performance.now() - started;
@@ -65,15 +64,7 @@ export const run: MeasureFn = ({ quick }) =>
     const url = await tempDatabaseUrl(dir);
     const meanEventBytes = await fill(url);
     const raw = rawPage(sqlitePathFromUrl(url), 0);
-    const app = await startAppServer({
-      port: 0,
-      databaseUrl: url,
-      config: benchConfig(),
-      token: TOKEN,
-      dashboard: false,
-      logger: silentLogger,
-      env: benchEnv,
-    });
+    const app = await startBenchServer(url);
     try {
       const cold = await timedPage(app.url, 0);
       const warm: number[] = [];
