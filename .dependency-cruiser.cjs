@@ -95,6 +95,15 @@ module.exports = {
       to: { path: "^server/(db|mcp|llm|realtime|http|cli)/" },
     },
     {
+      name: "platforms-room",
+      severity: "error",
+      comment:
+        "server/platforms (chat platform adapters) may import lib, the engine's surface and the store interfaces: " +
+        "not the database, tools, MCP, plugins, models or transports of other rooms.",
+      from: { path: "^server/platforms/" },
+      to: { path: "^server/(db|tools|mcp|plugins|llm|realtime|http|cli)/" },
+    },
+    {
       name: "db-room",
       severity: "error",
       comment:

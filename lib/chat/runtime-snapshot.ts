@@ -1,7 +1,7 @@
 // A chat message as the engine caches it, and the runtime snapshot saved for restart recovery
 // (engine.md 2): defined once, written by the engine, parsed on restore and read by the API.
 import { z } from "zod";
-import { agentStateSchema } from "../events/schemas";
+import { agentStateSchema, chatImageSchema } from "../events/schemas";
 import { historyMessageSchema } from "./history";
 
 const chatMessageRecordSchema = z.object({
@@ -18,6 +18,11 @@ const chatMessageRecordSchema = z.object({
   mentionsBot: z.boolean().optional(),
   replyTo: z.string().nullable().optional(),
   kind: z.enum(["text", "emoji"]).optional(),
+  /** The chat platform it came from (absent: the API or the dashboard). */
+  platform: z.string().optional(),
+  images: z.array(chatImageSchema).optional(),
+  /** Recalled on the platform: still shown, no longer in the models' context. */
+  recalled: z.boolean().optional(),
   ts: z.number(),
 });
 export type ChatMessageRecord = z.infer<typeof chatMessageRecordSchema>;

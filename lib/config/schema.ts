@@ -133,6 +133,46 @@ function knownEndpoints(
   }
 }
 
+/** Which groups and private peers a bot serves: deny wins; an empty allow list allows every one. */
+const onebotAudienceSchema = z
+  .object({
+    allow: z.array(z.string().min(1)).default([]),
+    deny: z.array(z.string().min(1)).default([]),
+  })
+  .strict()
+  .prefault({});
+
+const onebotForwardSchema = z
+  .object({
+    /** The implementation's WebSocket server (its "forward WebSocket" / "WebSocket server" setting). */
+    url: z.url({ protocol: /^wss?$/ }),
+    accessToken: z.string().optional(),
+  })
+  .strict();
+
+const onebotConfigSchema = z
+  .object({
+    /** Checked on every reverse connection (absent or empty: reverse connections are refused). */
+    accessToken: z.string().optional(),
+    reverse: z
+      .object({ enabled: z.boolean().default(false) })
+      .strict()
+      .prefault({}),
+    forward: z.array(onebotForwardSchema).default([]),
+    groups: onebotAudienceSchema,
+    /** Private-chat users served (same rules as groups). */
+    users: onebotAudienceSchema,
+    /** Answer private chats at all. */
+    private: z.boolean().default(true),
+    /** How long an action waits for its echo answer. */
+    actionTimeoutMs: z.number().int().positive().default(10_000),
+    /** Sends per group (and per private peer) per minute; beyond it a send waits (platform risk control). */
+    sendsPerMinute: z.number().int().positive().default(20),
+    /** A connection without a heartbeat (or any frame) this long is considered dead and closed. */
+    heartbeatTimeoutMs: z.number().int().positive().default(60_000),
+  })
+  .strict();
+
 export const maisakaConfigSchema = z
   .object({
     bot: z
@@ -171,6 +211,8 @@ export const maisakaConfigSchema = z
         /** …or after the session was quiet this long with at least 3 unlearned messages (0: never). */
         learningIdleSeconds: z.number().min(0).default(30),
         enableEmoji: z.boolean().default(true),
+        /** Pass chat images to the models as image parts (the endpoint's model must accept images). */
+        vision: z.boolean().default(false),
         enableMemoryQuery: z.boolean().default(true),
         enablePersonProfileQuery: z.boolean().default(true),
         enableJargonQuery: z.boolean().default(true),
@@ -218,6 +260,13 @@ export const maisakaConfigSchema = z
       })
       .strict()
       .prefault({}),
+    platforms: z
+      .object({
+        /** OneBot v11 implementations (NapCat, Lagrange.OneBot, LLOneBot, go-cqhttp): docs/platforms.md. */
+        onebot: onebotConfigSchema.prefault({}),
+      })
+      .strict()
+      .prefault({}),
     plugins: z
       .object({
         dirs: z.array(z.string()).default(["plugins"]),
@@ -238,3 +287,4 @@ export const maisakaConfigSchema = z
 export type MaisakaConfig = z.infer<typeof maisakaConfigSchema>;
 export type McpConfig = MaisakaConfig["mcp"];
 export type ChatConfig = MaisakaConfig["chat"];
+export type OneBotConfig = MaisakaConfig["platforms"]["onebot"];

@@ -96,6 +96,9 @@ const stageStatusData = z.preprocess(
   }),
 );
 
+/** An image of a chat message: where it can be fetched (url), or the implementation's file name. */
+export const chatImageSchema = z.object({ url: z.string().optional(), file: z.string().optional() });
+
 const messageIngestedData = z.object({
   speakerName: z.string(),
   userId: z.string().optional(),
@@ -103,6 +106,10 @@ const messageIngestedData = z.object({
   messageId: z.string(),
   atBot: z.boolean().optional(),
   mentionsBot: z.boolean().optional(),
+  /** The chat platform it came from ("qq" for OneBot); absent for the API and the dashboard's chat box. */
+  platform: z.string().optional(),
+  images: z.array(chatImageSchema).optional(),
+  replyTo: z.string().nullable().optional(),
 });
 
 const messageSentData = z.object({
@@ -232,6 +239,32 @@ const toolToggledData = z.object({
   auditId: z.string(),
 });
 
+const messageSendFailedData = z.object({
+  /** The bot message that was not delivered (absent when it failed before it had one). */
+  messageId: z.string().optional(),
+  /** Where it was going: "group:<id>" or "private:<id>". */
+  target: z.string(),
+  error: z.string(),
+});
+
+const messageRecalledData = z.object({ messageId: z.string() });
+
+const operatorActionData = z.object({
+  actor: z.string(),
+  /** e.g. "message.send" (a message sent as the bot), "tool.invoke", "settings.change". */
+  action: z.string(),
+  target: z.string(),
+  detail: z.record(z.string(), z.unknown()),
+});
+
+const platformConnectionData = z.object({
+  platform: z.string(),
+  selfId: z.string(),
+  mode: z.enum(["reverse", "forward"]),
+  role: z.enum(["Universal", "API", "Event"]).optional(),
+  reason: z.string().optional(),
+});
+
 export const eventDataSchemas = {
   "session.start": sessionStartData,
   "session.stop": sessionStopData,
@@ -247,6 +280,11 @@ export const eventDataSchemas = {
   "llm.retry": llmProblemData,
   "llm.error": llmProblemData,
   "tool.toggled": toolToggledData,
+  "message.send_failed": messageSendFailedData,
+  "message.recalled": messageRecalledData,
+  "operator.action": operatorActionData,
+  "platform.connected": platformConnectionData,
+  "platform.disconnected": platformConnectionData,
 } as const;
 
 export type EventType = keyof typeof eventDataSchemas;
@@ -273,5 +311,10 @@ export const monitorEventSchema = z.discriminatedUnion("type", [
   envelopeOf("llm.retry"),
   envelopeOf("llm.error"),
   envelopeOf("tool.toggled"),
+  envelopeOf("message.send_failed"),
+  envelopeOf("message.recalled"),
+  envelopeOf("operator.action"),
+  envelopeOf("platform.connected"),
+  envelopeOf("platform.disconnected"),
 ]);
 export type MonitorEvent = z.infer<typeof monitorEventSchema>;

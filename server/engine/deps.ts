@@ -3,7 +3,7 @@
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { ModelClient } from "../llm/model-client";
-import type { Stores } from "../stores/types";
+import type { SessionRecord, Stores } from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
 import type { Clock } from "./clock";
 import type { HookRegistry } from "./hooks";
@@ -22,6 +22,36 @@ export interface EventReader {
   /** Up to `limit` events of the session with seq above `afterSeq`, in seq order. */
   read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]>;
 }
+
+/** A bot message on its way to the chat platform of its session. */
+export interface OutboundMessage {
+  kind: "text" | "emoji";
+  /** The text (kind text), or the emoji's description (kind emoji). Never interpreted as markup. */
+  text: string;
+  /** The chat message answered (a quote on the platform), or null. */
+  replyTo: string | null;
+  /** Also mention this user (the person answered); null for none. */
+  atUserId: string | null;
+  /** kind emoji: the emoji library's file (path as the emoji store holds it). */
+  emojiFile?: string;
+}
+
+export type DeliveryResult =
+  /** platformMessageId: the id the platform gave the message (replies to it name it), null when none. */
+  { delivered: true; platformMessageId: string | null } | { delivered: false; error: string };
+
+/**
+ * Where the bot's messages go (the platform adapters, in the server). Sessions of no platform
+ * (the API, the dashboard) have nowhere to deliver: the sink answers delivered with no id.
+ */
+export interface OutboundSink {
+  deliver(session: SessionRecord, message: OutboundMessage): Promise<DeliveryResult>;
+}
+
+/** The sink of an engine with no platforms (the CLI, most tests): every message stays local. */
+export const localOutbound: OutboundSink = {
+  deliver: () => Promise.resolve({ delivered: true, platformMessageId: null }),
+};
 
 export interface EngineLogger {
   info(message: string): void;
@@ -46,6 +76,8 @@ export interface EngineDeps {
   providers: () => ToolProvider[];
   toggles: ToggleView;
   logger: EngineLogger;
+  /** Where sent messages are delivered (absent: localOutbound). */
+  outbound?: OutboundSink;
 }
 
 export const stderrLogger: EngineLogger = {

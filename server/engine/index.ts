@@ -3,7 +3,15 @@
 export { HeartflowManager } from "./heartflow-manager";
 
 export { systemClock, type Clock } from "./clock";
-export { stderrLogger, type EngineLogger, type EventSink } from "./deps";
+export {
+  localOutbound,
+  stderrLogger,
+  type DeliveryResult,
+  type EngineLogger,
+  type EventSink,
+  type OutboundMessage,
+  type OutboundSink,
+} from "./deps";
 export { HookRegistry, type HookPayloads } from "./hooks";
 
 export { plannerPlacement } from "./planner";
