@@ -125,6 +125,19 @@ export class HeartflowManager {
     }
   }
 
+  /**
+   * A chat message recalled on its platform: marked recalled in the store (still shown), announced
+   * (message.recalled) and dropped from the running runtime's history. False when the message is unknown.
+   */
+  async recallMessage(sessionId: string, messageId: string): Promise<boolean> {
+    const stored = await this.deps.stores.messages.get(sessionId, messageId);
+    if (!stored) return false;
+    if (!stored.recalled) await this.deps.stores.messages.save({ ...stored, recalled: true });
+    this.live(sessionId)?.forgetMessage(messageId);
+    this.deps.events.emit(sessionId, "message.recalled", { messageId });
+    return true;
+  }
+
   private touch(id: string, runtime: SessionRuntime): void {
     this.runtimes.delete(id);
     this.runtimes.set(id, runtime);

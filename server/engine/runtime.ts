@@ -285,6 +285,15 @@ export class SessionRuntime {
     return true;
   }
 
+  /** A chat message recalled on its platform leaves the history window (it stays in the store, marked). */
+  forgetMessage(messageId: string): void {
+    const gone = this.log
+      .all()
+      .filter((m) => (m.kind === "session" || m.kind === "complex") && m.messageId === messageId);
+    for (const m of gone) this.log.remove(m);
+    if (gone.length) this.persistence.soon();
+  }
+
   pendingMessages(): ChatMessageRecord[] {
     return this.scheduler.pending();
   }
