@@ -29,6 +29,8 @@ export interface OneBotInboundDeps {
   recentIds?: number;
   /** Session name cache lifetime (default 10 min). */
   nameTtlMs?: number;
+  /** How soon a failed name lookup is tried again (default 1 min). */
+  nameRetryMs?: number;
 }
 
 export interface OneBotInboundCounters {
@@ -121,6 +123,7 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
     clock: deps.clock,
     logger: deps.logger,
     ttlMs: deps.nameTtlMs,
+    retryMs: deps.nameRetryMs,
     lookupTimeoutMs,
   });
   /** "<session>#<message id>" of messages taken (or being taken) by this process. */

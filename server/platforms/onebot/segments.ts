@@ -369,12 +369,14 @@ class Converter {
         return null;
       }
     }
+    // This level's nodes take their share of the budget first, so nesting cannot starve them.
+    const taken = nodes
+      .map(nodeOf)
+      .filter((node) => node !== null)
+      .slice(0, this.forwardBudget);
+    this.forwardBudget -= taken.length;
     const entries: ForwardEntry[] = [];
-    for (const raw of nodes) {
-      if (this.forwardBudget <= 0) break;
-      const node = nodeOf(raw);
-      if (!node) continue;
-      this.forwardBudget--;
+    for (const node of taken) {
       const inner = await this.convert(segmentsOf(node.message), depth + 1);
       entries.push({ sender: node.sender, text: clip(inner.text, MAX_ENTRY_CHARS) });
     }
