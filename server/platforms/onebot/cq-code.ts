@@ -48,14 +48,18 @@ export function parseCqMessage(message: string): OneBotSegment[] {
     text = "";
   };
   let at = 0;
+  // The first "]" at or after the current "[CQ:", kept while it is ahead: every scan moves forward, so
+  // a hostile message of many unclosed codes parses in linear time.
+  let end = -1;
   while (at < message.length) {
     const start = message.indexOf("[CQ:", at);
     if (start < 0) break;
-    const end = message.indexOf("]", start);
+    if (end < start) end = message.indexOf("]", start);
+    // No "]" anywhere after it: no code can follow; the rest is text.
+    if (end < 0) break;
     const nextOpen = message.indexOf("[", start + 1);
-    // No closing bracket, or another "[" before it: not a code; keep "[CQ:" as text and go on.
-    const segment =
-      end >= 0 && (nextOpen < 0 || nextOpen > end) ? parseCode(message.slice(start + "[CQ:".length, end)) : null;
+    // Another "[" before the "]": not a code; keep "[CQ:" as text and go on from there.
+    const segment = nextOpen < 0 || nextOpen > end ? parseCode(message.slice(start + "[CQ:".length, end)) : null;
     if (!segment) {
       text += message.slice(at, start + "[CQ:".length);
       at = start + "[CQ:".length;

@@ -52,6 +52,8 @@ export interface SegmentContext {
 export const MAX_TEXT_CHARS = 4_000;
 /** Most inner messages one message's forwards keep (nested ones included). */
 export const MAX_FORWARD_ENTRIES = 100;
+/** Most images one message keeps (the rest are placeholders only). */
+export const MAX_IMAGES = 20;
 const MAX_ENTRY_CHARS = 1_000;
 const MAX_FORWARD_DEPTH = 3;
 const QUOTE_CHARS = 40;
@@ -133,6 +135,10 @@ export function wireId(id: string): number | string {
 
 function bracket(label: string, detail?: string): string {
   return detail ? `[${label} ${detail}]` : `[${label}]`;
+}
+
+function addImage(out: MessageContent, image: ChatImage): void {
+  if (out.images.length < MAX_IMAGES) out.images.push(image);
 }
 
 /** A card's title: JSON `prompt` or `meta.*.title`/`desc`; XML `brief` or `<title>`. Null when none. */
@@ -260,13 +266,13 @@ class Converter {
       case "image": {
         const url = str(d, "url");
         const file = str(d, "file");
-        if (url || file) out.images.push({ ...(url ? { url } : {}), ...(file ? { file } : {}) });
+        if (url || file) addImage(out, { ...(url ? { url } : {}), ...(file ? { file } : {}) });
         const flash = str(d, "type") === "flash";
         return bracket(flash ? L.flash : L.image, str(d, "summary").replace(/^\[|\]$/g, "") || undefined);
       }
       case "mface": {
         const url = str(d, "url");
-        if (url) out.images.push({ url });
+        if (url) addImage(out, { url });
         return bracket(L.sticker, str(d, "summary").replace(/^\[|\]$/g, "") || undefined);
       }
       case "face":

@@ -47,6 +47,13 @@ describe("parseCqMessage", () => {
     ]);
   });
 
+  it("parses a giant message of unclosed or broken codes as text (linear, not quadratic)", () => {
+    const unclosed = "[CQ:at,qq=1".repeat(100_000);
+    expect(parseCqMessage(unclosed)).toEqual([{ type: "text", data: { text: unclosed } }]);
+    const broken = `${"[CQ:a[".repeat(100_000)}]`;
+    expect(parseCqMessage(broken)).toEqual([{ type: "text", data: { text: broken } }]);
+  });
+
   it("gives nothing for an empty message and one text segment for plain text", () => {
     expect(parseCqMessage("")).toEqual([]);
     expect(parseCqMessage("hello")).toEqual([{ type: "text", data: { text: "hello" } }]);

@@ -10,6 +10,7 @@ import {
   cardTitle,
   contentOfSegments,
   MAX_FORWARD_ENTRIES,
+  MAX_IMAGES,
   MAX_TEXT_CHARS,
   segmentsOf,
   type SegmentContext,
@@ -217,6 +218,11 @@ describe("contentOfSegments", () => {
     expect(content.text.startsWith("啊".repeat(MAX_TEXT_CHARS))).toBe(true);
     expect(content.text.endsWith("（消息过长，已截断）")).toBe(true);
     expect(content.text.length).toBeLessThan(MAX_TEXT_CHARS + 20);
+    const images = await contentOfSegments(
+      Array.from({ length: 500 }, (_, i) => seg("image", { file: `${i}.jpg` })),
+      ctx,
+    );
+    expect(images.images).toHaveLength(MAX_IMAGES);
   });
 
   it("speaks English placeholders when the bot's locale is en", async () => {
