@@ -198,6 +198,7 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
         locale: locale(),
         logger: deps.logger,
         lookupTimeoutMs: lookupTimeoutMs(),
+        nameOf: (userId) => names.get(`${session.id}#${userId}`),
       });
       return {
         sessionId: session.id,

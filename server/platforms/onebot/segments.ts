@@ -46,6 +46,8 @@ export interface SegmentContext {
   logger: EngineLogger;
   /** How long one lookup (get_msg, get_forward_msg) may take. */
   lookupTimeoutMs: number;
+  /** The name a user of this chat is known by (for an @ without a name), if known. */
+  nameOf?: (userId: string) => string | undefined;
 }
 
 /** Longest text a message keeps; the rest is cut with a note (a giant message is taken, not refused). */
@@ -259,7 +261,7 @@ class Converter {
           out.mentionsBot = true;
           return `@${L.atAll} `;
         }
-        return `@${str(d, "name") || qq || "?"} `;
+        return `@${str(d, "name") || this.ctx.nameOf?.(qq) || qq || "?"} `;
       }
       case "reply":
         return this.reply(str(d, "id"), out, depth);

@@ -176,6 +176,16 @@ describe("OneBot inbound messages", () => {
     expect(ingested.type === "message.ingested" && ingested.data.atBot).toBe(true);
   });
 
+  it("writes an @ of another user by the name they last spoke under", async () => {
+    await inbound.onEvent(frame(groupMessage("我是 Bob")), api);
+    const event = groupMessage("[CQ:at,qq=42] 你好 [CQ:at,qq=43]", { user_id: 50, sender: { nickname: "Eve" } });
+    await inbound.onEvent(frame(event), api);
+    expect(await storedOne(GROUP_SESSION, event.message_id)).toMatchObject({
+      text: "@鲍勃  你好 @43",
+      userName: "Eve",
+    });
+  });
+
   it("quotes a replied message from the store, else via get_msg; a failing get_msg does not hold the message", async () => {
     const first = groupMessage("原来的话");
     await inbound.onEvent(frame(first), api);
