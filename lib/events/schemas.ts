@@ -98,6 +98,7 @@ const stageStatusData = z.preprocess(
 
 /** An image of a chat message: where it can be fetched (url), or the implementation's file name. */
 export const chatImageSchema = z.object({ url: z.string().optional(), file: z.string().optional() });
+export type ChatImage = z.infer<typeof chatImageSchema>;
 
 const messageIngestedData = z.object({
   speakerName: z.string(),
