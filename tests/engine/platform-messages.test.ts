@@ -44,7 +44,7 @@ const userContents = (b: ChatCompletionCreateParams) =>
 async function turn(h: Harness, text: string, extra = {}) {
   const before = h.ofType("cycle.end").length;
   const message = await h.send(text, { atBot: true, ...extra });
-  await h.waitForEvent(() => h!.ofType("cycle.end").length > before);
+  await h.waitForEvent(() => h.ofType("cycle.end").length > before);
   await h.waitForIdle();
   return message;
 }
