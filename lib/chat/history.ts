@@ -1,7 +1,7 @@
 // The kinds of message held in a session's history window (engine.md section 4), defined once: the
 // engine keeps them, snapshots store them, the API returns them and the dashboard renders them.
 import { z } from "zod";
-import { chatImageSchema } from "../events/schemas";
+import { chatImageSchema } from "./images";
 import { llmToolCallSchema } from "../llm/messages";
 
 const base = {
