@@ -193,7 +193,7 @@ describe("chat images", () => {
   it("with chat.vision the planner and the replyer get image parts for the message's images", async () => {
     h = await startHarness({ config: { chat: { vision: true } } });
     h.model.enqueue(replyCall("m1"), { kind: "response", content: "好可爱" }, finish);
-    await turn(h, "[图片] 看我的猫", { images, platform: "qq" });
+    await turn(h, "[图片] 看我的猫", { images, platform: "qq", replyTo: "m0" });
 
     const parts = (b: ChatCompletionCreateParams) =>
       b.messages.flatMap((m) => (m.role === "user" && Array.isArray(m.content) ? m.content : []));
@@ -201,7 +201,7 @@ describe("chat images", () => {
     expect(imageParts(body(h, 0))).toEqual([{ type: "image_url", image_url: { url: "https://img.test/cat.png" } }]);
     expect(parts(body(h, 0))[0]).toMatchObject({ type: "text", text: expect.stringContaining("看我的猫") });
     expect(imageParts(body(h, 1))).toHaveLength(1);
-    expect(h.ofType("message.ingested")[0].data).toMatchObject({ images, platform: "qq" });
+    expect(h.ofType("message.ingested")[0].data).toMatchObject({ images, platform: "qq", replyTo: "m0" });
   });
 
   it("without chat.vision only the text placeholder goes", async () => {
