@@ -50,6 +50,7 @@ export class OneBotOutbound implements OutboundSink {
       return { delivered: false, error: `emoji file unreadable: ${errorText(error)}` };
     }
     const slot = await this.rate.take(`${chat.selfId}:${chat.kind}:${chat.peerId}`);
+    if (!slot.ok && slot.reason === "closed") return { delivered: false, error: "the OneBot adapter is shutting down" };
     if (!slot.ok) {
       const perMinute = this.opts.config().sendsPerMinute;
       return { delivered: false, error: `rate limited (${perMinute} sends per minute in this chat)` };
@@ -66,6 +67,11 @@ export class OneBotOutbound implements OutboundSink {
     } catch (error) {
       return { delivered: false, error: errorText(error) };
     }
+  }
+
+  /** Shutdown: sends waiting for their slot fail at once (a stopping turn never waits out the rate). */
+  close(): void {
+    this.rate.close();
   }
 
   /** The message as segments. The text is always one text segment: never read as CQ codes. */

@@ -5,11 +5,16 @@
 // refused at once instead of hanging a turn.
 import type { Clock } from "../../engine";
 
-export type SlotResult = { ok: true } | { ok: false; waitMs: number };
+type TimerHandle = ReturnType<Clock["setTimer"]>;
+
+export type SlotResult = { ok: true } | { ok: false; reason: "rate_limited" | "closed" };
 
 export class SendRate {
   /** Per chat key: when the bucket would be full again if no one sent (ms). */
   private readonly tat = new Map<string, number>();
+  /** Sends waiting for their slot: released as closed on shutdown, so a stop never waits out a slot. */
+  private readonly waiting = new Set<{ timer: TimerHandle; resolve: (r: SlotResult) => void }>();
+  private closed = false;
 
   constructor(
     private readonly clock: Clock,
@@ -27,11 +32,31 @@ export class SendRate {
     const burst = interval * (rate - 1);
     const tat = Math.max(this.tat.get(key) ?? now, now);
     const waitMs = tat - burst - now;
-    if (waitMs > this.maxWaitMs) return { ok: false, waitMs };
+    if (this.closed) return { ok: false, reason: "closed" };
+    if (waitMs > this.maxWaitMs) return { ok: false, reason: "rate_limited" };
     this.tat.set(key, tat + interval);
-    if (waitMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(waitMs, resolve));
     this.forgetIdle();
-    return { ok: true };
+    if (waitMs <= 0) return { ok: true };
+    return new Promise<SlotResult>((resolve) => {
+      const waiter = {
+        resolve,
+        timer: this.clock.setTimer(waitMs, () => {
+          this.waiting.delete(waiter);
+          resolve({ ok: true });
+        }),
+      };
+      this.waiting.add(waiter);
+    });
+  }
+
+  /** Every waiting send fails as closed, and so does every later one. */
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.waiting) {
+      waiter.timer.cancel();
+      waiter.resolve({ ok: false, reason: "closed" });
+    }
+    this.waiting.clear();
   }
 
   /** Chats whose bucket is full again hold no state (the map stays as small as the busy chats). */

@@ -248,6 +248,19 @@ describe("send rate (sendsPerMinute per chat)", () => {
     expect(late).toEqual({ delivered: false, error: "rate limited (1 sends per minute in this chat)" });
     expect(calls).toHaveLength(1);
   });
+
+  it("close fails the sends waiting for their slot at once, and every later one", async () => {
+    const { calls, outbound } = setup({ sendsPerMinute: 1 }, 60_000);
+    const group = session("group", "20002");
+    await outbound.deliver(group, text("a"));
+    const waiting = outbound.deliver(group, text("b"));
+    await settle();
+    outbound.close();
+    const closed = { delivered: false, error: "the OneBot adapter is shutting down" };
+    expect(await waiting).toEqual(closed);
+    expect(await outbound.deliver(session("group", "20003"), text("c"))).toEqual(closed);
+    expect(calls).toHaveLength(1);
+  });
 });
 
 describe("OutboundRouter", () => {
