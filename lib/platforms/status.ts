@@ -31,3 +31,11 @@ export const operatorSendBodySchema = z.object({
   replyTo: z.string().min(1).max(128).optional(),
 });
 export type OperatorSendBody = z.infer<typeof operatorSendBodySchema>;
+
+/** Its answer: 200 delivered (messageId: the stored id of the bot's message), 502 not delivered (error). */
+export const operatorSendResponseSchema = z.object({
+  messageId: z.string().nullable(),
+  delivered: z.boolean(),
+  error: z.string().optional(),
+});
+export type OperatorSendResponse = z.infer<typeof operatorSendResponseSchema>;

@@ -19,7 +19,7 @@ import { contentOfSegments, segmentsOf, wireId, type Locale } from "./segments";
 import { ONEBOT_SESSION_PLATFORM, sessionIdOf, type OneBotChat } from "./session-ids";
 
 export interface OneBotInboundDeps {
-  manager: Pick<HeartflowManager, "registerMessage" | "recallMessage">;
+  manager: Pick<HeartflowManager, "registerMessage" | "recallMessage" | "noteContext">;
   stores: { sessions: SessionStore; messages: MessageStore };
   /** Read on every event: allow/deny lists, the private switch and the locale apply as they change. */
   config: () => MaisakaConfig;
@@ -34,8 +34,10 @@ export interface OneBotInboundDeps {
 }
 
 export interface OneBotInboundCounters {
-  /** Chat messages (and pokes, member notes) registered with the engine. */
+  /** Chat messages (and pokes) registered with the engine. */
   ingested: number;
+  /** Member changes noted in a session's context. */
+  notes: number;
   /** Repeats of a message already taken. */
   duplicates: number;
   /** The bot's own messages (message_sent, or sent by the self id). */
@@ -63,7 +65,6 @@ const REMEMBERED_NAMES = 5_000;
 
 const NOTES = {
   "zh-CN": {
-    system: "系统",
     group: (id: string) => `群 ${id}`,
     pokedMe: "[戳了戳你]",
     joined: (name: string) => `[新成员 ${name} 加入了群聊]`,
@@ -71,7 +72,6 @@ const NOTES = {
     kicked: (name: string) => `[${name} 被移出了群聊]`,
   },
   en: {
-    system: "system",
     group: (id: string) => `Group ${id}`,
     pokedMe: "[poked you]",
     joined: (name: string) => `[${name} joined the group]`,
@@ -107,6 +107,7 @@ function errorText(e: unknown): string {
 export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
   const counters: OneBotInboundCounters = {
     ingested: 0,
+    notes: 0,
     duplicates: 0,
     own: 0,
     denied: 0,
@@ -261,8 +262,15 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
           : event.sub_type === "kick"
             ? notes.kicked(name)
             : notes.left(name);
-      const id = `member:${type}:${event.time}:${userId}`;
-      await ingestOnce(session, id, () => Promise.resolve(note(session, id, "system", notes.system, text, {})));
+      // A context note, not a chat message: it starts no turn, so a busy group's joins never make the bot speak.
+      const key = `${session.id}#member:${type}:${event.time}:${userId}`;
+      if (taken.has(key)) {
+        counters.duplicates++;
+        return;
+      }
+      taken.set(key, true);
+      await deps.manager.noteContext(session, text);
+      counters.notes++;
       return;
     }
     counters.ignored++;

@@ -394,7 +394,7 @@ describe("OneBot notices", () => {
     expect(dm[0]).toMatchObject({ userName: "昵称77", atBot: true });
   });
 
-  it("notes members joining and leaving as short system messages", async () => {
+  it("notes members joining and leaving in the context, without a turn", async () => {
     await inbound.onEvent(
       frame(
         notice({
@@ -438,12 +438,15 @@ describe("OneBot notices", () => {
       ),
       api,
     );
-    const notes = await stored(GROUP_SESSION);
-    expect(notes.map((m) => [m.userId, m.text])).toEqual([
-      ["system", "[新成员 昵称88 加入了群聊]"],
-      ["system", "[昵称89 被移出了群聊]"],
-      ["system", "[昵称88 退出了群聊]"],
+    // Context notes, not chat messages: nothing stored, nothing pending, three references in the history.
+    expect(await stored(GROUP_SESSION)).toHaveLength(0);
+    const history = engine.manager.liveHistory(GROUP_SESSION) ?? [];
+    expect(history.flatMap((m) => (m.kind === "reference" ? [m.content] : []))).toEqual([
+      "[新成员 昵称88 加入了群聊]",
+      "[昵称89 被移出了群聊]",
+      "[昵称88 退出了群聊]",
     ]);
+    expect(engine.manager.status(GROUP_SESSION)?.pendingMessages).toBe(0);
   });
 });
 
