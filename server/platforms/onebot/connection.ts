@@ -105,7 +105,7 @@ export class OneBotConnection implements OneBotApi {
     this.connectedSince = opts.clock.now();
     opts.socket.on("message", (data) => this.onFrame(data));
     opts.socket.on("pong", () => this.alive());
-    opts.socket.on("error", (error) => this.recordError(`socket: ${error.message}`));
+    opts.socket.on("error", (error) => this.onSocketError(error));
     opts.socket.on("close", (code, reason) => this.onSocketClose(code, reason.toString()));
     this.armWatch();
   }
@@ -271,13 +271,14 @@ export class OneBotConnection implements OneBotApi {
   }
 
   /**
-   * Checks liveness at half the dead-after time: silent that long, the peer gets a WebSocket ping (an
-   * idle implementation without heartbeats still answers it); silent the whole time, it is closed.
+   * Checks liveness four times per dead-after time: silent for half of it, the peer gets a WebSocket
+   * ping (an idle implementation without heartbeats still answers it); silent for all of it, it is
+   * closed. The quarter steps leave a pong a quarter period to arrive, however late timers fire.
    */
   private armWatch(): void {
     this.watch?.cancel();
     if (this.closed) return;
-    const step = Math.max(1, Math.floor(this.deadAfterMs / 2));
+    const step = Math.max(1, Math.floor(this.deadAfterMs / 4));
     this.watch = this.opts.clock.setTimer(step, () => {
       const silentMs = this.opts.clock.now() - this.lastFrameAt;
       if (silentMs >= this.deadAfterMs) {
@@ -286,12 +287,18 @@ export class OneBotConnection implements OneBotApi {
         this.opts.socket.terminate();
         return;
       }
-      if (silentMs >= step && !this.pinged && this.isOpen) {
+      if (silentMs >= this.deadAfterMs / 2 && !this.pinged && this.isOpen) {
         this.pinged = true;
         this.opts.socket.ping();
       }
       this.armWatch();
     });
+  }
+
+  private onSocketError(error: Error): void {
+    // ws closes the connection after any of its errors; the frame cap has a code of its own.
+    const tooBig = (error as { code?: unknown }).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
+    this.recordError(tooBig ? "a frame over the size limit: connection closed" : `socket: ${error.message}`);
   }
 
   private onSocketClose(code: number, reason: string): void {
@@ -301,7 +308,6 @@ export class OneBotConnection implements OneBotApi {
     this.closeTimer?.cancel();
     const why =
       this.closeReason ?? (reason ? `closed by the peer: ${reason} (${code})` : `closed by the peer (${code})`);
-    if (code === 1009) this.recordError("a frame over the size limit: connection closed");
     for (const [echo, call] of this.pending) {
       this.pending.delete(echo);
       call.timer.cancel();
