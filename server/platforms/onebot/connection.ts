@@ -66,6 +66,9 @@ interface PendingCall {
 /** Errors logged per connection before only every hundredth is (a flood of bad frames must not flood the log). */
 const LOGGED_ERRORS = 3;
 
+/** Events waiting for the handler beyond which the log says so (they are all kept: none may be lost). */
+const BACKLOG_WARNING = 1_000;
+
 /** How long a closing peer has to answer our close frame. */
 const CLOSE_GRACE_MS = 5_000;
 
@@ -208,7 +211,8 @@ export class OneBotConnection implements OneBotApi {
     this.stats.eventsIn++;
     if (event.post_type === "meta_event") return this.onMetaEvent(event);
     if (!HANDED_POST_TYPES.has(event.post_type)) return this.recordError(`unknown post_type "${event.post_type}"`);
-    this.backlog++;
+    if (++this.backlog === BACKLOG_WARNING)
+      this.opts.logger.warn(`[onebot] ${this.describe()}: ${BACKLOG_WARNING} events wait for the inbound handler`);
     this.inbound = this.inbound.then(async () => {
       try {
         await this.opts.onEvent(event, this);
@@ -319,14 +323,17 @@ export class OneBotConnection implements OneBotApi {
     this.markClosed();
   }
 
+  private describe(): string {
+    return `${this.mode} ${this.role} ${this.selfId || "?"} (${this.address})`;
+  }
+
   recordError(message: string): void {
     const at = this.opts.clock.now();
     this.stats.errors++;
     this.stats.lastError = { at, message };
     if (this.loggedErrors < LOGGED_ERRORS || this.stats.errors % 100 === 0) {
       this.loggedErrors++;
-      const who = `${this.mode} ${this.role} ${this.selfId || "?"} (${this.address})`;
-      this.opts.logger.warn(`[onebot] ${who}: ${message} (${this.stats.errors} errors so far)`);
+      this.opts.logger.warn(`[onebot] ${this.describe()}: ${message} (${this.stats.errors} errors so far)`);
     }
   }
 }

@@ -49,6 +49,9 @@ interface Endpoint {
   forward?: OneBotForwardClient;
 }
 
+/** Shutdown waits this long for the events received to get through the handler. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
 const ignoreEvents: OneBotEventHandler = () => Promise.resolve();
 
 /** Whether the config asks for any OneBot connection at all. */
@@ -179,7 +182,16 @@ export class OneBotService {
         if (e.connection) connections.push(e.connection);
       }
       for (const c of connections) c.close(reason, 1001);
-      await Promise.all(connections.map(async (c) => (await c.whenClosed, await c.drained())));
+      const settled = Promise.all(connections.map(async (c) => (await c.whenClosed, await c.drained())));
+      // A handler that never returns must not hold the shutdown forever.
+      let timer: { cancel(): void } | null = null;
+      const late = new Promise<"late">(
+        (resolve) => (timer = this.clock.setTimer(DRAIN_TIMEOUT_MS, () => resolve("late"))),
+      );
+      const outcome = await Promise.race([settled, late]);
+      timer!.cancel(); // set synchronously by the promise executor above
+      if (outcome === "late")
+        this.opts.logger.warn(`[onebot] closed with events still in the inbound handler after ${DRAIN_TIMEOUT_MS} ms`);
     })();
     return this.closing;
   }
