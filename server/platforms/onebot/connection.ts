@@ -130,11 +130,6 @@ export class OneBotConnection implements OneBotApi {
     return this.role !== "Event";
   }
 
-  /** Events received and not yet through the handler. */
-  get pendingEvents(): number {
-    return this.backlog;
-  }
-
   /** A self id learnt another way (get_login_info); the first event's self id otherwise. */
   adoptSelfId(selfId: string): void {
     if (this.id !== null) return;

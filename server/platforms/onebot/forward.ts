@@ -41,17 +41,8 @@ export class OneBotForwardClient {
 
   constructor(private readonly opts: ForwardOptions) {}
 
-  get url(): string {
-    return this.opts.url;
-  }
-
   get isStopped(): boolean {
     return this.stopped;
-  }
-
-  /** How many connection attempts failed or dropped since the last stable connection. */
-  get failures(): number {
-    return this.attempt;
   }
 
   start(): void {
