@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
+import type { EngineLogger } from "../../engine/index";
 import type { OneBotRole } from "./connection";
 
 /** The paths of interface.md and the role each one serves. */
@@ -29,14 +30,19 @@ export interface ReverseOptions {
   /** Read on every handshake, so a changed config applies to the next connection. */
   settings(): { enabled: boolean; accessToken: string | undefined };
   maxPayloadBytes: number;
+  logger: EngineLogger;
   onConnection(socket: WebSocket, handshake: ReverseHandshake): void;
 }
+
+/** Refusals logged before only every hundredth is (a misconfigured implementation retries forever). */
+const LOGGED_REFUSALS = 5;
 
 type Verdict = { status: number; message: string } | ReverseHandshake;
 
 export class OneBotReverse {
   private readonly wss: WebSocketServer;
   private closed = false;
+  private refusals = 0;
   private server: Server | null = null;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
 
@@ -63,7 +69,14 @@ export class OneBotReverse {
     const verdict = this.closed
       ? { status: 503, message: "the server is shutting down" }
       : this.check(req, url, pathRole);
-    if ("status" in verdict) return refuse(socket, verdict.status, verdict.message);
+    if ("status" in verdict) {
+      if (++this.refusals <= LOGGED_REFUSALS || this.refusals % 100 === 0)
+        this.opts.logger.warn(
+          `[onebot] reverse connection from ${req.socket.remoteAddress ?? "?"} to ${url.pathname} refused ` +
+            `(${verdict.status}): ${verdict.message} (${this.refusals} refused so far)`,
+        );
+      return refuse(socket, verdict.status, verdict.message);
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.onConnection(ws, verdict));
   }
 

@@ -94,6 +94,7 @@ export class OneBotService {
         return { enabled: config.reverse.enabled, accessToken: config.accessToken };
       },
       maxPayloadBytes: this.tuning.maxFrameBytes,
+      logger: this.opts.logger,
       onConnection: (socket, handshake) => this.onReverse(socket, handshake),
     });
     this.reverse.attach(server);

@@ -105,6 +105,8 @@ describe("reverse handshake", () => {
     // A token of another length, and a malformed Authorization header, are refused the same way.
     expect((await dialReverse(server.url, { token: "x" })).status).toBe(401);
     expect((await dialReverse(server.url, { tokenVia: "none", path: "/onebot/v11/ws" })).body).toMatch(/token/);
+    // The operator finds the refusals in the log (the implementation retries: the log is throttled).
+    expect(server.logs.some((l) => /reverse connection from .* refused \(401\)/.test(l))).toBe(true);
   });
 
   it("accepts the right token as Bearer, as Token and as ?access_token=", async () => {
