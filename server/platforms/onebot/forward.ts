@@ -16,6 +16,30 @@ export interface BackoffOptions {
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 60_000, stableMs: 30_000 };
 
+/** Reconnect delays: doubling from initialMs up to maxMs, with equal jitter; a stable connection resets them. */
+export class Backoff {
+  private attempt = 0;
+
+  constructor(
+    private readonly opts: BackoffOptions,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Retries since the last stable connection. */
+  get attempts(): number {
+    return this.attempt;
+  }
+
+  /** The delay before the next attempt, after a connection that was open this long (null: it never opened). */
+  next(openForMs: number | null): number {
+    if (openForMs !== null && openForMs >= this.opts.stableMs) this.attempt = 0;
+    const ceiling = Math.min(this.opts.maxMs, this.opts.initialMs * 2 ** Math.min(this.attempt, 30));
+    this.attempt++;
+    // At least half the ceiling, so many clients of one restarted server spread out.
+    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
+  }
+}
+
 export interface ForwardOptions {
   url: string;
   accessToken: string | undefined;
@@ -35,11 +59,13 @@ export class OneBotForwardClient {
   readonly stats: ConnectionStats = emptyStats();
   private socket: WebSocket | null = null;
   private retry: { cancel(): void } | null = null;
-  private attempt = 0;
+  private readonly backoff: Backoff;
   private openedAt: number | null = null;
   private stopped = false;
 
-  constructor(private readonly opts: ForwardOptions) {}
+  constructor(private readonly opts: ForwardOptions) {
+    this.backoff = new Backoff(opts.backoff);
+  }
 
   get isStopped(): boolean {
     return this.stopped;
@@ -82,20 +108,14 @@ export class OneBotForwardClient {
   }
 
   private onClose(): void {
-    const now = this.opts.clock.now();
-    if (this.openedAt !== null && now - this.openedAt >= this.opts.backoff.stableMs) this.attempt = 0;
+    const openForMs = this.openedAt === null ? null : this.opts.clock.now() - this.openedAt;
     this.openedAt = null;
     this.socket = null;
     if (this.stopped) return;
-    const { initialMs, maxMs } = this.opts.backoff;
-    const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempt, 30));
-    // Equal jitter: at least half the ceiling, so many clients of one restarted server spread out.
-    const delayMs = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-    this.attempt++;
-    if (this.attempt === 1 || this.attempt % 10 === 0)
-      this.opts.logger.warn(
-        `[onebot] forward ${this.opts.url}: reconnecting in ${delayMs} ms (attempt ${this.attempt})`,
-      );
+    const delayMs = this.backoff.next(openForMs);
+    const attempt = this.backoff.attempts;
+    if (attempt === 1 || attempt % 10 === 0)
+      this.opts.logger.warn(`[onebot] forward ${this.opts.url}: reconnecting in ${delayMs} ms (attempt ${attempt})`);
     this.retry = this.opts.clock.setTimer(delayMs, () => this.connect());
   }
 }
