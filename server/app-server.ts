@@ -35,6 +35,10 @@ import {
   type OneBotEventHandler,
   type OneBotTuning,
 } from "./platforms/onebot/service";
+import { createOneBotInbound } from "./platforms/onebot/inbound";
+import { OneBotOutbound } from "./platforms/onebot/outbound";
+import { OutboundRouter } from "./platforms/outbound-router";
+import { publicDir } from "./db/seed";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { logProtocolRefusals } from "./realtime/protocol-refusals";
@@ -126,6 +130,14 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
         tuning: opts.onebot?.tuning,
       })
     : null;
+  // OneBot chats' messages go out through the connections of their bot account; other sessions stay local.
+  const onebotOutbound = platforms
+    ? new OneBotOutbound({
+        apiOf: (selfId) => platforms.api(selfId),
+        config: () => opts.config.platforms.onebot,
+        emojiRoot: publicDir,
+      })
+    : null;
   const engine = await createEngine({
     config: opts.config,
     stores: database.stores,
@@ -133,12 +145,24 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     env: opts.env,
     logger,
     model: opts.model,
-    outbound: opts.outbound,
+    outbound: opts.outbound ?? new OutboundRouter({ onebot: onebotOutbound ?? undefined }),
   });
+  if (platforms && !opts.onebot?.onEvent) {
+    platforms.setEventHandler(
+      createOneBotInbound({
+        manager: engine.manager,
+        stores: engine.stores,
+        config: () => engine.config,
+        clock: engine.clock,
+        logger,
+      }).onEvent,
+    );
+  }
   try {
-    return await serveEngine(opts, database, engine, platforms, logger);
+    return await serveEngine(opts, database, engine, platforms, logger, onebotOutbound);
   } catch (error) {
     await platforms?.close("start failed");
+    onebotOutbound?.close();
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
     await engine.close("start failed");
     throw error;
@@ -151,6 +175,7 @@ async function serveEngine(
   engine: Engine,
   platforms: OneBotService | null,
   logger: EngineLogger,
+  onebotOutbound: OneBotOutbound | null,
 ): Promise<AppServer> {
   const host = opts.host ?? "127.0.0.1";
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
@@ -286,6 +311,8 @@ async function serveEngine(
       try {
         // First: no platform event may arrive once the runtimes stop; those received are handed over.
         await platforms?.close(reason);
+        // Sends still waiting for a rate slot fail now instead of holding the runtimes' stop.
+        onebotOutbound?.close();
         await mcpGateway.close();
         // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
         // servers, then waits until every event is in the ledger.
