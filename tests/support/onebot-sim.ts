@@ -210,7 +210,7 @@ export class OneBotSimulator {
   /** Upgrades accepted so far (reverse: connections made; forward: connections taken). */
   connections = 0;
   /** Forward mode: the Authorization header / query token of each connection attempt. */
-  readonly forwardAttempts: { path: string; authorization?: string; status: number }[] = [];
+  readonly forwardAttempts: { path: string; authorization?: string; token: string | null; status: number }[] = [];
 
   private readonly opts: Required<Omit<OneBotSimulatorOptions, "groups" | "users" | "forwards">> &
     Pick<OneBotSimulatorOptions, "groups" | "users" | "forwards">;
@@ -263,7 +263,8 @@ export class OneBotSimulator {
       else headers.Authorization = `${options.tokenIn === "token" ? "Token" : "Bearer"} ${options.token}`;
     }
     Object.assign(headers, options.headers);
-    const ws = new WebSocket(url, { headers, maxPayload: 64 * 1024 * 1024 });
+    // A server that neither upgrades nor refuses must not hang the test: give up as an implementation would.
+    const ws = new WebSocket(url, { headers, maxPayload: 64 * 1024 * 1024, handshakeTimeout: 5_000 });
     return new Promise<void>((resolve, reject) => {
       ws.once("unexpected-response", (_req, res) => {
         reject(new UpgradeRefused(res.statusCode ?? 0, path));
@@ -315,7 +316,7 @@ export class OneBotSimulator {
       const given = /^(?:Bearer|Token)\s+(.+)$/i.exec(authorization ?? "")?.[1] ?? url.searchParams.get("access_token");
       // go-cqhttp: 401 without a token, 403 with a wrong one; both before the upgrade.
       const status = !role ? 404 : options.token && !given ? 401 : options.token && given !== options.token ? 403 : 101;
-      this.forwardAttempts.push({ path: url.pathname, authorization, status });
+      this.forwardAttempts.push({ path: url.pathname, authorization, token: given ?? null, status });
       if (status !== 101 || !role) {
         const reason = status === 404 ? "Not Found" : status === 401 ? "Unauthorized" : "Forbidden";
         socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: 0\r\n\r\n`);

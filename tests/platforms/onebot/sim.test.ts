@@ -330,7 +330,12 @@ describe("forward server", () => {
     expect(await status("/", { Authorization: "Bearer nope" })).toBe(403);
     expect(await status("/elsewhere", { Authorization: "Bearer fwd" })).toBe(404);
     expect(await status("/?access_token=fwd")).toBe(101);
-    expect(sim.forwardAttempts.map((a) => a.status)).toEqual([401, 403, 404, 101]);
+    expect(sim.forwardAttempts.map((a) => [a.status, a.token])).toEqual([
+      [401, null],
+      [403, "nope"],
+      [404, "fwd"],
+      [101, "fwd"],
+    ]);
 
     const ws = new WebSocket(`${url}/`, { headers: { Authorization: "Bearer fwd" } });
     cleanups.push(async () => void ws.terminate());
