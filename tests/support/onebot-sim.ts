@@ -489,6 +489,16 @@ export class OneBotSimulator {
     };
   }
 
+  /**
+   * A message from before the bot connected: known to the implementation (get_msg answers it), never
+   * pushed as an event. Returns its message id.
+   */
+  rememberMessage(m: Omit<StoredMessage, "messageId" | "time"> & { time?: number }): number {
+    const messageId = this.allocateMessageId();
+    this.messages.set(messageId, { ...m, messageId, time: m.time ?? unixSeconds() - 3600 });
+    return messageId;
+  }
+
   /** A group message event; resolves with the frame sent (its message_id included). */
   async groupMessage(m: {
     groupId: string;

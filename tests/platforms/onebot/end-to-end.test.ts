@@ -258,6 +258,106 @@ describe("reverse WebSocket", () => {
     expect(sessionSummarySchema.parse(summary.json)).toMatchObject({ userId: "30005", isGroupChat: false });
   });
 
+  it("takes a message of every segment kind once: image kept, quote fetched with get_msg, cards titled", async () => {
+    const sim = await reverseSim();
+    const old = sim.rememberMessage({
+      messageType: "group",
+      groupId: "20007",
+      userId: "30002",
+      nickname: "老王",
+      message: [seg.text("很久以前的一句话")],
+    });
+    const image = "http://127.0.0.1:9/abc.jpg";
+    await sim.groupMessage({
+      groupId: "20007",
+      userId: "30001",
+      message: [
+        seg.reply(old),
+        seg.at(sim.selfId),
+        seg.text(" 看看这些 "),
+        seg.image("abc.jpg", image),
+        seg.face(178),
+        seg.mface("[开心]"),
+        seg.dice(),
+        seg.rps(),
+        seg.poke(),
+        seg.share("https://example.com/a", "分享的标题"),
+        seg.json({ app: "com.tencent.miniapp", prompt: "[QQ小程序]卡片的标题", meta: {} }),
+        seg.xml('<?xml version="1.0"?><msg brief="[聊天记录]"><title>XML的标题</title></msg>'),
+        seg.record("a.amr"),
+        seg.video("v.mp4"),
+        seg.file("doc.pdf"),
+        seg.at("all"),
+      ],
+    });
+    const sessionId = groupSession(sim, "20007");
+    const ingested = await waitForEvent(server, sessionId, "message.ingested", (e) =>
+      e.data.content.includes("看看这些"),
+    );
+    expect(ingested.data.images?.some((i) => i.url === image || i.file === "abc.jpg")).toBe(true);
+    expect(ingested.data.replyTo).toBeTruthy();
+    expect(ingested.data.content).toContain("分享的标题");
+    expect(ingested.data.content).toContain("卡片的标题");
+    expect(ingested.data.atBot).toBe(true);
+    expect(sim.actionsNamed("get_msg").some((a) => String(a.params.message_id) === String(old))).toBe(true);
+    const events = await sessionEvents(server, sessionId);
+    expect(events.filter((e) => e.type === "message.ingested" && e.data.content.includes("看看这些"))).toHaveLength(1);
+  });
+
+  it("opens a forwarded conversation with get_forward_msg", async () => {
+    const sim = await reverseSim({
+      forwards: {
+        "fw-1": [
+          seg.node("30003", "小李", [seg.text("转发的第一条")]),
+          seg.node("30004", "小张", [seg.text("转发的第二条")]),
+        ],
+      },
+    });
+    await sim.groupMessage({ groupId: "20008", userId: "30001", message: [seg.forward("fw-1")] });
+    await waitForEvent(server, groupSession(sim, "20008"), "message.ingested");
+    await sim.waitFor((a) => a.action === "get_forward_msg" && a.params.id === "fw-1", {
+      what: "get_forward_msg fw-1",
+    });
+  });
+
+  it("takes a repeated event (same message_id) once", async () => {
+    const sim = await reverseSim();
+    const frame = await sim.groupMessage({ groupId: "20009", userId: "30001", message: [seg.text("只算一次")] });
+    await sim.sendEvent(frame);
+    const sessionId = groupSession(sim, "20009");
+    await waitForEvent(server, sessionId, "message.ingested");
+    // A later message shows the repeat was handled (taken once), not still on its way.
+    await sim.groupMessage({ groupId: "20009", userId: "30001", message: [seg.text("下一条")] });
+    await waitForEvent(server, sessionId, "message.ingested", (e) => e.data.content.includes("下一条"));
+    const ingested = (await sessionEvents(server, sessionId)).filter(
+      (e) => e.type === "message.ingested" && e.data.content.includes("只算一次"),
+    );
+    expect(ingested).toHaveLength(1);
+  });
+
+  it("ignores the bot's own messages", async () => {
+    const sim = await reverseSim();
+    await sim.groupMessage({ groupId: "20010", userId: sim.selfId, message: [seg.text("我自己说的")] });
+    await sim.groupMessage({ groupId: "20010", userId: "30001", message: [seg.text("别人说的")] });
+    const sessionId = groupSession(sim, "20010");
+    await waitForEvent(server, sessionId, "message.ingested", (e) => e.data.content.includes("别人说的"));
+    const own = (await sessionEvents(server, sessionId)).filter(
+      (e) => e.type === "message.ingested" && e.data.content.includes("我自己说的"),
+    );
+    expect(own).toEqual([]);
+  });
+
+  it("takes pokes, member changes and recalls of unknown messages in its stride", async () => {
+    const sim = await reverseSim();
+    await sim.poke({ groupId: "20011", userId: "30001" });
+    await sim.groupIncrease({ groupId: "20011", userId: "30007" });
+    await sim.groupDecrease({ groupId: "20011", userId: "30008", subType: "kick", operatorId: "30001" });
+    await sim.groupRecall({ groupId: "20011", userId: "30001", messageId: 1 });
+    await sim.friendRecall({ userId: "30001", messageId: 2 });
+    expect(textOfFrame(await pingGroup(sim, "20011", "after-notices")).trim()).toBe(pongFor("after-notices"));
+    expect(sim.connections).toBe(1);
+  });
+
   it("marks a recalled message with message.recalled", async () => {
     const sim = await reverseSim();
     const frame = await sim.groupMessage({ groupId: "20004", userId: "30001", message: [seg.text("说错了")] });

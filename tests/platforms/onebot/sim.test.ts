@@ -252,6 +252,16 @@ describe("actions", () => {
       data: { message_id: ida, message_type: "group", message: [seg.text("hi")], sender: { user_id: 10001 } },
     });
     expect(await call(socket, "get_msg", { message_id: 1 }, 8)).toMatchObject({ status: "failed", retcode: 100 });
+    const old = sim.rememberMessage({
+      messageType: "group",
+      groupId: "20001",
+      userId: "30002",
+      nickname: "老王",
+      message: "早",
+    });
+    expect(await call(socket, "get_msg", { message_id: old }, "old")).toMatchObject({
+      data: { message_id: old, message: "早", sender: { user_id: 30002, nickname: "老王" } },
+    });
     expect(await call(socket, "no_such_action", {}, 9)).toMatchObject({ status: "failed", retcode: 1404 });
     const sent = await sim.waitFor((x) => x.action === "send_group_msg");
     expect(sent).toMatchObject({ params: { group_id: 20001 }, echo: "s1", outcome: "ok", role: "Universal" });
