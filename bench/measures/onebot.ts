@@ -3,7 +3,9 @@
 // a reverse WebSocket; the model is the scripted ping-pong endpoint (every "ping-N" answered "pong-N"),
 // all in this process so the clocks are one.
 // - ingest: the simulator handing the message event to its socket → message.ingested on the engine's
-//   bus for that message (frame parsing, mapping, session lookup, registerMessage).
+//   bus for that message (frame parsing, mapping, session lookup, registerMessage). The engine emits
+//   message.ingested when a turn takes the message into the history (reasoning-loop.ts), so a message
+//   for a session whose turn is still running waits for that turn: the note counts those.
 // - reply: the replyer's "pong-N" leaving the scripted endpoint → the send_group_msg frame carrying
 //   it arriving at the simulator (tool result, outbound segments, rate limiter, echo-tracked action).
 // Baseline, for both: the round trip of a frame of the same size through a bare ws echo server,
@@ -194,7 +196,7 @@ function figure(samples: Samples, which: "ingest" | "reply", quick: boolean): Me
   const values = samples[which];
   const what =
     which === "ingest"
-      ? `simulator send → message.ingested, ${samples.ingested}/${samples.sent} messages ingested`
+      ? `simulator send → message.ingested, ${samples.ingested}/${samples.sent} messages ingested, ${values.filter((v) => v > 1_000).length} after more than 1 s (their session's turn was still running)`
       : `replyer answer → send_group_msg frame, ${samples.replied}/${samples.sent} messages answered (a turn still running takes the next message with it)`;
   return {
     value: percentile(values, 0.95),
