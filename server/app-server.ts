@@ -148,15 +148,14 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     outbound: opts.outbound ?? new OutboundRouter({ onebot: onebotOutbound ?? undefined }),
   });
   if (platforms && !opts.onebot?.onEvent) {
-    platforms.setEventHandler(
-      createOneBotInbound({
-        manager: engine.manager,
-        stores: engine.stores,
-        config: () => engine.config,
-        clock: engine.clock,
-        logger,
-      }).onEvent,
-    );
+    const inbound = createOneBotInbound({
+      manager: engine.manager,
+      stores: engine.stores,
+      config: () => engine.config,
+      clock: engine.clock,
+      logger,
+    });
+    platforms.setEventHandler((event, api) => inbound.onEvent(event, api));
   }
   try {
     return await serveEngine(opts, database, engine, platforms, logger, onebotOutbound);

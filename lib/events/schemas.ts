@@ -1,6 +1,6 @@
 // Monitor events (engine.md section 6): one discriminated union used to emit, persist, stream and render.
 import { z } from "zod";
-import { chatImageSchema, type ChatImage } from "../chat/images";
+import { chatImageSchema } from "../chat/images";
 import { llmMessageSchema } from "../llm/messages";
 import { llmToolDefinitionSchema } from "../tools/schemas";
 import { usageTotalsSchema } from "../usage/pricing";
@@ -96,8 +96,6 @@ const stageStatusData = z.preprocess(
     stageStartedAt: z.number(),
   }),
 );
-
-export { chatImageSchema, type ChatImage };
 
 const messageIngestedData = z.object({
   speakerName: z.string(),

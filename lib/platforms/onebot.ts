@@ -74,7 +74,6 @@ export const onebotMetaEventSchema = z
     status: z.unknown().optional(),
   })
   .loose();
-export type OneBotMetaEvent = z.infer<typeof onebotMetaEventSchema>;
 
 /** Any event frame: has post_type. Narrow it with the schemas above. */
 export const onebotEventFrameSchema = z.object({ ...eventBase, post_type: z.string() }).loose();

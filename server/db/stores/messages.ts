@@ -4,7 +4,7 @@ import type { StoreWriter } from "../writer";
 import { sqlLimit } from "./support";
 
 type ForwardItem = NonNullable<ChatMessageRecord["forward"]>[number];
-type ChatImage = NonNullable<ChatMessageRecord["images"]>[number];
+import type { ChatImage } from "../../../lib/chat/images";
 
 function toRecord(row: Message): ChatMessageRecord {
   const rec: ChatMessageRecord = {

@@ -16,7 +16,7 @@ import { parseCqMessage } from "./cq-code";
 
 export type Locale = "zh-CN" | "en";
 
-type ChatImage = NonNullable<ChatMessageRecord["images"]>[number];
+import type { ChatImage } from "../../../lib/chat/images";
 
 export interface ForwardEntry {
   sender: string;
