@@ -31,3 +31,15 @@ export const operatorSendBodySchema = z.object({
   replyTo: z.string().min(1).max(128).optional(),
 });
 export type OperatorSendBody = z.infer<typeof operatorSendBodySchema>;
+
+/**
+ * The answer of POST /api/sessions/:id/send: the engine's DeliveryResult (server/engine/deps.ts) with
+ * the stored message id. Loose on purpose: the dashboard shows whatever of it the server gives.
+ */
+export const operatorSendResultSchema = z.looseObject({
+  delivered: z.boolean(),
+  messageId: z.string().optional(),
+  platformMessageId: z.string().nullable().optional(),
+  error: z.string().optional(),
+});
+export type OperatorSendResult = z.infer<typeof operatorSendResultSchema>;
