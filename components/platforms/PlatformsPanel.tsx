@@ -1,6 +1,6 @@
 "use client";
 // /platforms: every OneBot v11 connection (reverse and forward) with its health, polled from
-// GET /api/platforms. Everything a connection reports (nickname, implementation, errors) comes from
+// GET /api/platforms and refetched when one connects or drops. Everything a connection reports (nickname, implementation, errors) comes from
 // the implementation and is rendered as text.
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -9,6 +9,7 @@ import { formatAgo, formatDateTime } from "../../lib/client/format";
 import { heartbeatHealth } from "../../lib/client/platforms";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
+import { usePlatformEvents } from "../../lib/client/react/use-platform-events";
 import { connectionStateLabel } from "../../lib/i18n/platforms";
 import type { PlatformConnection } from "../../lib/platforms/status";
 import { Badge, type Tone } from "../ui/Badge";
@@ -19,6 +20,7 @@ const POLL_MS = 2_000;
 
 export function PlatformsPanel() {
   const list = useQuery({ queryKey: queryKeys.platforms, queryFn: api.platforms, refetchInterval: POLL_MS });
+  usePlatformEvents();
   const connections = list.data?.connections ?? [];
   const open = connections.filter((c) => c.state === "open").length;
   return (
