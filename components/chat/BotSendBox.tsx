@@ -76,6 +76,7 @@ export function BotSendBox({ sessionId, platform }: { sessionId: string; platfor
 }
 
 function SendResult({ result }: { result: OperatorSendResult }) {
+  const id = result.platformMessageId ?? result.messageId;
   if (!result.delivered) {
     return (
       <div className="form-error botbox-result" role="alert" data-testid="bot-send-result" data-delivered="false">
@@ -85,7 +86,7 @@ function SendResult({ result }: { result: OperatorSendResult }) {
   }
   return (
     <div className="botbox-result ok-text" role="status" data-testid="bot-send-result" data-delivered="true">
-      Delivered{result.platformMessageId ? ` (platform message ${result.platformMessageId})` : ""}.
+      Delivered{id ? ` (message ${id})` : ""}.
     </div>
   );
 }

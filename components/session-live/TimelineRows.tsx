@@ -158,6 +158,9 @@ function describeNotice(event: NoticeEvent): string {
 
 function describeOperatorAction(d: EventData<"operator.action">): string {
   const text = typeof d.detail.text === "string" ? d.detail.text : null;
-  if (d.action === "message.send") return `sent as the bot to ${d.target}${text === null ? "" : `: “${text}”`}`;
+  if (d.action === "message.send") {
+    const failed = d.detail.delivered === false ? " (not delivered)" : "";
+    return `sent as the bot to ${d.target}${text === null ? "" : `: “${text}”`}${failed}`;
+  }
   return `${d.action} on ${d.target}`;
 }

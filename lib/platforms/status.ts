@@ -40,6 +40,8 @@ export const operatorSendResultSchema = z.looseObject({
   delivered: z.boolean(),
   messageId: z.string().optional(),
   platformMessageId: z.string().nullable().optional(),
+  /** Why it was not delivered, e.g. "not_delivered", "unknown_reply_target". */
+  reason: z.string().optional(),
   error: z.string().optional(),
 });
 export type OperatorSendResult = z.infer<typeof operatorSendResultSchema>;
