@@ -10,7 +10,7 @@ import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
 import { createEngine, type Engine } from "./composition";
 import { openDatabase, stateOfError, type MaisakaDatabase } from "./db";
-import { stderrLogger, type EngineLogger } from "./engine";
+import { stderrLogger, type EngineLogger, type OutboundSink } from "./engine";
 import type { ApiContext } from "./http/context";
 import { HttpError } from "./http/errors";
 import { isCrossOrigin } from "./http/origin";
@@ -68,6 +68,8 @@ export interface AppServerOptions {
   auth?: { sessions?: Partial<LoginSessionOptions>; limits?: Partial<LoginLimitOptions> };
   /** Tool icon proxy limits (tests allow loopback sources). */
   icons?: Partial<IconProxyOptions>;
+  /** Where the bot's messages go (createEngine's `outbound`; absent: they stay local). */
+  outbound?: OutboundSink;
   /** Start the plugin Runner (npm start does; API tests leave it off so the example plugins stay out of their requests). */
   plugins?: boolean;
 }
@@ -108,6 +110,7 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     env: opts.env,
     logger,
     model: opts.model,
+    outbound: opts.outbound,
   });
   try {
     return await serveEngine(opts, database, engine, logger);

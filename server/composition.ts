@@ -2,7 +2,15 @@
 // Used by the server, the CLI and the integration tests.
 import { DEFAULT_ENDPOINT_NAME, type MaisakaConfig } from "../lib/config/schema";
 import { modelTaskSchema, type ModelTask } from "../lib/llm/messages";
-import { HeartflowManager, HookRegistry, stderrLogger, systemClock, type Clock, type EngineLogger } from "./engine";
+import {
+  HeartflowManager,
+  HookRegistry,
+  stderrLogger,
+  systemClock,
+  type Clock,
+  type EngineLogger,
+  type OutboundSink,
+} from "./engine";
 import type { ModelClient } from "./llm/model-client";
 import { OpenAiModelClient, type EndpointOptions, type ModelTarget } from "./llm/openai-client";
 import { createSimulatedModelClient } from "./llm/simulated";
@@ -43,6 +51,12 @@ export interface EngineOptions {
   clock?: Clock;
   logger?: EngineLogger;
   model?: ModelClient;
+  /**
+   * Where the bot's messages are delivered (absent: localOutbound, they stay in the event stream).
+   * The server passes an OutboundRouter (server/platforms/outbound-router.ts): OneBot chats go to
+   * their platform, every other session stays local.
+   */
+  outbound?: OutboundSink;
 }
 
 /**
@@ -143,6 +157,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     providers: () => providers,
     toggles,
     logger,
+    outbound: opts.outbound,
   });
   return {
     config: opts.config,

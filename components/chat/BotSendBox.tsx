@@ -4,9 +4,9 @@
 // the timeline shows it as an operator event. The answer says whether it was delivered.
 import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { api } from "../../lib/client/api";
+import { api, ApiRequestError } from "../../lib/client/api";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
-import type { OperatorSendResult } from "../../lib/platforms/status";
+import type { OperatorSendResponse } from "../../lib/platforms/status";
 import { describeError } from "../ui/States";
 
 /** The server's limit (operatorSendBodySchema). */
@@ -67,7 +67,9 @@ export function BotSendBox({ sessionId, platform }: { sessionId: string; platfor
       </button>
       {send.isError && (
         <div className="form-error botbox-result" role="alert" data-testid="bot-send-result" data-delivered="false">
-          Not sent: {describeError(send.error)}
+          {send.error instanceof ApiRequestError && send.error.status === 502
+            ? `Not delivered: ${send.error.message}`
+            : `Not sent: ${describeError(send.error)}`}
         </div>
       )}
       {send.isSuccess && <SendResult result={send.data} />}
@@ -75,8 +77,8 @@ export function BotSendBox({ sessionId, platform }: { sessionId: string; platfor
   );
 }
 
-function SendResult({ result }: { result: OperatorSendResult }) {
-  const id = result.platformMessageId ?? result.messageId;
+function SendResult({ result }: { result: OperatorSendResponse }) {
+  const id = result.messageId;
   if (!result.delivered) {
     return (
       <div className="form-error botbox-result" role="alert" data-testid="bot-send-result" data-delivered="false">

@@ -1,6 +1,7 @@
 // The kinds of message held in a session's history window (engine.md section 4), defined once: the
 // engine keeps them, snapshots store them, the API returns them and the dashboard renders them.
 import { z } from "zod";
+import { chatImageSchema } from "./images";
 import { llmToolCallSchema } from "../llm/messages";
 
 const base = {
@@ -20,6 +21,8 @@ const sessionBackedMessageSchema = z.object({
   text: z.string(),
   /** "user" for inbound, "guided_reply" for the bot's own sent messages. */
   sourceKind: z.enum(["user", "guided_reply"]),
+  /** The message's images (a platform's chat); passed to the models as image parts with chat.vision. */
+  images: z.array(chatImageSchema).optional(),
 });
 export type SessionBackedMessage = z.infer<typeof sessionBackedMessageSchema>;
 

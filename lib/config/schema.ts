@@ -166,6 +166,8 @@ const onebotConfigSchema = z
     private: z.boolean().default(true),
     /** How long an action waits for its echo answer. */
     actionTimeoutMs: z.number().int().positive().default(10_000),
+    /** A reply in a group also @-mentions the person answered (besides quoting their message). */
+    atOnReply: z.boolean().default(false),
     /** Sends per group (and per private peer) per minute; beyond it a send waits (platform risk control). */
     sendsPerMinute: z.number().int().positive().default(20),
     /** A connection without a heartbeat (or any frame) this long is considered dead and closed. */

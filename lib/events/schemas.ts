@@ -1,5 +1,6 @@
 // Monitor events (engine.md section 6): one discriminated union used to emit, persist, stream and render.
 import { z } from "zod";
+import { chatImageSchema, type ChatImage } from "../chat/images";
 import { llmMessageSchema } from "../llm/messages";
 import { llmToolDefinitionSchema } from "../tools/schemas";
 import { usageTotalsSchema } from "../usage/pricing";
@@ -96,8 +97,7 @@ const stageStatusData = z.preprocess(
   }),
 );
 
-/** An image of a chat message: where it can be fetched (url), or the implementation's file name. */
-export const chatImageSchema = z.object({ url: z.string().optional(), file: z.string().optional() });
+export { chatImageSchema, type ChatImage };
 
 const messageIngestedData = z.object({
   speakerName: z.string(),

@@ -32,16 +32,10 @@ export const operatorSendBodySchema = z.object({
 });
 export type OperatorSendBody = z.infer<typeof operatorSendBodySchema>;
 
-/**
- * The answer of POST /api/sessions/:id/send: the engine's DeliveryResult (server/engine/deps.ts) with
- * the stored message id. Loose on purpose: the dashboard shows whatever of it the server gives.
- */
-export const operatorSendResultSchema = z.looseObject({
+/** Its answer: 200 delivered (messageId: the stored id of the bot's message), 502 not delivered (error). */
+export const operatorSendResponseSchema = z.object({
+  messageId: z.string().nullable(),
   delivered: z.boolean(),
-  messageId: z.string().optional(),
-  platformMessageId: z.string().nullable().optional(),
-  /** Why it was not delivered, e.g. "not_delivered", "unknown_reply_target". */
-  reason: z.string().optional(),
   error: z.string().optional(),
 });
-export type OperatorSendResult = z.infer<typeof operatorSendResultSchema>;
+export type OperatorSendResponse = z.infer<typeof operatorSendResponseSchema>;

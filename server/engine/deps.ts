@@ -30,7 +30,7 @@ export interface OutboundMessage {
   text: string;
   /** The chat message answered (a quote on the platform), or null. */
   replyTo: string | null;
-  /** Also mention this user (the person answered); null for none. */
+  /** The person answered, whom the platform may also mention (OneBot: platforms.onebot.atOnReply); null for none. */
   atUserId: string | null;
   /** kind emoji: the emoji library's file (path as the emoji store holds it). */
   emojiFile?: string;

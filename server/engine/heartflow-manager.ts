@@ -11,6 +11,11 @@ import { SessionRuntime, type RuntimeStatus } from "./runtime";
 import type { ToolRegistry } from "../tools/registry";
 import { createSessionlessTools, type SessionlessTools } from "./tool-registry";
 
+/** What an operator's send-as-bot came to (HeartflowManager.sendAsOperator). */
+export type OperatorSendResult =
+  | { delivered: true; messageId: string }
+  | { delivered: false; reason: "not_delivered" | "unknown_reply_target"; error: string };
+
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
   private readonly runtimes = new Map<string, SessionRuntime>();
@@ -123,6 +128,67 @@ export class HeartflowManager {
       // False: evicted between the lookup and the call; the session's next runtime takes it.
       if (await runtime.registerMessage(message)) return runtime;
     }
+  }
+
+  /**
+   * A message recalled on its platform: marked in the message store (still shown), dropped from the
+   * running session's context and pending messages, and emitted as message.recalled. A snapshot
+   * restored later leaves it out too (recovery.ts). False when the message is unknown or was
+   * recalled already.
+   */
+  async recallMessage(sessionId: string, messageId: string): Promise<boolean> {
+    if (!(await this.deps.stores.messages.markRecalled(sessionId, messageId))) return false;
+    // A runtime being created restores from the store, possibly before the mark: drop it there too.
+    await this.creating.get(sessionId)?.catch(() => undefined);
+    this.live(sessionId)?.recall(messageId);
+    this.deps.events.emit(sessionId, "message.recalled", { messageId });
+    return true;
+  }
+
+  /**
+   * A note for the session's models (e.g. "[Alice joined the group]"): appended to its history as a
+   * reference that counts toward nothing and starts no turn. The runtime is created when absent.
+   */
+  async noteContext(session: SessionRecord, text: string): Promise<void> {
+    for (;;) {
+      const runtime = await this.getOrCreate(session);
+      // Stopped: evicted between the lookup and the call; the session's next runtime takes it.
+      if (!runtime.isStopped) return runtime.note(text);
+    }
+  }
+
+  /**
+   * An operator speaks as the bot into the session's chat: delivered through the same outbound path
+   * and recorded like the bot's own message (message.sent, or message.send_failed), and audited as
+   * operator.action "message.send".
+   */
+  async sendAsOperator(
+    session: SessionRecord,
+    req: { text: string; replyTo?: string | null },
+    actor: string,
+  ): Promise<OperatorSendResult> {
+    const replyTo = req.replyTo ?? null;
+    if (replyTo !== null && !(await this.deps.stores.messages.get(session.id, replyTo))) {
+      return { delivered: false, reason: "unknown_reply_target", error: `no message ${replyTo} in this session` };
+    }
+    let runtime = await this.getOrCreate(session);
+    while (runtime.isStopped) runtime = await this.getOrCreate(session);
+    const outcome = await runtime.sendAsOperator({ text: req.text, replyTo });
+    const messageId = outcome.delivered ? outcome.message.messageId : undefined;
+    this.deps.events.emit(session.id, "operator.action", {
+      actor,
+      action: "message.send",
+      target: session.id,
+      detail: {
+        text: req.text,
+        replyTo,
+        delivered: outcome.delivered,
+        ...(messageId !== undefined ? { messageId } : {}),
+        ...(!outcome.delivered ? { error: outcome.error } : {}),
+      },
+    });
+    if (outcome.delivered) return { delivered: true, messageId: outcome.message.messageId };
+    return { delivered: false, reason: "not_delivered", error: outcome.error };
   }
 
   private touch(id: string, runtime: SessionRuntime): void {

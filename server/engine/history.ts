@@ -24,6 +24,15 @@ export class SessionHistory {
     if (i >= 0) this.messages.splice(i, 1);
   }
 
+  /** Removes the chat messages of this chat message id (recalled); true when there were any. */
+  removeChatMessage(messageId: string): boolean {
+    const before = this.messages.length;
+    this.messages = this.messages.filter(
+      (m) => !((m.kind === "session" || m.kind === "complex") && m.messageId === messageId),
+    );
+    return this.messages.length < before;
+  }
+
   /** Replaces the whole window (restore from a snapshot). */
   reset(messages: HistoryMessage[]): void {
     this.messages = [...messages];

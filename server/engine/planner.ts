@@ -123,7 +123,11 @@ export async function runPlanner(
 ): Promise<PlannerOutcome> {
   const { clock, config, model, hooks, events } = rt.deps;
   const prompts = promptOptions(config);
-  const selection = rt.history.select({ requestKind: "planner", maxContextSize: rt.maxContextSize });
+  const selection = rt.history.select({
+    requestKind: "planner",
+    maxContextSize: rt.maxContextSize,
+    vision: config.chat.vision,
+  });
   const view = await buildPlannerToolView(rt, selection.messages);
   memory.toolView = view;
   cycle.withheldTools = view.withheld;

@@ -296,6 +296,8 @@ export class ReasoningLoop {
   private ingest(messages: ChatMessageRecord[]): void {
     const rt = this.host.scope;
     for (const m of messages) {
+      // Recalled before its turn came: never in the models' context.
+      if (m.recalled) continue;
       const base = {
         uid: newUid(),
         ts: m.ts,
@@ -307,7 +309,8 @@ export class ReasoningLoop {
       if (m.forward?.length) {
         rt.history.append({ ...base, kind: "complex", preview: m.forward.slice(0, 4), total: m.forward.length });
       } else {
-        rt.history.append({ ...base, kind: "session", text: m.text, sourceKind: "user" });
+        const images = m.images?.length ? { images: m.images } : {};
+        rt.history.append({ ...base, kind: "session", text: m.text, sourceKind: "user", ...images });
       }
       // Announced before a crash cut its turn (recovery.ts): into history again, not into the ledger.
       if (this.host.takeAnnounced(m.messageId)) continue;
@@ -318,6 +321,9 @@ export class ReasoningLoop {
         messageId: m.messageId,
         atBot: m.atBot ?? false,
         mentionsBot: m.mentionsBot ?? false,
+        ...(m.platform !== undefined ? { platform: m.platform } : {}),
+        ...(m.images?.length ? { images: m.images } : {}),
+        ...(m.replyTo ? { replyTo: m.replyTo } : {}),
       });
     }
   }

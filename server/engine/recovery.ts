@@ -60,9 +60,17 @@ export async function recoverSession(sessionId: string, deps: RecoveryDeps): Pro
     }
     if (e.type === "cycle.start") cycleCounter = Math.max(cycleCounter, cycleNumber(e.data.cycleId));
   }
-  const pendingIds = new Set(pending.map((m) => m.messageId));
+  // Recalled on the platform while the snapshot was not looking: out of the context all the same.
+  const recalled = await deps.stores.messages.recalledAmong(sessionId, [...seen]);
+  const live = pending.filter((m) => !m.recalled && !recalled.has(m.messageId));
+  if (state && recalled.size) state.history = state.history.filter((m) => !isRecalledChat(m, recalled));
+  const pendingIds = new Set(live.map((m) => m.messageId));
   for (const id of announced) if (!pendingIds.has(id)) announced.delete(id);
-  return { state, pending, announced, cycleCounter, messageCursor };
+  return { state, pending: live, announced, cycleCounter, messageCursor };
+}
+
+function isRecalledChat(m: RuntimeSnapshotState["history"][number], recalled: Set<string>): boolean {
+  return (m.kind === "session" || m.kind === "complex") && recalled.has(m.messageId);
 }
 
 /** Whether a restored session has work left: pending messages or an armed wait. */

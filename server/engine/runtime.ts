@@ -4,6 +4,7 @@
 // and every agent-state transition in the reasoning loop.
 import type { AgentState, StageId } from "../../lib/events/schemas";
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
+import type { SendOutcome } from "../tools/builtin/host";
 import { BuiltinToolProvider } from "../tools/builtin/provider";
 import { ToolRegistry } from "../tools/registry";
 import { sleep, type TimerHandle } from "./clock";
@@ -22,7 +23,7 @@ import {
 import { ReasoningLoop, type LoopHost, type TurnTrigger } from "./reasoning-loop";
 import { SessionToolHost } from "./session-host";
 import { syncSharedProviders } from "./tool-registry";
-import type { SessionScope } from "./session-scope";
+import { newUid, type SessionScope } from "./session-scope";
 import { CycleUsageMeter } from "./usage-meter";
 import { TriggerScheduler } from "./trigger-scheduler";
 import type { LatencyWindow } from "./triggers";
@@ -61,6 +62,7 @@ export class SessionRuntime {
   /** Learning over a quiet session's unlearned chat (chat.learningIdleSeconds after a turn). */
   private idleLearning: TimerHandle | null = null;
   private readonly loop: ReasoningLoop;
+  private readonly host: SessionToolHost;
 
   private scheduled = false;
   private triggers: TriggerKind[] = [];
@@ -103,11 +105,11 @@ export class SessionRuntime {
       () => this.lastActivityAt,
       () => this.turnRunning,
     );
-    const host = new SessionToolHost(this.scope, {
+    this.host = new SessionToolHost(this.scope, {
       toolView: () => this.loop.planner.toolView,
       replySent: (at) => this.scheduler.replySent(at),
     });
-    this.registry.registerProvider(new BuiltinToolProvider(host));
+    this.registry.registerProvider(new BuiltinToolProvider(this.host));
     this.syncProviders();
   }
 
@@ -283,6 +285,40 @@ export class SessionRuntime {
     this.schedule();
     this.persistence.soon();
     return true;
+  }
+
+  /**
+   * A message recalled on its platform leaves the context: out of the history window and of the
+   * pending messages. True when the runtime held it.
+   */
+  recall(messageId: string): boolean {
+    if (this.stopped) return false;
+    const inHistory = this.log.removeChatMessage(messageId);
+    const wasPending = this.scheduler.drop(messageId);
+    if (inHistory || wasPending) this.persistence.soon();
+    return inHistory || wasPending;
+  }
+
+  /** A note for the models (a member joined or left): in the history, counting toward nothing. */
+  note(content: string): void {
+    if (this.stopped) return;
+    this.log.append({
+      kind: "reference",
+      uid: newUid(),
+      ts: this.deps.clock.now(),
+      referenceType: "custom",
+      content,
+    });
+    this.persistence.soon();
+  }
+
+  /** An operator's message as the bot, through the same delivery and records as the bot's own. */
+  sendAsOperator(req: { text: string; replyTo: string | null }): Promise<SendOutcome> {
+    if (this.stopped) return Promise.resolve({ delivered: false, error: "session runtime stopped" });
+    return this.host.deliverMessage(
+      { sessionId: this.session.id, text: req.text, replyTo: req.replyTo, kind: "text" },
+      { countsAsReply: false },
+    );
   }
 
   pendingMessages(): ChatMessageRecord[] {

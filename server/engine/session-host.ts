@@ -2,8 +2,11 @@
 // messages into the chat (stored, appended to history, emitted as message.sent).
 import { randomUUID } from "node:crypto";
 import type { LlmMessage } from "../../lib/llm/messages";
-import type { BuiltinToolHost } from "../tools/builtin/host";
-import type { ChatMessageRecord, EmojiRecord } from "../stores/types";
+import { withImages } from "./context/render";
+import type { BuiltinToolHost, SendOutcome, SendRequest } from "../tools/builtin/host";
+import type { ChatMessageRecord, EmojiRecord, SessionRecord } from "../stores/types";
+import { localOutbound, type DeliveryResult, type OutboundMessage, type OutboundSink } from "./deps";
+import { describeError } from "./errors";
 import { parseJsonObject, transcript } from "./context/transcript";
 import type { PlannerToolView } from "./planner";
 import { buildPromptVars } from "./prompt-vars";
@@ -66,7 +69,7 @@ export class SessionToolHost implements BuiltinToolHost {
       sessionId: req.sessionId,
       messages: [
         { role: "system", content: system },
-        { role: "user", content: parts.join("\n\n") },
+        { role: "user", content: withImages(parts.join("\n\n"), config.chat.vision ? req.target.images : undefined) },
       ] satisfies LlmMessage[],
     });
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -114,24 +117,39 @@ export class SessionToolHost implements BuiltinToolHost {
     return { index, reason: typeof parsed?.reason === "string" ? parsed.reason : "" };
   }
 
-  async send(req: {
-    sessionId: string;
-    text: string;
-    replyTo: string | null;
-    kind: "text" | "emoji";
-  }): Promise<ChatMessageRecord> {
+  send(req: SendRequest): Promise<SendOutcome> {
+    return this.deliverMessage(req, { countsAsReply: true });
+  }
+
+  /**
+   * Delivers through the session's outbound sink, then records what was delivered. countsAsReply:
+   * a text sent by the bot's own turn is a reply-latency sample (an operator's message is not).
+   */
+  async deliverMessage(req: SendRequest, opts: { countsAsReply: boolean }): Promise<SendOutcome> {
     const rt = this.rt;
     const { clock, stores, events, config } = rt.deps;
+    const delivery = await deliver(rt.deps.outbound ?? localOutbound, rt.session, {
+      kind: req.kind,
+      text: req.text,
+      replyTo: req.replyTo,
+      atUserId: req.atUserId ?? null,
+      ...(req.emojiFile !== undefined ? { emojiFile: req.emojiFile } : {}),
+    });
+    if (!delivery.delivered) {
+      events.emit(rt.session.id, "message.send_failed", { target: deliveryTarget(rt.session), error: delivery.error });
+      return delivery;
+    }
     const now = clock.now();
     const record: ChatMessageRecord = {
       sessionId: rt.session.id,
-      messageId: `bot-${randomUUID()}`,
+      messageId: await this.storedIdOf(delivery.platformMessageId),
       direction: "outbound",
       userId: "bot",
       userName: config.bot.nickname,
       text: req.text,
       replyTo: req.replyTo,
       kind: req.kind,
+      ...(delivery.platformMessageId !== null ? { platform: rt.session.platform } : {}),
       ts: now,
     };
     await stores.messages.save(record);
@@ -151,8 +169,19 @@ export class SessionToolHost implements BuiltinToolHost {
       replyTo: record.replyTo ?? null,
       kind: req.kind,
     });
-    if (req.kind === "text") this.links.replySent(now);
-    return record;
+    if (req.kind === "text" && opts.countsAsReply) this.links.replySent(now);
+    return { delivered: true, message: record };
+  }
+
+  /**
+   * The platform's id, so a later reply to the bot's message names it; a local one when there is
+   * none, or when the session already holds a message of that id (never overwrite another message).
+   */
+  private async storedIdOf(platformMessageId: string | null): Promise<string> {
+    if (platformMessageId !== null && !(await this.stores.messages.get(this.rt.session.id, platformMessageId))) {
+      return platformMessageId;
+    }
+    return `bot-${randomUUID()}`;
   }
 
   async deferredTools() {
@@ -162,6 +191,22 @@ export class SessionToolHost implements BuiltinToolHost {
   async discoveredToolNames() {
     return new Set(this.links.toolView()?.discovered ?? []);
   }
+}
+
+/** A sink that throws is a delivery failure like any other: the turn goes on. */
+async function deliver(sink: OutboundSink, session: SessionRecord, message: OutboundMessage): Promise<DeliveryResult> {
+  try {
+    return await sink.deliver(session, message);
+  } catch (error) {
+    return { delivered: false, error: describeError(error) };
+  }
+}
+
+/** Where a session's messages go, as message.send_failed names it. */
+export function deliveryTarget(session: SessionRecord): string {
+  if (session.isGroupChat && session.groupId) return `group:${session.groupId}`;
+  if (!session.isGroupChat && session.userId) return `private:${session.userId}`;
+  return session.id;
 }
 
 /** The caller's signal (a cancelled tool call) combined with the runtime's stop. */

@@ -150,6 +150,22 @@ export class TriggerScheduler {
     return this.latency.average(this.deps.clock.now());
   }
 
+  /** Forgets a message (recalled on its platform); true when it was still pending. */
+  drop(messageId: string): boolean {
+    let wasPending = false;
+    const kept: ChatMessageRecord[] = [];
+    let processed = this.processed;
+    this.cache.forEach((m, i) => {
+      if (m.messageId !== messageId) return void kept.push(m);
+      if (i < this.processed) processed--;
+      else wasPending = true;
+    });
+    this.cache = kept;
+    this.processed = processed;
+    this.announced.delete(messageId);
+    return wasPending;
+  }
+
   /** Consumes the mark of a message whose message.ingested is already in the ledger (recovered). */
   takeAnnounced(messageId: string): boolean {
     return this.announced.delete(messageId);

@@ -13,8 +13,8 @@ export interface PositionedMessage {
 
 export interface MessageStore {
   /**
-   * Durable once resolved. Saving an existing (sessionId, messageId) updates it in place. Resolves
-   * with the message's store position (kept on update).
+   * Durable once resolved. Saving an existing (sessionId, messageId) updates it in place (a recall
+   * stays). Resolves with the message's store position (kept on update).
    */
   save(message: ChatMessageRecord): Promise<number>;
   get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null>;
@@ -22,6 +22,13 @@ export interface MessageStore {
   list(sessionId: string, opts?: { limit?: number }): Promise<ChatMessageRecord[]>;
   /** A session's inbound messages stored at a position after `afterPosition`, in position order. */
   listInboundAfter(sessionId: string, afterPosition: number): Promise<PositionedMessage[]>;
+  /**
+   * Marks a message recalled on its platform (it stays stored and shown). A recall is final: saving
+   * the message again keeps it. True when the message is stored and was not recalled before.
+   */
+  markRecalled(sessionId: string, messageId: string): Promise<boolean>;
+  /** Which of these message ids of the session are recalled. */
+  recalledAmong(sessionId: string, messageIds: readonly string[]): Promise<Set<string>>;
 }
 
 export interface EmojiRecord {

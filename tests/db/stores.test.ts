@@ -91,6 +91,8 @@ describe.each(implementations)("%s stores", (_name, make) => {
         mentionsBot: false,
         replyTo: "m0",
         kind: "text",
+        platform: "qq",
+        images: [{ url: "https://example.test/a.png", file: "a.png" }, { file: "b.image" }],
       });
       await stores.messages.save(full);
       await stores.messages.save(msg({ messageId: "m2", ts: 11, direction: "outbound", replyTo: null, kind: "emoji" }));
@@ -142,6 +144,24 @@ describe.each(implementations)("%s stores", (_name, make) => {
       ]);
       expect(await after(c)).toEqual([]);
       expect((await stores.messages.listInboundAfter("s1", 0))[0].message.text).toBe("edited");
+    });
+
+    it("marks a message recalled once; the recall survives saving it again and is listed by recalledAmong", async () => {
+      const { stores } = await make();
+      await stores.messages.save(msg({ messageId: "a", ts: 1 }));
+      await stores.messages.save(msg({ messageId: "b", ts: 2 }));
+      await stores.messages.save(msg({ messageId: "a", ts: 1, sessionId: "s2" }));
+      expect((await stores.messages.get("s1", "a"))?.recalled).toBeUndefined();
+      expect(await stores.messages.markRecalled("s1", "a")).toBe(true);
+      expect(await stores.messages.markRecalled("s1", "a")).toBe(false);
+      expect(await stores.messages.markRecalled("s1", "missing")).toBe(false);
+      expect((await stores.messages.get("s1", "a"))?.recalled).toBe(true);
+      expect((await stores.messages.get("s2", "a"))?.recalled).toBeUndefined();
+      await stores.messages.save(msg({ messageId: "a", ts: 1, text: "edited" }));
+      expect(await stores.messages.get("s1", "a")).toMatchObject({ text: "edited", recalled: true });
+      expect(await stores.messages.recalledAmong("s1", ["a", "b", "missing"])).toEqual(new Set(["a"]));
+      expect(await stores.messages.recalledAmong("s2", ["a"])).toEqual(new Set());
+      expect(await stores.messages.recalledAmong("s1", [])).toEqual(new Set());
     });
   });
 

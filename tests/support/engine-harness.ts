@@ -5,7 +5,7 @@ import type { ChatMessageRecord, EmojiRecord, SessionRecord } from "../../server
 import { createEngine, type Engine } from "../../server/composition";
 import { parseConfig } from "../../server/config/load";
 import type { Clock } from "../../server/engine/clock";
-import type { EngineLogger } from "../../server/engine/deps";
+import type { EngineLogger, OutboundSink } from "../../server/engine/deps";
 import type { SessionRuntime } from "../../server/engine/runtime";
 import { OpenAiModelClient, type OpenAiModelClientOptions } from "../../server/llm/openai-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
@@ -34,6 +34,8 @@ export interface HarnessOptions {
   isGroupChat?: boolean;
   providers?: ToolProvider[];
   emojis?: EmojiRecord[];
+  /** Where the bot's messages go (absent: local). */
+  outbound?: OutboundSink;
   /** Overrides of the model client's options (endpoint kind, several endpoints), given the scripted server. */
   modelOptions?: (server: ScriptedOpenAi) => Partial<OpenAiModelClientOptions>;
 }
@@ -68,6 +70,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     clock: opts.clock,
     logger,
     model: client,
+    outbound: opts.outbound,
   });
   engine.providers.push(...(opts.providers ?? []));
   const events: MonitorEvent[] = [];

@@ -80,7 +80,7 @@ describe("reply", () => {
       referenceInfo: "Alice 是老朋友",
       target: { messageId: "m1", text: "早上好" },
     });
-    expect(host.sent).toEqual([{ sessionId: "s1", text: "好的呀", replyTo: "m1", kind: "text" }]);
+    expect(host.sent).toEqual([{ sessionId: "s1", text: "好的呀", replyTo: "m1", kind: "text", atUserId: "u1" }]);
     expect(result.structuredContent).toEqual({
       msgId: "m1",
       setQuote: true,
@@ -121,6 +121,16 @@ describe("reply", () => {
     expect((await run("reply", { msg_id: "m1" })).success).toBe(false);
   });
 
+  it("fails, naming the error, when the platform did not take the reply", async () => {
+    const { host, run } = setup();
+    await host.stores.messages.save(userMessage("m1"));
+    host.deliveryError = "send_group_msg timed out";
+    const result = await run("reply", { msg_id: "m1" });
+    expect(result.success).toBe(false);
+    expect(result.errorMessage).toContain("send_group_msg timed out");
+    expect(result.errorMessage).toContain("没有收到");
+  });
+
   it("fails without sending when the replyer writes nothing", async () => {
     const { host, run } = setup();
     await host.stores.messages.save(userMessage("m1"));
@@ -148,11 +158,20 @@ describe("send_emoji", () => {
     expect(host.emojiRequests[0].reasoning).toBe(ctx.reasoning);
     const chosen = candidates[2];
     expect(host.sent).toEqual([
-      { sessionId: "s1", text: `[表情包] ${chosen.description}`, replyTo: null, kind: "emoji" },
+      { sessionId: "s1", text: `[表情包] ${chosen.description}`, replyTo: null, kind: "emoji", emojiFile: chosen.file },
     ]);
     expect(host.stores.emojis.useCount(chosen.id)).toBe(1);
     expect(result).toMatchObject({ success: true, content: "气氛轻松" });
     expect(result.structuredContent).toMatchObject({ emojiId: chosen.id, sentMessageId: "bot-1" });
+  });
+
+  it("fails without recording a use when the platform did not take the emoji", async () => {
+    const { host, run } = setup({ emojis: emojis(1) });
+    host.deliveryError = "rate limited";
+    const result = await run("send_emoji");
+    expect(result.success).toBe(false);
+    expect(result.errorMessage).toContain("rate limited");
+    expect(host.stores.emojis.useCount("e0")).toBe(0);
   });
 
   it("falls back to the first candidate for an out-of-range index and to a default content", async () => {

@@ -1,11 +1,11 @@
 // A scripted BuiltinToolHost over the in-process stores: records what the tools asked of it.
 import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema";
 import type { ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
-import type { BuiltinToolHost } from "../../server/tools/builtin/host";
+import type { BuiltinToolHost, SendOutcome, SendRequest } from "../../server/tools/builtin/host";
 import { createMemoryStores, type MemoryStores } from "../../server/stores/memory";
 import type { ChatMessageRecord, EmojiRecord } from "../../server/stores/types";
 
-export type SendRequest = Parameters<BuiltinToolHost["send"]>[0];
+export type { SendRequest };
 export type WriteReplyRequest = Parameters<BuiltinToolHost["writeReply"]>[0];
 export type ChooseEmojiRequest = Parameters<BuiltinToolHost["chooseEmoji"]>[0];
 
@@ -16,6 +16,8 @@ export class FakeHost implements BuiltinToolHost {
   readonly replyRequests: WriteReplyRequest[] = [];
   readonly emojiRequests: ChooseEmojiRequest[] = [];
   replyText = "好的呀";
+  /** Set: every send fails with this error (the platform did not take the message). */
+  deliveryError: string | null = null;
   emojiChoice = { index: 0, reason: "大家都很开心" };
   deferred: ToolSpec[] = [];
   discovered = new Set<string>();
@@ -35,8 +37,9 @@ export class FakeHost implements BuiltinToolHost {
     return this.emojiChoice;
   }
 
-  async send(req: SendRequest): Promise<ChatMessageRecord> {
+  async send(req: SendRequest): Promise<SendOutcome> {
     this.sent.push(req);
+    if (this.deliveryError !== null) return { delivered: false, error: this.deliveryError };
     const record: ChatMessageRecord = {
       sessionId: req.sessionId,
       messageId: `bot-${this.sent.length}`,
@@ -49,7 +52,7 @@ export class FakeHost implements BuiltinToolHost {
       ts: 2_000 + this.sent.length,
     };
     await this.stores.messages.save(record);
-    return record;
+    return { delivered: true, message: record };
   }
 
   async deferredTools(): Promise<ToolSpec[]> {

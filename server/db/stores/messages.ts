@@ -4,6 +4,7 @@ import type { StoreWriter } from "../writer";
 import { sqlLimit } from "./support";
 
 type ForwardItem = NonNullable<ChatMessageRecord["forward"]>[number];
+type ChatImage = NonNullable<ChatMessageRecord["images"]>[number];
 
 function toRecord(row: Message): ChatMessageRecord {
   const rec: ChatMessageRecord = {
@@ -22,6 +23,9 @@ function toRecord(row: Message): ChatMessageRecord {
   if (row.mentionsBot !== null) rec.mentionsBot = row.mentionsBot;
   if (row.replyTo !== null) rec.replyTo = row.replyTo;
   if (row.kind === "text" || row.kind === "emoji") rec.kind = row.kind;
+  if (row.platform !== null) rec.platform = row.platform;
+  if (Array.isArray(row.images)) rec.images = row.images as ChatImage[]; // JSON written by save() below
+  if (row.recalled) rec.recalled = true;
   return rec;
 }
 
@@ -44,13 +48,17 @@ export class PrismaMessageStore implements MessageStore {
       mentionsBot: message.mentionsBot ?? null,
       replyTo: message.replyTo ?? null,
       kind: message.kind ?? null,
+      platform: message.platform ?? null,
+      images: message.images ?? Prisma.DbNull,
       ts: message.ts,
     };
+    // A recall is final: saving the message again never clears it.
+    const recalled = message.recalled ? { recalled: true } : {};
     const row = await this.writer.write(() =>
       this.prisma.message.upsert({
         where: { sessionId_messageId: { sessionId: message.sessionId, messageId: message.messageId } },
-        create: { sessionId: message.sessionId, messageId: message.messageId, ...data },
-        update: data,
+        create: { sessionId: message.sessionId, messageId: message.messageId, ...data, ...recalled },
+        update: { ...data, ...recalled },
         select: { id: true },
       }),
     );
@@ -81,5 +89,21 @@ export class PrismaMessageStore implements MessageStore {
       orderBy: { id: "asc" },
     });
     return rows.map((row) => ({ position: row.id, message: toRecord(row) }));
+  }
+
+  async markRecalled(sessionId: string, messageId: string): Promise<boolean> {
+    const { count } = await this.writer.write(() =>
+      this.prisma.message.updateMany({ where: { sessionId, messageId, recalled: false }, data: { recalled: true } }),
+    );
+    return count > 0;
+  }
+
+  async recalledAmong(sessionId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    if (messageIds.length === 0) return new Set();
+    const rows = await this.prisma.message.findMany({
+      where: { sessionId, recalled: true, messageId: { in: [...messageIds] } },
+      select: { messageId: true },
+    });
+    return new Set(rows.map((r) => r.messageId));
   }
 }

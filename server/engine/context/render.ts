@@ -1,11 +1,12 @@
 // Renders one history message as the chat message sent to the model (engine.md 4,
 // reference-python 7.1). Returns null for what cannot be rendered, which selection then skips.
+import type { ChatImage } from "../../../lib/chat/images";
 import type { LlmContentPart, LlmMessage } from "../../../lib/llm/messages";
 import { complexPreview, plannerPrefix, type TimeZoneSpec } from "../../../lib/chat/prefix";
 import type { ComplexSessionMessage, HistoryMessage, SessionBackedMessage, ToolMediaMessage } from "./messages";
 
 export interface RenderOptions {
-  /** Attach tool-returned images for vision models. */
+  /** Attach chat images and tool-returned images for vision models. */
   vision?: boolean;
   /** Zone for the prefix clock; the process's local zone when omitted. */
   tz?: TimeZoneSpec;
@@ -24,11 +25,27 @@ function speaker(m: SessionBackedMessage | ComplexSessionMessage) {
   return { time: m.ts, userName: m.userName, groupCard: m.groupCard, messageId: m.messageId };
 }
 
+/** What an image-only message says in text (the models without vision see only this). */
+const IMAGE_PLACEHOLDER = "[图片]";
+
+/** Urls a model endpoint can fetch or read inline. */
+const MODEL_READABLE_URL = /^(https?:|data:image\/)/i;
+
+/**
+ * A user message's content: the text, followed by an image_url part per image with a url the model
+ * can read (a vision request); just the text when there is none.
+ */
+export function withImages(text: string, images: readonly ChatImage[] | undefined): string | LlmContentPart[] {
+  const urls = (images ?? []).map((i) => i.url).filter((u): u is string => !!u && MODEL_READABLE_URL.test(u));
+  if (urls.length === 0) return text;
+  return [{ type: "text", text }, ...urls.map((url) => ({ type: "image_url" as const, image_url: { url } }))];
+}
+
 /** False exactly where renderHistoryMessage returns null, without rendering (selection asks per message). */
 export function isRenderable(m: HistoryMessage): boolean {
   switch (m.kind) {
     case "session":
-      return m.text !== "";
+      return m.text !== "" || !!m.images?.length;
     case "reference":
     case "tool_result":
       return m.content !== "";
@@ -43,8 +60,10 @@ export function isRenderable(m: HistoryMessage): boolean {
 export function renderHistoryMessage(m: HistoryMessage, options: RenderOptions = {}): LlmMessage | null {
   if (!isRenderable(m)) return null;
   switch (m.kind) {
-    case "session":
-      return { role: "user", content: plannerPrefix({ ...speaker(m), text: m.text }, options.tz) };
+    case "session": {
+      const text = plannerPrefix({ ...speaker(m), text: m.text || IMAGE_PLACEHOLDER }, options.tz);
+      return { role: "user", content: options.vision ? withImages(text, m.images) : text };
+    }
     case "complex":
       return {
         role: "user",

@@ -8,6 +8,7 @@ import { providersRoute } from "./providers";
 import { sessionEventsRoute } from "./session-events";
 import { sessionHistoryRoute } from "./session-history";
 import { postMessageRoute } from "./session-messages";
+import { operatorSendRoute } from "./session-send";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
 import { iconRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 import { usageRoute } from "./usage";
@@ -21,6 +22,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   createSessionRoute,
   getSessionRoute,
   postMessageRoute,
+  operatorSendRoute,
   sessionEventsRoute,
   sessionHistoryRoute,
   listToolsRoute,

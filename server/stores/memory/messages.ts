@@ -17,9 +17,25 @@ export class MemoryMessageStore implements MessageStore {
       this.sessions.set(message.sessionId, rows);
     }
     // Saving an existing id updates it in place, like an upsert keyed by (sessionId, messageId).
-    const seq = rows.get(message.messageId)?.seq ?? ++this.seq;
-    rows.set(message.messageId, { seq, record: copy(message) });
+    const existing = rows.get(message.messageId);
+    const seq = existing?.seq ?? ++this.seq;
+    const record = copy(message);
+    // A recall is final (MessageStore.markRecalled).
+    if (existing?.record.recalled) record.recalled = true;
+    rows.set(message.messageId, { seq, record });
     return seq;
+  }
+
+  async markRecalled(sessionId: string, messageId: string): Promise<boolean> {
+    const row = this.sessions.get(sessionId)?.get(messageId);
+    if (!row || row.record.recalled) return false;
+    row.record = { ...row.record, recalled: true };
+    return true;
+  }
+
+  async recalledAmong(sessionId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    const rows = this.sessions.get(sessionId);
+    return new Set(messageIds.filter((id) => rows?.get(id)?.record.recalled));
   }
 
   async get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null> {

@@ -4,6 +4,19 @@ import type { MaisakaConfig } from "../../../lib/config/schema";
 import type { ToolSpec } from "../../../lib/tools/schemas";
 import type { ChatMessageRecord, EmojiRecord, Stores } from "../../stores/types";
 
+export interface SendRequest {
+  sessionId: string;
+  text: string;
+  replyTo: string | null;
+  kind: "text" | "emoji";
+  /** The person answered (a platform may mention them too). */
+  atUserId?: string | null;
+  /** kind emoji: the emoji's library file (EmojiRecord.file). */
+  emojiFile?: string;
+}
+
+export type SendOutcome = { delivered: true; message: ChatMessageRecord } | { delivered: false; error: string };
+
 export interface BuiltinToolHost {
   readonly config: MaisakaConfig;
   readonly stores: Pick<Stores, "messages" | "emojis" | "jargon" | "memories" | "persons">;
@@ -22,13 +35,11 @@ export interface BuiltinToolHost {
     reasoning: string;
     signal?: AbortSignal;
   }): Promise<{ index: number; reason: string }>;
-  /** Sends a bot message to the chat: stored, appended to history, emitted as message.sent. */
-  send(req: {
-    sessionId: string;
-    text: string;
-    replyTo: string | null;
-    kind: "text" | "emoji";
-  }): Promise<ChatMessageRecord>;
+  /**
+   * Sends a bot message to the chat's platform. Delivered: stored, appended to history, emitted as
+   * message.sent. Not delivered: emitted as message.send_failed and kept out of the history.
+   */
+  send(req: SendRequest): Promise<SendOutcome>;
   /** The session's deferred pool (tools not offered directly to the planner). */
   deferredTools(sessionId: string): Promise<ToolSpec[]>;
   /** Deferred tools already discovered in the planner's current window. */

@@ -48,10 +48,19 @@ export const replyTool: BuiltinToolEntry = {
     ).trim();
     if (!text) return failedToolResult("reply", "回复器没有生成任何内容，未发送回复。");
 
-    const sent = await host.send({ sessionId, text, replyTo: setQuote ? msgId : null, kind: "text" });
+    const sent = await host.send({
+      sessionId,
+      text,
+      replyTo: setQuote ? msgId : null,
+      kind: "text",
+      atUserId: target.direction === "inbound" ? target.userId : null,
+    });
     const targetUserName = target.userName || target.userId;
+    // The model must know the chat never saw it (it may try again or say nothing).
+    if (!sent.delivered)
+      return failedToolResult("reply", `回复"${text}"未能发送到聊天中（${sent.error}），对方没有收到。`);
     return succeeded("reply", `"${host.config.bot.nickname}"已生成并向"${targetUserName}"发送了回复"${text}"`, {
-      structuredContent: { msgId, setQuote, replyText: text, targetUserName, sentMessageId: sent.messageId },
+      structuredContent: { msgId, setQuote, replyText: text, targetUserName, sentMessageId: sent.message.messageId },
     });
   },
 };

@@ -39,7 +39,16 @@ export const sendEmojiTool: BuiltinToolEntry = {
       Number.isInteger(choice.index) && choice.index >= 0 && choice.index < candidates.length ? choice.index : 0;
     const emoji: EmojiRecord = candidates[index];
 
-    const sent = await host.send({ sessionId, text: `[表情包] ${emoji.description}`, replyTo: null, kind: "emoji" });
+    const sent = await host.send({
+      sessionId,
+      text: `[表情包] ${emoji.description}`,
+      replyTo: null,
+      kind: "emoji",
+      emojiFile: emoji.file,
+    });
+    if (!sent.delivered) {
+      return failedToolResult("send_emoji", `表情包"${emoji.description}"未能发送到聊天中（${sent.error}）。`);
+    }
     await host.stores.emojis.recordUse(emoji.id);
     const reason = choice.reason.trim();
     return succeeded("send_emoji", reason || "表情包发送成功", {
@@ -48,7 +57,7 @@ export const sendEmojiTool: BuiltinToolEntry = {
         description: emoji.description,
         emotions: emoji.emotions,
         reason,
-        sentMessageId: sent.messageId,
+        sentMessageId: sent.message.messageId,
       },
     });
   },
