@@ -29,6 +29,16 @@ import type { ModelClient } from "./llm/model-client";
 import { isGatewayPath, McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
 import { mcpProviderStatuses } from "./mcp/status";
+import {
+  onebotConfigured,
+  OneBotService,
+  type OneBotEventHandler,
+  type OneBotTuning,
+} from "./platforms/onebot/service";
+import { createOneBotInbound } from "./platforms/onebot/inbound";
+import { OneBotOutbound } from "./platforms/onebot/outbound";
+import { OutboundRouter } from "./platforms/outbound-router";
+import { publicDir } from "./db/seed";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { logProtocolRefusals } from "./realtime/protocol-refusals";
@@ -72,6 +82,12 @@ export interface AppServerOptions {
   outbound?: OutboundSink;
   /** Start the plugin Runner (npm start does; API tests leave it off so the example plugins stay out of their requests). */
   plugins?: boolean;
+  /**
+   * OneBot v11 (used when platforms.onebot has reverse enabled or forward URLs): the inbound handler
+   * (default: events are counted and dropped; AppServer.platforms.setEventHandler sets it later too)
+   * and transport tuning (tests shorten the reconnect backoff).
+   */
+  onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning> };
 }
 
 export interface AppServer {
@@ -83,6 +99,8 @@ export interface AppServer {
   /** Plugin runner and MCP servers register their status here. */
   providerStatus: ProviderStatusRegistry;
   monitor: Monitor;
+  /** The OneBot v11 connections; null when the config asks for none. */
+  platforms: OneBotService | null;
   /** Sessions brought back at start (pending messages or an armed wait). */
   restored: number;
   /** Graceful stop: intake first, then runtimes (snapshots saved), ledger flush, providers, database. */
@@ -103,6 +121,23 @@ export async function startAppServer(opts: AppServerOptions): Promise<AppServer>
 
 async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise<AppServer> {
   const logger = opts.logger ?? stderrLogger;
+  // Before the engine: its outbound deliveries go through the platform connections.
+  const platforms = onebotConfigured(opts.config.platforms.onebot)
+    ? new OneBotService({
+        config: () => opts.config.platforms.onebot,
+        logger,
+        onEvent: opts.onebot?.onEvent,
+        tuning: opts.onebot?.tuning,
+      })
+    : null;
+  // OneBot chats' messages go out through the connections of their bot account; other sessions stay local.
+  const onebotOutbound = platforms
+    ? new OneBotOutbound({
+        apiOf: (selfId) => platforms.api(selfId),
+        config: () => opts.config.platforms.onebot,
+        emojiRoot: publicDir,
+      })
+    : null;
   const engine = await createEngine({
     config: opts.config,
     stores: database.stores,
@@ -110,11 +145,24 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     env: opts.env,
     logger,
     model: opts.model,
-    outbound: opts.outbound,
+    outbound: opts.outbound ?? new OutboundRouter({ onebot: onebotOutbound ?? undefined }),
   });
+  if (platforms && !opts.onebot?.onEvent) {
+    platforms.setEventHandler(
+      createOneBotInbound({
+        manager: engine.manager,
+        stores: engine.stores,
+        config: () => engine.config,
+        clock: engine.clock,
+        logger,
+      }).onEvent,
+    );
+  }
   try {
-    return await serveEngine(opts, database, engine, logger);
+    return await serveEngine(opts, database, engine, platforms, logger, onebotOutbound);
   } catch (error) {
+    await platforms?.close("start failed");
+    onebotOutbound?.close();
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
     await engine.close("start failed");
     throw error;
@@ -125,7 +173,9 @@ async function serveEngine(
   opts: AppServerOptions,
   database: MaisakaDatabase,
   engine: Engine,
+  platforms: OneBotService | null,
   logger: EngineLogger,
+  onebotOutbound: OneBotOutbound | null,
 ): Promise<AppServer> {
   const host = opts.host ?? "127.0.0.1";
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
@@ -164,6 +214,7 @@ async function serveEngine(
     logins: loginLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
     database: database.health,
+    ...(platforms ? { platforms } : {}),
   };
   const router = new ApiRouter(apiRoutes, ctx, {
     auth,
@@ -223,6 +274,9 @@ async function serveEngine(
       callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
   });
   io.engine.on("headers", addTransportHeaders);
+  platforms?.bindEvents(engine.bus);
+  // Only the OneBot paths: every other upgrade stays Socket.IO's (and Next's).
+  platforms?.attachReverse(httpServer);
   logProtocolRefusals(io, logger);
   const monitor = await attachMonitor(
     io,
@@ -243,6 +297,8 @@ async function serveEngine(
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   // After listen: a taken port fails the start before any restored session runs a turn.
   const restored = await engine.manager.restoreAll();
+  // After the restore: inbound platform messages meet the sessions as they were.
+  platforms?.startForward();
 
   let closing: Promise<void> | null = null;
   const close = (reason = "shutdown"): Promise<void> => {
@@ -253,6 +309,10 @@ async function serveEngine(
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       const force = setTimeout(() => httpServer.closeAllConnections(), SHUTDOWN_GRACE_MS);
       try {
+        // First: no platform event may arrive once the runtimes stop; those received are handed over.
+        await platforms?.close(reason);
+        // Sends still waiting for a rate slot fail now instead of holding the runtimes' stop.
+        onebotOutbound?.close();
         await mcpGateway.close();
         // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
         // servers, then waits until every event is in the ledger.
@@ -270,7 +330,7 @@ async function serveEngine(
     return closing;
   };
 
-  return { url, host, port, engine, database, providerStatus, monitor, restored, close };
+  return { url, host, port, engine, database, providerStatus, monitor, platforms, restored, close };
 }
 
 const UNAVAILABLE = {

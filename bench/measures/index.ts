@@ -46,6 +46,18 @@ export const measures: MeasureSpec[] = [
     load: async () => (await import("./session-memory")).run,
   },
   {
+    name: "onebot_ingest_p95",
+    unit: "ms",
+    target: { op: "<=", value: 50 },
+    load: async () => (await import("./onebot")).ingest,
+  },
+  {
+    name: "onebot_reply_p95",
+    unit: "ms",
+    target: { op: "<=", value: 100 },
+    load: async () => (await import("./onebot")).reply,
+  },
+  {
     name: "replay_load_100k",
     unit: "ms",
     target: { op: "<", value: 1_000 },

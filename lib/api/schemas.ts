@@ -15,6 +15,10 @@ export const OPERATOR_COOKIE = "maisaka_operator";
 export const MONITOR_NAMESPACE = "/monitor";
 /** Ledger stream of events that belong to no session (global tool toggles). */
 export const GLOBAL_STREAM_ID = "_global";
+/** Ledger stream of the chat platform connections (platform.connected / platform.disconnected). */
+export const PLATFORM_STREAM_ID = "_platforms";
+/** The streams of no session that GET /api/sessions/:id/events serves all the same. */
+export const SESSIONLESS_STREAM_IDS: ReadonlySet<string> = new Set([GLOBAL_STREAM_ID, PLATFORM_STREAM_ID]);
 
 export const idSchema = z
   .string()
@@ -30,7 +34,13 @@ const GATEWAY_SCOPE_ID = "mcp-gateway";
  * starting with "_"), the gateway's scope, and the path segments "." and ".." (a URL would resolve
  * them away).
  */
-export const RESERVED_SESSION_IDS: ReadonlySet<string> = new Set([GLOBAL_STREAM_ID, GATEWAY_SCOPE_ID, ".", ".."]);
+export const RESERVED_SESSION_IDS: ReadonlySet<string> = new Set([
+  GLOBAL_STREAM_ID,
+  PLATFORM_STREAM_ID,
+  GATEWAY_SCOPE_ID,
+  ".",
+  "..",
+]);
 
 export function isReservedSessionId(id: string): boolean {
   return id.startsWith("_") || RESERVED_SESSION_IDS.has(id);

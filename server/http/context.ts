@@ -1,5 +1,6 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
 import type { DbStatus } from "../../lib/api/schemas";
+import type { PlatformConnection } from "../../lib/platforms/status";
 import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
@@ -30,6 +31,12 @@ export interface ApiContext {
   pingDatabase(): Promise<void>;
   /** Whether the database takes writes (server/db/health.ts owns the state). */
   database: DatabaseStatusView;
+  /** The chat platform connections (absent when no platform is configured). */
+  platforms?: PlatformStatusView;
+}
+
+export interface PlatformStatusView {
+  status(): PlatformConnection[];
 }
 
 export interface DatabaseStatusView {

@@ -4,6 +4,7 @@ import type { ApiContext } from "../context";
 import { loginRoute, logoutRoute, meRoute } from "./auth";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
+import { platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { sessionEventsRoute } from "./session-events";
 import { sessionHistoryRoute } from "./session-history";
@@ -32,4 +33,5 @@ export const apiRoutes: Route<ApiContext>[] = [
   providersRoute,
   usageRoute,
   endpointsRoute,
+  platformsRoute,
 ];

@@ -1,6 +1,11 @@
 // GET /api/sessions/:id/events?afterSeq&limit: one page of the session's ledger (also serves the
-// "_global" stream of global tool toggles).
-import { eventsPageSchema, eventsQuerySchema, GLOBAL_STREAM_ID, sessionParamsSchema } from "../../../lib/api/schemas";
+// streams of no session: "_global" of global tool toggles, "_platforms" of platform connections).
+import {
+  eventsPageSchema,
+  eventsQuerySchema,
+  SESSIONLESS_STREAM_IDS,
+  sessionParamsSchema,
+} from "../../../lib/api/schemas";
 import { apiRoute } from "../context";
 
 export const sessionEventsRoute = apiRoute({
@@ -10,7 +15,7 @@ export const sessionEventsRoute = apiRoute({
   query: eventsQuerySchema,
   response: eventsPageSchema,
   async handle({ params, query }, ctx) {
-    if (params.id !== GLOBAL_STREAM_ID) await ctx.sessions.require(params.id);
+    if (!SESSIONLESS_STREAM_IDS.has(params.id)) await ctx.sessions.require(params.id);
     const events = await ctx.ledger.read(params.id, query.afterSeq, query.limit);
     return {
       body: {
