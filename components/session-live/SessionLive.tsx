@@ -10,8 +10,10 @@ import { useConnection } from "../../lib/client/react/use-connection";
 import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
 import { usageSummary } from "../../lib/client/usage";
 import type { Timeline, TimelineItem } from "../../lib/client/timeline";
+import { BotSendBox } from "../chat/BotSendBox";
 import { ChatBox } from "../chat/ChatBox";
 import { CycleCard } from "../cycle/CycleCard";
+import { PlatformBadge } from "../sessions/PlatformBadge";
 import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { VirtualList, type VirtualListHandle } from "../ui/VirtualList";
@@ -55,7 +57,12 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
         {session.data && (
           <>
             <Badge tone="muted">{session.data.isGroupChat ? "group" : "private"}</Badge>
-            <Badge tone="muted">{session.data.platform}</Badge>
+            <PlatformBadge platform={session.data.platform} />
+            {(session.data.groupId ?? session.data.userId) && (
+              <span className="mono muted small" title={session.data.groupId ? "group id" : "user id"}>
+                {session.data.groupId ? `group ${session.data.groupId}` : `user ${session.data.userId}`}
+              </span>
+            )}
             <span className="mono small" data-testid="session-usage" title="every model call of this session">
               {usageSummary(session.data)}
             </span>
@@ -90,12 +97,20 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           }
         />
       )}
-      {timeline && <LiveBody sessionId={sessionId} timeline={timeline} />}
+      {timeline && <LiveBody sessionId={sessionId} timeline={timeline} platform={session.data?.platform} />}
     </div>
   );
 }
 
-function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeline }) {
+function LiveBody({
+  sessionId,
+  timeline,
+  platform,
+}: {
+  sessionId: string;
+  timeline: Timeline;
+  platform: string | undefined;
+}) {
   const [follow, setFollow] = useState(true);
   const [pausedAtSeq, setPausedAtSeq] = useState(0);
   const [selected, setSelected] = useState<string | null>(null);
@@ -157,7 +172,7 @@ function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeli
           />
         );
       }
-      if (item.kind === "message") return <MessageRow event={item.event} />;
+      if (item.kind === "message") return <MessageRow event={item.event} recalled={item.recalled} />;
       return <NoticeRow event={item.event} />;
     },
     [selected, expanded, toggleExpanded],
@@ -239,6 +254,7 @@ function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeli
           />
         </div>
         <ChatBox sessionId={sessionId} />
+        <BotSendBox sessionId={sessionId} platform={platform} />
       </div>
       <aside className="live-side">
         <StagePanel timeline={timeline} live />
@@ -249,7 +265,9 @@ function LiveBody({ sessionId, timeline }: { sessionId: string; timeline: Timeli
 }
 
 function estimateItem(item: TimelineItem): number {
-  return item.kind === "cycle" ? 190 : item.kind === "message" ? 30 : 26;
+  if (item.kind === "message")
+    return item.event.type === "message.ingested" && item.event.data.images?.length ? 200 : 30;
+  return item.kind === "cycle" ? 190 : 26;
 }
 
 function isNotFound(error: unknown): boolean {

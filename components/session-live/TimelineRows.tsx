@@ -1,15 +1,31 @@
 "use client";
 // Rows of a session timeline other than cycle cards: chat messages and notices. Chat text is
-// untrusted: it is always rendered as React text, never as HTML.
+// untrusted: it is always rendered as React text, never as HTML; platform images load only from
+// http(s) URLs, without a referrer.
 import { memo } from "react";
 import { formatClock, shortId } from "../../lib/client/format";
+import { displayableImageUrl } from "../../lib/client/images";
 import type { ChatEvent, NoticeEvent } from "../../lib/client/timeline";
+import type { EventData } from "../../lib/events/schemas";
+import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import { Badge } from "../ui/Badge";
 
-export const MessageRow = memo(function MessageRow({ event }: { event: ChatEvent }) {
+export const MessageRow = memo(function MessageRow({ event, recalled }: { event: ChatEvent; recalled?: boolean }) {
+  const recalledClass = recalled ? " msg-recalled" : "";
+  const recalledBadge = recalled && (
+    <Badge tone="warn" title="Recalled on the platform: no longer in the models' context" testId="recalled">
+      recalled
+    </Badge>
+  );
   if (event.type === "message.sent") {
     return (
-      <div className="msg msg-out" data-seq={event.seq} data-testid="chat-message" data-direction="out">
+      <div
+        className={`msg msg-out${recalledClass}`}
+        data-seq={event.seq}
+        data-testid="chat-message"
+        data-direction="out"
+        data-recalled={recalled || undefined}
+      >
         <span className="msg-time mono">{formatClock(event.ts)}</span>
         <span className="msg-who bot">bot</span>
         <span className="msg-text text">
@@ -20,18 +36,41 @@ export const MessageRow = memo(function MessageRow({ event }: { event: ChatEvent
             ↩ {shortId(event.data.replyTo)}
           </span>
         )}
+        {recalledBadge}
       </div>
     );
   }
   const d = event.data;
+  const platform = chatPlatformLabel(d.platform);
   return (
-    <div className="msg msg-in" data-seq={event.seq} data-testid="chat-message" data-direction="in">
+    <div
+      className={`msg msg-in${recalledClass}`}
+      data-seq={event.seq}
+      data-testid="chat-message"
+      data-direction="in"
+      data-platform={d.platform}
+      data-recalled={recalled || undefined}
+    >
       <span className="msg-time mono">{formatClock(event.ts)}</span>
       <span className="msg-who" title={d.userId ? `${d.speakerName} (user id ${d.userId})` : d.speakerName}>
         {d.speakerName}
       </span>
-      <span className="msg-text text">{d.content}</span>
+      <span className="msg-body">
+        <span className="msg-text text">{d.content}</span>
+        {d.images && d.images.length > 0 && <MessageImages images={d.images} />}
+      </span>
       <span className="msg-meta">
+        {recalledBadge}
+        {platform && (
+          <Badge tone="info" title={`From the chat platform (${d.platform})`} testId="platform-badge">
+            {platform}
+          </Badge>
+        )}
+        {d.replyTo && (
+          <span className="muted mono" title={`reply to ${d.replyTo}`}>
+            ↩ {shortId(d.replyTo)}
+          </span>
+        )}
         {d.atBot && (
           <Badge tone="accent" title="The message @-mentions the bot">
             @bot
@@ -50,9 +89,46 @@ export const MessageRow = memo(function MessageRow({ event }: { event: ChatEvent
   );
 });
 
-export const NoticeRow = memo(function NoticeRow({ event }: { event: NoticeEvent }) {
+type ChatImage = NonNullable<EventData<"message.ingested">["images"]>[number];
+
+/** The message's pictures, small and lazy; one that cannot be shown says what it is instead. */
+function MessageImages({ images }: { images: readonly ChatImage[] }) {
   return (
-    <div className="notice" data-seq={event.seq}>
+    <span className="msg-images">
+      {images.map((image, i) => {
+        const url = displayableImageUrl(image.url);
+        const label = image.file ?? image.url ?? "image";
+        return url ? (
+          <a key={i} href={url} target="_blank" rel="noopener noreferrer" title={label}>
+            <img
+              className="msg-image"
+              src={url}
+              alt={`image ${i + 1}: ${label}`}
+              loading="lazy"
+              decoding="async"
+              referrerPolicy="no-referrer"
+              data-testid="message-image"
+            />
+          </a>
+        ) : (
+          <Badge key={i} tone="muted" title={label}>
+            image
+          </Badge>
+        );
+      })}
+    </span>
+  );
+}
+
+export const NoticeRow = memo(function NoticeRow({ event }: { event: NoticeEvent }) {
+  const tone =
+    event.type === "message.send_failed" || event.type === "llm.error"
+      ? " notice-bad"
+      : event.type === "operator.action"
+        ? " notice-operator"
+        : "";
+  return (
+    <div className={`notice${tone}`} data-seq={event.seq} data-testid="notice" data-type={event.type}>
       <span className="msg-time mono">{formatClock(event.ts)}</span>
       <span className="text">{describeNotice(event)}</span>
     </div>
@@ -70,5 +146,21 @@ function describeNotice(event: NoticeEvent): string {
     case "llm.retry":
     case "llm.error":
       return `${event.type === "llm.error" ? "Model error" : "Model retry"} (${event.data.task}, ${event.data.model}, attempt ${event.data.attempt}): ${event.data.error}`;
+    case "message.send_failed":
+      return `Not delivered to ${event.data.target}${event.data.messageId ? ` (message ${shortId(event.data.messageId)})` : ""}: ${event.data.error}`;
+    case "operator.action":
+      return `Operator ${event.data.actor}: ${describeOperatorAction(event.data)}`;
+    case "platform.connected":
+    case "platform.disconnected":
+      return `${event.data.platform} bot ${event.data.selfId} ${event.type === "platform.connected" ? "connected" : "disconnected"} (${event.data.mode}${event.data.role ? `, ${event.data.role}` : ""})${event.data.reason ? `: ${event.data.reason}` : ""}`;
   }
+}
+
+function describeOperatorAction(d: EventData<"operator.action">): string {
+  const text = typeof d.detail.text === "string" ? d.detail.text : null;
+  if (d.action === "message.send") {
+    const failed = d.detail.delivered === false ? " (not delivered)" : "";
+    return `sent as the bot to ${d.target}${text === null ? "" : `: “${text}”`}${failed}`;
+  }
+  return `${d.action} on ${d.target}`;
 }

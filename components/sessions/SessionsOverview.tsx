@@ -8,6 +8,8 @@ import { useNow } from "../../lib/client/react/use-now";
 import { usageSummary } from "../../lib/client/usage";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { CreateSessionForm } from "./CreateSessionForm";
+import { chatPlatformLabel } from "../../lib/i18n/platforms";
+import { PlatformBadge } from "./PlatformBadge";
 import { StageBadge } from "./StageBadge";
 
 type Filter = "all" | "running" | "wait" | "stop";
@@ -124,9 +126,12 @@ function SessionTable({ rows }: { rows: SessionSummary[] }) {
             <td>
               <Link href={`/sessions/${encodeURIComponent(s.id)}`} className="session-link">
                 {s.name || s.id}
-              </Link>
+              </Link>{" "}
+              {chatPlatformLabel(s.platform) && <PlatformBadge platform={s.platform} />}
               <div className="sub mono">
                 {s.id} · {s.isGroupChat ? "group" : "private"} · {s.platform}
+                {s.groupId && <span data-testid="session-group-id"> · group {s.groupId}</span>}
+                {!s.groupId && s.userId && <span data-testid="session-user-id"> · user {s.userId}</span>}
               </div>
             </td>
             <td>

@@ -51,6 +51,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/tools" className={active("/tools") ? "active" : ""}>
             Tools
           </Link>
+          <Link href="/platforms" className={active("/platforms") ? "active" : ""}>
+            Platforms
+          </Link>
         </nav>
       )}
       <div className="nav-right">

@@ -1,11 +1,12 @@
 // Playwright's webServer: a fresh temp database, one recorded session of 10,000+ events (copies of
-// a real simulated run, time-shifted), then the real server (server/start.ts) in this process.
-import { readFileSync, rmSync, mkdirSync } from "node:fs";
+// a real simulated run, time-shifted), a config that accepts OneBot reverse connections, then the
+// real server (server/start.ts) in this process.
+import { readFileSync, rmSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { openDatabase } from "../../server/db";
-import { BIG_SESSION, BIG_SESSION_EVENTS, E2E_DIR, E2E_PORT, E2E_TOKEN } from "./env";
+import { BIG_SESSION, BIG_SESSION_EVENTS, E2E_DIR, E2E_ONEBOT_TOKEN, E2E_PORT, E2E_TOKEN } from "./env";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Session time between two copies of the template: a long group chat, about 1.7 hours. */
@@ -59,7 +60,14 @@ async function seed(databaseUrl: string): Promise<void> {
 rmSync(E2E_DIR, { recursive: true, force: true });
 mkdirSync(E2E_DIR, { recursive: true });
 const databaseUrl = `file:${path.join(E2E_DIR, "e2e.db")}`;
+// Defaults everywhere but the OneBot reverse endpoint, which e2e/platforms.spec.ts connects to.
+const configPath = path.join(E2E_DIR, "maisaka.config.json");
+writeFileSync(
+  configPath,
+  JSON.stringify({ platforms: { onebot: { accessToken: E2E_ONEBOT_TOKEN, reverse: { enabled: true } } } }),
+);
 Object.assign(process.env, {
+  MAISAKA_CONFIG: configPath,
   DATABASE_URL: databaseUrl,
   MAISAKA_ADMIN_TOKEN: E2E_TOKEN,
   MAISAKA_DATA_DIR: E2E_DIR,

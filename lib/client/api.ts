@@ -22,6 +22,7 @@ import {
   type InboundMessageBody,
   type SessionsQuery,
 } from "../api/schemas";
+import { operatorSendResponseSchema, platformsResponseSchema, type OperatorSendBody } from "../platforms/status";
 
 export class ApiRequestError extends Error {
   override name = "ApiRequestError";
@@ -119,6 +120,10 @@ export const api = {
   audit: () => request("/api/tools/audit", toggleAuditListSchema),
   providers: () => request("/api/providers", providerListSchema),
   endpoints: () => request("/api/endpoints", endpointListSchema),
+  platforms: () => request("/api/platforms", platformsResponseSchema),
+  /** Speaks as the bot into the session's real chat (platform sessions) or its local stream; 502: not delivered. */
+  sendAsBot: (id: string, body: OperatorSendBody) =>
+    request(`/api/sessions/${enc(id)}/send`, operatorSendResponseSchema, json("POST", body)),
 };
 
 /**

@@ -12,4 +12,5 @@ export const queryKeys = {
   audit: ["tools-audit"] as const,
   providers: ["providers"] as const,
   endpoints: ["endpoints"] as const,
+  platforms: ["platforms"] as const,
 };

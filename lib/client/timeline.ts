@@ -13,7 +13,15 @@ import type {
 export type EventOf<T extends MonitorEvent["type"]> = Extract<MonitorEvent, { type: T }>;
 export type ChatEvent = EventOf<"message.ingested"> | EventOf<"message.sent">;
 export type ProblemEvent = EventOf<"llm.retry"> | EventOf<"llm.error">;
-export type NoticeEvent = EventOf<"session.start"> | EventOf<"session.stop"> | EventOf<"tool.toggled"> | ProblemEvent;
+export type PlatformNoticeEvent = EventOf<"platform.connected"> | EventOf<"platform.disconnected">;
+export type NoticeEvent =
+  | EventOf<"session.start">
+  | EventOf<"session.stop">
+  | EventOf<"tool.toggled">
+  | EventOf<"message.send_failed">
+  | EventOf<"operator.action">
+  | PlatformNoticeEvent
+  | ProblemEvent;
 
 export interface CycleView {
   /** Unique within the timeline (cycleId, suffixed if the engine ever reuses an id). */
@@ -35,7 +43,8 @@ export interface CycleView {
 }
 
 export type TimelineItem =
-  | { kind: "message"; key: string; seq: number; event: ChatEvent }
+  /** recalled: a later message.recalled named it (it stays shown, struck through). */
+  | { kind: "message"; key: string; seq: number; event: ChatEvent; recalled?: boolean }
   | { kind: "cycle"; key: string; seq: number; cycle: CycleView }
   | { kind: "notice"; key: string; seq: number; event: NoticeEvent };
 
@@ -49,6 +58,8 @@ export interface Timeline {
   /** Highest seq held (0 when empty). */
   lastSeq: number;
   items: readonly TimelineItem[];
+  /** Item index of each chat message, by its messageId (recalls find their message). */
+  messageIndex: ReadonlyMap<string, number>;
   /** Item index of each cycle key. */
   cycleIndex: ReadonlyMap<string, number>;
   /** Latest cycle key per engine cycleId. */
@@ -69,6 +80,7 @@ export function emptyTimeline(sessionId: string): Timeline {
     events: [],
     lastSeq: 0,
     items: [],
+    messageIndex: new Map(),
     cycleIndex: new Map(),
     cycleKeyById: new Map(),
     stage: null,
@@ -140,6 +152,7 @@ function applyFresh(prev: Timeline, fresh: readonly MonitorEvent[]): Timeline {
 /** Copy-on-write working state for one batch: each collection is copied once per batch. */
 class Draft {
   private readonly items: TimelineItem[];
+  private readonly messageIndex: Map<string, number>;
   private readonly cycleIndex: Map<string, number>;
   private readonly cycleKeyById: Map<string, string>;
   private readonly events: MonitorEvent[];
@@ -152,6 +165,7 @@ class Draft {
 
   constructor(private readonly prev: Timeline) {
     this.items = [...prev.items];
+    this.messageIndex = new Map(prev.messageIndex);
     this.cycleIndex = new Map(prev.cycleIndex);
     this.cycleKeyById = new Map(prev.cycleKeyById);
     this.events = [...prev.events];
@@ -175,17 +189,25 @@ class Draft {
       case "message.sent": {
         const open = this.openCycle();
         if (open) this.updateCycle(open, event, (c) => ({ sent: [...c.sent, event] }));
-        this.messageCount++;
-        this.items.push({ kind: "message", key: `m${event.seq}`, seq: event.seq, event });
+        this.pushMessage(event);
         return;
       }
       case "message.ingested":
-        this.messageCount++;
-        this.items.push({ kind: "message", key: `m${event.seq}`, seq: event.seq, event });
+        this.pushMessage(event);
         return;
+      case "message.recalled": {
+        const index = this.messageIndex.get(event.data.messageId);
+        const item = index === undefined ? undefined : this.items[index];
+        if (index !== undefined && item?.kind === "message") this.items[index] = { ...item, recalled: true };
+        return;
+      }
       case "session.start":
       case "session.stop":
       case "tool.toggled":
+      case "message.send_failed":
+      case "operator.action":
+      case "platform.connected":
+      case "platform.disconnected":
         this.items.push({ kind: "notice", key: `n${event.seq}`, seq: event.seq, event });
         return;
       case "llm.retry":
@@ -229,6 +251,7 @@ class Draft {
       events: this.events,
       lastSeq: this.lastSeq,
       items: this.items,
+      messageIndex: this.messageIndex,
       cycleIndex: this.cycleIndex,
       cycleKeyById: this.cycleKeyById,
       stage: this.stage,
@@ -237,6 +260,12 @@ class Draft {
       cycleCount: this.cycleCount,
       gaps: this.gaps,
     };
+  }
+
+  private pushMessage(event: ChatEvent): void {
+    this.messageCount++;
+    this.messageIndex.set(event.data.messageId, this.items.length);
+    this.items.push({ kind: "message", key: `m${event.seq}`, seq: event.seq, event });
   }
 
   private startCycle(cycleId: string, event: MonitorEvent, start: EventData<"cycle.start"> | null): string {

@@ -1,0 +1,5 @@
+import { PlatformsPanel } from "../../components/platforms/PlatformsPanel";
+
+export default function PlatformsPage() {
+  return <PlatformsPanel />;
+}

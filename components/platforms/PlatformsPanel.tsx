@@ -1,0 +1,162 @@
+"use client";
+// /platforms: every OneBot v11 connection (reverse and forward) with its health, polled from
+// GET /api/platforms and refetched when one connects or drops. Everything a connection reports (nickname, implementation, errors) comes from
+// the implementation and is rendered as text.
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { api } from "../../lib/client/api";
+import { formatAgo, formatDateTime } from "../../lib/client/format";
+import { heartbeatHealth } from "../../lib/client/platforms";
+import { queryKeys } from "../../lib/client/query-keys";
+import { useNow } from "../../lib/client/react/use-now";
+import { usePlatformEvents } from "../../lib/client/react/use-platform-events";
+import { connectionStateLabel } from "../../lib/i18n/platforms";
+import type { PlatformConnection } from "../../lib/platforms/status";
+import { Badge, type Tone } from "../ui/Badge";
+import { EmptyState, ErrorState, Loading } from "../ui/States";
+
+/** Connections change state within seconds (heartbeats, reconnects): poll about as often. */
+const POLL_MS = 2_000;
+
+export function PlatformsPanel() {
+  const list = useQuery({ queryKey: queryKeys.platforms, queryFn: api.platforms, refetchInterval: POLL_MS });
+  usePlatformEvents();
+  const connections = list.data?.connections ?? [];
+  const open = connections.filter((c) => c.state === "open").length;
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1>Platforms</h1>
+        {list.data && (
+          <span className="muted" data-testid="platforms-count">
+            {open} of {connections.length} connected
+          </span>
+        )}
+      </div>
+      {list.isPending && <Loading label="Loading platform connections…" />}
+      {list.isError && (
+        <ErrorState
+          title="Cannot load platform connections"
+          error={list.error}
+          action={
+            <button className="btn" onClick={() => void list.refetch()}>
+              Retry
+            </button>
+          }
+        />
+      )}
+      {list.isSuccess && connections.length === 0 && <HowToConnect />}
+      {connections.length > 0 && <ConnectionsTable rows={connections} />}
+    </div>
+  );
+}
+
+function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
+  const now = useNow();
+  const ago = (ts: number | null) => (ts === null ? "–" : now ? formatAgo(ts, now) : formatDateTime(ts));
+  return (
+    <table className="table platforms-table" data-testid="platforms-table">
+      <thead>
+        <tr>
+          <th>Bot (self id)</th>
+          <th>Mode · role</th>
+          <th>Implementation</th>
+          <th>State</th>
+          <th>Connected since</th>
+          <th>Last heartbeat</th>
+          <th className="num">Events in</th>
+          <th className="num">Actions out</th>
+          <th className="num">Errors</th>
+          <th>Last error</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((c) => {
+          const health = c.state === "open" && now ? heartbeatHealth(c, now) : "none";
+          return (
+            <tr
+              key={`${c.mode}:${c.selfId}:${c.address}`}
+              data-testid="platform-connection"
+              data-self-id={c.selfId}
+              data-state={c.state}
+            >
+              <td>
+                <span className="mono">{c.selfId}</span>
+                {c.login && <div className="sub text">{c.login.nickname}</div>}
+              </td>
+              <td>
+                {c.mode} · {c.role}
+                <div className="sub mono ellipsis" title={c.address}>
+                  {c.address}
+                </div>
+              </td>
+              <td className="text">
+                {c.implementation ? (
+                  `${c.implementation.name} ${c.implementation.version}`
+                ) : (
+                  <span className="muted">–</span>
+                )}
+              </td>
+              <td>
+                <Badge tone={stateTone(c.state)} title={connectionStateLabel(c.state, "en")}>
+                  {connectionStateLabel(c.state)}
+                </Badge>
+              </td>
+              <td title={c.connectedSince === null ? undefined : formatDateTime(c.connectedSince)}>
+                {ago(c.connectedSince)}
+              </td>
+              <td
+                className={health === "stale" ? "warn-text" : undefined}
+                data-testid="heartbeat-age"
+                data-health={health}
+                title={
+                  health === "stale"
+                    ? "No heartbeat for a while: the implementation may be stuck or its heartbeat is off"
+                    : undefined
+                }
+              >
+                {ago(c.lastHeartbeatAt)}
+              </td>
+              <td className="num">{c.eventsIn.toLocaleString()}</td>
+              <td className="num">{c.actionsOut.toLocaleString()}</td>
+              <td className={`num${c.errors > 0 ? " bad-text" : ""}`}>{c.errors.toLocaleString()}</td>
+              <td className="platform-error">
+                {c.lastError ? (
+                  <span className="bad-text small text" title={formatDateTime(c.lastError.at)}>
+                    {c.lastError.message}
+                  </span>
+                ) : (
+                  <span className="muted">–</span>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function stateTone(state: PlatformConnection["state"]): Tone {
+  return state === "open" ? "ok" : state === "connecting" ? "warn" : "bad";
+}
+
+function HowToConnect() {
+  // The address the browser reached is usually the one the implementation can reach too.
+  const [host, setHost] = useState("HOST:PORT");
+  useEffect(() => setHost(window.location.host), []);
+  return (
+    <EmptyState title="No chat platform is connected">
+      <p>
+        Point a OneBot v11 implementation (NapCat, Lagrange.OneBot, LLOneBot, go-cqhttp) at this server. Reverse
+        WebSocket (the implementation connects here): <code data-testid="reverse-url">ws://{host}/onebot/v11/ws</code>{" "}
+        with the access token, after setting <code>platforms.onebot.reverse.enabled</code> and{" "}
+        <code>platforms.onebot.accessToken</code> in <code>maisaka.config.json</code>. Forward WebSocket (this server
+        connects to the implementation): <code>platforms.onebot.forward: [{"{ url, accessToken }"}]</code>.
+      </p>
+      <p className="muted">
+        Step by step for each implementation, and how to check it works: <code>docs/platforms.md</code>.
+      </p>
+    </EmptyState>
+  );
+}

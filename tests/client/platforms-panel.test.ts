@@ -1,0 +1,77 @@
+// The platforms page as rendered markup of the real component with a GET /api/platforms answer in
+// the query cache: one row per connection with what the implementation reported (as text), and the
+// how-to-connect state when there is none.
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import { PlatformsPanel } from "../../components/platforms/PlatformsPanel";
+import { queryKeys } from "../../lib/client/query-keys";
+import { platformsResponseSchema, type PlatformsResponse } from "../../lib/platforms/status";
+
+function render(answer: PlatformsResponse): string {
+  const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+  client.setQueryData(queryKeys.platforms, platformsResponseSchema.parse(answer));
+  return renderToStaticMarkup(createElement(QueryClientProvider, { client }, createElement(PlatformsPanel)));
+}
+
+const now = Date.now();
+
+describe("PlatformsPanel", () => {
+  it("lists every connection with its implementation, login, state, counters and last error", () => {
+    const html = render({
+      connections: [
+        {
+          platform: "onebot",
+          selfId: "10001",
+          mode: "reverse",
+          role: "Universal",
+          address: "127.0.0.1:51234",
+          state: "open",
+          implementation: { name: "NapCat.Onebot", version: "4.8.1" },
+          login: { userId: "10001", nickname: "<b>麦麦</b>" },
+          connectedSince: now - 60_000,
+          lastHeartbeatAt: now - 1_000,
+          eventsIn: 12_345,
+          actionsOut: 67,
+          errors: 2,
+          lastError: { at: now - 5_000, message: "send_group_msg: timeout after 10000 ms" },
+        },
+        {
+          platform: "onebot",
+          selfId: "10002",
+          mode: "forward",
+          role: "Universal",
+          address: "ws://127.0.0.1:3001",
+          state: "closed",
+          connectedSince: null,
+          lastHeartbeatAt: null,
+          eventsIn: 0,
+          actionsOut: 0,
+          errors: 0,
+        },
+      ],
+    });
+    const rows = html.split('data-testid="platform-connection"').slice(1);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain('data-self-id="10001"');
+    expect(rows[0]).toContain('data-state="open"');
+    expect(rows[0]).toContain("NapCat.Onebot 4.8.1");
+    expect(rows[0]).toContain("&lt;b&gt;麦麦&lt;/b&gt;");
+    expect(rows[0]).toContain((12_345).toLocaleString());
+    expect(rows[0]).toContain("send_group_msg: timeout after 10000 ms");
+    expect(rows[0]).toContain("在线");
+    expect(rows[1]).toContain("ws://127.0.0.1:3001");
+    expect(rows[1]).toContain("已断开");
+    expect(html).toContain("1 of 2 connected");
+  });
+
+  it("says how to connect when nothing is connected", () => {
+    const html = render({ connections: [] });
+    expect(html).toContain("No chat platform is connected");
+    expect(html).toContain("/onebot/v11/ws");
+    expect(html).toContain("platforms.onebot.accessToken");
+    expect(html).toContain("docs/platforms.md");
+    expect(html).not.toContain("platform-connection");
+  });
+});
