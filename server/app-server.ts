@@ -51,6 +51,17 @@ import { BUILTIN_PROVIDER_NAME } from "./tools/builtin/provider";
 const INBOUND_BURST = 20;
 const INBOUND_PER_SECOND = 5;
 
+/** Chat images as QQ serves them (photos, stickers, GIFs) stay well under this. */
+const CHAT_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+const CHAT_IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
+const CHAT_IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/png",
+  "image/gif",
+  "image/jpeg",
+  "image/webp",
+  "image/avif",
+]);
+
 /** Shutdown closes whatever is still open after this long. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -183,6 +194,14 @@ async function serveEngine(
   const auth = new OperatorAuth(opts.token, logins, loginLimiter);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const icons = new IconProxy(opts.icons);
+  const chatImages = new IconProxy({
+    maxBytes: CHAT_IMAGE_MAX_BYTES,
+    maxCacheBytes: CHAT_IMAGE_CACHE_BYTES,
+    cacheTtlMs: 86_400_000,
+    // No SVG from chats: a raster image cannot carry script whatever a platform serves.
+    mimeTypes: CHAT_IMAGE_TYPES,
+    allowPrivate: opts.config.platforms.onebot.imagesFromPrivateNetworks || (opts.icons?.allowPrivate ?? false),
+  });
   const catalog = new ToolCatalog(engine, provenance, icons);
   const providerStatus = new ProviderStatusRegistry();
   providerStatus.register({
@@ -207,6 +226,7 @@ async function serveEngine(
     sessions: new SessionDirectory(engine),
     tools: catalog,
     icons,
+    chatImages,
     toggles: new ToolToggleService(engine, catalog, provenance),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),

@@ -4,7 +4,7 @@
 // http(s) URLs, without a referrer.
 import { memo } from "react";
 import { formatClock, shortId } from "../../lib/client/format";
-import { displayableImageUrl } from "../../lib/client/images";
+import { chatImagePath } from "../../lib/client/images";
 import type { ChatEvent, NoticeEvent } from "../../lib/client/timeline";
 import type { EventData } from "../../lib/events/schemas";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
@@ -57,7 +57,9 @@ export const MessageRow = memo(function MessageRow({ event, recalled }: { event:
       </span>
       <span className="msg-body">
         <span className="msg-text text">{d.content}</span>
-        {d.images && d.images.length > 0 && <MessageImages images={d.images} />}
+        {d.images && d.images.length > 0 && (
+          <MessageImages sessionId={event.sessionId} messageId={d.messageId} images={d.images} />
+        )}
       </span>
       <span className="msg-meta">
         {recalledBadge}
@@ -92,11 +94,19 @@ export const MessageRow = memo(function MessageRow({ event, recalled }: { event:
 type ChatImage = NonNullable<EventData<"message.ingested">["images"]>[number];
 
 /** The message's pictures, small and lazy; one that cannot be shown says what it is instead. */
-function MessageImages({ images }: { images: readonly ChatImage[] }) {
+function MessageImages({
+  sessionId,
+  messageId,
+  images,
+}: {
+  sessionId: string;
+  messageId: string;
+  images: readonly ChatImage[];
+}) {
   return (
     <span className="msg-images">
       {images.map((image, i) => {
-        const url = displayableImageUrl(image.url);
+        const url = chatImagePath(sessionId, messageId, i, image.url);
         const label = image.file ?? image.url ?? "image";
         return url ? (
           <a key={i} href={url} target="_blank" rel="noopener noreferrer" title={label}>

@@ -64,7 +64,12 @@ const databaseUrl = `file:${path.join(E2E_DIR, "e2e.db")}`;
 const configPath = path.join(E2E_DIR, "maisaka.config.json");
 writeFileSync(
   configPath,
-  JSON.stringify({ platforms: { onebot: { accessToken: E2E_ONEBOT_TOKEN, reverse: { enabled: true } } } }),
+  JSON.stringify({
+    // The test's image host is on loopback: chat images from private networks allowed.
+    platforms: {
+      onebot: { accessToken: E2E_ONEBOT_TOKEN, reverse: { enabled: true }, imagesFromPrivateNetworks: true },
+    },
+  }),
 );
 Object.assign(process.env, {
   MAISAKA_CONFIG: configPath,

@@ -187,6 +187,13 @@ export const toolViewSchema = toolSpecSchema.extend({
 export type ToolView = z.infer<typeof toolViewSchema>;
 
 /** GET /api/icons/:id: a tool icon through the same-origin proxy (ids come from the tool listing). */
+/** GET /api/sessions/:id/messages/:messageId/images/:index: a chat image, fetched by the server. */
+export const chatImageParamsSchema = z.object({
+  id: idSchema,
+  messageId: z.string().min(1).max(128),
+  index: z.coerce.number().int().min(0).max(99),
+});
+
 export const iconParamsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "not an icon id") });
 
 export const toolsQuerySchema = z.object({ sessionId: idSchema.optional() });

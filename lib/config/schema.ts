@@ -170,6 +170,11 @@ const onebotConfigSchema = z
     atOnReply: z.boolean().default(false),
     /** Sends per group (and per private peer) per minute; beyond it a send waits (platform risk control). */
     sendsPerMinute: z.number().int().positive().default(20),
+    /**
+     * Chat images are fetched by the server for the dashboard from public addresses only; true also
+     * from loopback and private networks (an implementation serving its own files on the LAN).
+     */
+    imagesFromPrivateNetworks: z.boolean().default(false),
     /** A connection without a heartbeat (or any frame) this long is considered dead and closed. */
     heartbeatTimeoutMs: z.number().int().positive().default(60_000),
   })

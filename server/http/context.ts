@@ -21,6 +21,8 @@ export interface ApiContext {
   tools: ToolCatalog;
   /** Tool icons fetched server-side for the dashboard. */
   icons: IconProxy;
+  /** Chat images of stored messages, fetched server-side (the same guarded fetch as icons). */
+  chatImages: IconProxy;
   toggles: ToolToggleService;
   providers: ProviderStatusRegistry;
   /** Per-session limiter of inbound chat messages (429 when empty). */

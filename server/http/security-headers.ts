@@ -3,10 +3,8 @@
 // nonce per request: Next (app router) reads the nonce from the *request's* CSP header and puts it on
 // every script it renders, so the custom server sets that header on the request before handing it
 // to Next, and the same policy on the response. Scripts then come only from this origin or carry the
-// nonce; images from this origin, data:, and http(s) for the pictures of chat platform messages
-// (QQ's image hosts vary by implementation and some serve plain http; an image cannot run code, and
-// the page sends no referrer; tool icons still go through /api/icons); connections only to this
-// origin (the API and Socket.IO).
+// nonce; images only from this origin or data: (tool icons go through /api/icons, never a third
+// party); connections only to this origin (the API and Socket.IO).
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 
@@ -27,7 +25,7 @@ export function pageCsp(nonce: string, dev: boolean): string {
     `script-src 'self' 'nonce-${nonce}'${dev ? " 'unsafe-eval'" : ""}`,
     // React renders style attributes into the server HTML; styles cannot run code.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: https: http:",
+    "img-src 'self' data:",
     "font-src 'self' data:",
     "connect-src 'self'",
     "object-src 'none'",

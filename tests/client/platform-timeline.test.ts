@@ -3,7 +3,7 @@
 // notices, and only http(s) image URLs are ever loaded.
 import { describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
-import { displayableImageUrl } from "../../lib/client/images";
+import { chatImagePath } from "../../lib/client/images";
 import { heartbeatHealth, HEARTBEAT_STALE_MS } from "../../lib/client/platforms";
 import { applyEvents, buildTimeline, emptyTimeline, type Timeline } from "../../lib/client/timeline";
 import { chatPlatformLabel, connectionStateLabel } from "../../lib/i18n/platforms";
@@ -71,9 +71,13 @@ describe("platform marks in the timeline", () => {
 });
 
 describe("chat image URLs", () => {
-  it("loads only http and https", () => {
-    expect(displayableImageUrl("https://gchat.qpic.cn/x.jpg")).toBe("https://gchat.qpic.cn/x.jpg");
-    expect(displayableImageUrl("http://127.0.0.1:6099/img?id=1")).toBe("http://127.0.0.1:6099/img?id=1");
+  it("loads only http and https, and only through the server", () => {
+    expect(chatImagePath("qq:1:group:2", "77", 0, "https://gchat.qpic.cn/x.jpg")).toBe(
+      "/api/sessions/qq%3A1%3Agroup%3A2/messages/77/images/0",
+    );
+    expect(chatImagePath("s", "m/1", 3, "http://127.0.0.1:6099/img?id=1")).toBe(
+      "/api/sessions/s/messages/m%2F1/images/3",
+    );
     for (const bad of [
       undefined,
       "",
@@ -83,7 +87,7 @@ describe("chat image URLs", () => {
       "base64://AAAA",
       "not a url",
     ])
-      expect(displayableImageUrl(bad)).toBeNull();
+      expect(chatImagePath("s", "m", 0, bad)).toBeNull();
   });
 });
 

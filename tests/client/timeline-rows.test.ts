@@ -26,13 +26,14 @@ const ingested = event("message.ingested", {
 }) as ChatEvent;
 
 describe("MessageRow", () => {
-  it("renders platform text as text, and only http(s) pictures as lazy no-referrer images", () => {
+  it("renders platform text as text, and only http(s) pictures, through the server, as lazy no-referrer images", () => {
     const html = renderToStaticMarkup(createElement(MessageRow, { event: ingested }));
     expect(html).not.toContain("<img src=x");
     expect(html).toContain("&lt;img src=x onerror=");
     const imgs = [...html.matchAll(/<img\b[^>]*>/g)].map((m) => m[0]);
     expect(imgs).toHaveLength(1);
-    expect(imgs[0]).toContain('src="https://gchat.qpic.cn/a.jpg"');
+    expect(imgs[0]).toMatch(/src="\/api\/sessions\/[^/"]+\/messages\/m1\/images\/0"/);
+    expect(html).not.toContain("gchat.qpic.cn/a.jpg\"");
     expect(imgs[0]).toContain('loading="lazy"');
     expect(imgs[0]).toContain('referrerPolicy="no-referrer"');
     expect(html).not.toMatch(/(src|href)="javascript:/);

@@ -8,6 +8,7 @@ import { platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { sessionEventsRoute } from "./session-events";
 import { sessionHistoryRoute } from "./session-history";
+import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
@@ -26,6 +27,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   operatorSendRoute,
   sessionEventsRoute,
   sessionHistoryRoute,
+  chatImageRoute,
   listToolsRoute,
   toggleToolRoute,
   toolAuditRoute,

@@ -40,6 +40,8 @@ export interface IconProxyOptions {
   /** Bytes of icons kept in memory. */
   maxCacheBytes: number;
   cacheTtlMs: number;
+  /** Image types accepted (default: the icon types, SVG included; the route sandboxes it). */
+  mimeTypes: ReadonlySet<string>;
 }
 
 const defaultIconProxyOptions: IconProxyOptions = {
@@ -49,6 +51,7 @@ const defaultIconProxyOptions: IconProxyOptions = {
   maxKnown: 4_096,
   maxCacheBytes: 8 * 1024 * 1024,
   cacheTtlMs: 3_600_000,
+  mimeTypes: ICON_MIME_TYPES,
 };
 
 const MAX_REDIRECTS = 3;
@@ -149,6 +152,15 @@ export class IconProxy {
   async get(id: string): Promise<FetchedIcon> {
     const src = this.known.get(id);
     if (!src) throw new IconFetchError(404, "unknown icon (list the tools again)");
+    return this.fetchSource(src);
+  }
+
+  /**
+   * An image from a source the caller vouches for (a URL it has seen, e.g. in a stored chat message:
+   * never one a client names), fetched under the same rules and cached by its URL.
+   */
+  async fetchSource(src: string): Promise<FetchedIcon> {
+    const id = idOf(src);
     const cached = this.cache.get(id);
     if (cached && Date.now() - cached.at < this.opts.cacheTtlMs) return cached.icon;
     let pending = this.inflight.get(id);
@@ -193,7 +205,7 @@ export class IconProxy {
         throw new IconFetchError(502, `icon source answered ${status}`);
       }
       const mimeType = (res.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-      if (!ICON_MIME_TYPES.has(mimeType)) {
+      if (!this.opts.mimeTypes.has(mimeType)) {
         res.resume();
         throw new IconFetchError(502, `not an image type: ${mimeType.slice(0, 64) || "none"}`);
       }
@@ -214,7 +226,7 @@ export class IconProxy {
         agent: false,
         lookup: this.checkedLookup,
         timeout: this.opts.timeoutMs,
-        headers: { accept: [...ICON_MIME_TYPES].join(", "), "user-agent": "maisaka-icon-proxy" },
+        headers: { accept: [...this.opts.mimeTypes].join(", "), "user-agent": "maisaka-image-proxy" },
       });
       const timer = setTimeout(
         () => req.destroy(new IconFetchError(502, "icon source timed out")),
