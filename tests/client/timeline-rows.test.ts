@@ -33,7 +33,7 @@ describe("MessageRow", () => {
     const imgs = [...html.matchAll(/<img\b[^>]*>/g)].map((m) => m[0]);
     expect(imgs).toHaveLength(1);
     expect(imgs[0]).toMatch(/src="\/api\/sessions\/[^/"]+\/messages\/m1\/images\/0"/);
-    expect(html).not.toContain("gchat.qpic.cn/a.jpg\"");
+    expect(html).not.toContain('gchat.qpic.cn/a.jpg"');
     expect(imgs[0]).toContain('loading="lazy"');
     expect(imgs[0]).toContain('referrerPolicy="no-referrer"');
     expect(html).not.toMatch(/(src|href)="javascript:/);
