@@ -35,7 +35,7 @@ import {
   type OneBotEventHandler,
   type OneBotTuning,
 } from "./platforms/onebot/service";
-import { createOneBotInbound } from "./platforms/onebot/inbound";
+import { createOneBotInbound, type OneBotInbound } from "./platforms/onebot/inbound";
 import { OneBotOutbound } from "./platforms/onebot/outbound";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { publicDir } from "./db/seed";
@@ -118,6 +118,13 @@ export interface AppServer {
   close(reason?: string): Promise<void>;
 }
 
+/** The OneBot adapter's parts: connections, outbound sink, inbound mapping (null when an option replaced it). */
+interface OneBotParts {
+  service: OneBotService;
+  outbound: OneBotOutbound;
+  inbound: OneBotInbound | null;
+}
+
 type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export async function startAppServer(opts: AppServerOptions): Promise<AppServer> {
@@ -158,18 +165,20 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     model: opts.model,
     outbound: opts.outbound ?? new OutboundRouter({ onebot: onebotOutbound ?? undefined }),
   });
-  if (platforms && !opts.onebot?.onEvent) {
-    const inbound = createOneBotInbound({
-      manager: engine.manager,
-      stores: engine.stores,
-      config: () => engine.config,
-      clock: engine.clock,
-      logger,
-    });
-    platforms.setEventHandler((event, api) => inbound.onEvent(event, api));
-  }
+  const inbound =
+    platforms && !opts.onebot?.onEvent
+      ? createOneBotInbound({
+          manager: engine.manager,
+          stores: engine.stores,
+          config: () => engine.config,
+          clock: engine.clock,
+          logger,
+        })
+      : null;
+  if (platforms && inbound) platforms.setEventHandler((event, api) => inbound.onEvent(event, api));
+  const onebot = platforms && onebotOutbound ? { service: platforms, outbound: onebotOutbound, inbound } : null;
   try {
-    return await serveEngine(opts, database, engine, platforms, logger, onebotOutbound);
+    return await serveEngine(opts, database, engine, onebot, logger);
   } catch (error) {
     await platforms?.close("start failed");
     onebotOutbound?.close();
@@ -183,10 +192,11 @@ async function serveEngine(
   opts: AppServerOptions,
   database: MaisakaDatabase,
   engine: Engine,
-  platforms: OneBotService | null,
+  onebot: OneBotParts | null,
   logger: EngineLogger,
-  onebotOutbound: OneBotOutbound | null,
 ): Promise<AppServer> {
+  const platforms = onebot?.service ?? null;
+  const onebotOutbound = onebot?.outbound ?? null;
   const host = opts.host ?? "127.0.0.1";
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
   await logins.load();
@@ -233,7 +243,9 @@ async function serveEngine(
     logins: loginLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
     database: database.health,
-    ...(platforms ? { platforms } : {}),
+    ...(onebot
+      ? { platforms: { status: () => onebot.service.status(), inbound: () => onebot.inbound?.counters() ?? null } }
+      : {}),
   };
   const router = new ApiRouter(apiRoutes, ctx, {
     auth,

@@ -11,7 +11,7 @@ import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
 import { usePlatformEvents } from "../../lib/client/react/use-platform-events";
 import { connectionStateLabel } from "../../lib/i18n/platforms";
-import type { PlatformConnection } from "../../lib/platforms/status";
+import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
 import { Badge, type Tone } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 
@@ -47,7 +47,35 @@ export function PlatformsPanel() {
       )}
       {list.isSuccess && connections.length === 0 && <HowToConnect />}
       {connections.length > 0 && <ConnectionsTable rows={connections} />}
+      {list.data?.inbound && <InboundSummary counters={list.data.inbound} />}
     </div>
+  );
+}
+
+/** What became of the events: taken, repeats, denied, and the ones that went wrong (those in red). */
+function InboundSummary({ counters }: { counters: InboundCounters }) {
+  const items: [label: string, value: number, tone: Tone][] = [
+    ["messages taken", counters.ingested, "muted"],
+    ["member notes", counters.notes, "muted"],
+    ["recalls", counters.recalls, "muted"],
+    ["repeats dropped", counters.duplicates, "muted"],
+    ["own messages", counters.own, "muted"],
+    ["not served (allow/deny, private off)", counters.denied, "muted"],
+    ["ignored", counters.ignored, "muted"],
+    ["malformed", counters.malformed, counters.malformed > 0 ? "bad" : "muted"],
+    ["failed", counters.failed, counters.failed > 0 ? "bad" : "muted"],
+  ];
+  return (
+    <section className="platforms-inbound" data-testid="platforms-inbound">
+      <h2>Inbound events</h2>
+      <div className="badges">
+        {items.map(([label, value, tone]) => (
+          <Badge key={label} tone={tone} title={label}>
+            {label}: {value.toLocaleString()}
+          </Badge>
+        ))}
+      </div>
+    </section>
   );
 }
 

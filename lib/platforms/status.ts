@@ -22,7 +22,33 @@ export const platformConnectionSchema = z.object({
 });
 export type PlatformConnection = z.infer<typeof platformConnectionSchema>;
 
-export const platformsResponseSchema = z.object({ connections: z.array(platformConnectionSchema) });
+/** What became of the inbound events of every connection (the inbound mapping's counters). */
+export const inboundCountersSchema = z.object({
+  /** Chat messages (and pokes) registered with the engine. */
+  ingested: z.number().int(),
+  /** Member changes noted in a session's context. */
+  notes: z.number().int(),
+  /** Repeats of a message already taken. */
+  duplicates: z.number().int(),
+  /** The bot's own messages (message_sent, or sent by the self id). */
+  own: z.number().int(),
+  /** From chats the bot does not serve (deny/allow lists, private switch). */
+  denied: z.number().int(),
+  recalls: z.number().int(),
+  /** Events of no interest here (requests, other notices, unknown post types). */
+  ignored: z.number().int(),
+  /** Events that do not fit their schema. */
+  malformed: z.number().int(),
+  /** Events whose handling failed (a store or engine error). */
+  failed: z.number().int(),
+});
+export type InboundCounters = z.infer<typeof inboundCountersSchema>;
+
+export const platformsResponseSchema = z.object({
+  connections: z.array(platformConnectionSchema),
+  /** null when no platform is configured. */
+  inbound: inboundCountersSchema.nullable(),
+});
 export type PlatformsResponse = z.infer<typeof platformsResponseSchema>;
 
 /** POST /api/sessions/:id/send: an operator speaks as the bot into the session's chat. */

@@ -1,6 +1,6 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
 import type { DbStatus } from "../../lib/api/schemas";
-import type { PlatformConnection } from "../../lib/platforms/status";
+import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
 import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
@@ -39,6 +39,8 @@ export interface ApiContext {
 
 export interface PlatformStatusView {
   status(): PlatformConnection[];
+  /** The inbound mapping's counters (null when the server runs another handler). */
+  inbound(): InboundCounters | null;
 }
 
 export interface DatabaseStatusView {

@@ -51,6 +51,17 @@ describe("PlatformsPanel", () => {
           errors: 0,
         },
       ],
+      inbound: {
+        ingested: 40,
+        notes: 2,
+        duplicates: 3,
+        own: 1,
+        denied: 5,
+        recalls: 1,
+        ignored: 7,
+        malformed: 2,
+        failed: 0,
+      },
     });
     const rows = html.split('data-testid="platform-connection"').slice(1);
     expect(rows).toHaveLength(2);
@@ -64,14 +75,17 @@ describe("PlatformsPanel", () => {
     expect(rows[1]).toContain("ws://127.0.0.1:3001");
     expect(rows[1]).toContain("已断开");
     expect(html).toContain("1 of 2 connected");
+    expect(html).toContain("messages taken: 40");
+    expect(html).toMatch(/badge-bad[^>]*>malformed: 2/);
   });
 
   it("says how to connect when nothing is connected", () => {
-    const html = render({ connections: [] });
+    const html = render({ connections: [], inbound: null });
     expect(html).toContain("No chat platform is connected");
     expect(html).toContain("/onebot/v11/ws");
     expect(html).toContain("platforms.onebot.accessToken");
     expect(html).toContain("docs/platforms.md");
     expect(html).not.toContain("platform-connection");
+    expect(html).not.toContain("platforms-inbound");
   });
 });

@@ -7,6 +7,8 @@ export const platformsRoute = apiRoute({
   path: "/api/platforms",
   response: platformsResponseSchema,
   handle(_input, ctx) {
-    return Promise.resolve({ body: { connections: ctx.platforms?.status() ?? [] } });
+    return Promise.resolve({
+      body: { connections: ctx.platforms?.status() ?? [], inbound: ctx.platforms?.inbound() ?? null },
+    });
   },
 });

@@ -12,6 +12,7 @@ import {
 } from "../../../lib/platforms/onebot";
 import type { Clock, EngineLogger, HeartflowManager } from "../../engine";
 import type { ChatMessageRecord, MessageStore, SessionRecord, SessionStore } from "../../stores/types";
+import type { InboundCounters } from "../../../lib/platforms/status";
 import type { OneBotApi } from "./api";
 import { audienceOf } from "./audience";
 import { OneBotChatDirectory } from "./chat-directory";
@@ -33,30 +34,10 @@ export interface OneBotInboundDeps {
   nameRetryMs?: number;
 }
 
-export interface OneBotInboundCounters {
-  /** Chat messages (and pokes) registered with the engine. */
-  ingested: number;
-  /** Member changes noted in a session's context. */
-  notes: number;
-  /** Repeats of a message already taken. */
-  duplicates: number;
-  /** The bot's own messages (message_sent, or sent by the self id). */
-  own: number;
-  /** From chats the bot does not serve (deny/allow lists, private switch). */
-  denied: number;
-  recalls: number;
-  /** Events of no interest here (meta events, requests, other notices, unknown post types). */
-  ignored: number;
-  /** Events that do not fit their schema. */
-  malformed: number;
-  /** Events whose handling failed (a store or engine error). */
-  failed: number;
-}
-
 export interface OneBotInbound {
   /** Handles one event; resolves once a message is durable. Never rejects. */
   onEvent(event: OneBotEventFrame, api: OneBotApi): Promise<void>;
-  counters(): OneBotInboundCounters;
+  counters(): InboundCounters;
 }
 
 /** The longest one lookup (a quote's get_msg, a forward, a name) may hold an event up. */
@@ -105,7 +86,7 @@ function errorText(e: unknown): string {
 }
 
 export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
-  const counters: OneBotInboundCounters = {
+  const counters: InboundCounters = {
     ingested: 0,
     notes: 0,
     duplicates: 0,

@@ -334,6 +334,9 @@ describe("reverse WebSocket", () => {
       (e) => e.type === "message.ingested" && e.data.content.includes("只算一次"),
     );
     expect(ingested).toHaveLength(1);
+    // The panel's inbound counters say a repeat was dropped.
+    const res = await server.api("GET", "/api/platforms");
+    expect(platformsResponseSchema.parse(res.json).inbound?.duplicates).toBeGreaterThanOrEqual(1);
   });
 
   it("ignores the bot's own messages", async () => {
