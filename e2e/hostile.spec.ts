@@ -9,7 +9,7 @@ test("a hostile message renders inert, as literal text", async ({ page, api }) =
   await page.goto(`/sessions/${id}`);
   await page.getByLabel("Your name in the chat").fill(`<b onmouseover=alert(3)>Mallory</b>`);
   await page.getByLabel("Message text").fill(HOSTILE);
-  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByRole("button", { name: "Send", exact: true }).click();
 
   const row = page.getByTestId("chat-message").filter({ hasText: "onerror=alert(1)" });
   await expect(row).toBeVisible();
