@@ -47,6 +47,12 @@ export interface LedgerWorkerData {
    * commits, one fsync for whatever committed meanwhile (then a commit survives power loss too).
    */
   syncWal: boolean;
+  /**
+   * One BigInt64 slot: the id of the last write the writer committed. The writer stores it and
+   * notifies (Atomics) instead of posting a message, so the answer on the fan-out path is a futex wake,
+   * with no message to serialise and dispatch on either side. Failures still come as messages.
+   */
+  committed: SharedArrayBuffer;
 }
 
 /** `last` commits the write's transaction, the first chunk of a write begins it, `abort` rolls it back. */
@@ -55,7 +61,6 @@ export type LedgerWorkerRequest =
 
 export type LedgerWorkerReply =
   | { kind: "ready" }
-  | { kind: "written"; id: number }
   /** Every write up to `upTo` is on disk (the WAL fsynced after it). */
   | { kind: "synced"; upTo: number }
   | { kind: "sync_failed"; code?: string; message: string }

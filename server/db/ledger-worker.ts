@@ -3,6 +3,7 @@
 // next chunk over overlaps with inserting this one. With syncWal a write is answered once committed
 // (WAL, synchronous=NORMAL: it survives kill -9), and one fsync of the WAL afterwards covers every write
 // committed meanwhile ("synced"): fan-out does not wait for the disk, snapshots wait for "synced".
+// A commit is answered through shared memory (see LedgerWorkerData.committed), everything else as messages.
 import { fsync, openSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
@@ -10,7 +11,8 @@ import type { LedgerWorkerData, LedgerWorkerReply, LedgerWorkerRequest, RowChunk
 
 const port = parentPort;
 if (!port) throw new Error("ledger-worker.ts runs as a worker thread (see ledger.ts)");
-const { file, synchronous, syncWal } = workerData as LedgerWorkerData; // built by ledger.ts from these types
+const { file, synchronous, syncWal, committed: committedSlot } = workerData as LedgerWorkerData; // built by ledger.ts from these types
+const committedId = new BigInt64Array(committedSlot);
 
 function failure(id: number | null, err: unknown): LedgerWorkerReply {
   const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
@@ -107,7 +109,8 @@ function writeChunk(
     if (last) {
       conn.exec("COMMIT");
       open = null;
-      port?.postMessage({ kind: "written", id } satisfies LedgerWorkerReply);
+      Atomics.store(committedId, 0, BigInt(id));
+      Atomics.notify(committedId, 0);
       if (syncWal) {
         committed = id;
         syncSoon();

@@ -81,7 +81,11 @@ export class PrismaLedger implements EventLedger {
   private readonly ready: Promise<void>;
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 1;
-  /** The last write answered "written", the last one the writer thread fsynced the WAL after. */
+  /** Where the writer thread stores the id of its last commit (see LedgerWorkerData.committed). */
+  private readonly committedId = new BigInt64Array(new SharedArrayBuffer(8));
+  /** An Atomics.waitAsync on committedId is pending (at most one at a time). */
+  private watching = false;
+  /** The last write known committed, the last one the writer thread fsynced the WAL after. */
   private lastWritten = 0;
   private lastSynced = 0;
   private syncWaiters: { upTo: number; resolve: () => void }[] = [];
@@ -124,6 +128,7 @@ export class PrismaLedger implements EventLedger {
       file: this.file,
       synchronous: opts.synchronous === "normal" ? "NORMAL" : "FULL",
       syncWal: this.syncWal,
+      committed: this.committedId.buffer as SharedArrayBuffer, // allocated as one just above
     };
     this.worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: data });
     // Only writes in flight keep the process alive (see send()).
@@ -221,8 +226,9 @@ export class PrismaLedger implements EventLedger {
   }
 
   private async flushLoop(): Promise<void> {
-    // Let appends made in the same turn of the event loop join the first group.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Appends made in the same synchronous run join the first group; an idle ledger then commits at
+    // once (no wait for the next turn of the loop), a busy one groups what arrived meanwhile.
+    await Promise.resolve();
     while (this.queue.length) {
       const group = this.queue;
       this.queue = [];
@@ -286,10 +292,42 @@ export class PrismaLedger implements EventLedger {
           const request: LedgerWorkerRequest = { kind: "rows", id, chunk, last };
           this.worker.postMessage(request, [chunk.data.buffer, chunk.ends.buffer]);
         }
+        this.watchCommits();
       });
     } finally {
       if (this.inFlight.size === 0) this.worker.unref();
     }
+  }
+
+  /**
+   * Resolves the writes the writer thread has committed, then waits (Atomics.waitAsync: woken by the
+   * writer's notify, without a message) for the next commit while writes are in flight. One waiter at a
+   * time; one left pending after a write failed is woken by the next commit.
+   */
+  private watchCommits(): void {
+    if (this.watching) return;
+    this.watching = true;
+    const check = (): void => {
+      const seen = Atomics.load(this.committedId, 0);
+      const upTo = Number(seen);
+      if (upTo > this.lastWritten) {
+        this.lastWritten = upTo;
+        // Only one write is ever in flight (writes are sent one after the other), so this is it.
+        for (const [id, pending] of this.inFlight) {
+          if (id > upTo) continue;
+          this.inFlight.delete(id);
+          pending.resolve();
+        }
+      }
+      if (!this.inFlight.size) {
+        this.watching = false;
+        return;
+      }
+      const wait = Atomics.waitAsync(this.committedId, 0, seen);
+      if (wait.async) void wait.value.then(check);
+      else check();
+    };
+    check();
   }
 
   /**
@@ -316,11 +354,9 @@ export class PrismaLedger implements EventLedger {
       return;
     }
     if (reply.kind === "ready" || reply.id === null) return;
-    if (reply.kind === "written") this.lastWritten = Math.max(this.lastWritten, reply.id);
     const pending = this.inFlight.get(reply.id);
     this.inFlight.delete(reply.id);
-    if (reply.kind === "written") pending?.resolve();
-    else pending?.reject(this.replyError(reply));
+    pending?.reject(this.replyError(reply));
   }
 
   /** The worker's SQLite error, rebuilt with its code so errors.ts can name it. */
