@@ -48,12 +48,17 @@ export interface LedgerWorkerData {
    */
   syncWal: boolean;
   /**
-   * One BigInt64 slot: the id of the last write the writer committed. The writer stores it and
-   * notifies (Atomics) instead of posting a message, so the answer on the fan-out path is a futex wake,
-   * with no message to serialise and dispatch on either side. Failures still come as messages.
+   * Two BigInt64 slots (see PROGRESS_SLOTS): the id of the last write the writer committed and of the
+   * last one it fsynced the WAL after. The writer stores them and notifies (Atomics) instead of posting a
+   * message: the answer on the fan-out path is a futex wake, with no message to serialise and dispatch,
+   * and the main thread is woken for an fsync only while something waits for one. Failures come as
+   * messages.
    */
-  committed: SharedArrayBuffer;
+  progress: SharedArrayBuffer;
 }
+
+/** Indexes into LedgerWorkerData.progress. */
+export const PROGRESS_SLOTS = { committed: 0, synced: 1 } as const;
 
 /** `last` commits the write's transaction, the first chunk of a write begins it, `abort` rolls it back. */
 export type LedgerWorkerRequest =
@@ -61,7 +66,5 @@ export type LedgerWorkerRequest =
 
 export type LedgerWorkerReply =
   | { kind: "ready" }
-  /** Every write up to `upTo` is on disk (the WAL fsynced after it). */
-  | { kind: "synced"; upTo: number }
   | { kind: "sync_failed"; code?: string; message: string }
   | { kind: "failed"; id: number | null; code?: string; message: string };
