@@ -3,9 +3,10 @@
 // Writes go through better-sqlite3 directly with one prepared INSERT per row inside one transaction per
 // group: the Prisma client costs ~1.6 ms per row unbatched and, batched, still far more than the raw
 // statement (bench/measures/ledger-ingest.ts measures both). The write connection lives in a worker
-// thread (ledger-worker.ts), so a commit's fsync never holds up the event loop (fan-out, the API); reads
-// stay on this thread, on their own connection (WAL readers never wait for the writer) and page through
-// the (sessionId, seq) primary key.
+// thread (ledger-worker.ts), so fsyncs and checkpoints never hold up the event loop (fan-out, the API);
+// only small writes made while it is idle commit on this thread's connection, without either (see
+// INLINE_MAX_EVENTS). Reads stay on this thread (WAL readers never wait for the writer) and page
+// through the (sessionId, seq) primary key.
 import { statfs } from "node:fs/promises";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
