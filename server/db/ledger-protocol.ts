@@ -62,11 +62,7 @@ export const PROGRESS_SLOTS = { committed: 0, synced: 1 } as const;
 
 /** `last` commits the write's transaction, the first chunk of a write begins it, `abort` rolls it back. */
 export type LedgerWorkerRequest =
-  | { kind: "rows"; id: number; chunk: RowChunk; last: boolean }
-  | { kind: "abort"; id: number }
-  /** The main thread committed write `id` itself (a small one, see ledger.ts): fsync and checkpoint after it. */
-  | { kind: "committed"; id: number }
-  | { kind: "close" };
+  { kind: "rows"; id: number; chunk: RowChunk; last: boolean } | { kind: "abort"; id: number } | { kind: "close" };
 
 export type LedgerWorkerReply =
   | { kind: "ready" }

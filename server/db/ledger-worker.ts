@@ -94,25 +94,6 @@ function syncSoon(): void {
   });
 }
 
-/**
- * Commits the main thread made on its own connection since this thread last checkpointed. That
- * connection never checkpoints (a checkpoint copies pages and fsyncs: not on the event loop), so this
- * thread does, after the fsync, about as often as SQLite's automatic checkpoint would (1,000 pages).
- */
-const CHECKPOINT_AFTER_COMMITS = 250;
-let commitsSinceCheckpoint = 0;
-
-function checkpointSoon(): void {
-  if (++commitsSinceCheckpoint < CHECKPOINT_AFTER_COMMITS || !db) return;
-  commitsSinceCheckpoint = 0;
-  try {
-    // PASSIVE: never waits for the main thread's readers or writer; what it cannot copy now goes next time.
-    db.pragma("wal_checkpoint(PASSIVE)");
-  } catch (err) {
-    reportSyncFailure(err);
-  }
-}
-
 /** The write whose transaction is open, and the last one that failed (its later chunks are ignored). */
 let open: number | null = null;
 let failed: number | null = null;
@@ -158,12 +139,6 @@ port.on("message", (request: LedgerWorkerRequest) => {
   if (request.kind === "close") {
     db?.close();
     port.close();
-    return;
-  }
-  if (request.kind === "committed") {
-    committed = request.id;
-    checkpointSoon();
-    if (syncWal) syncSoon();
     return;
   }
   if (request.kind === "abort") {

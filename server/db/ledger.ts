@@ -3,10 +3,9 @@
 // Writes go through better-sqlite3 directly with one prepared INSERT per row inside one transaction per
 // group: the Prisma client costs ~1.6 ms per row unbatched and, batched, still far more than the raw
 // statement (bench/measures/ledger-ingest.ts measures both). The write connection lives in a worker
-// thread (ledger-worker.ts), so fsyncs and checkpoints never hold up the event loop (fan-out, the API);
-// only small writes made while it is idle commit on this thread's connection, without either (see
-// INLINE_MAX_EVENTS). Reads stay on this thread (WAL readers never wait for the writer) and page
-// through the (sessionId, seq) primary key.
+// thread (ledger-worker.ts), so a commit's fsync never holds up the event loop (fan-out, the API); reads
+// stay on this thread, on their own connection (WAL readers never wait for the writer) and page through
+// the (sessionId, seq) primary key.
 import { statfs } from "node:fs/promises";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
@@ -31,15 +30,6 @@ import {
  * enough for the capped backlog (see MonitorBus) to go in without filling it up at once.
  */
 const PROBE_MIN_FREE_BYTES = 16 * 1024 * 1024;
-
-/**
- * Writes of at most this many events, made while the writer thread is idle, are committed on this
- * thread's connection (synchronous=NORMAL: no fsync in the commit, busy timeout 0: a lock fails at once
- * and is retried asynchronously) instead of crossing to the writer thread and back: the round trip of
- * two thread wake-ups is most of a live event's way to the sockets. The writer thread still fsyncs the
- * WAL after them (whenSynced) and checkpoints; larger writes (catching up, load) go to it as before.
- */
-const INLINE_MAX_EVENTS = 8;
 
 /** Rows per message to the writer: the next chunk is copied over while the writer inserts this one. */
 const WRITE_CHUNK_ROWS = 500;
@@ -87,7 +77,6 @@ export class PrismaLedger implements EventLedger {
   private readonly db: Database.Database;
   private readonly file: string;
   private readonly readPage: Database.Statement<[string, number, number]>;
-  private readonly insertInline: Database.Statement<[string, number, string, number, string]>;
   private readonly lastSeqsStmt: Database.Statement<[]>;
   private readonly worker: Worker;
   private readonly ready: Promise<void>;
@@ -122,13 +111,6 @@ export class PrismaLedger implements EventLedger {
       // No busy timeout: a blocked synchronous call would block the event loop (see busy.ts).
       this.db = new Database(this.file, { timeout: 0, fileMustExist: true });
       this.db.pragma("journal_mode = WAL");
-      // Small commits are made here too (see INLINE_MAX_EVENTS): never an fsync nor a checkpoint on the
-      // event loop; the writer thread does both after them.
-      this.db.pragma("synchronous = NORMAL");
-      this.db.pragma("wal_autocheckpoint = 0");
-      this.insertInline = this.db.prepare<[string, number, string, number, string]>(
-        'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, ?)',
-      );
       this.readPage = this.db.prepare<[string, number, number]>(
         'SELECT "seq", "type", "ts", "data" FROM "MonitorEvent" WHERE "sessionId" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?',
       );
@@ -292,7 +274,6 @@ export class PrismaLedger implements EventLedger {
   private async send(events: MonitorEvent[]): Promise<void> {
     await this.ready;
     if (this.workerGone) throw this.workerGone;
-    if (events.length <= INLINE_MAX_EVENTS && this.inFlight.size === 0) return this.commitInline(events);
     const id = this.nextId++;
     if (this.inFlight.size === 0) this.worker.ref();
     try {
@@ -316,28 +297,6 @@ export class PrismaLedger implements EventLedger {
     } finally {
       if (this.inFlight.size === 0) this.worker.unref();
     }
-  }
-
-  /** A small write committed on this thread (see INLINE_MAX_EVENTS); the writer thread fsyncs after it. */
-  private commitInline(events: MonitorEvent[]): void {
-    // Serialised first: data JSON cannot hold fails the write like encodeChunk does, before any SQL.
-    const json = events.map((e) => JSON.stringify(e.data));
-    try {
-      // IMMEDIATE with busy timeout 0: another writer's lock fails here at once (retried by write()).
-      this.db.exec("BEGIN IMMEDIATE");
-      try {
-        events.forEach((e, i) => this.insertInline.run(e.sessionId, e.seq, e.type, e.ts, json[i]));
-        this.db.exec("COMMIT");
-      } catch (err) {
-        if (this.db.inTransaction) this.db.exec("ROLLBACK");
-        throw err;
-      }
-    } catch (err) {
-      throw toDatabaseError(err, this.file);
-    }
-    const id = this.nextId++;
-    this.lastWritten = id;
-    this.worker.postMessage({ kind: "committed", id } satisfies LedgerWorkerRequest);
   }
 
   /**
