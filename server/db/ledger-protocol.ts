@@ -47,7 +47,18 @@ export interface LedgerWorkerData {
    * commits, one fsync for whatever committed meanwhile (then a commit survives power loss too).
    */
   syncWal: boolean;
+  /**
+   * Two BigInt64 slots (see PROGRESS_SLOTS): the id of the last write the writer committed and of the
+   * last one it fsynced the WAL after. The writer stores them and notifies (Atomics) instead of posting a
+   * message: the answer on the fan-out path is a futex wake, with no message to serialise and dispatch,
+   * and the main thread is woken for an fsync only while something waits for one. Failures come as
+   * messages.
+   */
+  progress: SharedArrayBuffer;
 }
+
+/** Indexes into LedgerWorkerData.progress. */
+export const PROGRESS_SLOTS = { committed: 0, synced: 1 } as const;
 
 /** `last` commits the write's transaction, the first chunk of a write begins it, `abort` rolls it back. */
 export type LedgerWorkerRequest =
@@ -55,8 +66,5 @@ export type LedgerWorkerRequest =
 
 export type LedgerWorkerReply =
   | { kind: "ready" }
-  | { kind: "written"; id: number }
-  /** Every write up to `upTo` is on disk (the WAL fsynced after it). */
-  | { kind: "synced"; upTo: number }
   | { kind: "sync_failed"; code?: string; message: string }
   | { kind: "failed"; id: number | null; code?: string; message: string };

@@ -3,14 +3,28 @@
 // next chunk over overlaps with inserting this one. With syncWal a write is answered once committed
 // (WAL, synchronous=NORMAL: it survives kill -9), and one fsync of the WAL afterwards covers every write
 // committed meanwhile ("synced"): fan-out does not wait for the disk, snapshots wait for "synced".
+// Commits and fsyncs are answered through shared memory (LedgerWorkerData.progress), failures as messages.
 import { fsync, openSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import type { LedgerWorkerData, LedgerWorkerReply, LedgerWorkerRequest, RowChunk } from "./ledger-protocol";
+import {
+  PROGRESS_SLOTS,
+  type LedgerWorkerData,
+  type LedgerWorkerReply,
+  type LedgerWorkerRequest,
+  type RowChunk,
+} from "./ledger-protocol";
 
 const port = parentPort;
 if (!port) throw new Error("ledger-worker.ts runs as a worker thread (see ledger.ts)");
-const { file, synchronous, syncWal } = workerData as LedgerWorkerData; // built by ledger.ts from these types
+const { file, synchronous, syncWal, progress: progressBuffer } = workerData as LedgerWorkerData; // built by ledger.ts from these types
+const progress = new BigInt64Array(progressBuffer);
+
+/** Publishes a write id in a progress slot and wakes the main thread if it waits on that slot. */
+function publish(slot: number, id: number): void {
+  Atomics.store(progress, slot, BigInt(id));
+  Atomics.notify(progress, slot);
+}
 
 function failure(id: number | null, err: unknown): LedgerWorkerReply {
   const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
@@ -75,7 +89,7 @@ function syncSoon(): void {
     syncing = false;
     if (err) return reportSyncFailure(err);
     synced = upTo;
-    port?.postMessage({ kind: "synced", upTo } satisfies LedgerWorkerReply);
+    publish(PROGRESS_SLOTS.synced, upTo);
     syncSoon();
   });
 }
@@ -107,7 +121,7 @@ function writeChunk(
     if (last) {
       conn.exec("COMMIT");
       open = null;
-      port?.postMessage({ kind: "written", id } satisfies LedgerWorkerReply);
+      publish(PROGRESS_SLOTS.committed, id);
       if (syncWal) {
         committed = id;
         syncSoon();

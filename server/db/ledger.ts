@@ -18,6 +18,7 @@ import { DatabaseError, isBusyError, toDatabaseError } from "./errors";
 import type { DatabaseHealth } from "./health";
 import {
   encodeChunk,
+  PROGRESS_SLOTS,
   type LedgerWorkerData,
   type LedgerWorkerReply,
   type LedgerWorkerRequest,
@@ -81,9 +82,12 @@ export class PrismaLedger implements EventLedger {
   private readonly ready: Promise<void>;
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 1;
-  /** The last write answered "written", the last one the writer thread fsynced the WAL after. */
+  /** Where the writer thread publishes its last commit and fsync (see LedgerWorkerData.progress). */
+  private readonly progress = new BigInt64Array(new SharedArrayBuffer(16));
+  /** Slots with an Atomics.waitAsync pending (at most one per slot). */
+  private readonly watching = new Set<number>();
+  /** The last write known committed. */
   private lastWritten = 0;
-  private lastSynced = 0;
   private syncWaiters: { upTo: number; resolve: () => void }[] = [];
   private readonly syncWal: boolean;
   private workerGone: DatabaseError | null = null;
@@ -124,6 +128,7 @@ export class PrismaLedger implements EventLedger {
       file: this.file,
       synchronous: opts.synchronous === "normal" ? "NORMAL" : "FULL",
       syncWal: this.syncWal,
+      progress: this.progress.buffer as SharedArrayBuffer, // allocated as one just above
     };
     this.worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: data });
     // Only writes in flight keep the process alive (see send()).
@@ -221,8 +226,9 @@ export class PrismaLedger implements EventLedger {
   }
 
   private async flushLoop(): Promise<void> {
-    // Let appends made in the same turn of the event loop join the first group.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Appends made in the same synchronous run join the first group; an idle ledger then commits at
+    // once (no wait for the next turn of the loop), a busy one groups what arrived meanwhile.
+    await Promise.resolve();
     while (this.queue.length) {
       const group = this.queue;
       this.queue = [];
@@ -286,10 +292,51 @@ export class PrismaLedger implements EventLedger {
           const request: LedgerWorkerRequest = { kind: "rows", id, chunk, last };
           this.worker.postMessage(request, [chunk.data.buffer, chunk.ends.buffer]);
         }
+        this.watch(PROGRESS_SLOTS.committed, (upTo) => this.settleCommitted(upTo));
       });
     } finally {
       if (this.inFlight.size === 0) this.worker.unref();
     }
+  }
+
+  /**
+   * Calls `settle` with the slot's value, then, while it answers true (someone still waits), waits for the
+   * writer's next notify on that slot (Atomics.waitAsync: no message, no timer). One waiter per slot; one
+   * left pending after its write failed is woken by the next commit.
+   */
+  private watch(slot: number, settle: (upTo: number) => boolean): void {
+    if (this.watching.has(slot)) return;
+    this.watching.add(slot);
+    const check = (): void => {
+      const seen = Atomics.load(this.progress, slot);
+      if (!settle(Number(seen))) return void this.watching.delete(slot);
+      const wait = Atomics.waitAsync(this.progress, slot, seen);
+      if (wait.async) void wait.value.then(check);
+      else check();
+    };
+    check();
+  }
+
+  /** Resolves the writes committed up to `upTo`; true while one is still in flight. */
+  private settleCommitted(upTo: number): boolean {
+    if (upTo > this.lastWritten) {
+      this.lastWritten = upTo;
+      // Writes are sent one after the other, so at most one is in flight.
+      for (const [id, pending] of this.inFlight) {
+        if (id > upTo) continue;
+        this.inFlight.delete(id);
+        pending.resolve();
+      }
+    }
+    return this.inFlight.size > 0;
+  }
+
+  /** Resolves the sync waiters covered by an fsync after write `upTo`; true while others still wait. */
+  private settleSynced(upTo: number): boolean {
+    const due = this.syncWaiters.filter((w) => w.upTo <= upTo);
+    this.syncWaiters = this.syncWaiters.filter((w) => w.upTo > upTo);
+    for (const w of due) w.resolve();
+    return this.syncWaiters.length > 0;
   }
 
   /**
@@ -298,29 +345,23 @@ export class PrismaLedger implements EventLedger {
    */
   whenSynced(): Promise<void> {
     const upTo = this.lastWritten;
-    if (!this.syncWal || upTo <= this.lastSynced) return Promise.resolve();
-    return new Promise((resolve) => this.syncWaiters.push({ upTo, resolve }));
+    if (!this.syncWal || upTo <= Number(Atomics.load(this.progress, PROGRESS_SLOTS.synced))) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.syncWaiters.push({ upTo, resolve });
+      this.watch(PROGRESS_SLOTS.synced, (synced) => this.settleSynced(synced));
+    });
   }
 
   private settle(reply: LedgerWorkerReply): void {
-    if (reply.kind === "synced") {
-      this.lastSynced = Math.max(this.lastSynced, reply.upTo);
-      const due = this.syncWaiters.filter((w) => w.upTo <= this.lastSynced);
-      this.syncWaiters = this.syncWaiters.filter((w) => w.upTo > this.lastSynced);
-      for (const w of due) w.resolve();
-      return;
-    }
     if (reply.kind === "sync_failed") {
       // Waiters keep waiting: the next commit's fsync covers their writes too.
       this.health?.failed(toDatabaseError(Object.assign(new Error(reply.message), { code: reply.code }), this.file));
       return;
     }
     if (reply.kind === "ready" || reply.id === null) return;
-    if (reply.kind === "written") this.lastWritten = Math.max(this.lastWritten, reply.id);
     const pending = this.inFlight.get(reply.id);
     this.inFlight.delete(reply.id);
-    if (reply.kind === "written") pending?.resolve();
-    else pending?.reject(this.replyError(reply));
+    pending?.reject(this.replyError(reply));
   }
 
   /** The worker's SQLite error, rebuilt with its code so errors.ts can name it. */

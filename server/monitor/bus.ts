@@ -42,8 +42,8 @@ export class MonitorBus implements EventSink {
   private flushing: Promise<void> | null = null;
   private readonly listeners = new Set<EventListener>();
   private idleWaiters: (() => void)[] = [];
-  /** Highest seq per session known to be in the ledger, and who waits for a higher one. */
-  private readonly durableSeq = new Map<string, number>();
+  /** Highest seq per session the ledger committed, and who waits for a higher one to be durable. */
+  private readonly committedSeq = new Map<string, number>();
   private readonly durableWaiters = new Map<string, { seq: number; resolve: () => void }[]>();
 
   constructor(
@@ -56,7 +56,7 @@ export class MonitorBus implements EventSink {
   async init(): Promise<void> {
     for (const [sessionId, seq] of await this.ledger.lastSeqs()) {
       this.lastSeq.set(sessionId, seq);
-      this.durableSeq.set(sessionId, seq);
+      this.committedSeq.set(sessionId, seq);
     }
   }
 
@@ -86,11 +86,11 @@ export class MonitorBus implements EventSink {
   }
 
   /**
-   * Resolves once the session's events up to `seq` are in the ledger: cheaper than whenFlushed(),
-   * which under load may wait for events emitted later by every session.
+   * Resolves once the session's events up to `seq` are in the ledger and on disk (its whenSynced):
+   * cheaper than whenFlushed(), which under load may wait for events emitted later by every session.
    */
   whenDurable(sessionId: string, seq: number): Promise<void> {
-    if (seq <= (this.durableSeq.get(sessionId) ?? 0)) return Promise.resolve();
+    if (seq <= (this.committedSeq.get(sessionId) ?? 0)) return this.synced();
     return new Promise((resolve) => {
       const waiters = this.durableWaiters.get(sessionId) ?? [];
       waiters.push({ seq, resolve });
@@ -118,10 +118,9 @@ export class MonitorBus implements EventSink {
       this.writing = batch.length;
       await this.writeWithRetry(batch);
       // Delivered once committed (it survives kill -9); durable for snapshots (whenDurable) once the
-      // ledger has it on disk, which the ledger's thread does right after without holding up fan-out.
-      const synced = this.ledger.whenSynced?.();
-      if (synced) void synced.then(() => this.markDurable(batch));
-      else this.markDurable(batch);
+      // ledger has it on disk, which its thread does right after without holding up fan-out. Asked only
+      // when a snapshot waits, so an event costs no wake-up for its fsync.
+      this.markCommitted(batch);
       this.writing = 0;
       if (this.dropped && !this.failing) {
         this.opts.onOverflow?.("end", this.dropped);
@@ -146,17 +145,24 @@ export class MonitorBus implements EventSink {
     for (const w of waiters) w();
   }
 
-  private markDurable(batch: MonitorEvent[]): void {
-    for (const event of batch) this.durableSeq.set(event.sessionId, event.seq);
+  private markCommitted(batch: MonitorEvent[]): void {
+    for (const event of batch) this.committedSeq.set(event.sessionId, event.seq);
+    let synced: Promise<void> | null = null;
     for (const sessionId of new Set(batch.map((e) => e.sessionId))) {
       const waiters = this.durableWaiters.get(sessionId);
       if (!waiters) continue;
-      const durable = this.durableSeq.get(sessionId) ?? 0;
-      const remaining = waiters.filter((w) => w.seq > durable);
-      for (const w of waiters) if (w.seq <= durable) w.resolve();
+      const committed = this.committedSeq.get(sessionId) ?? 0;
+      const remaining = waiters.filter((w) => w.seq > committed);
+      synced ??= this.synced();
+      for (const w of waiters) if (w.seq <= committed) void synced.then(w.resolve);
       if (remaining.length) this.durableWaiters.set(sessionId, remaining);
       else this.durableWaiters.delete(sessionId);
     }
+  }
+
+  /** Everything committed so far is on disk (a ledger without whenSynced is once it committed). */
+  private synced(): Promise<void> {
+    return this.ledger.whenSynced?.() ?? Promise.resolve();
   }
 
   private async writeWithRetry(batch: MonitorEvent[]): Promise<void> {

@@ -264,6 +264,37 @@ describe("MonitorBus", () => {
     expect(durable).toBe(true);
   });
 
+  it("asks the ledger for a sync to disk only while a whenDurable waits (no wake-up per event for its fsync)", async () => {
+    const sync = deferred();
+    const ledger = new MemoryLedger();
+    let asked = 0;
+    const syncing: EventLedger = {
+      append: (events) => ledger.append(events),
+      lastSeqs: () => ledger.lastSeqs(),
+      read: (id, after, limit) => ledger.read(id, after, limit),
+      whenSynced: () => (asked++, sync.promise),
+    };
+    const bus = new MonitorBus(syncing, new FakeClock());
+    for (let i = 0; i < 3; i++) {
+      bus.emit("s", "session.stop", stop(`${i}`));
+      await bus.whenFlushed();
+    }
+    expect(asked).toBe(0);
+    let early = false;
+    let late = false;
+    // One already committed, one not yet emitted: both wait for the sync, not only for the commit.
+    void bus.whenDurable("s", 3).then(() => (early = true));
+    void bus.whenDurable("s", 4).then(() => (late = true));
+    bus.emit("s", "session.stop", stop("3"));
+    await bus.whenFlushed();
+    await settle();
+    expect([early, late]).toEqual([false, false]);
+    expect(asked).toBe(2);
+    sync.resolve();
+    await settle();
+    expect([early, late]).toEqual([true, true]);
+  });
+
   it("whenDurable counts what the ledger held at init() as durable", async () => {
     const ledger = new MemoryLedger();
     const first = new MonitorBus(ledger, new FakeClock());
