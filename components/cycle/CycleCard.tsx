@@ -6,6 +6,7 @@ import { memo, useState, type ReactNode } from "react";
 import type { MonitorToolCall, ToolExecutionData } from "../../lib/events/schemas";
 import { formatClock, formatDuration, prettyJson, shortId } from "../../lib/client/format";
 import type { CycleView } from "../../lib/client/timeline";
+import { useT } from "../../lib/client/react/use-locale";
 import { cycleTokens } from "../../lib/client/usage";
 import { ModelInputPanel } from "../model-input/ModelInputPanel";
 import { Badge, type Tone } from "../ui/Badge";
@@ -34,6 +35,7 @@ interface Props {
 
 export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, onToggleExpanded, onSelect }: Props) {
   const f = cycle.finalized;
+  const t = useT();
   const end =
     cycle.end ??
     (f
@@ -59,7 +61,11 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
         <span className="cycle-id mono">{cycle.cycleId}</span>
         {round && <span className="muted">{round}</span>}
         <span className="muted">{formatClock(cycle.startTs)}</span>
-        {cycle.start && <span className="muted">{cycle.start.historyCount} msgs in context</span>}
+        {cycle.start && (
+          <span className="muted" data-testid="history-count">
+            {t("cycle.historyCount", { count: cycle.start.historyCount })}
+          </span>
+        )}
         <span className="grow" />
         {end ? (
           <Badge tone={endTone(end.endReason)} title="end reason" testId="end-reason">
@@ -268,7 +274,7 @@ function ToolCallRow({ t }: { t: ToolExecutionData }) {
           {t.success ? "✓" : "✗"}
         </span>
         <span className="mono tool-name">{t.toolName}</span>
-        {t.toolTitle && t.toolTitle !== t.toolName && <span className="muted">{t.toolTitle}</span>}
+        {t.toolTitle && t.toolTitle !== t.toolName && <span className="muted tool-title">{t.toolTitle}</span>}
         <code className="args" title={prettyJson(t.args)}>
           {compactArgs(t.args)}
         </code>

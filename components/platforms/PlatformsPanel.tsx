@@ -11,6 +11,7 @@ import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
 import { usePlatformEvents } from "../../lib/client/react/use-platform-events";
 import { connectionStateLabel } from "../../lib/i18n/platforms";
+import { useLocale } from "../../lib/client/react/use-locale";
 import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
 import { Badge, type Tone } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
@@ -81,6 +82,7 @@ function InboundSummary({ counters }: { counters: InboundCounters }) {
 
 function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
   const now = useNow();
+  const { locale } = useLocale();
   const ago = (ts: number | null) => (ts === null ? "–" : now ? formatAgo(ts, now) : formatDateTime(ts));
   return (
     <table className="table platforms-table" data-testid="platforms-table">
@@ -126,8 +128,8 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
                 )}
               </td>
               <td>
-                <Badge tone={stateTone(c.state)} title={connectionStateLabel(c.state, "en")}>
-                  {connectionStateLabel(c.state)}
+                <Badge tone={stateTone(c.state)} title={c.state}>
+                  {connectionStateLabel(c.state, locale)}
                 </Badge>
               </td>
               <td title={c.connectedSince === null ? undefined : formatDateTime(c.connectedSince)}>

@@ -7,12 +7,19 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { PlatformsPanel } from "../../components/platforms/PlatformsPanel";
 import { queryKeys } from "../../lib/client/query-keys";
+import { LocaleProvider } from "../../lib/client/react/use-locale";
+import type { Locale } from "../../lib/i18n/messages";
 import { platformsResponseSchema, type PlatformsResponse } from "../../lib/platforms/status";
 
-function render(answer: PlatformsResponse): string {
+function render(answer: PlatformsResponse, locale: Locale = "zh-CN"): string {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   client.setQueryData(queryKeys.platforms, platformsResponseSchema.parse(answer));
-  return renderToStaticMarkup(createElement(QueryClientProvider, { client }, createElement(PlatformsPanel)));
+  const panel = createElement(LocaleProvider, {
+    initial: locale,
+    hasCookie: true,
+    children: createElement(PlatformsPanel),
+  });
+  return renderToStaticMarkup(createElement(QueryClientProvider, { client }, panel));
 }
 
 const now = Date.now();
