@@ -61,7 +61,11 @@ export function ChatBox({ sessionId, isGroupChat }: { sessionId: string; isGroup
         className="input chat-name"
         value={name}
         maxLength={128}
-        onChange={(e) => setName(e.target.value)}
+        onChange={(e) => {
+          setName(e.target.value);
+          // Kept as typed: a box that mounts again (the live view reloading its events) shows this name.
+          if (e.target.value.trim()) window.localStorage.setItem(CHAT_NAME_KEY, e.target.value.trim());
+        }}
         aria-label="Your name in the chat"
         title="Your name in the chat"
         onKeyDown={(e) => e.stopPropagation()}
