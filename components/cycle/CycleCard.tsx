@@ -84,7 +84,7 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
         )}
       </header>
 
-      <Section label="Gate">
+      <Section label={t("cycle.gate")}>
         {cycle.gate ? (
           <div className="gate" data-testid="gate-decision" data-action={cycle.gate.action}>
             <Badge tone={GATE_TONE[cycle.gate.action]} title={GATE_HELP[cycle.gate.action]}>
@@ -120,7 +120,7 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
       </Section>
 
       {(f?.planner || (!end && cycle.gate?.action !== "no_action" && cycle.gate?.action !== "wait")) && (
-        <Section label="Planner">
+        <Section label={t("cycle.planner")}>
           {f?.planner ? (
             <div className="planner">
               <div className="text planner-text">
@@ -145,13 +145,13 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
       )}
 
       {(cycle.tools.length > 0 || (f?.planner?.toolCalls.length ?? 0) > 0) && (
-        <Section label="Tools">
+        <Section label={t("cycle.tools")}>
           <ToolCalls executions={cycle.tools} planned={f?.planner?.toolCalls ?? []} />
         </Section>
       )}
 
       {cycle.sent.length > 0 && (
-        <Section label="Said">
+        <Section label={t("cycle.said")}>
           {cycle.sent.map((m) => (
             <div key={m.seq} className="said text" data-testid="bot-reply">
               {m.data.kind === "emoji" ? <Badge tone="muted">emoji</Badge> : null} {m.data.content}

@@ -1,6 +1,10 @@
 // The replay scrubber is scaled by event, so an idle gap no longer squeezes a session into the
 // first sliver of the bar; the playhead glides across a gap while playing and seeks land on events.
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { Scrubber } from "../../components/replay/Scrubber";
+import { createReplayPlayer } from "../../lib/client/replay-player";
 import { createScrubScale } from "../../lib/client/replay-scale";
 
 // Four events in the first 300 ms, then one after a night of silence.
@@ -42,5 +46,22 @@ describe("scrub scale", () => {
     expect(createScrubScale([]).indexAt(0.5)).toBe(0);
     expect(createScrubScale([42]).fractionAt(1, 0)).toBe(0);
     expect(createScrubScale([42]).indexAt(0.9)).toBe(1);
+  });
+});
+
+describe("Scrubber", () => {
+  it("draws marks by event index, so marks after an idle gap are not crushed against the end", () => {
+    const player = createReplayPlayer({ times, cycleBoundaries: [2] });
+    const html = renderToStaticMarkup(
+      createElement(Scrubber, {
+        player,
+        durationMs: times[4] - times[0],
+        marks: { acted: [0], silent: [2], messages: [1, 3, 4] },
+        scale: createScrubScale(times),
+      }),
+    );
+    expect(html).toContain('d="M250.0 24V30M750.0 24V30M1000.0 24V30"');
+    expect(html).toContain('d="M500.0 8V22"');
+    expect(html).toContain('d="M0.0 2V22"');
   });
 });
