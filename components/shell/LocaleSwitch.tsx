@@ -10,7 +10,8 @@ export function LocaleSwitch() {
       className="input input-sm locale-switch"
       value={locale}
       onChange={(e) => setLocale(e.target.value as Locale)}
-      aria-label={`${translate(locale, "locale.label")} / Language`}
+      // Findable in either language: the name stays bilingual.
+      aria-label="Language / 语言"
       title={translate(locale, "locale.label")}
       data-testid="locale-switch"
     >
