@@ -11,7 +11,7 @@ import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
 import { usePlatformEvents } from "../../lib/client/react/use-platform-events";
 import { connectionStateLabel } from "../../lib/i18n/platforms";
-import { useLocale } from "../../lib/client/react/use-locale";
+import { useLocale, useT } from "../../lib/client/react/use-locale";
 import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
 import { Badge, type Tone } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
@@ -20,6 +20,7 @@ import { EmptyState, ErrorState, Loading } from "../ui/States";
 const POLL_MS = 2_000;
 
 export function PlatformsPanel() {
+  const t = useT();
   const list = useQuery({ queryKey: queryKeys.platforms, queryFn: api.platforms, refetchInterval: POLL_MS });
   usePlatformEvents();
   const connections = list.data?.connections ?? [];
@@ -27,7 +28,7 @@ export function PlatformsPanel() {
   return (
     <div className="page">
       <div className="page-head">
-        <h1>Platforms</h1>
+        <h1>{t("nav.platforms")}</h1>
         {list.data && (
           <span className="muted" data-testid="platforms-count">
             {open} of {connections.length} connected

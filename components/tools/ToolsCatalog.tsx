@@ -11,6 +11,7 @@ import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { groupTools, providerOrder, type StateFilter } from "../../lib/client/tool-groups";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
+import { useT } from "../../lib/client/react/use-locale";
 import {
   observeToggleEvents,
   startToggle,
@@ -38,6 +39,7 @@ export function ToolsCatalog() {
   const [acks, setAcks] = useState<ToggleAcks>(new Map());
   const recent = useRef<MonitorEvent[]>([]);
   const queryClient = useQueryClient();
+  const t = useT();
 
   const onEvents = useCallback(
     (events: MonitorEvent[]) => {
@@ -99,7 +101,7 @@ export function ToolsCatalog() {
   return (
     <div className="page page-tools">
       <div className="page-head">
-        <h1>Tools</h1>
+        <h1>{t("nav.tools")}</h1>
         <span className="muted">{tools.data ? `${shown} of ${tools.data.length}` : ""}</span>
         <span className="grow" />
         <label className="field-inline">

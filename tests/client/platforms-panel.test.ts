@@ -95,4 +95,26 @@ describe("PlatformsPanel", () => {
     expect(html).not.toContain("platform-connection");
     expect(html).not.toContain("platforms-inbound");
   });
+
+  it("follows the language switch: heading and connection states", () => {
+    const closed = {
+      platform: "onebot",
+      selfId: "10003",
+      mode: "forward",
+      role: "Universal",
+      address: "ws://127.0.0.1:3002",
+      state: "closed",
+      connectedSince: null,
+      lastHeartbeatAt: null,
+      eventsIn: 0,
+      actionsOut: 0,
+      errors: 0,
+    } as const;
+    const en = render({ connections: [closed], inbound: null }, "en");
+    expect(en).toContain("<h1>Platforms</h1>");
+    expect(en).toContain(">Disconnected<");
+    const zh = render({ connections: [closed], inbound: null }, "zh-CN");
+    expect(zh).toContain("<h1>平台</h1>");
+    expect(zh).toContain(">已断开<");
+  });
 });
