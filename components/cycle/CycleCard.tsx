@@ -169,8 +169,10 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
       {(cycle.interrupted || f?.interrupted) && (
         <div className="cycle-alert warn" role="note">
           Planner interrupted:{" "}
-          {cycle.interrupted ? `${cycle.interrupted.pendingMessages} new message(s) arrived` : "new messages arrived"};
-          the turn restarts with them.
+          {cycle.interrupted
+            ? t("cycle.newMessages", { count: cycle.interrupted.pendingMessages })
+            : "new messages arrived"}
+          ; the turn restarts with them.
         </div>
       )}
       {cycle.problems.map((p) => (
@@ -208,7 +210,10 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
           </button>
           <span className="muted">
             {f.request
-              ? `${f.request.messages.length} messages · ${f.request.tools.length} tools offered`
+              ? t("cycle.requestSummary", {
+                  messages: t("cycle.requestMessages", { count: f.request.messages.length }),
+                  count: f.request.tools.length,
+                })
               : "no planner request"}
             {f.withheldTools.length > 0 && ` · ${f.withheldTools.length} withheld`}
           </span>

@@ -5,6 +5,7 @@ import { useMemo, useState } from "react";
 import type { ModelRequest, PlannerFinalizedData } from "../../lib/events/schemas";
 import type { LlmMessage } from "../../lib/llm/messages";
 import { prettyJson } from "../../lib/client/format";
+import { useT } from "../../lib/client/react/use-locale";
 import { countMatches, filterWithheld, messageSearchText } from "../../lib/client/text-search";
 import { SchemaView } from "../tools/SchemaView";
 import { Badge } from "../ui/Badge";
@@ -100,6 +101,7 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
 }
 
 function RequestView({ request, query }: { request: ModelRequest; query: string }) {
+  const t = useT();
   const q = query.trim();
   const messages = useMemo(
     () =>
@@ -121,7 +123,8 @@ function RequestView({ request, query }: { request: ModelRequest; query: string 
   return (
     <>
       <div className="mi-meta muted">
-        model <span className="mono">{request.model}</span> · {request.selectedHistoryCount} history messages selected
+        model <span className="mono">{request.model}</span> ·{" "}
+        {t("modelInput.historySelected", { count: request.selectedHistoryCount })}
         {request.maxTokens !== null && ` · max ${request.maxTokens} tokens`}
       </div>
       <div className="mi-block">

@@ -36,6 +36,7 @@ describe("CycleCard", () => {
     expect(html).not.toContain("msgs");
     const seven = renderToStaticMarkup(createElement(CycleCard, { cycle: cycles(fixtureEvents)[1] }));
     expect(seven).toContain("7 messages in context");
+    expect(seven).toMatch(/\d+ messages · \d+ tools offered/);
   });
 
   it("marks a tool call's title so it keeps its width, and lets long arguments wrap", () => {

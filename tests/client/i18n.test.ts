@@ -23,6 +23,10 @@ describe("message catalog", () => {
     expect(translate("en", "live.newEvents", { count: 1 })).toBe("1 new event · Resume");
     expect(translate("en", "live.newEvents", { count: 1200 })).toBe("1,200 new events · Resume");
     expect(translate("zh-CN", "cycle.historyCount", { count: 1 })).toBe("上下文 1 条消息");
+    const messages = translate("en", "cycle.requestMessages", { count: 1 });
+    expect(translate("en", "cycle.requestSummary", { messages, count: 1 })).toBe("1 message · 1 tool offered");
+    expect(translate("en", "cycle.newMessages", { count: 1 })).toBe("1 new message arrived");
+    expect(translate("en", "modelInput.historySelected", { count: 1 })).toBe("1 history message selected");
   });
 
   it("fills placeholders as text and leaves unknown ones visible", () => {
