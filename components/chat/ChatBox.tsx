@@ -11,7 +11,9 @@ import { describeError } from "../ui/States";
 
 export function ChatBox({ sessionId, isGroupChat }: { sessionId: string; isGroupChat: boolean | undefined }) {
   // Rendered on the client only (the live view mounts it once the events are loaded).
-  const [name, setName] = useState(() => savedChatName(typeof window === "undefined" ? undefined : localStorage));
+  const [name, setName] = useState(() =>
+    savedChatName(typeof window === "undefined" ? undefined : window.localStorage),
+  );
   const [text, setText] = useState("");
   const [atBotChosen, setAtBot] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);

@@ -22,8 +22,7 @@ afterEach(() => vi.unstubAllGlobals());
 describe("ChatBox", () => {
   it("renders the remembered speaker in its first render, so no later restore can overwrite a typed name", () => {
     const stored = new Map([[CHAT_NAME_KEY, "Bob"]]);
-    vi.stubGlobal("window", {});
-    vi.stubGlobal("localStorage", { getItem: (k: string) => stored.get(k) ?? null });
+    vi.stubGlobal("window", { localStorage: { getItem: (k: string) => stored.get(k) ?? null } });
     expect(nameField(render(true))).toContain('value="Bob"');
   });
 
