@@ -1,33 +1,30 @@
 "use client";
 // Sends a message into the session as a named user, optionally @-ing the bot. It enters the
-// engine exactly like a platform message; its echo arrives through the live stream.
+// engine exactly like a platform message; its echo arrives through the live stream. "@bot" is
+// offered in group chats only: in a private chat every message is already addressed to the bot.
 import { useMutation } from "@tanstack/react-query";
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { MAX_TEXT_CHARS } from "../../lib/api/schemas";
 import { api, ApiRequestError } from "../../lib/client/api";
+import { CHAT_NAME_KEY, chatUserId, savedChatName } from "../../lib/client/chat-name";
 import { describeError } from "../ui/States";
 
-const NAME_KEY = "maisaka.chat.name";
-
-function userIdFor(name: string): string {
-  return `dashboard:${name.trim().toLowerCase().replace(/\s+/g, "-").slice(0, 100)}`;
-}
-
-export function ChatBox({ sessionId }: { sessionId: string }) {
-  const [name, setName] = useState("Operator");
+export function ChatBox({ sessionId, isGroupChat }: { sessionId: string; isGroupChat: boolean | undefined }) {
+  // Rendered on the client only (the live view mounts it once the events are loaded).
+  const [name, setName] = useState(() =>
+    savedChatName(typeof window === "undefined" ? undefined : window.localStorage),
+  );
   const [text, setText] = useState("");
-  const [atBot, setAtBot] = useState(false);
+  const [atBotChosen, setAtBot] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
-
-  useEffect(() => {
-    const saved = window.localStorage.getItem(NAME_KEY);
-    if (saved) setName(saved);
-  }, []);
+  // Until the session is known to be private, the button stays (group is the default).
+  const canAtBot = isGroupChat !== false;
+  const atBot = canAtBot && atBotChosen;
 
   const send = useMutation({
     mutationFn: (body: { text: string; atBot: boolean; name: string }) =>
       api.sendMessage(sessionId, {
-        userId: userIdFor(body.name),
+        userId: chatUserId(body.name),
         userName: body.name.trim(),
         text: body.text,
         atBot: body.atBot || undefined,
@@ -43,7 +40,7 @@ export function ChatBox({ sessionId }: { sessionId: string }) {
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
     if (!text.trim() || !name.trim() || send.isPending) return;
-    window.localStorage.setItem(NAME_KEY, name.trim());
+    window.localStorage.setItem(CHAT_NAME_KEY, name.trim());
     send.mutate({ text, atBot, name });
   };
 
@@ -57,25 +54,35 @@ export function ChatBox({ sessionId }: { sessionId: string }) {
   };
 
   return (
-    <form className="chatbox" onSubmit={submit} aria-label="Send a message into this session">
+    <form
+      className={`chatbox${canAtBot ? "" : " chatbox-private"}`}
+      onSubmit={submit}
+      aria-label="Send a message into this session"
+    >
       <input
         className="input chat-name"
         value={name}
         maxLength={128}
-        onChange={(e) => setName(e.target.value)}
+        onChange={(e) => {
+          setName(e.target.value);
+          // Kept as typed: a box that mounts again (the live view reloading its events) shows this name.
+          if (e.target.value.trim()) window.localStorage.setItem(CHAT_NAME_KEY, e.target.value.trim());
+        }}
         aria-label="Your name in the chat"
         title="Your name in the chat"
         onKeyDown={(e) => e.stopPropagation()}
       />
-      <button
-        type="button"
-        className={`btn chat-at${atBot ? " active" : ""}`}
-        aria-pressed={atBot}
-        onClick={() => setAtBot(!atBot)}
-        title="@ the bot: it will answer this message directly"
-      >
-        @bot
-      </button>
+      {canAtBot && (
+        <button
+          type="button"
+          className={`btn chat-at${atBot ? " active" : ""}`}
+          aria-pressed={atBot}
+          onClick={() => setAtBot(!atBot)}
+          title="@ the bot: it will answer this message directly"
+        >
+          @bot
+        </button>
+      )}
       <textarea
         ref={textRef}
         className="input chat-text"

@@ -6,6 +6,7 @@ import { memo, useState, type ReactNode } from "react";
 import type { MonitorToolCall, ToolExecutionData } from "../../lib/events/schemas";
 import { formatClock, formatDuration, prettyJson, shortId } from "../../lib/client/format";
 import type { CycleView } from "../../lib/client/timeline";
+import { useT } from "../../lib/client/react/use-locale";
 import { cycleTokens } from "../../lib/client/usage";
 import { ModelInputPanel } from "../model-input/ModelInputPanel";
 import { Badge, type Tone } from "../ui/Badge";
@@ -34,6 +35,7 @@ interface Props {
 
 export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, onToggleExpanded, onSelect }: Props) {
   const f = cycle.finalized;
+  const t = useT();
   const end =
     cycle.end ??
     (f
@@ -59,7 +61,11 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
         <span className="cycle-id mono">{cycle.cycleId}</span>
         {round && <span className="muted">{round}</span>}
         <span className="muted">{formatClock(cycle.startTs)}</span>
-        {cycle.start && <span className="muted">{cycle.start.historyCount} msgs in context</span>}
+        {cycle.start && (
+          <span className="muted" data-testid="history-count">
+            {t("cycle.historyCount", { count: cycle.start.historyCount })}
+          </span>
+        )}
         <span className="grow" />
         {end ? (
           <Badge tone={endTone(end.endReason)} title="end reason" testId="end-reason">
@@ -78,7 +84,7 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
         )}
       </header>
 
-      <Section label="Gate">
+      <Section label={t("cycle.gate")}>
         {cycle.gate ? (
           <div className="gate" data-testid="gate-decision" data-action={cycle.gate.action}>
             <Badge tone={GATE_TONE[cycle.gate.action]} title={GATE_HELP[cycle.gate.action]}>
@@ -114,7 +120,7 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
       </Section>
 
       {(f?.planner || (!end && cycle.gate?.action !== "no_action" && cycle.gate?.action !== "wait")) && (
-        <Section label="Planner">
+        <Section label={t("cycle.planner")}>
           {f?.planner ? (
             <div className="planner">
               <div className="text planner-text">
@@ -139,13 +145,13 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
       )}
 
       {(cycle.tools.length > 0 || (f?.planner?.toolCalls.length ?? 0) > 0) && (
-        <Section label="Tools">
+        <Section label={t("cycle.tools")}>
           <ToolCalls executions={cycle.tools} planned={f?.planner?.toolCalls ?? []} />
         </Section>
       )}
 
       {cycle.sent.length > 0 && (
-        <Section label="Said">
+        <Section label={t("cycle.said")}>
           {cycle.sent.map((m) => (
             <div key={m.seq} className="said text" data-testid="bot-reply">
               {m.data.kind === "emoji" ? <Badge tone="muted">emoji</Badge> : null} {m.data.content}
@@ -163,8 +169,10 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
       {(cycle.interrupted || f?.interrupted) && (
         <div className="cycle-alert warn" role="note">
           Planner interrupted:{" "}
-          {cycle.interrupted ? `${cycle.interrupted.pendingMessages} new message(s) arrived` : "new messages arrived"};
-          the turn restarts with them.
+          {cycle.interrupted
+            ? t("cycle.newMessages", { count: cycle.interrupted.pendingMessages })
+            : "new messages arrived"}
+          ; the turn restarts with them.
         </div>
       )}
       {cycle.problems.map((p) => (
@@ -202,7 +210,10 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
           </button>
           <span className="muted">
             {f.request
-              ? `${f.request.messages.length} messages · ${f.request.tools.length} tools offered`
+              ? t("cycle.requestSummary", {
+                  messages: t("cycle.requestMessages", { count: f.request.messages.length }),
+                  count: f.request.tools.length,
+                })
               : "no planner request"}
             {f.withheldTools.length > 0 && ` · ${f.withheldTools.length} withheld`}
           </span>
@@ -268,7 +279,7 @@ function ToolCallRow({ t }: { t: ToolExecutionData }) {
           {t.success ? "✓" : "✗"}
         </span>
         <span className="mono tool-name">{t.toolName}</span>
-        {t.toolTitle && t.toolTitle !== t.toolName && <span className="muted">{t.toolTitle}</span>}
+        {t.toolTitle && t.toolTitle !== t.toolName && <span className="muted tool-title">{t.toolTitle}</span>}
         <code className="args" title={prettyJson(t.args)}>
           {compactArgs(t.args)}
         </code>

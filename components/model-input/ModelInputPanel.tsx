@@ -5,7 +5,8 @@ import { useMemo, useState } from "react";
 import type { ModelRequest, PlannerFinalizedData } from "../../lib/events/schemas";
 import type { LlmMessage } from "../../lib/llm/messages";
 import { prettyJson } from "../../lib/client/format";
-import { countMatches, messageSearchText } from "../../lib/client/text-search";
+import { useT } from "../../lib/client/react/use-locale";
+import { countMatches, filterWithheld, messageSearchText } from "../../lib/client/text-search";
 import { SchemaView } from "../tools/SchemaView";
 import { Badge } from "../ui/Badge";
 import { CopyButton } from "../ui/CopyButton";
@@ -26,6 +27,11 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
   const [target, setTarget] = useState<Target>(data.request ? "planner" : "gate");
   const [query, setQuery] = useState("");
   const request = target === "planner" ? data.request : gateRequest;
+  const withheld = useMemo(
+    () => filterWithheld(data.withheldTools, query, (reason) => WITHHELD_HELP[reason] ?? ""),
+    [data.withheldTools, query],
+  );
+  const q = query.trim();
 
   return (
     <section className="model-input" aria-label="What the model saw">
@@ -71,9 +77,12 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
       )}
       {target === "planner" && data.withheldTools.length > 0 && (
         <div className="mi-block">
-          <div className="mi-title">Withheld tools ({data.withheldTools.length})</div>
-          <ul className="withheld">
-            {data.withheldTools.map((w) => (
+          <div className="mi-title">
+            Withheld tools ({q ? `${withheld.length} of ${data.withheldTools.length} match` : data.withheldTools.length}
+            )
+          </div>
+          <ul className="withheld" data-testid="withheld-tools">
+            {withheld.map((w) => (
               <li key={`${w.name}:${w.reason}`}>
                 <span className="mono">
                   <HighlightText text={w.name} query={query} />
@@ -92,6 +101,7 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
 }
 
 function RequestView({ request, query }: { request: ModelRequest; query: string }) {
+  const t = useT();
   const q = query.trim();
   const messages = useMemo(
     () =>
@@ -113,7 +123,8 @@ function RequestView({ request, query }: { request: ModelRequest; query: string 
   return (
     <>
       <div className="mi-meta muted">
-        model <span className="mono">{request.model}</span> · {request.selectedHistoryCount} history messages selected
+        model <span className="mono">{request.model}</span> ·{" "}
+        {t("modelInput.historySelected", { count: request.selectedHistoryCount })}
         {request.maxTokens !== null && ` · max ${request.maxTokens} tokens`}
       </div>
       <div className="mi-block">

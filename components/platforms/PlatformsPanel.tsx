@@ -11,6 +11,7 @@ import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
 import { usePlatformEvents } from "../../lib/client/react/use-platform-events";
 import { connectionStateLabel } from "../../lib/i18n/platforms";
+import { useLocale, useT } from "../../lib/client/react/use-locale";
 import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
 import { Badge, type Tone } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
@@ -19,6 +20,7 @@ import { EmptyState, ErrorState, Loading } from "../ui/States";
 const POLL_MS = 2_000;
 
 export function PlatformsPanel() {
+  const t = useT();
   const list = useQuery({ queryKey: queryKeys.platforms, queryFn: api.platforms, refetchInterval: POLL_MS });
   usePlatformEvents();
   const connections = list.data?.connections ?? [];
@@ -26,7 +28,7 @@ export function PlatformsPanel() {
   return (
     <div className="page">
       <div className="page-head">
-        <h1>Platforms</h1>
+        <h1>{t("nav.platforms")}</h1>
         {list.data && (
           <span className="muted" data-testid="platforms-count">
             {open} of {connections.length} connected
@@ -81,6 +83,7 @@ function InboundSummary({ counters }: { counters: InboundCounters }) {
 
 function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
   const now = useNow();
+  const { locale } = useLocale();
   const ago = (ts: number | null) => (ts === null ? "–" : now ? formatAgo(ts, now) : formatDateTime(ts));
   return (
     <table className="table platforms-table" data-testid="platforms-table">
@@ -126,8 +129,8 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
                 )}
               </td>
               <td>
-                <Badge tone={stateTone(c.state)} title={connectionStateLabel(c.state, "en")}>
-                  {connectionStateLabel(c.state)}
+                <Badge tone={stateTone(c.state)} title={c.state}>
+                  {connectionStateLabel(c.state, locale)}
                 </Badge>
               </td>
               <td title={c.connectedSince === null ? undefined : formatDateTime(c.connectedSince)}>

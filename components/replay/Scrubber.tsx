@@ -1,11 +1,13 @@
 "use client";
-// The time scrubber: cycle markers (acted / stayed silent) and message ticks drawn as two SVG paths
-// however long the session, a playhead moved by the player's position stream without re-rendering,
-// click or drag to seek, arrow keys to step.
+// The scrubber: cycle markers (acted / stayed silent) and message ticks drawn as SVG paths however
+// long the session, a playhead moved by the player's position stream without re-rendering, click or
+// drag to seek, arrow keys to step. It is scaled by event (replay-scale.ts), not by wall time.
 import { useEffect, useMemo, useRef, type KeyboardEvent, type PointerEvent } from "react";
 import { formatPlayhead } from "../../lib/client/format";
 import type { ReplayPlayer } from "../../lib/client/replay-player";
+import type { ScrubScale } from "../../lib/client/replay-scale";
 
+/** Event indices (into the recording) of each kind of mark. */
 export interface ScrubberMarks {
   acted: number[];
   silent: number[];
@@ -14,19 +16,20 @@ export interface ScrubberMarks {
 
 const W = 1000;
 
-function ticks(positions: number[], duration: number, y0: number, y1: number): string {
-  if (duration <= 0) return "";
-  return positions.map((p) => `M${((p / duration) * W).toFixed(1)} ${y0}V${y1}`).join("");
+function ticks(indices: number[], scale: ScrubScale, y0: number, y1: number): string {
+  return indices.map((i) => `M${(scale.fractionOfEvent(i) * W).toFixed(1)} ${y0}V${y1}`).join("");
 }
 
 export function Scrubber({
   player,
   durationMs,
   marks,
+  scale,
 }: {
   player: ReplayPlayer;
   durationMs: number;
   marks: ScrubberMarks;
+  scale: ScrubScale;
 }) {
   const trackRef = useRef<HTMLDivElement>(null);
   const headRef = useRef<HTMLDivElement>(null);
@@ -35,30 +38,36 @@ export function Scrubber({
 
   useEffect(() => {
     const paint = (pos: number) => {
-      const pct = durationMs > 0 ? (pos / durationMs) * 100 : 0;
+      const pct = scale.fractionAt(player.getSnapshot().index, pos) * 100;
       if (headRef.current) headRef.current.style.left = `${pct}%`;
       if (fillRef.current) fillRef.current.style.width = `${pct}%`;
       trackRef.current?.setAttribute("aria-valuenow", String(Math.round(pos)));
       trackRef.current?.setAttribute("aria-valuetext", formatPlayhead(pos));
     };
     paint(player.getPosition());
-    return player.subscribePosition(paint);
-  }, [player, durationMs]);
+    // Stepping changes the applied index without moving the position (events sharing a time).
+    const offIndex = player.subscribe(() => paint(player.getPosition()));
+    const offPosition = player.subscribePosition(paint);
+    return () => {
+      offIndex();
+      offPosition();
+    };
+  }, [player, scale]);
 
   const paths = useMemo(
     () => ({
-      acted: ticks(marks.acted, durationMs, 2, 22),
-      silent: ticks(marks.silent, durationMs, 8, 22),
-      messages: ticks(marks.messages, durationMs, 24, 30),
+      acted: ticks(marks.acted, scale, 2, 22),
+      silent: ticks(marks.silent, scale, 8, 22),
+      messages: ticks(marks.messages, scale, 24, 30),
     }),
-    [marks, durationMs],
+    [marks, scale],
   );
 
   const seekFromPointer = (e: PointerEvent) => {
     const rect = trackRef.current?.getBoundingClientRect();
     if (!rect || rect.width === 0) return;
     const frac = Math.min(Math.max(0, (e.clientX - rect.left) / rect.width), 1);
-    player.seekTime(frac * durationMs);
+    player.seekIndex(scale.indexAt(frac));
   };
 
   const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {

@@ -2,13 +2,19 @@
 // /sessions/:id/replay: a persisted session played back. Transport (play/pause, step by event or
 // cycle, speed 0.25x-16x, skip silences), a scrubber with cycle markers, and the chat transcript
 // and cycle cards as they stood at the playhead. Lists are virtualised: 10,000+ events open as is.
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { MonitorEvent } from "../../lib/events/schemas";
+import { api } from "../../lib/client/api";
 import { formatClock, formatPlayhead } from "../../lib/client/format";
+import { queryKeys } from "../../lib/client/query-keys";
+import { useT } from "../../lib/client/react/use-locale";
 import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
 import { useReplay } from "../../lib/client/react/use-replay";
 import { REPLAY_SPEEDS, type ReplayPlayer } from "../../lib/client/replay-player";
+import { createScrubScale } from "../../lib/client/replay-scale";
+import { sessionTitle } from "../../lib/client/session-title";
 import type { CycleView, TimelineItem } from "../../lib/client/timeline";
 import { CycleCard } from "../cycle/CycleCard";
 import { StageBadge } from "../sessions/StageBadge";
@@ -24,14 +30,15 @@ const REPLAY_HEAD = 2_000;
 export function SessionReplay({ sessionId }: { sessionId: string }) {
   // The recording is the ledger; it keeps growing while the session runs (live: true).
   const { query, timeline, progress } = useLiveTimeline(sessionId, { head: REPLAY_HEAD });
+  const session = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
+  const t = useT();
   return (
     <div className="page page-replay">
       <div className="page-head">
-        <h1>Replay</h1>
-        <span className="mono muted small">{sessionId}</span>
+        <ReplayHeading sessionId={sessionId} name={sessionTitle(sessionId, session.data, timeline)} />
         <span className="grow" />
         <Link className="btn btn-sm" href={`/sessions/${encodeURIComponent(sessionId)}`}>
-          Live view
+          {t("replay.live")}
         </Link>
       </div>
       {query.isError && (
@@ -70,14 +77,29 @@ export function SessionReplay({ sessionId }: { sessionId: string }) {
   );
 }
 
+/** The session's name first; the id beside it, secondary. */
+export function ReplayHeading({ sessionId, name }: { sessionId: string; name: string }) {
+  const t = useT();
+  return (
+    <>
+      <h1 className="ellipsis" title={sessionId} data-testid="replay-title">
+        {t("replay.title", { name })}
+      </h1>
+      {name !== sessionId && <span className="mono muted small">{sessionId}</span>}
+    </>
+  );
+}
+
 function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly MonitorEvent[] }) {
   const { player, snapshot, visible } = useReplay(sessionId, events);
+  const t = useT();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [followChat, setFollowChat] = useState(true);
   const [followCycles, setFollowCycles] = useState(true);
   useReplayKeys(player);
 
   const marks = useMemo(() => marksOf(events), [events]);
+  const scale = useMemo(() => createScrubScale(events.map((e) => e.ts)), [events]);
   const transcript = useMemo(() => visible.items.filter((i) => i.kind !== "cycle"), [visible.items]);
   const cycles = useMemo(
     () => visible.items.filter((i): i is Extract<TimelineItem, { kind: "cycle" }> => i.kind === "cycle"),
@@ -187,7 +209,7 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
           event {snapshot.index.toLocaleString()} / {snapshot.total.toLocaleString()}
         </span>
       </div>
-      <Scrubber player={player} durationMs={snapshot.durationMs} marks={marks} />
+      <Scrubber player={player} durationMs={snapshot.durationMs} marks={marks} scale={scale} />
       <div className="replay-now">
         {visible.stage ? (
           <StageBadge
@@ -214,7 +236,7 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
       <div className="replay-cols">
         <section className="replay-col" aria-label="Chat transcript at the playhead">
           <div className="col-title">
-            Transcript <span className="muted">{visible.messageCount.toLocaleString()} messages</span>
+            Transcript <span className="muted">{t("replay.messages", { count: visible.messageCount })}</span>
           </div>
           <VirtualList
             items={transcript}
@@ -296,17 +318,16 @@ function useReplayKeys(player: ReplayPlayer): void {
 }
 
 function marksOf(events: readonly MonitorEvent[]): ScrubberMarks {
-  const origin = events.length ? events[0].ts : 0;
   const marks: ScrubberMarks = { acted: [], silent: [], messages: [] };
   const startAt = new Map<string, number>();
-  for (const e of events) {
-    if (e.type === "cycle.start") startAt.set(e.data.cycleId, e.ts - origin);
+  for (const [i, e] of events.entries()) {
+    if (e.type === "cycle.start") startAt.set(e.data.cycleId, i);
     else if (e.type === "cycle.end") {
-      const at = startAt.get(e.data.cycleId) ?? e.ts - origin;
+      const at = startAt.get(e.data.cycleId) ?? i;
       (e.data.endReason === "timing_no_action" || e.data.endReason === "timing_wait" ? marks.silent : marks.acted).push(
         at,
       );
-    } else if (e.type === "message.ingested" || e.type === "message.sent") marks.messages.push(e.ts - origin);
+    } else if (e.type === "message.ingested" || e.type === "message.sent") marks.messages.push(i);
   }
   return marks;
 }

@@ -7,7 +7,9 @@ import { useCallback, useRef, useState } from "react";
 import { ApiRequestError, api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useConnection } from "../../lib/client/react/use-connection";
+import { useT } from "../../lib/client/react/use-locale";
 import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
+import { sessionTitle } from "../../lib/client/session-title";
 import { usageSummary } from "../../lib/client/usage";
 import type { Timeline, TimelineItem } from "../../lib/client/timeline";
 import { BotSendBox } from "../chat/BotSendBox";
@@ -37,6 +39,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
         void queryClient.invalidateQueries({ queryKey: queryKeys.session(sessionId), exact: true });
     },
   });
+  const t = useT();
 
   if (isNotFound(session.error) || isNotFound(query.error)) {
     return (
@@ -47,7 +50,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
       </div>
     );
   }
-  const name = session.data?.name || firstSessionName(timeline) || sessionId;
+  const name = sessionTitle(sessionId, session.data, timeline);
   return (
     <div className="page page-live">
       <div className="page-head">
@@ -56,7 +59,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
         </h1>
         {session.data && (
           <>
-            <Badge tone="muted">{session.data.isGroupChat ? "group" : "private"}</Badge>
+            <Badge tone="muted">{t(session.data.isGroupChat ? "session.group" : "session.private")}</Badge>
             <PlatformBadge platform={session.data.platform} />
             {(session.data.groupId ?? session.data.userId) && (
               <span className="mono muted small" title={session.data.groupId ? "group id" : "user id"}>
@@ -71,10 +74,10 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
         <span className="mono muted small">{sessionId}</span>
         <span className="grow" />
         <Link className="btn btn-sm" href={`/sessions/${encodeURIComponent(sessionId)}/replay`}>
-          Replay
+          {t("live.replay")}
         </Link>
         <Link className="btn btn-sm" href={`/tools?session=${encodeURIComponent(sessionId)}`}>
-          Tools for this session
+          {t("live.toolsForSession")}
         </Link>
       </div>
       {query.isError && (
@@ -97,7 +100,14 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           }
         />
       )}
-      {timeline && <LiveBody sessionId={sessionId} timeline={timeline} platform={session.data?.platform} />}
+      {timeline && (
+        <LiveBody
+          sessionId={sessionId}
+          timeline={timeline}
+          platform={session.data?.platform}
+          isGroupChat={session.data?.isGroupChat}
+        />
+      )}
     </div>
   );
 }
@@ -106,10 +116,12 @@ function LiveBody({
   sessionId,
   timeline,
   platform,
+  isGroupChat,
 }: {
   sessionId: string;
   timeline: Timeline;
   platform: string | undefined;
+  isGroupChat: boolean | undefined;
 }) {
   const [follow, setFollow] = useState(true);
   const [pausedAtSeq, setPausedAtSeq] = useState(0);
@@ -117,6 +129,7 @@ function LiveBody({
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const list = useRef<VirtualListHandle>(null);
   const connection = useConnection();
+  const t = useT();
 
   const latest = useRef({ follow, lastSeq: timeline.lastSeq });
   latest.current = { follow, lastSeq: timeline.lastSeq };
@@ -186,12 +199,12 @@ function LiveBody({
             <>
               {connection.socket === "live" ? (
                 <>
-                  <span className="live-dot" aria-hidden="true" /> Following live
+                  <span className="live-dot" aria-hidden="true" /> {t("live.following")}
                 </>
               ) : (
                 <>
                   <span className="live-dot live-dot-off" aria-hidden="true" />{" "}
-                  {connection.socket === "connecting" ? "Connecting…" : "Reconnecting…"}
+                  {t(connection.socket === "connecting" ? "live.connecting" : "live.reconnecting")}
                 </>
               )}
               <button
@@ -199,21 +212,19 @@ function LiveBody({
                 onClick={() => changeFollow(false)}
                 title="Stop scrolling to new events while you read"
               >
-                Pause
+                {t("live.pause")}
               </button>
             </>
           ) : (
             <>
-              <span className="muted">Paused</span>
+              <span className="muted">{t("live.paused")}</span>
               <button
                 className="btn btn-sm btn-primary"
                 onClick={resume}
                 data-testid="resume-follow"
                 title="Jump to the newest event (End or G)"
               >
-                {newEvents > 0
-                  ? `${newEvents.toLocaleString()} new event${newEvents === 1 ? "" : "s"} · Resume`
-                  : "Resume following"}
+                {newEvents > 0 ? t("live.newEvents", { count: newEvents }) : t("live.resume")}
               </button>
             </>
           )}
@@ -253,7 +264,7 @@ function LiveBody({
             }
           />
         </div>
-        <ChatBox sessionId={sessionId} />
+        <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
         <BotSendBox sessionId={sessionId} platform={platform} />
       </div>
       <aside className="live-side">
@@ -272,9 +283,4 @@ function estimateItem(item: TimelineItem): number {
 
 function isNotFound(error: unknown): boolean {
   return error instanceof ApiRequestError && error.status === 404;
-}
-
-function firstSessionName(timeline: Timeline | undefined): string | null {
-  const start = timeline?.events.find((e) => e.type === "session.start");
-  return start?.type === "session.start" ? start.data.sessionName : null;
 }

@@ -1,6 +1,7 @@
 "use client";
 import { useMemo } from "react";
 import { formatDuration } from "../../lib/client/format";
+import { useT } from "../../lib/client/react/use-locale";
 import { useThrottled } from "../../lib/client/react/use-throttled";
 import type { Timeline } from "../../lib/client/timeline";
 import { cycleTokens, formatUsd } from "../../lib/client/usage";
@@ -32,33 +33,34 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
     }
     return { tokens, costUsd, avg: ended ? cycleMs / ended : null, gates, tools, failed };
   }, [items]);
+  const t = useT();
 
   return (
     <section className="panel" aria-label="Session totals">
-      <div className="panel-title">Totals</div>
+      <div className="panel-title">{t("live.totals")}</div>
       <dl className="stats">
-        <dt>events</dt>
+        <dt>{t("stats.events")}</dt>
         <dd className="mono">{timeline.events.length.toLocaleString()}</dd>
-        <dt>messages</dt>
+        <dt>{t("stats.messages")}</dt>
         <dd className="mono">{timeline.messageCount.toLocaleString()}</dd>
-        <dt>cycles</dt>
+        <dt>{t("stats.cycles")}</dt>
         <dd className="mono">{timeline.cycleCount.toLocaleString()}</dd>
-        <dt>gate</dt>
+        <dt>{t("stats.gate")}</dt>
         <dd className="mono">
           {Object.entries(stats.gates)
             .map(([k, v]) => `${k} ${v}`)
             .join(" · ") || "–"}
         </dd>
-        <dt>tool calls</dt>
+        <dt>{t("stats.toolCalls")}</dt>
         <dd className="mono">
           {stats.tools}
-          {stats.failed > 0 && <span className="bad-text"> ({stats.failed} failed)</span>}
+          {stats.failed > 0 && <span className="bad-text"> ({t("stats.failed", { count: stats.failed })})</span>}
         </dd>
-        <dt>tokens</dt>
+        <dt>{t("stats.tokens")}</dt>
         <dd className="mono">{stats.tokens.toLocaleString()}</dd>
-        <dt>cost</dt>
+        <dt>{t("stats.cost")}</dt>
         <dd className="mono">{formatUsd(stats.costUsd)}</dd>
-        <dt>avg cycle</dt>
+        <dt>{t("stats.avgCycle")}</dt>
         <dd className="mono">{formatDuration(stats.avg)}</dd>
       </dl>
     </section>

@@ -1,6 +1,7 @@
 "use client";
 // What the engine is doing now: stage, detail, round, agent state and how long it has been at it.
 import { formatClock, formatDuration } from "../../lib/client/format";
+import { useLocale, useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
 import type { Timeline } from "../../lib/client/timeline";
 import { stageLabel } from "../../lib/i18n/stages";
@@ -10,15 +11,17 @@ export function StagePanel({ timeline, live }: { timeline: Timeline; live: boole
   const now = useNow();
   const stage = timeline.stage;
   const recent = timeline.recentStages;
+  const { locale } = useLocale();
+  const t = useT();
   return (
     <section className="panel stage-panel" aria-label="Engine stage" data-testid="stage-panel">
-      <div className="panel-title">Now</div>
+      <div className="panel-title">{t("live.now")}</div>
       {stage ? (
         <>
           <StageBadge agentState={stage.data.agentState} stage={stage.data.stage} roundText={stage.data.roundText} />
           {stage.data.detail && <div className="text small">{stage.data.detail}</div>}
           <div className="muted small">
-            since {formatClock(stage.data.stageStartedAt)}
+            {t("live.since", { time: formatClock(stage.data.stageStartedAt) })}
             {live && now > 0 && ` · ${formatDuration(Math.max(0, now - stage.data.stageStartedAt))}`}
           </div>
           {recent.length > 1 && (
@@ -32,7 +35,7 @@ export function StagePanel({ timeline, live }: { timeline: Timeline; live: boole
                   return (
                     <li key={s.seq}>
                       <span className="mono muted">{formatClock(s.data.stageStartedAt)}</span>{" "}
-                      {stageLabel(s.data.stage)}
+                      {stageLabel(s.data.stage, locale)}
                       {s.data.detail && <span className="muted"> · {s.data.detail}</span>}
                       {took >= 0 && <span className="mono muted"> {formatDuration(took)}</span>}
                     </li>
@@ -42,9 +45,7 @@ export function StagePanel({ timeline, live }: { timeline: Timeline; live: boole
           )}
         </>
       ) : (
-        <div className="muted small">
-          No stage reported yet. It appears when the session receives its first message.
-        </div>
+        <div className="muted small">{t("live.noStage")}</div>
       )}
     </section>
   );

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import type { SessionSummary } from "../../lib/api/schemas";
 import { formatAgo, formatDateTime } from "../../lib/client/format";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
+import { useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
 import { usageSummary } from "../../lib/client/usage";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
@@ -32,14 +33,17 @@ export function SessionsOverview() {
     filters: { q: search || undefined, state: filter === "all" ? undefined : filter },
   });
   const rows = sessions.data ?? [];
+  const t = useT();
 
   return (
     <div className="page">
       <div className="page-head">
-        <h1>Sessions</h1>
+        <h1>{t("sessions.title")}</h1>
         <span className="muted">
           {sessions.data
-            ? `${sessions.data.length}${sessions.hasNextPage ? "+" : ""} ${filtered ? "matching" : "total"}`
+            ? t(filtered ? "sessions.matching" : "sessions.total", {
+                count: `${sessions.data.length}${sessions.hasNextPage ? "+" : ""}`,
+              })
             : ""}
         </span>
         <div className="grow" />
@@ -62,7 +66,7 @@ export function SessionsOverview() {
               onClick={() => setFilter(f)}
               aria-pressed={filter === f}
             >
-              {f === "stop" ? "idle" : f === "wait" ? "waiting" : f}
+              {t(`sessions.filter.${f}`)}
             </button>
           ))}
         </div>
@@ -107,16 +111,17 @@ export function SessionsOverview() {
 
 function SessionTable({ rows }: { rows: SessionSummary[] }) {
   const now = useNow();
+  const t = useT();
   return (
     <table className="table sessions-table">
       <thead>
         <tr>
-          <th>Session</th>
-          <th>Now</th>
-          <th className="num">Cycles</th>
-          <th className="num">Pending</th>
-          <th className="num">Tokens · cost</th>
-          <th>Last activity</th>
+          <th>{t("sessions.col.session")}</th>
+          <th>{t("sessions.col.now")}</th>
+          <th className="num">{t("sessions.col.cycles")}</th>
+          <th className="num">{t("sessions.col.pending")}</th>
+          <th className="num">{t("sessions.col.usage")}</th>
+          <th>{t("sessions.col.lastActivity")}</th>
           <th />
         </tr>
       </thead>
@@ -129,7 +134,7 @@ function SessionTable({ rows }: { rows: SessionSummary[] }) {
               </Link>{" "}
               {chatPlatformLabel(s.platform) && <PlatformBadge platform={s.platform} />}
               <div className="sub mono">
-                {s.id} · {s.isGroupChat ? "group" : "private"} · {s.platform}
+                {s.id} · {t(s.isGroupChat ? "session.group" : "session.private")} · {s.platform}
                 {s.groupId && <span data-testid="session-group-id"> · group {s.groupId}</span>}
                 {!s.groupId && s.userId && <span data-testid="session-user-id"> · user {s.userId}</span>}
               </div>
@@ -148,8 +153,8 @@ function SessionTable({ rows }: { rows: SessionSummary[] }) {
               {now ? formatAgo(s.lastActiveAt, now) : formatDateTime(s.lastActiveAt)}
             </td>
             <td className="row-actions">
-              <Link href={`/sessions/${encodeURIComponent(s.id)}`}>Live</Link>
-              <Link href={`/sessions/${encodeURIComponent(s.id)}/replay`}>Replay</Link>
+              <Link href={`/sessions/${encodeURIComponent(s.id)}`}>{t("sessions.live")}</Link>
+              <Link href={`/sessions/${encodeURIComponent(s.id)}/replay`}>{t("sessions.replay")}</Link>
             </td>
           </tr>
         ))}

@@ -1,8 +1,7 @@
 // Agent state + stage + round, the same everywhere a session's activity is shown.
 import type { AgentState } from "../../lib/events/schemas";
+import { useLocale, useT } from "../../lib/client/react/use-locale";
 import { stageLabel } from "../../lib/i18n/stages";
-
-const STATE_LABEL: Record<AgentState, string> = { running: "running", wait: "waiting", stop: "idle" };
 
 export function StageBadge({
   agentState,
@@ -15,11 +14,14 @@ export function StageBadge({
   detail?: string;
   roundText?: string;
 }) {
+  const { locale } = useLocale();
+  const t = useT();
+  const state = t(`agent.${agentState}`);
   return (
-    <span className={`stage stage-${agentState}`} title={`agent ${STATE_LABEL[agentState]}`}>
+    <span className={`stage stage-${agentState}`} title={`agent ${state}`} data-agent-state={agentState}>
       <span className="stage-dot" aria-hidden="true" />
-      <span className="stage-state">{STATE_LABEL[agentState]}</span>
-      {stage && <span className="stage-name">{stageLabel(stage)}</span>}
+      <span className="stage-state">{state}</span>
+      {stage && <span className="stage-name">{stageLabel(stage, locale)}</span>}
       {detail && <span className="stage-detail">{detail}</span>}
       {roundText && <span className="stage-round">{roundText}</span>}
     </span>

@@ -1,21 +1,33 @@
 "use client";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
+import type { Locale } from "../../lib/i18n/messages";
 import { QueryProvider } from "../../lib/client/react/query-provider";
+import { LocaleProvider } from "../../lib/client/react/use-locale";
 import { AuthGate } from "./AuthGate";
 import { Nav } from "./Nav";
 import { OfflineBanner } from "./OfflineBanner";
 
-export function AppShell({ children }: { children: ReactNode }) {
+export function AppShell({
+  children,
+  locale,
+  hasLocaleCookie,
+}: {
+  children: ReactNode;
+  locale: Locale;
+  hasLocaleCookie: boolean;
+}) {
   const pathname = usePathname();
   const open = pathname === "/login";
   return (
     <QueryProvider>
-      <div className="shell">
-        <Nav showLinks={!open} />
-        <OfflineBanner />
-        <main className="shell-main">{open ? children : <AuthGate>{children}</AuthGate>}</main>
-      </div>
+      <LocaleProvider initial={locale} hasCookie={hasLocaleCookie}>
+        <div className="shell">
+          <Nav showLinks={!open} />
+          <OfflineBanner />
+          <main className="shell-main">{open ? children : <AuthGate>{children}</AuthGate>}</main>
+        </div>
+      </LocaleProvider>
     </QueryProvider>
   );
 }

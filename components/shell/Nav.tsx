@@ -5,6 +5,8 @@ import { usePathname } from "next/navigation";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useConnection } from "../../lib/client/react/use-connection";
+import { useT } from "../../lib/client/react/use-locale";
+import { LocaleSwitch } from "./LocaleSwitch";
 import { ThemeToggle } from "./ThemeToggle";
 
 export function Nav({ showLinks }: { showLinks: boolean }) {
@@ -20,6 +22,7 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
   });
   const connection = useConnection();
   const queryClient = useQueryClient();
+  const t = useT();
   const active = (href: string) =>
     href === "/" ? pathname === "/" || pathname.startsWith("/sessions") : pathname.startsWith(href);
 
@@ -46,13 +49,13 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
       {showLinks && (
         <nav className="nav-links" aria-label="Main">
           <Link href="/" className={active("/") ? "active" : ""}>
-            Sessions
+            {t("nav.sessions")}
           </Link>
           <Link href="/tools" className={active("/tools") ? "active" : ""}>
-            Tools
+            {t("nav.tools")}
           </Link>
           <Link href="/platforms" className={active("/platforms") ? "active" : ""}>
-            Platforms
+            {t("nav.platforms")}
           </Link>
         </nav>
       )}
@@ -78,10 +81,11 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
             aria-label={`live stream ${connection.socket}`}
           />
         )}
+        <LocaleSwitch />
         <ThemeToggle />
         {showLinks && (
           <button className="btn btn-ghost btn-sm" onClick={() => void logout()}>
-            Log out
+            {t("nav.logout")}
           </button>
         )}
       </div>

@@ -5,11 +5,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useRef, useState, type ReactNode } from "react";
-import type { ProviderStatus, ToolView } from "../../lib/api/schemas";
+import type { ProviderStatus } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
+import { groupTools, providerOrder, type StateFilter } from "../../lib/client/tool-groups";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
+import { useT } from "../../lib/client/react/use-locale";
 import {
   observeToggleEvents,
   startToggle,
@@ -24,7 +26,6 @@ import { AuditList } from "./AuditList";
 import { ModelEndpoints } from "./ModelEndpoints";
 import { ToolRow } from "./ToolRow";
 
-type StateFilter = "all" | "enabled" | "disabled";
 const RECENT_EVENTS = 500;
 
 export function ToolsCatalog() {
@@ -38,6 +39,7 @@ export function ToolsCatalog() {
   const [acks, setAcks] = useState<ToggleAcks>(new Map());
   const recent = useRef<MonitorEvent[]>([]);
   const queryClient = useQueryClient();
+  const t = useT();
 
   const onEvents = useCallback(
     (events: MonitorEvent[]) => {
@@ -91,7 +93,7 @@ export function ToolsCatalog() {
     () => groupTools(tools.data ?? [], { search, provider, state }),
     [tools.data, search, provider, state],
   );
-  const providerNames = useMemo(() => [...new Set((tools.data ?? []).map((t) => t.providerName))].sort(), [tools.data]);
+  const providerNames = useMemo(() => providerOrder(tools.data ?? []), [tools.data]);
   const statusByName = useMemo(() => new Map((providers.data ?? []).map((p) => [p.name, p])), [providers.data]);
   const shown = groups.reduce((n, g) => n + g.tools.length, 0);
   const scopeName = sessionId ? (sessions.data?.find((s) => s.id === sessionId)?.name ?? sessionId) : null;
@@ -99,7 +101,7 @@ export function ToolsCatalog() {
   return (
     <div className="page page-tools">
       <div className="page-head">
-        <h1>Tools</h1>
+        <h1>{t("nav.tools")}</h1>
         <span className="muted">{tools.data ? `${shown} of ${tools.data.length}` : ""}</span>
         <span className="grow" />
         <label className="field-inline">
@@ -243,24 +245,4 @@ function ProviderGroup({
       <ul className="tool-list">{children}</ul>
     </section>
   );
-}
-
-function groupTools(tools: readonly ToolView[], f: { search: string; provider: string; state: StateFilter }) {
-  const q = f.search.trim().toLowerCase();
-  const groups = new Map<string, { name: string; total: number; tools: ToolView[] }>();
-  for (const t of tools) {
-    const g = groups.get(t.providerName) ?? { name: t.providerName, total: 0, tools: [] };
-    g.total++;
-    groups.set(t.providerName, g);
-    if (f.provider !== "all" && t.providerName !== f.provider) continue;
-    if (f.state === "enabled" && !t.enabled) continue;
-    if (f.state === "disabled" && t.enabled) continue;
-    if (
-      q &&
-      ![t.name, t.title ?? "", t.annotation?.title ?? "", t.description].some((s) => s.toLowerCase().includes(q))
-    )
-      continue;
-    g.tools.push(t);
-  }
-  return [...groups.values()].filter((g) => g.tools.length > 0).sort((a, b) => a.name.localeCompare(b.name));
 }

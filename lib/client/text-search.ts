@@ -40,3 +40,14 @@ export function messageSearchText(message: LlmMessage): string {
   if (message.role === "tool") parts.push(message.tool_call_id);
   return parts.join("\n");
 }
+
+/** The withheld tools a search matches: by name, reason, or the reason's explanation. */
+export function filterWithheld<T extends { name: string; reason: string }>(
+  tools: readonly T[],
+  query: string,
+  explain: (reason: string) => string = () => "",
+): T[] {
+  const q = query.trim();
+  if (!q) return [...tools];
+  return tools.filter((t) => countMatches(`${t.name}\n${t.reason}\n${explain(t.reason)}`, q) > 0);
+}

@@ -1,5 +1,6 @@
-// Display names of the runtime's stages (lib/events/schemas.ts stageIdSchema) per locale. The
-// dashboard shows Chinese unless told otherwise, as the engine's original stage names were.
+// Display names of the runtime's stages (lib/events/schemas.ts stageIdSchema) per locale, each
+// wholly in its language. Chinese unless told otherwise, as the engine's original stage names were;
+// the dashboard passes the operator's choice (lib/i18n/messages.ts).
 import type { StageId } from "../events/schemas";
 
 export type DisplayLocale = "zh-CN" | "en";
@@ -8,9 +9,9 @@ const labels: Record<DisplayLocale, Record<StageId, string>> = {
   "zh-CN": {
     idle: "空闲",
     collecting: "消息整理",
-    timing_gate: "Timing Gate",
-    planner: "Planner",
-    planner_interrupted: "Planner 已打断",
+    timing_gate: "节奏判断",
+    planner: "行动规划",
+    planner_interrupted: "行动规划已打断",
     tool: "工具执行",
     cooldown: "冷却",
     waiting: "等待消息",

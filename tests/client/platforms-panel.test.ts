@@ -7,12 +7,19 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { PlatformsPanel } from "../../components/platforms/PlatformsPanel";
 import { queryKeys } from "../../lib/client/query-keys";
+import { LocaleProvider } from "../../lib/client/react/use-locale";
+import type { Locale } from "../../lib/i18n/messages";
 import { platformsResponseSchema, type PlatformsResponse } from "../../lib/platforms/status";
 
-function render(answer: PlatformsResponse): string {
+function render(answer: PlatformsResponse, locale: Locale = "zh-CN"): string {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   client.setQueryData(queryKeys.platforms, platformsResponseSchema.parse(answer));
-  return renderToStaticMarkup(createElement(QueryClientProvider, { client }, createElement(PlatformsPanel)));
+  const panel = createElement(LocaleProvider, {
+    initial: locale,
+    hasCookie: true,
+    children: createElement(PlatformsPanel),
+  });
+  return renderToStaticMarkup(createElement(QueryClientProvider, { client }, panel));
 }
 
 const now = Date.now();
@@ -87,5 +94,27 @@ describe("PlatformsPanel", () => {
     expect(html).toContain("docs/platforms.md");
     expect(html).not.toContain("platform-connection");
     expect(html).not.toContain("platforms-inbound");
+  });
+
+  it("follows the language switch: heading and connection states", () => {
+    const closed = {
+      platform: "onebot",
+      selfId: "10003",
+      mode: "forward",
+      role: "Universal",
+      address: "ws://127.0.0.1:3002",
+      state: "closed",
+      connectedSince: null,
+      lastHeartbeatAt: null,
+      eventsIn: 0,
+      actionsOut: 0,
+      errors: 0,
+    } as const;
+    const en = render({ connections: [closed], inbound: null }, "en");
+    expect(en).toContain("<h1>Platforms</h1>");
+    expect(en).toContain(">Disconnected<");
+    const zh = render({ connections: [closed], inbound: null }, "zh-CN");
+    expect(zh).toContain("<h1>平台</h1>");
+    expect(zh).toContain(">已断开<");
   });
 });

@@ -10,6 +10,9 @@ export interface ProviderStatusSource {
   status(): ProviderStatus | ProviderStatus[] | Promise<ProviderStatus | ProviderStatus[]>;
 }
 
+/** The registry's precedence: a name offered by several providers goes to the earliest. */
+const PRECEDENCE: Record<ProviderStatus["type"], number> = { builtin: 0, plugin: 1, mcp: 2 };
+
 export class ProviderStatusRegistry {
   private readonly sources = new Map<string, ProviderStatusSource>();
 
@@ -21,7 +24,11 @@ export class ProviderStatusRegistry {
     };
   }
 
-  /** In registration order; a source that throws shows as a failed provider instead of failing the list. */
+  /**
+   * In precedence order (builtin, plugins, MCP servers), each source's own order kept (MCP servers in
+   * config order) even when a source registers again later; a source that throws shows as a failed
+   * provider instead of failing the list.
+   */
   async list(): Promise<ProviderStatus[]> {
     const lists = await Promise.all(
       [...this.sources.values()].map(async (source): Promise<ProviderStatus[]> => {
@@ -36,6 +43,6 @@ export class ProviderStatusRegistry {
         }
       }),
     );
-    return lists.flat();
+    return lists.flat().sort((a, b) => PRECEDENCE[a.type] - PRECEDENCE[b.type]);
   }
 }

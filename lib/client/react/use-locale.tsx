@@ -1,0 +1,46 @@
+"use client";
+// The dashboard's language: given by the server from the cookie, switched from the nav. Components
+// read it with useLocale()/useT(); without a provider (server-rendered tests) it is the default.
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { DEFAULT_LOCALE, translate, type Locale, type Translate } from "../../i18n/messages";
+import { savedLocale, storeLocale } from "../locale";
+
+interface LocaleState {
+  locale: Locale;
+  setLocale: (locale: Locale) => void;
+}
+
+const LocaleContext = createContext<LocaleState>({ locale: DEFAULT_LOCALE, setLocale: () => undefined });
+
+export function LocaleProvider({
+  initial,
+  hasCookie,
+  children,
+}: {
+  initial: Locale;
+  /** Whether the server found the cookie; without it the choice kept in localStorage applies. */
+  hasCookie: boolean;
+  children: ReactNode;
+}) {
+  const [locale, setState] = useState(initial);
+  const setLocale = useCallback((next: Locale) => {
+    storeLocale(next);
+    setState(next);
+  }, []);
+  useEffect(() => {
+    if (hasCookie) return;
+    const saved = savedLocale(window.localStorage);
+    if (saved && saved !== initial) setLocale(saved);
+  }, [hasCookie, initial, setLocale]);
+  const value = useMemo(() => ({ locale, setLocale }), [locale, setLocale]);
+  return <LocaleContext.Provider value={value}>{children}</LocaleContext.Provider>;
+}
+
+export function useLocale(): LocaleState {
+  return useContext(LocaleContext);
+}
+
+export function useT(): Translate {
+  const { locale } = useContext(LocaleContext);
+  return useCallback<Translate>((key, vars) => translate(locale, key, vars), [locale]);
+}

@@ -1,0 +1,67 @@
+// The replay scrubber is scaled by event, so an idle gap no longer squeezes a session into the
+// first sliver of the bar; the playhead glides across a gap while playing and seeks land on events.
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import { Scrubber } from "../../components/replay/Scrubber";
+import { createReplayPlayer } from "../../lib/client/replay-player";
+import { createScrubScale } from "../../lib/client/replay-scale";
+
+// Four events in the first 300 ms, then one after a night of silence.
+const times = [1_000, 1_100, 1_200, 1_300, 1_000 + 10 * 3_600_000];
+
+describe("scrub scale", () => {
+  it("places events evenly whatever the gaps between them", () => {
+    const scale = createScrubScale(times);
+    expect(times.map((_, i) => scale.fractionOfEvent(i))).toEqual([0, 0.25, 0.5, 0.75, 1]);
+    // Wall time would put the fourth event at 0.00000833 of the bar.
+    expect(scale.fractionAt(4, 300)).toBeCloseTo(0.75);
+  });
+
+  it("moves the playhead across a gap in proportion to the time passed, never backwards", () => {
+    const scale = createScrubScale(times);
+    const gap = times[4] - times[3];
+    expect(scale.fractionAt(4, 300 + gap / 2)).toBeCloseTo(0.875);
+    expect(scale.fractionAt(5, times[4] - times[0])).toBe(1);
+    expect(scale.fractionAt(0, 0)).toBe(0);
+    const samples = [0, 0.1, 0.3, 0.6, 0.9].map((f) => scale.fractionAt(4, 300 + gap * f));
+    expect([...samples].sort((a, b) => a - b)).toEqual(samples);
+  });
+
+  it("seeks a bar fraction to the nearest event (0 = before anything)", () => {
+    const scale = createScrubScale(times);
+    expect(scale.indexAt(0)).toBe(0);
+    expect(scale.indexAt(0.01)).toBe(1);
+    expect(scale.indexAt(0.5)).toBe(3);
+    expect(scale.indexAt(0.8)).toBe(4);
+    expect(scale.indexAt(1)).toBe(5);
+    expect(scale.indexAt(7)).toBe(5);
+  });
+
+  it("keeps events that share a time apart, tolerates clock skew, and handles tiny recordings", () => {
+    const tied = createScrubScale([5, 5, 5, 3, 9]);
+    expect(tied.fractionAt(2, 0)).toBeCloseTo(0.25);
+    expect(tied.fractionAt(4, 0)).toBeCloseTo(0.75);
+    expect(createScrubScale([]).fractionAt(3, 10)).toBe(0);
+    expect(createScrubScale([]).indexAt(0.5)).toBe(0);
+    expect(createScrubScale([42]).fractionAt(1, 0)).toBe(0);
+    expect(createScrubScale([42]).indexAt(0.9)).toBe(1);
+  });
+});
+
+describe("Scrubber", () => {
+  it("draws marks by event index, so marks after an idle gap are not crushed against the end", () => {
+    const player = createReplayPlayer({ times, cycleBoundaries: [2] });
+    const html = renderToStaticMarkup(
+      createElement(Scrubber, {
+        player,
+        durationMs: times[4] - times[0],
+        marks: { acted: [0], silent: [2], messages: [1, 3, 4] },
+        scale: createScrubScale(times),
+      }),
+    );
+    expect(html).toContain('d="M250.0 24V30M750.0 24V30M1000.0 24V30"');
+    expect(html).toContain('d="M500.0 8V22"');
+    expect(html).toContain('d="M0.0 2V22"');
+  });
+});
