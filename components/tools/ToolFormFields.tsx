@@ -52,11 +52,13 @@ function FieldInput({
   const value = valueAt(shared.values, path);
   const text = typeof value === "string" ? value : "";
   const name = label ?? field.label;
+  // An array's rows are its items: their place, not a mark, says they are needed.
+  const required = field.required && label === undefined;
   const common = {
     id,
     "aria-invalid": error ? true : undefined,
     "aria-describedby": error ? errorId : undefined,
-    "aria-required": field.required || undefined,
+    "aria-required": required || undefined,
     "data-field": key,
   };
   const set = (next: FieldValue) => shared.onChange(path, next);
@@ -68,7 +70,7 @@ function FieldInput({
         <fieldset className="tf-group" data-field={key}>
           <legend>
             {name}
-            {field.required && <Req />}
+            {required && <Req />}
           </legend>
           {field.description && <p className="muted small text">{field.description}</p>}
           {field.fields.map((f) => (
@@ -85,7 +87,7 @@ function FieldInput({
         <fieldset className="tf-group" data-field={key}>
           <legend>
             {name}
-            {field.required && <Req />}
+            {required && <Req />}
           </legend>
           {field.description && <p className="muted small text">{field.description}</p>}
           <ol className="tf-rows">
@@ -186,7 +188,7 @@ function FieldInput({
     <div className="tf-field" data-kind={field.kind}>
       <label htmlFor={id}>
         {name}
-        {field.required && <Req />}
+        {required && <Req />}
         {field.kind === "json" && <span className="muted small"> (JSON)</span>}
       </label>
       {control}

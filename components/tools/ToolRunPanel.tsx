@@ -60,9 +60,8 @@ export function ToolRunPanel({ tool, sessions }: Props) {
     onError: (error, v) => {
       if (error instanceof ApiRequestError && error.needsConfirm) return setConfirming(v.args);
       if (error instanceof ApiRequestError && error.status === 400 && error.fields.length) {
-        const byField = serverFieldErrors(error.fields);
-        setErrors(byField);
-        return setProblem(mode === "json" || byField[""] ? error.message : "Some arguments are not accepted.");
+        setErrors(serverFieldErrors(error.fields));
+        return setProblem(error.message);
       }
       setProblem(describeError(error));
     },
@@ -178,8 +177,7 @@ export function ToolRunPanel({ tool, sessions }: Props) {
         )}
         {(problem || errors[""]) && (
           <div className="ack ack-failed text" role="alert" data-testid="run-problem">
-            {problem}
-            {errors[""] && ` ${errors[""]}`}
+            {problem || errors[""]}
           </div>
         )}
         <div className="tool-run-actions">

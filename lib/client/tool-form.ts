@@ -92,9 +92,10 @@ function fieldOf(key: string, schema: unknown, required: boolean, depth: number)
   const num = (k: string) => (typeof s[k] === "number" ? { [k === "minimum" ? "min" : "max"]: s[k] } : {});
   switch (type) {
     case "string": {
-      const maxLength = typeof s.maxLength === "number" ? s.maxLength : Infinity;
+      // A text allowed to be long gets a text area; a plain one a line.
+      const multiline = typeof s.maxLength === "number" && s.maxLength > 200;
       const placeholder = typeof s.format === "string" ? s.format : "";
-      return { ...base, kind: "string", multiline: maxLength > 200, placeholder };
+      return { ...base, kind: "string", multiline, placeholder };
     }
     case "number":
     case "integer":

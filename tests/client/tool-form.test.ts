@@ -74,6 +74,10 @@ describe("buildToolForm", () => {
     const mode = f[4];
     expect(mode.kind === "enum" && mode.options.map((o) => o.label)).toEqual(["fast", "deep"]);
     expect(f[0].description).toBe("what to look for");
+    expect(f[0].kind === "string" && f[0].multiline).toBe(false);
+    expect(fields({ type: "object", properties: { t: { type: "string", maxLength: 4000 } } })[0]).toMatchObject({
+      multiline: true,
+    });
   });
 
   it("leaves roots it cannot render to the raw-JSON mode, and takes an absent schema as no arguments", () => {
