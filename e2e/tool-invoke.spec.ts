@@ -38,26 +38,33 @@ test("run a destructive tool by hand: refused until confirmed, then its result",
 
 test("the form names the fields the server refused; raw JSON is a fallback", async ({ page }) => {
   await page.goto("/tools");
-  const jargon = row(page, "query_jargon");
-  await jargon.getByTestId("run-tool").click();
-  const panel = jargon.getByTestId("tool-run");
-  // words has minItems 1: one row to fill; removing it leaves an empty list the validator refuses.
-  await panel.getByRole("button", { name: /^Remove words 1/ }).click();
-  await panel.getByRole("button", { name: "Run query_jargon" }).click();
-  await expect(panel.locator('fieldset[data-field="words"] [data-testid="field-error"]')).toContainText("fewer than 1");
+  const search = row(page, "tool_search");
+  await search.getByTestId("run-tool").click();
+  const panel = search.getByTestId("tool-run");
+  // The default is prefilled; 0 is below the schema's minimum: the registry's validator names the field.
+  const limit = panel.getByLabel(/^limit/);
+  await expect(limit).not.toHaveValue("");
+  await panel.getByLabel(/^query/).fill("dice");
+  await limit.fill("0");
+  await panel.getByRole("button", { name: "Run tool_search" }).click();
+  await expect(panel.locator('[data-field="limit"]')).toHaveAttribute("aria-invalid", "true");
+  await expect(panel.getByTestId("field-error")).toContainText(">= 1");
+  // Text that is no number never leaves the page.
+  await limit.fill("two");
+  await panel.getByRole("button", { name: "Run tool_search" }).click();
+  await expect(panel.getByTestId("field-error")).toContainText("must be a number");
 
-  await panel.getByRole("button", { name: "Add words" }).click();
-  await panel.getByLabel("words 1", { exact: true }).fill("yyds");
-  await panel.getByRole("button", { name: "Run query_jargon" }).click();
+  await limit.fill("3");
+  await panel.getByRole("button", { name: "Run tool_search" }).click();
   await expect(panel.getByTestId("run-result")).toBeVisible();
   await expect(panel.getByTestId("field-error")).toHaveCount(0);
 
   // Raw JSON carries what the form would send, and the server's answer to a wrong type.
   await panel.getByRole("group", { name: "Arguments editor" }).getByRole("button", { name: "raw JSON" }).click();
-  await expect(panel.getByTestId("run-raw")).toHaveValue(/"yyds"/);
-  await panel.getByTestId("run-raw").fill('{"words": "yyds"}');
-  await panel.getByRole("button", { name: "Run query_jargon" }).click();
-  await expect(panel.getByTestId("run-problem")).toContainText("words: must be array");
+  await expect(panel.getByTestId("run-raw")).toHaveValue(/"dice"/);
+  await panel.getByTestId("run-raw").fill('{"query": 5}');
+  await panel.getByRole("button", { name: "Run tool_search" }).click();
+  await expect(panel.getByTestId("run-problem")).toContainText("query: must be string");
 });
 
 test("a run inside a session is an operator.action in its timeline", async ({ page, api }) => {
