@@ -137,6 +137,18 @@ describe("POST /api/tools/:name/invoke", () => {
     expect((await invoke("tool_search", { arguments: { query: "x" } })).status).toBe(200);
   });
 
+  it("refuses a tool switched off in a session there only", async () => {
+    const sessionId = await server.createSession();
+    const off = await server.api("PATCH", "/api/tools/query_jargon", { enabled: false, sessionId, reason: "quiet" });
+    expect(off.status).toBe(200);
+    const res = await invoke("query_jargon", { arguments: { words: ["yyds"] }, sessionId });
+    expect(res.status).toBe(409);
+    expect(apiErrorSchema.parse(res.json).error).toMatch(/switched off in this session by operator: quiet/);
+    // No run, no operator.action.
+    expect((await server.events(sessionId)).some((e) => e.type === "operator.action")).toBe(false);
+    expect((await invoke("query_jargon", { arguments: { words: ["yyds"] } })).status).toBe(200);
+  });
+
   it("answers 404 for an unknown tool and 400 for a malformed body", async () => {
     expect((await invoke("no_such_tool", { arguments: {} })).status).toBe(404);
     const bad = await invoke("tool_search", { arguments: "query", extra: 1 });
