@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiErrorSchema, invokeToolResponseSchema, sessionListSchema, toolListSchema } from "../../lib/api/schemas";
+import { isDestructive } from "../../server/http/services/tool-invoke";
 import { memoryStdioConfig } from "../support/mcp-servers";
 import { until } from "../support/until";
 import { FAST_CHAT, startTestServer, type TestServer } from "./support";
@@ -153,5 +154,17 @@ describe("POST /api/tools/:name/invoke", () => {
     expect((await invoke("no_such_tool", { arguments: {} })).status).toBe(404);
     const bad = await invoke("tool_search", { arguments: "query", extra: 1 });
     expect(bad.status).toBe(400);
+  });
+});
+
+describe("isDestructive", () => {
+  it("follows the MCP defaults: absent hints destructive, read-only never, explicit false not", () => {
+    const base = { audience: [], metadata: {} };
+    expect(isDestructive({})).toBe(true);
+    expect(isDestructive({ annotation: base })).toBe(true);
+    expect(isDestructive({ annotation: { ...base, readOnlyHint: true } })).toBe(false);
+    expect(isDestructive({ annotation: { ...base, readOnlyHint: true, destructiveHint: true } })).toBe(false);
+    expect(isDestructive({ annotation: { ...base, destructiveHint: false } })).toBe(false);
+    expect(isDestructive({ annotation: { ...base, readOnlyHint: false, destructiveHint: true } })).toBe(true);
   });
 });
