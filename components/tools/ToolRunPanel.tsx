@@ -208,9 +208,12 @@ export function ToolRunPanel({ tool, sessions }: Props) {
 /** A modal dialog (focus kept inside, Escape cancels); Cancel has the focus first. */
 function ConfirmRun(props: { toolName: string; context: string; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
+    // The safe choice has the focus: Enter right away runs nothing.
+    cancel.current?.focus();
     return () => dialog?.close();
   }, []);
   return (
@@ -230,7 +233,7 @@ function ConfirmRun(props: { toolName: string; context: string; onConfirm: () =>
         not). Run it in {props.context}?
       </p>
       <div className="tool-run-actions">
-        <button type="button" className="btn btn-sm" autoFocus onClick={props.onCancel}>
+        <button ref={cancel} type="button" className="btn btn-sm" onClick={props.onCancel}>
           Cancel
         </button>
         <button type="button" className="btn btn-sm btn-primary" onClick={props.onConfirm}>
