@@ -25,6 +25,7 @@ import { SessionDirectory } from "./http/services/session-directory";
 import { ToolCatalog } from "./http/services/tool-catalog";
 import { ToggleProvenance } from "./http/services/toggle-provenance";
 import { ToolToggleService } from "./http/services/tool-toggles";
+import { ToolInvokeService } from "./http/services/tool-invoke";
 import type { ModelClient } from "./llm/model-client";
 import { isGatewayPath, McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
@@ -238,6 +239,7 @@ async function serveEngine(
     icons,
     chatImages,
     toggles: new ToolToggleService(engine, catalog, provenance),
+    invocations: new ToolInvokeService(engine, provenance),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
     logins: loginLimiter,

@@ -172,5 +172,10 @@ function describeOperatorAction(d: EventData<"operator.action">): string {
     const failed = d.detail.delivered === false ? " (not delivered)" : "";
     return `sent as the bot to ${d.target}${text === null ? "" : `: “${text}”`}${failed}`;
   }
+  if (d.action === "tool.invoke") {
+    const outcome = d.detail.success === false ? "failed" : "succeeded";
+    const ms = typeof d.detail.durationMs === "number" ? `, ${Math.round(d.detail.durationMs)} ms` : "";
+    return `ran the tool ${d.target} by hand (${outcome}${ms})`;
+  }
   return `${d.action} on ${d.target}`;
 }

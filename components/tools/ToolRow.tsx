@@ -1,6 +1,6 @@
 "use client";
-// One tool: icon, title and name, description, annotation badges, parameters, and its switch with
-// a reason and the engine's acknowledgement.
+// One tool: icon, title and name, description, annotation badges, parameters, its switch with a
+// reason and the engine's acknowledgement, and running it by hand.
 import { useState, type FormEvent } from "react";
 import type { ToolView } from "../../lib/api/schemas";
 import { formatClock, formatDuration } from "../../lib/client/format";
@@ -10,6 +10,7 @@ import { Switch } from "../ui/Switch";
 import { AnnotationBadges } from "./AnnotationBadges";
 import { SchemaView } from "./SchemaView";
 import { ToolIcon } from "./ToolIcon";
+import { ToolRunPanel } from "./ToolRunPanel";
 
 const PLACEMENT_HELP: Record<ToolView["placement"], string> = {
   visible: "Offered to the planner in every request.",
@@ -22,12 +23,15 @@ interface Props {
   scopeLabel: string;
   ack: ToggleAck | null;
   onToggle: (enabled: boolean, reason: string) => void;
+  /** Sessions a run by hand may use as its context. */
+  sessions: readonly { id: string; name: string }[];
 }
 
-export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
+export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
   const [pending, setPending] = useState<boolean | null>(null);
   const [reason, setReason] = useState("");
   const [open, setOpen] = useState(false);
+  const [running, setRunning] = useState(false);
   const title = tool.title ?? tool.annotation?.title;
   const sending = ack?.phase === "sending";
   // An MCP tool offered under `<server>__<tool>` because its own name collided (see server/mcp/manager.ts).
@@ -99,6 +103,15 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
         <button type="button" className="linkish" aria-expanded={open} onClick={() => setOpen(!open)}>
           {open ? "hide parameters" : "parameters"}
         </button>
+        <button
+          type="button"
+          className="btn btn-sm"
+          aria-expanded={running}
+          onClick={() => setRunning(!running)}
+          data-testid="run-tool"
+        >
+          {running ? "Close run" : "Run"}
+        </button>
       </div>
       {pending !== null && (
         <form className="toggle-confirm" onSubmit={confirm}>
@@ -122,6 +135,7 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle }: Props) {
       )}
       {ack && <AckLine ack={ack} />}
       {open && <SchemaView schema={tool.parametersSchema} />}
+      {running && <ToolRunPanel tool={tool} sessions={sessions} />}
     </li>
   );
 }

@@ -206,6 +206,7 @@ export function ToolsCatalog() {
                   scopeLabel={scopeName ? `session ${scopeName}` : "all sessions"}
                   ack={acks.get(toggleKey(t.name, sessionId)) ?? null}
                   onToggle={(enabled, reason) => toggle.mutate({ name: t.name, enabled, reason })}
+                  sessions={sessions.data ?? []}
                 />
               ))}
             </ProviderGroup>

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { endpointStatusSchema } from "../llm/endpoints";
 import { agentStateSchema, monitorEventSchema, stageIdSchema } from "../events/schemas";
 import { historyMessageSchema } from "../chat/history";
-import { toolSpecSchema } from "../tools/schemas";
+import { jsonObjectSchema, toolExecutionResultSchema, toolSpecSchema } from "../tools/schemas";
 
 export const MAX_TEXT_CHARS = 8_000;
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -209,6 +209,19 @@ export const toggleToolBodySchema = z
   .strict();
 export type ToggleToolBody = z.infer<typeof toggleToolBodySchema>;
 
+/** POST /api/tools/:name/invoke: a tool run by hand, in a session's context or the neutral one (no sessionId). */
+export const invokeToolBodySchema = z
+  .object({
+    arguments: jsonObjectSchema.default({}),
+    sessionId: idSchema.optional(),
+    /** Required for a destructive tool (destructiveHint true, or absent: the MCP default). */
+    confirm: z.boolean().default(false),
+  })
+  .strict();
+export type InvokeToolBody = z.infer<typeof invokeToolBodySchema>;
+export const invokeToolResponseSchema = z.object({ result: toolExecutionResultSchema });
+export type InvokeToolResponse = z.infer<typeof invokeToolResponseSchema>;
+
 export const toggleAuditEntrySchema = z.object({
   id: z.string(),
   toolName: z.string(),
@@ -256,6 +269,8 @@ export const apiErrorSchema = z.object({
   fields: z
     .array(z.object({ path: z.string(), message: z.string(), in: z.enum(["body", "query", "params"]).optional() }))
     .optional(),
+  /** 409 from POST /api/tools/:name/invoke: the tool is destructive; send again with confirm: true. */
+  needsConfirm: z.boolean().optional(),
 });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 

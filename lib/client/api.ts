@@ -17,6 +17,7 @@ import {
   toggleAuditListSchema,
   toggleResultSchema,
   toolListSchema,
+  invokeToolResponseSchema,
   type CreateSessionBody,
   type EventsPage,
   type InboundMessageBody,
@@ -30,6 +31,8 @@ export class ApiRequestError extends Error {
     readonly status: number,
     message: string,
     readonly fields: { path: string; message: string }[] = [],
+    /** A destructive tool run without confirmation (POST /api/tools/:name/invoke answers 409). */
+    readonly needsConfirm = false,
   ) {
     super(message);
   }
@@ -69,7 +72,12 @@ async function request<S extends z.ZodType>(
   if (!res.ok) {
     const parsed = apiErrorSchema.safeParse(body);
     const message = parsed.success ? parsed.data.error : `HTTP ${res.status}`;
-    throw new ApiRequestError(res.status, message, parsed.success ? (parsed.data.fields ?? []) : []);
+    throw new ApiRequestError(
+      res.status,
+      message,
+      parsed.success ? (parsed.data.fields ?? []) : [],
+      parsed.success && parsed.data.needsConfirm === true,
+    );
   }
   // Routes answering 204 have no body to check.
   if (schema === null) return undefined as z.infer<S>;
@@ -117,6 +125,8 @@ export const api = {
     request(sessionId ? `/api/tools?sessionId=${enc(sessionId)}` : "/api/tools", toolListSchema),
   toggleTool: (name: string, body: { enabled: boolean; sessionId?: string; reason: string }) =>
     request(`/api/tools/${enc(name)}`, toggleResultSchema, json("PATCH", body)),
+  invokeTool: (name: string, body: { arguments: Record<string, unknown>; sessionId?: string; confirm?: boolean }) =>
+    request(`/api/tools/${enc(name)}/invoke`, invokeToolResponseSchema, json("POST", body)),
   audit: () => request("/api/tools/audit", toggleAuditListSchema),
   providers: () => request("/api/providers", providerListSchema),
   endpoints: () => request("/api/endpoints", endpointListSchema),

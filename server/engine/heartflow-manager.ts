@@ -8,6 +8,7 @@ import { describeError } from "./errors";
 import { parseSnapshot, type RecoveredSession, type RuntimeSnapshotState } from "./persistence";
 import { hasWork, recoverSession } from "./recovery";
 import { SessionRuntime, type RuntimeStatus } from "./runtime";
+import type { ToolExecutionContext } from "../../lib/tools/schemas";
 import type { ToolRegistry } from "../tools/registry";
 import { createSessionlessTools, type SessionlessTools } from "./tool-registry";
 
@@ -67,6 +68,19 @@ export class HeartflowManager {
     this.detachedTools ??= createSessionlessTools(this.deps, { id: "_catalog", platform: "operator" });
     this.detachedTools.refresh();
     return this.detachedTools.registry;
+  }
+
+  /**
+   * The registry and context for a tool an operator runs by hand in this session: its running
+   * runtime's, the runtime created when absent (the session row exists already).
+   */
+  async operatorTools(
+    session: SessionRecord,
+    metadata: Record<string, unknown>,
+  ): Promise<{ registry: ToolRegistry; context: ToolExecutionContext }> {
+    let runtime = await this.getOrCreate(session);
+    while (runtime.isStopped) runtime = await this.getOrCreate(session);
+    return { registry: runtime.registry, context: runtime.operatorToolContext(metadata) };
   }
 
   /** A session's last saved state (parsed; null when none or unreadable). */

@@ -3,6 +3,7 @@
 // planner interrupts in the interrupt guard, snapshots in persistence, the history in its owner,
 // and every agent-state transition in the reasoning loop.
 import type { AgentState, StageId } from "../../lib/events/schemas";
+import type { ToolExecutionContext } from "../../lib/tools/schemas";
 import type { ChatMessageRecord, SessionRecord } from "../stores/types";
 import type { SendOutcome } from "../tools/builtin/host";
 import { BuiltinToolProvider } from "../tools/builtin/provider";
@@ -23,7 +24,7 @@ import {
 import { ReasoningLoop, type LoopHost, type TurnTrigger } from "./reasoning-loop";
 import { SessionToolHost } from "./session-host";
 import { syncSharedProviders } from "./tool-registry";
-import { newUid, type SessionScope } from "./session-scope";
+import { executionContext, newUid, type SessionScope } from "./session-scope";
 import { CycleUsageMeter } from "./usage-meter";
 import { TriggerScheduler } from "./trigger-scheduler";
 import type { LatencyWindow } from "./triggers";
@@ -248,6 +249,11 @@ export class SessionRuntime {
 
   get isStopped(): boolean {
     return this.stopped;
+  }
+
+  /** What a tool run by an operator sees: this session's context, aborted when the runtime stops. */
+  operatorToolContext(metadata: Record<string, unknown>): ToolExecutionContext {
+    return executionContext(this.scope, "", metadata);
   }
 
   /** No turn running or queued and no trigger re-check pending; an armed wait counts as idle. */

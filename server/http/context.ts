@@ -11,6 +11,7 @@ import type { IconProxy } from "./services/icon-proxy";
 import type { ProviderStatusRegistry } from "./services/provider-status";
 import type { SessionDirectory } from "./services/session-directory";
 import type { ToolCatalog } from "./services/tool-catalog";
+import type { ToolInvokeService } from "./services/tool-invoke";
 import type { ToolToggleService } from "./services/tool-toggles";
 
 export interface ApiContext {
@@ -24,6 +25,8 @@ export interface ApiContext {
   /** Chat images of stored messages, fetched server-side (the same guarded fetch as icons). */
   chatImages: IconProxy;
   toggles: ToolToggleService;
+  /** Tools run by hand (POST /api/tools/:name/invoke). */
+  invocations: ToolInvokeService;
   providers: ProviderStatusRegistry;
   /** Per-session limiter of inbound chat messages (429 when empty). */
   inbound: TokenBuckets;

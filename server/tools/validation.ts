@@ -3,7 +3,14 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import type { JsonObject } from "../../lib/tools/schemas";
 
-export type ValidationOutcome = { ok: true; args: JsonObject } | { ok: false; problems: string[] };
+/** One failing field: its path in the arguments ("" for the arguments themselves) and what is wrong. */
+export interface ArgumentProblem {
+  path: string;
+  message: string;
+}
+
+export type ValidationOutcome =
+  { ok: true; args: JsonObject } | { ok: false; problems: string[]; fields: ArgumentProblem[] };
 
 /** A schema's compiled validator, or why it could not be compiled. */
 type Compiled = { validate: ValidateFunction } | { validate: null; error: string };
@@ -25,21 +32,30 @@ function describeValue(value: unknown): string {
   return typeof value;
 }
 
-function describeError(error: ErrorObject): string {
+function describeError(error: ErrorObject): ArgumentProblem {
   const params: Record<string, unknown> = error.params;
   switch (error.keyword) {
     case "required":
-      return `${fieldPath(error.instancePath, String(params.missingProperty))}: is required`;
+      return { path: fieldPath(error.instancePath, String(params.missingProperty)), message: "is required" };
     case "additionalProperties":
-      return `${fieldPath(error.instancePath, String(params.additionalProperty))}: is not an accepted parameter`;
+      return {
+        path: fieldPath(error.instancePath, String(params.additionalProperty)),
+        message: "is not an accepted parameter",
+      };
     case "enum": {
       const allowed = Array.isArray(params.allowedValues) ? params.allowedValues : [];
-      return `${fieldPath(error.instancePath) || "arguments"}: must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
+      return {
+        path: fieldPath(error.instancePath),
+        message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`,
+      };
     }
     case "type":
-      return `${fieldPath(error.instancePath) || "arguments"}: must be ${String(params.type)} (got ${describeValue(error.data)})`;
+      return {
+        path: fieldPath(error.instancePath),
+        message: `must be ${String(params.type)} (got ${describeValue(error.data)})`,
+      };
     default:
-      return `${fieldPath(error.instancePath) || "arguments"}: ${error.message ?? "is invalid"}`;
+      return { path: fieldPath(error.instancePath), message: error.message ?? "is invalid" };
   }
 }
 
@@ -114,7 +130,8 @@ export class ArgumentValidator {
       return { ok: true, args: copy };
     }
     if (compiled.validate(copy)) return { ok: true, args: copy };
-    const problems = [...new Set((compiled.validate.errors ?? []).map(describeError))];
-    return { ok: false, problems };
+    const fields = (compiled.validate.errors ?? []).map(describeError);
+    const problems = [...new Set(fields.map((f) => `${f.path || "arguments"}: ${f.message}`))];
+    return { ok: false, problems, fields };
   }
 }

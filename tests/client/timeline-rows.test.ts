@@ -72,5 +72,16 @@ describe("NoticeRow", () => {
     );
     expect(action).toContain("notice-operator");
     expect(action).toContain("sent as the bot to qq:1:group:2: “&lt;b&gt;hi&lt;/b&gt;”");
+    const run = renderToStaticMarkup(
+      createElement(NoticeRow, {
+        event: event("operator.action", {
+          actor: "operator",
+          action: "tool.invoke",
+          target: "roll_dice",
+          detail: { arguments: { notation: "2d6" }, success: false, durationMs: 12.4 },
+        }) as NoticeEvent,
+      }),
+    );
+    expect(run).toContain("Operator operator: ran the tool roll_dice by hand (failed, 12 ms)");
   });
 });

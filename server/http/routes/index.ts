@@ -12,7 +12,7 @@ import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
-import { iconRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
+import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 import { usageRoute } from "./usage";
 
 export const apiRoutes: Route<ApiContext>[] = [
@@ -31,6 +31,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   listToolsRoute,
   toggleToolRoute,
   toolAuditRoute,
+  invokeToolRoute,
   iconRoute,
   providersRoute,
   usageRoute,

@@ -1,6 +1,10 @@
-// The tool catalog, operator toggles and their audit trail.
+// The tool catalog, operator toggles and their audit trail, and tools run by hand.
+import { z } from "zod";
 import {
+  apiErrorSchema,
   iconParamsSchema,
+  invokeToolBodySchema,
+  invokeToolResponseSchema,
   auditQuerySchema,
   toggleAuditListSchema,
   toggleResultSchema,
@@ -12,6 +16,10 @@ import {
 import { apiRoute } from "../context";
 import { HttpError } from "../errors";
 import { IconFetchError } from "../services/icon-proxy";
+import { ToolRunRefused } from "../services/tool-invoke";
+
+/** There is one operator credential, so every tool run by hand is the operator's. */
+const OPERATOR_ACTOR = "operator";
 
 export const listToolsRoute = apiRoute({
   method: "GET",
@@ -33,6 +41,23 @@ export const toggleToolRoute = apiRoute({
   async handle({ params, body }, ctx) {
     const session = body.sessionId ? await ctx.sessions.require(body.sessionId) : null;
     return { body: await ctx.toggles.toggle(params.name, session, body) };
+  },
+});
+
+export const invokeToolRoute = apiRoute({
+  method: "POST",
+  path: "/api/tools/:name/invoke",
+  params: toolParamsSchema,
+  body: invokeToolBodySchema,
+  response: z.union([invokeToolResponseSchema, apiErrorSchema]),
+  async handle({ params, body }, ctx) {
+    const session = body.sessionId ? await ctx.sessions.require(body.sessionId) : null;
+    try {
+      return { body: { result: await ctx.invocations.invoke(params.name, session, body, OPERATOR_ACTOR) } };
+    } catch (error) {
+      if (!(error instanceof ToolRunRefused)) throw error;
+      return { status: 409, body: { error: error.message, ...(error.needsConfirm ? { needsConfirm: true } : {}) } };
+    }
   },
 });
 

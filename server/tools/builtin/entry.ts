@@ -35,6 +35,8 @@ export interface BuiltinToolEntry {
   stage: BuiltinStage;
   visibility?: BuiltinVisibility;
   chatScope?: BuiltinChatScope;
+  /** It says something in the chat (a reply, an emoji): outside a chat session it cannot run. */
+  speaksInChat?: boolean;
   /** Config switch: while it returns false the tool is neither listed nor runnable. */
   enabledBy?: (config: MaisakaConfig) => boolean;
   buildSpec(config: MaisakaConfig): BuiltinSpecParts;

@@ -131,6 +131,7 @@ export class BuiltinToolProvider implements ToolProvider {
         builtinStage: entry.stage,
         visibility: visibilityOf(entry),
         chatScope: entry.chatScope ?? "all",
+        ...(entry.speaksInChat ? { speaksInChat: true } : {}),
       },
     };
   }

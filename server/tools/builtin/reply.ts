@@ -7,6 +7,7 @@ import { succeeded } from "./results";
 export const replyTool: BuiltinToolEntry = {
   name: "reply",
   stage: "action",
+  speaksInChat: true,
   buildSpec: (config) => ({
     ...describeTool(config, "reply"),
     parametersSchema: {

@@ -21,6 +21,7 @@ export function sample<T>(items: readonly T[], count: number, random: () => numb
 export const sendEmojiTool: BuiltinToolEntry = {
   name: "send_emoji",
   stage: "action",
+  speaksInChat: true,
   enabledBy: (config) => config.chat.enableEmoji,
   buildSpec: (config) => ({
     ...describeTool(config, "send_emoji"),
