@@ -1,4 +1,5 @@
 // The tool catalog, operator toggles and their audit trail.
+import { BOOTSTRAP_ACCOUNT_ID } from "../../../lib/api/accounts";
 import {
   iconParamsSchema,
   auditQuerySchema,
@@ -30,9 +31,9 @@ export const toggleToolRoute = apiRoute({
   params: toolParamsSchema,
   body: toggleToolBodySchema,
   response: toggleResultSchema,
-  async handle({ params, body }, ctx) {
+  async handle({ params, body, actor }, ctx) {
     const session = body.sessionId ? await ctx.sessions.require(body.sessionId) : null;
-    return { body: await ctx.toggles.toggle(params.name, session, body) };
+    return { body: await ctx.toggles.toggle(params.name, session, body, actor) };
   },
 });
 
@@ -42,7 +43,16 @@ export const toolAuditRoute = apiRoute({
   query: auditQuerySchema,
   response: toggleAuditListSchema,
   async handle({ query }, ctx) {
-    return { body: { entries: await ctx.engine.stores.toggles.audit({ limit: query.limit }) } };
+    const entries = await ctx.engine.stores.toggles.audit({ limit: query.limit });
+    return {
+      body: {
+        entries: entries.map(({ actorId, actor, ...entry }) => ({
+          ...entry,
+          // Entries from before accounts were made with the operator token: the bootstrap admin.
+          actor: { id: actorId || BOOTSTRAP_ACCOUNT_ID, name: actor },
+        })),
+      },
+    };
   },
 });
 

@@ -1,0 +1,112 @@
+// Wire shapes of accounts, roles, login sessions and the audit trail (interface.md "Accounts and roles").
+import { z } from "zod";
+
+export const roleSchema = z.enum(["admin", "operator", "viewer"]);
+export type Role = z.infer<typeof roleSchema>;
+
+/** Who acts: every route handler receives it, every audit entry names it. */
+export const actorSchema = z.object({ id: z.string(), name: z.string(), role: roleSchema });
+export type Actor = z.infer<typeof actorSchema>;
+
+/** The implicit account of the operator token (MAISAKA_ADMIN_TOKEN / data/admin-token). */
+export const BOOTSTRAP_ACCOUNT_ID = "bootstrap";
+
+const accountNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[\p{L}\p{N}_.@-]+$/u, "letters, digits and _ . @ - only");
+const passwordSchema = z.string().min(8, "at least 8 characters").max(256);
+
+export const loginBodySchema = z.union([
+  z.object({ token: z.string().min(1).max(512) }).strict(),
+  z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }).strict(),
+]);
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+export const authMeSchema = z.object({
+  authenticated: z.boolean(),
+  via: z.enum(["bearer", "cookie"]),
+  account: actorSchema,
+});
+export type AuthMe = z.infer<typeof authMeSchema>;
+
+export const accountViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: roleSchema,
+  hasPassword: z.boolean(),
+  hasToken: z.boolean(),
+  /** The operator token's account: its credential is configured, not stored. */
+  bootstrap: z.boolean(),
+  createdAt: z.number(),
+  disabledAt: z.number().nullable(),
+});
+export type AccountView = z.infer<typeof accountViewSchema>;
+export const accountListSchema = z.object({ accounts: z.array(accountViewSchema) });
+
+export const createAccountBodySchema = z
+  .object({ name: accountNameSchema, role: roleSchema, password: passwordSchema.optional() })
+  .strict();
+export type CreateAccountBody = z.infer<typeof createAccountBodySchema>;
+/** The API token is in this answer only (the server keeps its hash). */
+export const createdAccountSchema = z.object({ id: z.string(), token: z.string() });
+
+export const accountParamsSchema = z.object({ id: z.string().min(1).max(64) });
+export const updateAccountBodySchema = z
+  .object({
+    role: roleSchema.optional(),
+    password: passwordSchema.optional(),
+    disabled: z.boolean().optional(),
+    rotateToken: z.literal(true).optional(),
+  })
+  .strict();
+export type UpdateAccountBody = z.infer<typeof updateAccountBodySchema>;
+/** `token` only when rotateToken was asked for. */
+export const updatedAccountSchema = z.object({ account: accountViewSchema, token: z.string().optional() });
+
+export const loginSessionViewSchema = z.object({
+  /** SHA-256 of the cookie's login id: names the login without being usable as a cookie. */
+  id: z.string(),
+  account: z.object({ id: z.string(), name: z.string(), role: roleSchema.nullable() }),
+  createdAt: z.number(),
+  lastSeenAt: z.number(),
+  expiresAt: z.number(),
+  address: z.string(),
+  /** The login of the request that lists them. */
+  current: z.boolean(),
+});
+export const loginSessionListSchema = z.object({ sessions: z.array(loginSessionViewSchema) });
+export const loginSessionParamsSchema = z.object({ id: z.string().min(1).max(128) });
+
+export const auditEntrySchema = z.object({
+  id: z.string(),
+  at: z.number(),
+  actor: z.object({ id: z.string(), name: z.string() }),
+  action: z.string(),
+  target: z.string(),
+  before: z.unknown(),
+  after: z.unknown(),
+  reason: z.string(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+const timeSchema = z.coerce.number().finite().min(0);
+export const auditListQuerySchema = z.object({
+  /** An account id or name. */
+  actor: z.string().max(64).optional(),
+  action: z.string().max(64).optional(),
+  /** Substring of the target. */
+  target: z.string().max(256).optional(),
+  from: timeSchema.optional(),
+  to: timeSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  /** The nextCursor of the page before. */
+  cursor: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, "not a cursor")
+    .optional(),
+});
+export type AuditListQuery = z.infer<typeof auditListQuerySchema>;
+export const auditPageSchema = z.object({ entries: z.array(auditEntrySchema), nextCursor: z.string().nullable() });
