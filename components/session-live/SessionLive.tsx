@@ -11,6 +11,7 @@ import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
 import { usageSummary } from "../../lib/client/usage";
 import type { Timeline, TimelineItem } from "../../lib/client/timeline";
 import { BotSendBox } from "../chat/BotSendBox";
+import { ChangeOnly } from "../shell/ChangeOnly";
 import { ChatBox } from "../chat/ChatBox";
 import { CycleCard } from "../cycle/CycleCard";
 import { PlatformBadge } from "../sessions/PlatformBadge";
@@ -253,8 +254,10 @@ function LiveBody({
             }
           />
         </div>
-        <ChatBox sessionId={sessionId} />
-        <BotSendBox sessionId={sessionId} platform={platform} />
+        <ChangeOnly>
+          <ChatBox sessionId={sessionId} />
+          <BotSendBox sessionId={sessionId} platform={platform} />
+        </ChangeOnly>
       </div>
       <aside className="live-side">
         <StagePanel timeline={timeline} live />

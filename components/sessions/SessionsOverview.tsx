@@ -7,6 +7,7 @@ import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
 import { useNow } from "../../lib/client/react/use-now";
 import { usageSummary } from "../../lib/client/usage";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
+import { ChangeOnly } from "../shell/ChangeOnly";
 import { CreateSessionForm } from "./CreateSessionForm";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import { PlatformBadge } from "./PlatformBadge";
@@ -43,7 +44,9 @@ export function SessionsOverview() {
             : ""}
         </span>
         <div className="grow" />
-        <CreateSessionForm />
+        <ChangeOnly>
+          <CreateSessionForm />
+        </ChangeOnly>
       </div>
       <div className="toolbar">
         <input

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
+import { useAccount } from "../../lib/client/react/use-account";
 import { useConnection } from "../../lib/client/react/use-connection";
 import { ThemeToggle } from "./ThemeToggle";
 
@@ -19,6 +20,7 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
     networkMode: "always",
   });
   const connection = useConnection();
+  const account = useAccount();
   const queryClient = useQueryClient();
   const active = (href: string) =>
     href === "/" ? pathname === "/" || pathname.startsWith("/sessions") : pathname.startsWith(href);
@@ -54,6 +56,14 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/platforms" className={active("/platforms") ? "active" : ""}>
             Platforms
           </Link>
+          <Link href="/audit" className={active("/audit") ? "active" : ""}>
+            Audit
+          </Link>
+          {account?.role === "admin" && (
+            <Link href="/accounts" className={active("/accounts") ? "active" : ""}>
+              Accounts
+            </Link>
+          )}
         </nav>
       )}
       <div className="nav-right">
@@ -79,6 +89,11 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           />
         )}
         <ThemeToggle />
+        {showLinks && account && (
+          <span className="nav-account small" data-testid="nav-account" title={`signed in as ${account.name}`}>
+            {account.name} <span className={`badge badge-role badge-role-${account.role}`}>{account.role}</span>
+          </span>
+        )}
         {showLinks && (
           <button className="btn btn-ghost btn-sm" onClick={() => void logout()}>
             Log out

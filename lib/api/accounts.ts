@@ -19,11 +19,32 @@ const accountNameSchema = z
   .regex(/^[\p{L}\p{N}_.@-]+$/u, "letters, digits and _ . @ - only");
 const passwordSchema = z.string().min(8, "at least 8 characters").max(256);
 
-export const loginBodySchema = z.union([
-  z.object({ token: z.string().min(1).max(512) }).strict(),
-  z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }).strict(),
-]);
-export type LoginBody = z.infer<typeof loginBodySchema>;
+/** The credentials a login may carry: a token (operator or API), or an account's name and password. */
+export type LoginCredentials = { token: string } | { username: string; password: string };
+
+/** One object (so a missing part is named as a field), then exactly one of the two forms. */
+export const loginBodySchema = z
+  .object({
+    token: z.string().min(1).max(512).optional(),
+    username: z.string().min(1).max(64).optional(),
+    password: z.string().min(1).max(256).optional(),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    const byPassword = b.username !== undefined || b.password !== undefined;
+    if (b.token !== undefined && byPassword) {
+      ctx.addIssue({ code: "custom", path: ["token"], message: "send a token or a name and password, not both" });
+    } else if (b.token === undefined && !byPassword) {
+      ctx.addIssue({ code: "custom", path: ["token"], message: "a token, or a username and password, is required" });
+    } else if (byPassword) {
+      if (b.username === undefined) ctx.addIssue({ code: "custom", path: ["username"], message: "required" });
+      if (b.password === undefined) ctx.addIssue({ code: "custom", path: ["password"], message: "required" });
+    }
+  })
+  .transform((b): LoginCredentials =>
+    b.token !== undefined ? { token: b.token } : { username: b.username ?? "", password: b.password ?? "" },
+  );
+export type LoginBody = z.input<typeof loginBodySchema>;
 
 export const authMeSchema = z.object({
   authenticated: z.boolean(),

@@ -100,8 +100,13 @@ export class LoginSessions {
     return { id, idHash: row.idHash, expiresAt: row.expiresAt };
   }
 
+  /** True for a live, unexpired login id. */
+  check(id: string | undefined): boolean {
+    return this.lookup(id) !== null;
+  }
+
   /** The live, unexpired login of this id (its last-seen time moves), or null. */
-  check(id: string | undefined): LiveLogin | null {
+  lookup(id: string | undefined): LiveLogin | null {
     if (!id) return null;
     const hash = loginHashOf(id);
     const login = this.live.get(hash);

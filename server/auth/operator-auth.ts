@@ -76,7 +76,7 @@ export class OperatorAuth {
       const actor = this.actorOfToken(bearer);
       if (actor) return { via: "bearer", actor };
     }
-    const login = this.logins.check(readCookie(headers.cookie, OPERATOR_COOKIE));
+    const login = this.logins.lookup(readCookie(headers.cookie, OPERATOR_COOKIE));
     const actor = login ? this.accounts.byId(login.accountId) : null;
     return login && actor ? { via: "cookie", actor, loginHash: login.idHash } : null;
   }
