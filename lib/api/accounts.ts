@@ -51,7 +51,6 @@ export const authMeSchema = z.object({
   via: z.enum(["bearer", "cookie"]),
   account: actorSchema,
 });
-export type AuthMe = z.infer<typeof authMeSchema>;
 
 export const accountViewSchema = z.object({
   id: z.string(),
@@ -111,7 +110,6 @@ export const auditEntrySchema = z.object({
   after: z.unknown(),
   reason: z.string(),
 });
-export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 const timeSchema = z.coerce.number().finite().min(0);
 export const auditListQuerySchema = z.object({
