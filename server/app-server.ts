@@ -326,6 +326,8 @@ async function serveEngine(
       ...opts.streamLimits,
     },
   );
+  // Token-authenticated sockets have no login to revoke: they close with their account.
+  accounts.onDisable((accountId) => monitor.disconnectAccount(accountId));
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(opts.port ?? 3000, host, () => {

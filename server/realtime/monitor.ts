@@ -68,6 +68,8 @@ export interface MonitorDeps {
 
 export interface Monitor {
   hub: MonitorHub;
+  /** Closes every socket of an account (disabled or deleted), whatever credential it came with. */
+  disconnectAccount(accountId: string): void;
   close(): void;
 }
 
@@ -96,6 +98,7 @@ export async function attachMonitor(
     }
     const via = checked.via;
     if (!via) return next(new Error("unauthorized"));
+    socketData(socket).accountId = checked.principal?.actor.id;
     // A socket that got in with a login cookie lives as long as that login.
     if (via === "cookie") {
       socketData(socket).loginId = deps.auth.loginIdOf(socket.handshake.headers);
@@ -111,6 +114,10 @@ export async function attachMonitor(
 
   return {
     hub,
+    disconnectAccount(accountId) {
+      for (const socket of namespace.sockets.values())
+        if (socketData(socket).accountId === accountId) socket.disconnect(true);
+    },
     close() {
       stopRevokes();
       hub.stop();
@@ -201,6 +208,8 @@ interface MonitorSocketData {
   loginId?: string;
   /** …and its hash: the socket is disconnected when that login is revoked. */
   loginHash?: string;
+  /** The account it authenticated as: disconnected when that account is disabled or deleted. */
+  accountId?: string;
 }
 
 function socketData(socket: Socket): MonitorSocketData {

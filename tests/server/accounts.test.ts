@@ -15,7 +15,7 @@ import {
 import { toggleAuditListSchema } from "../../lib/api/schemas";
 import { STATE_CHANGING } from "../../server/http/router";
 import { apiRoutes } from "../../server/http/routes";
-import { startTestServer, TEST_TOKEN, type ApiResponse, type TestServer } from "./support";
+import { connectMonitor, startTestServer, TEST_TOKEN, type ApiResponse, type TestServer } from "./support";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -245,6 +245,19 @@ describe("login sessions", () => {
     expect(login.status).toBe(401);
     expect((await server.api("PATCH", `/api/accounts/${id}`, { disabled: false })).status).toBe(200);
     expect((await server.api("GET", "/api/auth/me", undefined, { token })).status).toBe(200);
+  });
+
+  it("closes the live sockets of a disabled account, token or cookie, and refuses new ones", async () => {
+    const { id, token } = await createAccount(server, "streamer", "viewer", "streamer password");
+    const cookie = await passwordLogin(server, "streamer", "streamer password");
+    const byToken = await connectMonitor(server.url, { token });
+    const byCookie = await connectMonitor(server.url, { token: null, headers: { cookie } });
+    const closed = (socket: typeof byToken.socket) =>
+      new Promise<void>((resolve) => (socket.connected ? socket.once("disconnect", () => resolve()) : resolve()));
+    const both = Promise.all([closed(byToken.socket), closed(byCookie.socket)]);
+    expect((await server.api("PATCH", `/api/accounts/${id}`, { disabled: true })).status).toBe(200);
+    await both;
+    await expect(connectMonitor(server.url, { token })).rejects.toThrow(/unauthorized/);
   });
 });
 
