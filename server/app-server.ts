@@ -268,7 +268,8 @@ async function serveEngine(
     // Calling a tool changes things: viewers are refused here too.
     authenticate: (req) => {
       const checked = auth.check(req.headers, clientAddress(req.socket.remoteAddress));
-      return "principal" in checked && checked.principal !== null && checked.principal.actor.role !== "viewer";
+      if (!("principal" in checked) || !checked.principal) return false;
+      return checked.principal.actor.role === "viewer" ? "forbidden" : true;
     },
     logger,
     maxBodyBytes: MAX_BODY_BYTES,

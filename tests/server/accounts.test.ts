@@ -176,7 +176,7 @@ describe("roles", () => {
     }
     // The MCP gateway runs tools: refused too.
     const mcp = await server.api("POST", "/api/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { token });
-    expect(mcp.status).toBe(401);
+    expect(mcp.status).toBe(403);
     expect(await snapshot()).toBe(before);
     // Reading still works, and so does ending its own login.
     expect((await server.api("GET", "/api/sessions", undefined, { token })).status).toBe(200);
