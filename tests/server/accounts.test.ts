@@ -13,6 +13,7 @@ import {
   type Role,
 } from "../../lib/api/accounts";
 import { toggleAuditListSchema } from "../../lib/api/schemas";
+import { DECOY_HASH, hashPassword, verifyPassword } from "../../server/accounts/passwords";
 import { STATE_CHANGING } from "../../server/http/router";
 import { apiRoutes } from "../../server/http/routes";
 import { connectMonitor, startTestServer, TEST_TOKEN, type ApiResponse, type TestServer } from "./support";
@@ -49,6 +50,29 @@ async function passwordLogin(s: TestServer, username: string, password: string):
 const withCookie = (cookie: string) => ({ token: null, headers: { cookie } });
 const fieldPaths = (res: ApiResponse) =>
   ((res.json as { fields?: { in: string; path: string }[] }).fields ?? []).map((f) => `${f.in}:${f.path}`);
+
+describe("password hashes", () => {
+  it("verifies with the parameters stored in the hash; a tampered or malformed hash never matches nor throws", async () => {
+    const hash = await hashPassword("pässword ①");
+    expect(await verifyPassword("pässword ①", hash)).toBe(true);
+    // NFKC: the same text typed another way still matches.
+    expect(await verifyPassword("pässword 1", hash)).toBe(true);
+    expect(await verifyPassword("password 1", hash)).toBe(false);
+    const [, , r, p, salt, key] = hash.split("$");
+    // Older, cheaper parameters stay verifiable: they are read from the hash.
+    expect(await verifyPassword("pässword ①", ["scrypt", 1024, r, p, salt, key].join("$"))).toBe(false);
+    for (const bad of [
+      "",
+      "plain",
+      `scrypt$${2 ** 30}$${r}$${p}$${salt}$${key}`, // would need gigabytes: refused, not allocated
+      `scrypt$abc$${r}$${p}$${salt}$${key}`,
+      `scrypt$16384$${r}$${p}$${salt}$`,
+      DECOY_HASH,
+    ]) {
+      expect(await verifyPassword("pässword ①", bad)).toBe(false);
+    }
+  });
+});
 
 describe("logins", () => {
   it("logs in with name and password (scrypt, salted, parameters stored), never storing the password", async () => {
