@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 import { Server as SocketServer } from "socket.io";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
+import { AccountService } from "./accounts/accounts";
+import { AuditLog } from "./accounts/audit";
 import { clientAddress, LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
@@ -202,7 +204,11 @@ async function serveEngine(
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
   await logins.load();
   const loginLimiter = new LoginLimiter(opts.auth?.limits);
-  const auth = new OperatorAuth(opts.token, logins, loginLimiter);
+  const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now());
+  // A disabled or deleted account's logins end at once (and their live sockets close).
+  accounts.onDisable((accountId) => void logins.revokeAccount(accountId).catch(() => undefined));
+  const audit = new AuditLog(database.stores.audit, () => engine.clock.now());
+  const auth = new OperatorAuth(opts.token, logins, loginLimiter, accounts);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const icons = new IconProxy(opts.icons);
   const chatImages = new IconProxy({
@@ -234,11 +240,13 @@ async function serveEngine(
     engine,
     ledger: database.ledger,
     auth,
+    accounts,
+    audit,
     sessions: new SessionDirectory(engine),
     tools: catalog,
     icons,
     chatImages,
-    toggles: new ToolToggleService(engine, catalog, provenance),
+    toggles: new ToolToggleService(engine, catalog, provenance, audit),
     invocations: new ToolInvokeService(engine, provenance),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
@@ -259,9 +267,11 @@ async function serveEngine(
   const mcpGateway = new McpGateway({
     source: engineToolSource(engine),
     // Throttled like the API: an address with too many wrong tokens gets 401 without a comparison.
+    // Calling a tool changes things: viewers are refused here too.
     authenticate: (req) => {
       const checked = auth.check(req.headers, clientAddress(req.socket.remoteAddress));
-      return "via" in checked && checked.via !== null;
+      if (!("principal" in checked) || !checked.principal) return false;
+      return checked.principal.actor.role === "viewer" ? "forbidden" : true;
     },
     logger,
     maxBodyBytes: MAX_BODY_BYTES,
@@ -319,6 +329,8 @@ async function serveEngine(
       ...opts.streamLimits,
     },
   );
+  // Token-authenticated sockets have no login to revoke: they close with their account.
+  accounts.onDisable((accountId) => monitor.disconnectAccount(accountId));
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(opts.port ?? 3000, host, () => {

@@ -13,6 +13,7 @@ import { sessionTitle } from "../../lib/client/session-title";
 import { usageSummary } from "../../lib/client/usage";
 import type { Timeline, TimelineItem } from "../../lib/client/timeline";
 import { BotSendBox } from "../chat/BotSendBox";
+import { ChangeOnly } from "../shell/ChangeOnly";
 import { ChatBox } from "../chat/ChatBox";
 import { CycleCard } from "../cycle/CycleCard";
 import { PlatformBadge } from "../sessions/PlatformBadge";
@@ -264,8 +265,10 @@ function LiveBody({
             }
           />
         </div>
-        <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
-        <BotSendBox sessionId={sessionId} platform={platform} />
+        <ChangeOnly>
+          <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
+          <BotSendBox sessionId={sessionId} platform={platform} />
+        </ChangeOnly>
       </div>
       <aside className="live-side">
         <StagePanel timeline={timeline} live />

@@ -8,6 +8,7 @@ import { useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
 import { usageSummary } from "../../lib/client/usage";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
+import { ChangeOnly } from "../shell/ChangeOnly";
 import { CreateSessionForm } from "./CreateSessionForm";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import { PlatformBadge } from "./PlatformBadge";
@@ -47,7 +48,9 @@ export function SessionsOverview() {
             : ""}
         </span>
         <div className="grow" />
-        <CreateSessionForm />
+        <ChangeOnly>
+          <CreateSessionForm />
+        </ChangeOnly>
       </div>
       <div className="toolbar">
         <input

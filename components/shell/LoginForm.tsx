@@ -1,7 +1,7 @@
 "use client";
-// Exchanges the operator token for the httpOnly login cookie; the token is not kept in the page.
-// The input is uncontrolled: a token pasted (or filled by a password manager) before the page
-// hydrates still counts.
+// Exchanges a token (the operator token or an account's API token) or an account's name and password
+// for the httpOnly login cookie; no credential is kept in the page. The inputs are uncontrolled: a
+// token pasted (or filled by a password manager) before the page hydrates still counts.
 import { useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ApiRequestError, api } from "../../lib/client/api";
@@ -15,26 +15,36 @@ function safeNext(): string {
     : "/";
 }
 
+const text = (form: FormData, name: string): string => {
+  const value = form.get(name);
+  return typeof value === "string" ? value : "";
+};
+
 export function LoginForm() {
+  const [mode, setMode] = useState<"token" | "password">("token");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const queryClient = useQueryClient();
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    const field = new FormData(e.currentTarget).get("token");
-    const token = typeof field === "string" ? field.trim() : "";
-    if (!token) return;
+    const form = new FormData(e.currentTarget);
+    const token = text(form, "token").trim();
+    const username = text(form, "username").trim();
+    const password = text(form, "password");
+    if (mode === "token" ? !token : !username || !password) return;
     setBusy(true);
     setError(null);
     try {
-      await api.login(token);
+      await api.login(mode === "token" ? { token } : { username, password });
       queryClient.clear();
       window.location.assign(safeNext());
     } catch (err) {
       setError(
         err instanceof ApiRequestError && err.status === 401
-          ? "That token is not the operator token of this server."
+          ? mode === "token"
+            ? "That token is not the operator token of this server, nor an account's API token."
+            : "Wrong name or password (or the account is disabled)."
           : describeError(err),
       );
       setBusy(false);
@@ -45,14 +55,54 @@ export function LoginForm() {
     <div className="login">
       <form className="login-card" onSubmit={(e) => void submit(e)}>
         <h1>Operator login</h1>
-        <p className="muted">
-          Paste the operator token. It is printed when the server starts, stored in <code>data/admin-token</code>, or
-          set with <code>MAISAKA_ADMIN_TOKEN</code>.
-        </p>
-        <label className="field">
-          <span>Token</span>
-          <input className="input" type="password" autoComplete="current-password" autoFocus name="token" required />
-        </label>
+        <div className="login-modes" role="group" aria-label="How to log in">
+          <button
+            type="button"
+            className={`btn btn-sm${mode === "token" ? " btn-primary" : ""}`}
+            aria-pressed={mode === "token"}
+            onClick={() => setMode("token")}
+          >
+            With a token
+          </button>
+          <button
+            type="button"
+            className={`btn btn-sm${mode === "password" ? " btn-primary" : ""}`}
+            aria-pressed={mode === "password"}
+            onClick={() => setMode("password")}
+          >
+            With name and password
+          </button>
+        </div>
+        {mode === "token" ? (
+          <>
+            <p className="muted">
+              Paste the operator token or your account&apos;s API token. The operator token is printed when the server
+              starts, stored in <code>data/admin-token</code>, or set with <code>MAISAKA_ADMIN_TOKEN</code>.
+            </p>
+            <label className="field">
+              <span>Token</span>
+              <input
+                className="input"
+                type="password"
+                autoComplete="current-password"
+                autoFocus
+                name="token"
+                required
+              />
+            </label>
+          </>
+        ) : (
+          <>
+            <label className="field">
+              <span>Name</span>
+              <input className="input" autoComplete="username" autoFocus name="username" required />
+            </label>
+            <label className="field">
+              <span>Password</span>
+              <input className="input" type="password" autoComplete="current-password" name="password" required />
+            </label>
+          </>
+        )}
         {error && (
           <div className="form-error" role="alert">
             {error}

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
+import { useAccount } from "../../lib/client/react/use-account";
 import { useConnection } from "../../lib/client/react/use-connection";
 import { useT } from "../../lib/client/react/use-locale";
 import { LocaleSwitch } from "./LocaleSwitch";
@@ -21,6 +22,7 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
     networkMode: "always",
   });
   const connection = useConnection();
+  const account = useAccount();
   const queryClient = useQueryClient();
   const t = useT();
   const active = (href: string) =>
@@ -57,6 +59,14 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/platforms" className={active("/platforms") ? "active" : ""}>
             {t("nav.platforms")}
           </Link>
+          <Link href="/audit" className={active("/audit") ? "active" : ""}>
+            Audit
+          </Link>
+          {account?.role === "admin" && (
+            <Link href="/accounts" className={active("/accounts") ? "active" : ""}>
+              Accounts
+            </Link>
+          )}
         </nav>
       )}
       <div className="nav-right">
@@ -83,6 +93,11 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
         )}
         <LocaleSwitch />
         <ThemeToggle />
+        {showLinks && account && (
+          <span className="nav-account small" data-testid="nav-account" title={`signed in as ${account.name}`}>
+            {account.name} <span className={`badge badge-role badge-role-${account.role}`}>{account.role}</span>
+          </span>
+        )}
         {showLinks && (
           <button className="btn btn-ghost btn-sm" onClick={() => void logout()}>
             {t("nav.logout")}

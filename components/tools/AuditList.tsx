@@ -43,7 +43,7 @@ export function AuditList() {
               </span>
             </div>
             <div className="muted small">
-              {formatDateTime(e.ts)} · {e.actor}
+              {formatDateTime(e.ts)} · {e.actor.name}
               {e.reason && <span className="text"> — “{e.reason}”</span>}
             </div>
           </li>

@@ -4,6 +4,7 @@
 import { useState, type FormEvent } from "react";
 import type { ToolView } from "../../lib/api/schemas";
 import { formatClock, formatDuration } from "../../lib/client/format";
+import { useCanChange, VIEWER_READ_ONLY } from "../../lib/client/react/use-account";
 import type { ToggleAck } from "../../lib/client/toggle-ack";
 import { Badge } from "../ui/Badge";
 import { Switch } from "../ui/Switch";
@@ -32,6 +33,7 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
   const [reason, setReason] = useState("");
   const [open, setOpen] = useState(false);
   const [running, setRunning] = useState(false);
+  const canChange = useCanChange();
   const title = tool.title ?? tool.annotation?.title;
   const sending = ack?.phase === "sending";
   // An MCP tool offered under `<server>__<tool>` because its own name collided (see server/mcp/manager.ts).
@@ -60,10 +62,10 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
           {title && <div className="mono muted small">{tool.name}</div>}
         </div>
         <div className="tool-desc text">{tool.description || <span className="muted">No description.</span>}</div>
-        <div className="tool-switch">
+        <div className="tool-switch" title={canChange ? undefined : VIEWER_READ_ONLY}>
           <Switch
             checked={pending ?? tool.enabled}
-            disabled={sending || !tool.providerEnabled}
+            disabled={sending || !tool.providerEnabled || !canChange}
             onChange={(next) => setPending(next === tool.enabled ? null : next)}
             label={`${tool.name} enabled for ${scopeLabel}`}
           />
@@ -103,31 +105,36 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
         <button type="button" className="linkish" aria-expanded={open} onClick={() => setOpen(!open)}>
           {open ? "hide parameters" : "parameters"}
         </button>
-        <button
-          type="button"
-          className="btn btn-sm"
-          aria-expanded={running}
-          onClick={() => setRunning(!running)}
-          data-testid="run-tool"
-        >
-          {running ? "Close run" : "Run"}
-        </button>
+        {canChange && (
+          <button
+            type="button"
+            className="btn btn-sm"
+            aria-expanded={running}
+            onClick={() => setRunning(!running)}
+            data-testid="run-tool"
+          >
+            {running ? "Close run" : "Run"}
+          </button>
+        )}
       </div>
-      {pending !== null && (
+      {pending !== null && canChange && (
         <form className="toggle-confirm" onSubmit={confirm}>
           <span>
             {pending ? "Enable" : "Disable"} <b className="mono">{tool.name}</b> for {scopeLabel}.
           </span>
           <input
             className="input input-sm"
-            placeholder="Reason (kept in the audit list)"
+            placeholder="Reason (required, kept in the audit list)"
+            required
             value={reason}
             maxLength={500}
             onChange={(e) => setReason(e.target.value)}
             autoFocus
             aria-label="Reason"
           />
-          <button className="btn btn-sm btn-primary">{pending ? "Enable" : "Disable"}</button>
+          <button className="btn btn-sm btn-primary" disabled={!reason.trim()}>
+            {pending ? "Enable" : "Disable"}
+          </button>
           <button type="button" className="btn btn-sm" onClick={() => setPending(null)}>
             Cancel
           </button>
@@ -135,7 +142,7 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
       )}
       {ack && <AckLine ack={ack} />}
       {open && <SchemaView schema={tool.parametersSchema} />}
-      {running && <ToolRunPanel tool={tool} sessions={sessions} />}
+      {running && canChange && <ToolRunPanel tool={tool} sessions={sessions} />}
     </li>
   );
 }

@@ -65,7 +65,8 @@ export const healthSchema = z.object({
 });
 export type Health = z.infer<typeof healthSchema>;
 
-export const loginBodySchema = z.object({ token: z.string().min(1).max(512) }).strict();
+// Login and the account answers live with the accounts (lib/api/accounts.ts).
+export { authMeSchema, loginBodySchema } from "./accounts";
 
 export const sessionSummarySchema = z.object({
   id: z.string(),
@@ -204,7 +205,8 @@ export const toggleToolBodySchema = z
   .object({
     enabled: z.boolean(),
     sessionId: idSchema.optional(),
-    reason: z.string().trim().max(500).default(""),
+    /** Required: the audit says why (blank is refused). */
+    reason: z.string().trim().min(1, "a reason is required").max(500),
   })
   .strict();
 export type ToggleToolBody = z.infer<typeof toggleToolBodySchema>;
@@ -229,7 +231,7 @@ export const toggleAuditEntrySchema = z.object({
   sessionId: z.string().nullable(),
   enabled: z.boolean(),
   oldEnabled: z.boolean().nullable(),
-  actor: z.string(),
+  actor: z.object({ id: z.string(), name: z.string() }),
   reason: z.string(),
   ts: z.number(),
 });
@@ -260,8 +262,6 @@ export const providerListSchema = z.object({ providers: z.array(providerStatusSc
 
 /** GET /api/endpoints: the model endpoints, each with its kind, what it learned, errors, latency, tokens. */
 export const endpointListSchema = z.object({ simulated: z.boolean(), endpoints: z.array(endpointStatusSchema) });
-
-export const authMeSchema = z.object({ authenticated: z.boolean(), via: z.enum(["bearer", "cookie"]) });
 
 /** Error body of every non-2xx answer. */
 export const apiErrorSchema = z.object({

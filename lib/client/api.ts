@@ -23,6 +23,17 @@ import {
   type InboundMessageBody,
   type SessionsQuery,
 } from "../api/schemas";
+import {
+  accountListSchema,
+  auditPageSchema,
+  createdAccountSchema,
+  loginSessionListSchema,
+  updatedAccountSchema,
+  type AuditListQuery,
+  type CreateAccountBody,
+  type LoginBody,
+  type UpdateAccountBody,
+} from "../api/accounts";
 import { operatorSendResponseSchema, platformsResponseSchema, type OperatorSendBody } from "../platforms/status";
 
 export class ApiRequestError extends Error {
@@ -109,7 +120,8 @@ export const LEDGER_PAGE = 5_000;
 export const api = {
   health: () => request("/api/health", healthSchema),
   me: () => request("/api/auth/me", authMeSchema),
-  login: (token: string) => request("/api/auth/login", authMeSchema, json("POST", { token })),
+  /** `{ token }` or `{ username, password }`. */
+  login: (body: LoginBody) => request("/api/auth/login", authMeSchema, json("POST", body)),
   logout: () => request<z.ZodVoid>("/api/auth/logout", null, { method: "POST" }),
   /** One page of the session list (newest first); pass the previous page's nextCursor as cursor. */
   sessions: (query: Partial<SessionsQuery> = {}) => request(`/api/sessions${queryString(query)}`, sessionListSchema),
@@ -131,6 +143,16 @@ export const api = {
   providers: () => request("/api/providers", providerListSchema),
   endpoints: () => request("/api/endpoints", endpointListSchema),
   platforms: () => request("/api/platforms", platformsResponseSchema),
+  accounts: () => request("/api/accounts", accountListSchema),
+  /** The answer's token is shown once: the server keeps only its hash. */
+  createAccount: (body: CreateAccountBody) => request("/api/accounts", createdAccountSchema, json("POST", body)),
+  updateAccount: (id: string, body: UpdateAccountBody) =>
+    request(`/api/accounts/${enc(id)}`, updatedAccountSchema, json("PATCH", body)),
+  deleteAccount: (id: string) => request<z.ZodVoid>(`/api/accounts/${enc(id)}`, null, { method: "DELETE" }),
+  loginSessions: () => request("/api/auth/sessions", loginSessionListSchema),
+  revokeLoginSession: (id: string) => request<z.ZodVoid>(`/api/auth/sessions/${enc(id)}`, null, { method: "DELETE" }),
+  /** Every operator change, newest first; pass the previous page's nextCursor as cursor. */
+  auditLog: (query: Partial<AuditListQuery>) => request(`/api/audit${queryString(query)}`, auditPageSchema),
   /** Speaks as the bot into the session's real chat (platform sessions) or its local stream; 502: not delivered. */
   sendAsBot: (id: string, body: OperatorSendBody) =>
     request(`/api/sessions/${enc(id)}/send`, operatorSendResponseSchema, json("POST", body)),

@@ -1,13 +1,22 @@
 // Server-side dashboard logins: the cookie carries a random id; the server keeps the SHA-256 of each
-// live id with its expiry (in memory for the synchronous check of every request and socket handshake,
-// and in the database so a restart keeps operators logged in). Logout deletes the entry, so a copied
-// cookie stops working at once; a copied database holds only hashes, never a usable cookie.
+// live id with its account, expiry and client address (in memory for the synchronous check of every
+// request and socket handshake, and in the database so a restart keeps operators logged in). Logout,
+// an admin's revoke, or the account being disabled deletes the entry, so a copied cookie stops
+// working at once; a copied database holds only hashes, never a usable cookie.
 import { createHash, randomBytes } from "node:crypto";
+import { BOOTSTRAP_ACCOUNT_ID } from "../../lib/api/accounts";
 
 export interface LoginSessionRow {
   idHash: string;
   createdAt: number;
   expiresAt: number;
+  accountId: string;
+  address: string;
+}
+
+/** A live login as the admin's list shows it; lastSeenAt is kept in memory only (a start resets it). */
+export interface LiveLogin extends LoginSessionRow {
+  lastSeenAt: number;
 }
 
 /** Where logins survive a restart (the Prisma store; an in-memory one when nothing persists). */
@@ -49,13 +58,13 @@ const defaultLoginSessionOptions: LoginSessionOptions = {
   now: Date.now,
 };
 
-const hashOf = (id: string): string => createHash("sha256").update(id, "utf8").digest("base64url");
+export const loginHashOf = (id: string): string => createHash("sha256").update(id, "utf8").digest("base64url");
 
 export class LoginSessions {
   readonly opts: LoginSessionOptions;
-  /** idHash -> expiresAt, oldest first. */
-  private readonly live = new Map<string, number>();
-  private readonly revokeListeners = new Set<(id: string) => void>();
+  /** idHash -> login, oldest first. */
+  private readonly live = new Map<string, LiveLogin>();
+  private readonly revokeListeners = new Set<(idHash: string) => void>();
 
   constructor(
     private readonly store: LoginSessionStore = new MemoryLoginSessionStore(),
@@ -67,48 +76,78 @@ export class LoginSessions {
   /** Reads the logins that outlived the last run. */
   async load(): Promise<void> {
     const rows = await this.store.loadActive(this.opts.now());
-    for (const row of rows.sort((a, b) => a.createdAt - b.createdAt)) this.live.set(row.idHash, row.expiresAt);
+    for (const row of rows.sort((a, b) => a.createdAt - b.createdAt)) {
+      this.live.set(row.idHash, { ...row, lastSeenAt: row.createdAt });
+    }
   }
 
-  /** A new login: its cookie value (256 random bits) and when it expires. */
-  async create(): Promise<{ id: string; expiresAt: number }> {
+  /** A new login of an account: its cookie value (256 random bits) and when it expires. */
+  async create(
+    accountId: string = BOOTSTRAP_ACCOUNT_ID,
+    address = "",
+  ): Promise<{ id: string; idHash: string; expiresAt: number }> {
     const id = randomBytes(32).toString("base64url");
     const createdAt = this.opts.now();
-    const row = { idHash: hashOf(id), createdAt, expiresAt: createdAt + this.opts.ttlMs };
+    const row = { idHash: loginHashOf(id), createdAt, expiresAt: createdAt + this.opts.ttlMs, accountId, address };
     // Persisted first: a login the database did not take is not handed out.
     await this.store.save(row);
-    this.live.set(row.idHash, row.expiresAt);
+    this.live.set(row.idHash, { ...row, lastSeenAt: createdAt });
     while (this.live.size > this.opts.maxSessions) {
       const oldest = this.live.keys().next().value as string; // size > 0 inside the loop
       this.live.delete(oldest);
       await this.store.remove(oldest);
     }
-    return { id, expiresAt: row.expiresAt };
+    return { id, idHash: row.idHash, expiresAt: row.expiresAt };
   }
 
   /** True for a live, unexpired login id. */
   check(id: string | undefined): boolean {
-    if (!id) return false;
-    const hash = hashOf(id);
-    const expiresAt = this.live.get(hash);
-    if (expiresAt === undefined) return false;
-    if (expiresAt > this.opts.now()) return true;
+    return this.lookup(id) !== null;
+  }
+
+  /** The live, unexpired login of this id (its last-seen time moves), or null. */
+  lookup(id: string | undefined): LiveLogin | null {
+    if (!id) return null;
+    const hash = loginHashOf(id);
+    const login = this.live.get(hash);
+    if (login === undefined) return null;
+    const now = this.opts.now();
+    if (login.expiresAt > now) {
+      login.lastSeenAt = now;
+      return { ...login };
+    }
     this.live.delete(hash);
     // The row goes with the next start's loadActive; a failed delete here changes nothing.
     void this.store.remove(hash).catch(() => undefined);
-    return false;
+    return null;
   }
 
-  /** Ends a login (logout); unknown ids are ignored. Listeners hear of it (live sockets close). */
+  /** Ends a login by its cookie value (logout); unknown ids are ignored. */
   async revoke(id: string): Promise<void> {
-    const hash = hashOf(id);
-    this.live.delete(hash);
-    await this.store.remove(hash);
-    for (const listener of this.revokeListeners) listener(id);
+    await this.revokeHash(loginHashOf(id));
   }
 
-  /** Calls `listener` with each revoked login id; returns the unsubscribe. */
-  onRevoke(listener: (id: string) => void): () => void {
+  /** Ends a login by its hash (an admin's revoke); false when it is not live. Listeners hear of it. */
+  async revokeHash(idHash: string): Promise<boolean> {
+    const known = this.live.delete(idHash);
+    await this.store.remove(idHash);
+    for (const listener of this.revokeListeners) listener(idHash);
+    return known;
+  }
+
+  /** Ends every login of an account (disabled or deleted). */
+  async revokeAccount(accountId: string): Promise<void> {
+    for (const [hash, login] of [...this.live]) if (login.accountId === accountId) await this.revokeHash(hash);
+  }
+
+  /** The live logins, oldest first (expired ones are skipped). */
+  list(): LiveLogin[] {
+    const now = this.opts.now();
+    return [...this.live.values()].filter((l) => l.expiresAt > now).map((l) => ({ ...l }));
+  }
+
+  /** Calls `listener` with the hash of each revoked login; returns the unsubscribe. */
+  onRevoke(listener: (idHash: string) => void): () => void {
     this.revokeListeners.add(listener);
     return () => this.revokeListeners.delete(listener);
   }

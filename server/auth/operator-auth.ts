@@ -1,18 +1,41 @@
-// Checks the operator credential of an HTTP request or a socket handshake: `Authorization: Bearer
-// <token>` (or the socket's auth.token), or the login cookie, which carries a server-side login id
-// (login-sessions.ts), never the token or anything derived from it. Token comparisons are
-// constant-time over equal-length digests, so neither the length nor a prefix of the token leaks.
+// Checks the credential of an HTTP request or a socket handshake and names its account:
+// `Authorization: Bearer <token>` (or the socket's auth.token) with the operator token (the bootstrap
+// admin) or an account's API token, or the login cookie, which carries a server-side login id
+// (login-sessions.ts) of an account, never a token or anything derived from one. The operator token is
+// compared in constant time over equal-length digests, so neither its length nor a prefix leaks.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import { BOOTSTRAP_ACCOUNT_ID, type Actor } from "../../lib/api/accounts";
 import { OPERATOR_COOKIE } from "../../lib/api/schemas";
 import { readCookie } from "./cookies";
 import type { LoginLimiter } from "./login-limiter";
-import { LoginSessions } from "./login-sessions";
+import { loginHashOf, LoginSessions } from "./login-sessions";
 
 export type AuthVia = "bearer" | "cookie";
 
+/** Who a request is and how it proved it. */
+export interface Principal {
+  via: AuthVia;
+  actor: Actor;
+  /** The login's hash when it came with a live login cookie. */
+  loginHash?: string;
+}
+
+/** The accounts a credential can name (server/accounts/accounts.ts); only enabled ones answer. */
+export interface AccountDirectory {
+  byId(id: string): Actor | null;
+  /** An account's own API token (not the operator token). */
+  byToken(token: string): Actor | null;
+}
+
+/** Without named accounts: the operator token is the only account. */
+const bootstrapOnly: AccountDirectory = {
+  byId: (id) => (id === BOOTSTRAP_ACCOUNT_ID ? { id, name: "admin", role: "admin" } : null),
+  byToken: () => null,
+};
+
 /** A request's credential check behind the throttle: who it is, or how long the address must wait. */
-type AuthCheck = { via: AuthVia | null } | { retryAfterMs: number };
+type AuthCheck = { via: AuthVia | null; principal: Principal | null } | { retryAfterMs: number };
 
 function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
@@ -26,28 +49,48 @@ export class OperatorAuth {
     readonly logins: LoginSessions = new LoginSessions(),
     /** Shared with the login route: wrong tokens count the same wherever they are tried. */
     private readonly limiter?: LoginLimiter,
+    private readonly accounts: AccountDirectory = bootstrapOnly,
   ) {
     this.tokenDigest = digest(token);
   }
 
-  checkToken(candidate: unknown): boolean {
-    return typeof candidate === "string" && timingSafeEqual(digest(candidate), this.tokenDigest);
+  /** The enabled account a token belongs to (the operator token: the bootstrap admin), or null. */
+  actorOfToken(candidate: unknown): Actor | null {
+    if (typeof candidate !== "string") return null;
+    if (timingSafeEqual(digest(candidate), this.tokenDigest)) return this.accounts.byId(BOOTSTRAP_ACCOUNT_ID);
+    return this.accounts.byToken(candidate);
   }
 
-  /** How the request proved it is the operator, or null. */
-  authenticate(headers: IncomingHttpHeaders, socketToken?: unknown): AuthVia | null {
-    if (socketToken !== undefined && this.checkToken(socketToken)) return "bearer";
+  checkToken(candidate: unknown): boolean {
+    return this.actorOfToken(candidate) !== null;
+  }
+
+  /** Who the request is, or null. */
+  identify(headers: IncomingHttpHeaders, socketToken?: unknown): Principal | null {
+    if (socketToken !== undefined) {
+      const actor = this.actorOfToken(socketToken);
+      if (actor) return { via: "bearer", actor };
+    }
     const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "")?.[1]?.trim();
-    if (bearer !== undefined && this.checkToken(bearer)) return "bearer";
-    if (this.logins.check(readCookie(headers.cookie, OPERATOR_COOKIE))) return "cookie";
-    return null;
+    if (bearer !== undefined) {
+      const actor = this.actorOfToken(bearer);
+      if (actor) return { via: "bearer", actor };
+    }
+    const login = this.logins.lookup(readCookie(headers.cookie, OPERATOR_COOKIE));
+    const actor = login ? this.accounts.byId(login.accountId) : null;
+    return login && actor ? { via: "cookie", actor, loginHash: login.idHash } : null;
+  }
+
+  /** How the request proved who it is, or null. */
+  authenticate(headers: IncomingHttpHeaders, socketToken?: unknown): AuthVia | null {
+    return this.identify(headers, socketToken)?.via ?? null;
   }
 
   /**
-   * authenticate() for a client address, throttled like the login: a token presented (bearer or
-   * socket auth) from an address with too many wrong ones is not even compared, so guessing through
-   * the API is as slow as through the login. Cookie-only requests are not counted: a stale cookie is
-   * normal after a logout, and a login id (256 random bits) is not guessable.
+   * identify() for a client address, throttled like the login: a token presented (bearer or socket
+   * auth) from an address with too many wrong ones is not even compared, so guessing through the API
+   * is as slow as through the login. Cookie-only requests are not counted: a stale cookie is normal
+   * after a logout, and a login id (256 random bits) is not guessable.
    */
   check(headers: IncomingHttpHeaders, address: string, socketToken?: unknown): AuthCheck {
     const presented = socketToken !== undefined || /^Bearer\b/i.test(headers.authorization ?? "");
@@ -55,10 +98,10 @@ export class OperatorAuth {
       const gate = this.limiter.check(address);
       if (!gate.ok) return { retryAfterMs: gate.retryAfterMs };
     }
-    const via = this.authenticate(headers, socketToken);
-    if (presented && via === "bearer") this.limiter?.recordSuccess(address);
+    const principal = this.identify(headers, socketToken);
+    if (presented && principal?.via === "bearer") this.limiter?.recordSuccess(address);
     else if (presented) this.limiter?.recordFailure(address);
-    return { via };
+    return { via: principal?.via ?? null, principal };
   }
 
   /** The login id a request's cookie carries (whether or not it is live). */
@@ -66,9 +109,15 @@ export class OperatorAuth {
     return readCookie(headers.cookie, OPERATOR_COOKIE);
   }
 
-  /** Starts a login; the answer's Set-Cookie value. */
-  async login(secure: boolean): Promise<string> {
-    const { id } = await this.logins.create();
+  /** The hash of the request's login cookie (what revoke listeners hear), if it has one. */
+  loginHashOf(headers: IncomingHttpHeaders): string | undefined {
+    const id = this.loginIdOf(headers);
+    return id === undefined ? undefined : loginHashOf(id);
+  }
+
+  /** Starts a login of an account; the answer's Set-Cookie value. */
+  async login(secure: boolean, accountId: string = BOOTSTRAP_ACCOUNT_ID, address = ""): Promise<string> {
+    const { id } = await this.logins.create(accountId, address);
     return serializeCookie(id, Math.floor(this.logins.opts.ttlMs / 1000), secure);
   }
 

@@ -1,6 +1,8 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
 import type { DbStatus } from "../../lib/api/schemas";
 import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
+import type { AccountService } from "../accounts/accounts";
+import type { AuditLog } from "../accounts/audit";
 import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
@@ -18,6 +20,10 @@ export interface ApiContext {
   engine: Engine;
   ledger: EventLedger;
   auth: OperatorAuth;
+  /** Named accounts (the router identifies the actor; handlers get it as `actor`). */
+  accounts: AccountService;
+  /** The one audit trail: `ctx.audit.record({ actor, action, target, before, after, reason })`. */
+  audit: AuditLog;
   sessions: SessionDirectory;
   tools: ToolCatalog;
   /** Tool icons fetched server-side for the dashboard. */

@@ -3,6 +3,7 @@
 // list of routes while each handler stays fully typed (cal.com's schema + handler split).
 import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
+import type { Actor } from "../../lib/api/accounts";
 import type { AuthVia } from "../auth/operator-auth";
 import { fieldsOf, HttpError, type FieldProblem } from "./errors";
 
@@ -27,17 +28,31 @@ export interface RawInput {
 export interface RequestInfo {
   req: IncomingMessage;
   auth: AuthVia | null;
+  /** The login cookie's hash when the request came with a live login. */
+  loginHash?: string;
   /** The request came over TLS (login cookies get Secure). */
   secure: boolean;
 }
 
+/**
+ * Who may call a route beyond what its method allows (the router enforces both): viewers are refused
+ * every POST/PATCH/PUT/DELETE, "admin" routes answer only admins, and "self" marks the one change a
+ * viewer may make to its own login (logout).
+ */
+export type RouteAccess = "method" | "admin" | "self";
+
 export interface Route<Ctx> {
   method: Method;
   path: string;
-  /** Public routes answer without the operator token. */
+  /** Public routes answer without a credential. */
   public: boolean;
-  run(raw: RawInput, ctx: Ctx, info: RequestInfo): Promise<Reply<unknown>>;
+  access: RouteAccess;
+  /** `actor`: the account the router identified (ANONYMOUS_ACTOR on public routes without one). */
+  run(raw: RawInput, ctx: Ctx, info: RequestInfo, actor: Actor): Promise<Reply<unknown>>;
 }
+
+/** The actor a public route sees when the request named no account. */
+export const ANONYMOUS_ACTOR: Actor = { id: "anonymous", name: "anonymous", role: "viewer" };
 
 type Empty = Record<string, never>;
 
@@ -45,12 +60,15 @@ export interface RouteSpec<Ctx, P, Q, B, R> {
   method: Method;
   path: string;
   public?: boolean;
+  /** Default "method" (see RouteAccess). */
+  access?: RouteAccess;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
   /** Documents and type-checks the answer (not parsed at run time; the tests parse it). */
   response?: z.ZodType<R>;
-  handle(input: { params: P; query: Q; body: B }, ctx: Ctx, info: RequestInfo): Promise<Reply<R>>;
+  /** `actor` is who acts: the one way a handler learns it (audit entries, operator.action events). */
+  handle(input: { params: P; query: Q; body: B; actor: Actor }, ctx: Ctx, info: RequestInfo): Promise<Reply<R>>;
 }
 
 /** The route definer for one context type: `const apiRoute = routeBuilder<ApiContext>()`. */
@@ -62,7 +80,8 @@ export function routeBuilder<Ctx>() {
       method: spec.method,
       path: spec.path,
       public: spec.public ?? false,
-      async run(raw, ctx, info) {
+      access: spec.access ?? "method",
+      async run(raw, ctx, info, actor) {
         const problems: FieldProblem[] = [];
         // Parts a route leaves out are not looked at (a GET never reads its body). A missing body is
         // validated as {} so the answer names every required field.
@@ -73,7 +92,7 @@ export function routeBuilder<Ctx>() {
         if (query && !query.success) problems.push(...fieldsOf(query.error, "query"));
         if (body && !body.success) problems.push(...fieldsOf(body.error, "body"));
         if (problems.length) throw new HttpError(400, "invalid request", problems);
-        return spec.handle({ params: dataOf(params), query: dataOf(query), body: dataOf(body) }, ctx, info);
+        return spec.handle({ params: dataOf(params), query: dataOf(query), body: dataOf(body), actor }, ctx, info);
       },
     };
   };

@@ -9,9 +9,10 @@ import type { EngineLogger } from "../engine";
 import { HttpError, tooManyWrongTokens } from "./errors";
 import { readJsonBody } from "./body";
 import { isCrossOrigin } from "./origin";
-import type { Reply, Route } from "./route";
+import { ANONYMOUS_ACTOR, type Reply, type Route } from "./route";
 
-const STATE_CHANGING = new Set(["POST", "PATCH", "PUT", "DELETE"]);
+/** The methods that change something: a viewer is refused every one of them. */
+export const STATE_CHANGING: ReadonlySet<string> = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 interface CompiledRoute<Ctx> {
   route: Route<Ctx>;
@@ -82,18 +83,32 @@ export class ApiRouter<Ctx> {
     if (STATE_CHANGING.has(method) && isCrossOrigin(req)) throw new HttpError(403, "cross-origin request refused");
     // Public routes ignore credentials, so they neither count nor refuse wrong ones.
     const checked = match.route.public
-      ? { via: this.opts.auth.authenticate(req.headers) }
+      ? { principal: this.opts.auth.identify(req.headers) }
       : this.opts.auth.check(req.headers, clientAddress(req.socket.remoteAddress));
     if ("retryAfterMs" in checked) throw tooManyWrongTokens(checked.retryAfterMs);
-    const auth = checked.via;
-    if (!match.route.public && !auth) throw new HttpError(401, "operator token required");
+    const principal = checked.principal;
+    if (!match.route.public) {
+      if (!principal) throw new HttpError(401, "operator token required");
+      // Roles are enforced here, once, from the route's method and access: never left to a handler.
+      const { role } = principal.actor;
+      if (match.route.access === "admin" && role !== "admin") throw new HttpError(403, "only an admin may do this");
+      if (STATE_CHANGING.has(method) && role === "viewer" && match.route.access !== "self") {
+        throw new HttpError(403, "viewers are read-only");
+      }
+    }
 
     const query: Record<string, string> = {};
     for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
     const reply = await match.route.run(
       { params: match.params, query, readBody: () => readJsonBody(req, this.opts.bodyLimit) },
       this.ctx,
-      { req, auth, secure: Boolean((req.socket as TLSSocket).encrypted) }, // TLSSocket only when served over https
+      {
+        req,
+        auth: principal?.via ?? null,
+        ...(principal?.loginHash ? { loginHash: principal.loginHash } : {}),
+        secure: Boolean((req.socket as TLSSocket).encrypted), // TLSSocket only when served over https
+      },
+      principal?.actor ?? ANONYMOUS_ACTOR,
     );
     writeJson(res, reply);
   }

@@ -35,8 +35,11 @@ export interface GatewayToolSource {
 
 export interface McpGatewayOptions {
   source: GatewayToolSource;
-  /** The HTTP layer's operator check (bearer token or login cookie). */
-  authenticate(req: IncomingMessage): boolean;
+  /**
+   * The HTTP layer's credential check (bearer token or login cookie): true, false (401), or "forbidden"
+   * (403: the account may not call tools, a viewer).
+   */
+  authenticate(req: IncomingMessage): boolean | "forbidden";
   logger?: EngineLogger;
   /** A session without requests for this long is closed (the client then initializes again). */
   idleSessionMs?: number;
@@ -107,8 +110,13 @@ export class McpGateway {
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!this.opts.authenticate(req)) {
+    const allowed = this.opts.authenticate(req);
+    if (!allowed) {
       writeJson(res, 401, { error: "operator token required" }, { "www-authenticate": 'Bearer realm="maisaka"' });
+      return;
+    }
+    if (allowed === "forbidden") {
+      writeJson(res, 403, { error: "viewers are read-only" });
       return;
     }
     if (req.method !== "GET" && isCrossOrigin(req)) {

@@ -68,6 +68,8 @@ export interface MonitorDeps {
 
 export interface Monitor {
   hub: MonitorHub;
+  /** Closes every socket of an account (disabled or deleted), whatever credential it came with. */
+  disconnectAccount(accountId: string): void;
   close(): void;
 }
 
@@ -96,18 +98,26 @@ export async function attachMonitor(
     }
     const via = checked.via;
     if (!via) return next(new Error("unauthorized"));
+    socketData(socket).accountId = checked.principal?.actor.id;
     // A socket that got in with a login cookie lives as long as that login.
-    if (via === "cookie") socketData(socket).loginId = deps.auth.loginIdOf(socket.handshake.headers);
+    if (via === "cookie") {
+      socketData(socket).loginId = deps.auth.loginIdOf(socket.handshake.headers);
+      socketData(socket).loginHash = checked.principal?.loginHash;
+    }
     next();
   });
-  const stopRevokes = deps.auth.logins.onRevoke((id) => {
-    for (const socket of namespace.sockets.values()) if (socketData(socket).loginId === id) socket.disconnect(true);
+  const stopRevokes = deps.auth.logins.onRevoke((hash) => {
+    for (const socket of namespace.sockets.values()) if (socketData(socket).loginHash === hash) socket.disconnect(true);
   });
   const budget = new ResumeCursorBudget(limits.maxResumeCursors);
   namespace.on("connection", (socket) => serve(socket, { hub, limits, auth: deps.auth, budget }));
 
   return {
     hub,
+    disconnectAccount(accountId) {
+      for (const socket of namespace.sockets.values())
+        if (socketData(socket).accountId === accountId) socket.disconnect(true);
+    },
     close() {
       stopRevokes();
       hub.stop();
@@ -194,8 +204,12 @@ function answer(ack: unknown, reply: SubscribeAck): void {
 
 /** What this namespace keeps on a socket (Socket.IO types `socket.data` as any unless the server is generic). */
 interface MonitorSocketData {
-  /** The login a cookie-authenticated socket belongs to; it is disconnected when that login is revoked. */
+  /** The login a cookie-authenticated socket belongs to (checked for expiry on each subscribe)… */
   loginId?: string;
+  /** …and its hash: the socket is disconnected when that login is revoked. */
+  loginHash?: string;
+  /** The account it authenticated as: disconnected when that account is disabled or deleted. */
+  accountId?: string;
 }
 
 function socketData(socket: Socket): MonitorSocketData {

@@ -138,7 +138,10 @@ export interface ToolToggle {
 
 export interface ToggleAuditEntry extends ToolToggle {
   id: string;
+  /** The acting account's name… */
   actor: string;
+  /** …and id ("" on entries from before accounts). */
+  actorId: string;
   reason: string;
   oldEnabled: boolean | null;
   ts: number;
@@ -147,8 +150,70 @@ export interface ToggleAuditEntry extends ToolToggle {
 export interface ToggleStore {
   list(): Promise<ToolToggle[]>;
   /** Sets a toggle and writes its audit entry atomically. */
-  set(toggle: ToolToggle, actor: string, reason: string, ts: number): Promise<ToggleAuditEntry>;
+  set(toggle: ToolToggle, actor: AuditActor, reason: string, ts: number): Promise<ToggleAuditEntry>;
   audit(opts?: { limit?: number }): Promise<ToggleAuditEntry[]>;
+}
+
+/** Who an audit entry names. */
+export interface AuditActor {
+  id: string;
+  name: string;
+}
+
+export type AccountRole = "admin" | "operator" | "viewer";
+
+/** A named account (server/accounts); secrets only as hashes. */
+export interface AccountRecord {
+  id: string;
+  name: string;
+  role: AccountRole;
+  /** "scrypt$N$r$p$salt$hash" (server/accounts/passwords.ts), null: no password login. */
+  passwordHash: string | null;
+  /** SHA-256 (base64url) of the API token, null: none. */
+  tokenHash: string | null;
+  createdAt: number;
+  disabledAt: number | null;
+}
+
+export interface AccountStore {
+  list(): Promise<AccountRecord[]>;
+  /** False when the name (or token hash) is taken. */
+  create(account: AccountRecord): Promise<boolean>;
+  /** Replaces the stored row of account.id; false when there is none. */
+  update(account: AccountRecord): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+}
+
+export interface AuditRecord {
+  id: string;
+  at: number;
+  actor: AuditActor;
+  action: string;
+  target: string;
+  before: unknown;
+  after: unknown;
+  reason: string;
+}
+
+export interface AuditFilter {
+  /** Account id or name. */
+  actor?: string;
+  action?: string;
+  /** Substring of the target. */
+  target?: string;
+  /** Inclusive, ms epoch. */
+  from?: number;
+  /** Exclusive, ms epoch. */
+  to?: number;
+  /** Entries with an id below this one (the page before ended there). */
+  beforeId?: number;
+  limit: number;
+}
+
+export interface AuditStore {
+  append(entry: Omit<AuditRecord, "id">): Promise<AuditRecord>;
+  /** Newest first (ids increase with every append). */
+  query(filter: AuditFilter): Promise<AuditRecord[]>;
 }
 
 export interface ModelUsageRecord {

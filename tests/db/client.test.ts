@@ -127,7 +127,7 @@ describe("withBusyRetry", () => {
     const toggles = Array.from({ length: 30 }, (_, i) =>
       stores.toggles.set(
         { toolName: `tool${i % 5}`, scope: "global", sessionId: null, enabled: i % 2 === 0 },
-        "op",
+        { id: "op-id", name: "op" },
         "",
         i,
       ),

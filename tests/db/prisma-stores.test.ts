@@ -117,15 +117,30 @@ describe("memories full-text index", () => {
 describe("toggles", () => {
   it("writes the toggle and its audit entry atomically: a failed audit write leaves the toggle unchanged", async () => {
     const { stores, prisma } = await open();
-    await stores.toggles.set({ toolName: "reply", scope: "global", sessionId: null, enabled: true }, "op", "init", 1);
+    await stores.toggles.set(
+      { toolName: "reply", scope: "global", sessionId: null, enabled: true },
+      { id: "op-id", name: "op" },
+      "init",
+      1,
+    );
     await prisma.$executeRawUnsafe(
       `CREATE TRIGGER "fail_audit" BEFORE INSERT ON "ToggleAudit" BEGIN SELECT RAISE(ABORT, 'audit broken'); END`,
     );
     await expect(
-      stores.toggles.set({ toolName: "reply", scope: "global", sessionId: null, enabled: false }, "op", "off", 2),
+      stores.toggles.set(
+        { toolName: "reply", scope: "global", sessionId: null, enabled: false },
+        { id: "op-id", name: "op" },
+        "off",
+        2,
+      ),
     ).rejects.toThrow(/toggleAudit\.create/);
     await expect(
-      stores.toggles.set({ toolName: "new_tool", scope: "session", sessionId: "s", enabled: false }, "op", "off", 2),
+      stores.toggles.set(
+        { toolName: "new_tool", scope: "session", sessionId: "s", enabled: false },
+        { id: "op-id", name: "op" },
+        "off",
+        2,
+      ),
     ).rejects.toThrow(/toggleAudit\.create/);
     expect(await stores.toggles.list()).toEqual([
       { toolName: "reply", scope: "global", sessionId: null, enabled: true },
@@ -138,11 +153,16 @@ describe("toggles", () => {
     for (let i = 0; i < 3; i++) {
       await stores.toggles.set(
         { toolName: "wait", scope: "global", sessionId: null, enabled: i % 2 === 0 },
-        "op",
+        { id: "op-id", name: "op" },
         "",
         i,
       );
-      await stores.toggles.set({ toolName: "wait", scope: "session", sessionId: "g1", enabled: true }, "op", "", i);
+      await stores.toggles.set(
+        { toolName: "wait", scope: "session", sessionId: "g1", enabled: true },
+        { id: "op-id", name: "op" },
+        "",
+        i,
+      );
     }
     expect(await prisma.toolToggle.count()).toBe(2);
     expect(await prisma.toggleAudit.count()).toBe(6);

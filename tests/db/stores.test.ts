@@ -394,7 +394,7 @@ describe.each(implementations)("%s stores", (_name, make) => {
       const t = stores.toggles;
       const first = await t.set(
         { toolName: "wait", scope: "global", sessionId: "ignored", enabled: false },
-        "op",
+        { id: "op-id", name: "op" },
         "too chatty",
         100,
       );
@@ -405,19 +405,20 @@ describe.each(implementations)("%s stores", (_name, make) => {
         enabled: false,
         oldEnabled: null,
         actor: "op",
+        actorId: "op-id",
         reason: "too chatty",
         ts: 100,
       });
       const second = await t.set(
         { toolName: "wait", scope: "global", sessionId: null, enabled: true },
-        "op",
+        { id: "op-id", name: "op" },
         "back",
         200,
       );
       expect(second.oldEnabled).toBe(false);
       const session = await t.set(
         { toolName: "wait", scope: "session", sessionId: "g1", enabled: false },
-        "op2",
+        { id: "op2-id", name: "op2" },
         "",
         150,
       );

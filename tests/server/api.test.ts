@@ -135,7 +135,11 @@ describe("auth", () => {
 
     const me = await server.api("GET", "/api/auth/me", undefined, { token: null, headers: { cookie: pair } });
     expect(me.status).toBe(200);
-    expect(authMeSchema.parse(me.json)).toEqual({ authenticated: true, via: "cookie" });
+    expect(authMeSchema.parse(me.json)).toEqual({
+      authenticated: true,
+      via: "cookie",
+      account: { id: "bootstrap", name: "admin", role: "admin" },
+    });
     const viaBearer = await server.api("GET", "/api/auth/me");
     expect(authMeSchema.parse(viaBearer.json).via).toBe("bearer");
 
@@ -545,7 +549,7 @@ describe("tools, toggles and providers", () => {
     const view = toolListSchema.parse((await server.api("GET", `/api/tools?sessionId=${id}`)).json).tools;
     const jargon = view.find((t) => t.name === "query_jargon");
     expect(jargon).toMatchObject({ enabled: false, providerEnabled: true });
-    expect(jargon?.toggledBy).toMatchObject({ scope: "session", actor: "operator", reason: "noisy" });
+    expect(jargon?.toggledBy).toMatchObject({ scope: "session", actor: "admin", reason: "noisy" });
     const global = toolListSchema.parse((await server.api("GET", "/api/tools")).json).tools;
     expect(global.find((t) => t.name === "query_jargon")?.enabled).toBe(true);
 
@@ -565,6 +569,7 @@ describe("tools, toggles and providers", () => {
       sessionId: id,
       enabled: false,
       oldEnabled: null,
+      actor: { id: "bootstrap", name: "admin" },
     });
   });
 
@@ -588,7 +593,9 @@ describe("tools, toggles and providers", () => {
       toggledBy: { scope: "global" },
     });
 
-    const on = toggleResultSchema.parse((await server.api("PATCH", "/api/tools/query_memory", { enabled: true })).json);
+    const on = toggleResultSchema.parse(
+      (await server.api("PATCH", "/api/tools/query_memory", { enabled: true, reason: "done" })).json,
+    );
     const audit = toggleAuditListSchema.parse((await server.api("GET", "/api/tools/audit?limit=2")).json).entries;
     expect(audit.map((a) => a.id)).toEqual([on.auditId, off.auditId]);
     expect(audit[0]).toMatchObject({ enabled: true, oldEnabled: false });
@@ -596,13 +603,15 @@ describe("tools, toggles and providers", () => {
   });
 
   it("answers 404 for unknown tools or sessions and 400 naming bad toggle fields", async () => {
-    expect((await server.api("PATCH", "/api/tools/no_such_tool", { enabled: false })).status).toBe(404);
-    expect((await server.api("PATCH", "/api/tools/reply", { enabled: false, sessionId: "ghost" })).status).toBe(404);
+    expect((await server.api("PATCH", "/api/tools/no_such_tool", { enabled: false, reason: "x" })).status).toBe(404);
+    expect(
+      (await server.api("PATCH", "/api/tools/reply", { enabled: false, sessionId: "ghost", reason: "x" })).status,
+    ).toBe(404);
     const bad = await server.api("PATCH", "/api/tools/reply", { enabled: "off", reason: 5, scope: "x" });
     expect(bad.status).toBe(400);
     expect(fieldPaths(bad.json)).toEqual(expect.arrayContaining(["body:enabled", "body:reason", "body:(root)"]));
     const empty = await server.api("PATCH", "/api/tools/reply");
-    expect(fieldPaths(empty.json)).toEqual(["body:enabled"]);
+    expect(fieldPaths(empty.json)).toEqual(["body:enabled", "body:reason"]);
   });
 
   it("lists the providers with their state", async () => {

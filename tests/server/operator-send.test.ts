@@ -48,7 +48,7 @@ describe("POST /api/sessions/:id/send", () => {
     const sent = await server.waitForEvent(up, (e) => e.type === "message.sent" && e.data.messageId === "700");
     const action = await server.waitForEvent(up, (e) => e.type === "operator.action");
     expect(action.type === "operator.action" && action.data).toEqual({
-      actor: "operator",
+      actor: "admin",
       action: "message.send",
       target: up,
       detail: { text: "大家好，我是管理员代发的 [CQ:at,qq=all]", replyTo: null, delivered: true, messageId: "700" },

@@ -264,7 +264,7 @@ describe("memory toggle store", () => {
     const { toggles } = createMemoryStores();
     const first = await toggles.set(
       { toolName: "reply", scope: "global", sessionId: null, enabled: false },
-      "op",
+      { id: "op-id", name: "op" },
       "noisy",
       10,
     );
@@ -273,17 +273,23 @@ describe("memory toggle store", () => {
       enabled: false,
       oldEnabled: null,
       actor: "op",
+      actorId: "op-id",
       reason: "noisy",
       ts: 10,
     });
     const second = await toggles.set(
       { toolName: "reply", scope: "global", sessionId: null, enabled: true },
-      "op",
+      { id: "op-id", name: "op" },
       "",
       20,
     );
     expect(second.oldEnabled).toBe(false);
-    await toggles.set({ toolName: "reply", scope: "session", sessionId: "s1", enabled: false }, "op2", "", 30);
+    await toggles.set(
+      { toolName: "reply", scope: "session", sessionId: "s1", enabled: false },
+      { id: "op2-id", name: "op2" },
+      "",
+      30,
+    );
     expect(await toggles.list()).toEqual([
       { toolName: "reply", scope: "global", sessionId: null, enabled: true },
       { toolName: "reply", scope: "session", sessionId: "s1", enabled: false },
@@ -297,7 +303,12 @@ describe("memory toggle store", () => {
 
   it("keeps a global toggle's sessionId null", async () => {
     const { toggles } = createMemoryStores();
-    await toggles.set({ toolName: "x", scope: "global", sessionId: "s1", enabled: false }, "op", "", 1);
+    await toggles.set(
+      { toolName: "x", scope: "global", sessionId: "s1", enabled: false },
+      { id: "op-id", name: "op" },
+      "",
+      1,
+    );
     expect(await toggles.list()).toEqual([{ toolName: "x", scope: "global", sessionId: null, enabled: false }]);
   });
 });

@@ -2,6 +2,7 @@
 // ones in server/stores/memory.
 import type { PrismaClient } from "../../../generated/prisma/client";
 import type { Stores } from "../../stores/types";
+import { PrismaAccountStore, PrismaAuditStore } from "./accounts";
 import { PrismaEmojiStore } from "./emojis";
 import { PrismaJargonStore } from "./jargon";
 import { PrismaLoginSessionStore } from "./login-sessions";
@@ -26,8 +27,10 @@ export interface PrismaStores extends Stores {
   toggles: PrismaToggleStore;
   usage: PrismaUsageStore;
   sessions: PrismaSessionStore;
-  /** Dashboard logins (not an engine store). */
+  /** Dashboard logins, accounts and the audit trail (not engine stores). */
   loginSessions: PrismaLoginSessionStore;
+  accounts: PrismaAccountStore;
+  audit: PrismaAuditStore;
 }
 
 /** Every store writes through one StoreWriter: one write at a time, in call order (see writer.ts). */
@@ -45,11 +48,15 @@ export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptio
     usage: new PrismaUsageStore(prisma, writer),
     sessions: new PrismaSessionStore(prisma, writer),
     loginSessions: new PrismaLoginSessionStore(prisma, writer),
+    accounts: new PrismaAccountStore(prisma, writer),
+    audit: new PrismaAuditStore(prisma, writer),
   };
 }
 
 export type { PrismaStoresOptions } from "./support";
 export {
+  PrismaAccountStore,
+  PrismaAuditStore,
   PrismaEmojiStore,
   PrismaJargonStore,
   PrismaLoginSessionStore,

@@ -1,5 +1,5 @@
 import type { PrismaClient, ToggleAudit } from "../../../generated/prisma/client";
-import type { ToggleAuditEntry, ToggleStore, ToolToggle } from "../../stores/types";
+import type { AuditActor, ToggleAuditEntry, ToggleStore, ToolToggle } from "../../stores/types";
 import type { StoreWriter } from "../writer";
 import { fromSessionKey, sqlLimit, toSessionKey } from "./support";
 
@@ -19,6 +19,7 @@ const toAuditEntry = (r: ToggleAudit): ToggleAuditEntry => ({
   sessionId: r.sessionId,
   enabled: r.enabled,
   actor: r.actor,
+  actorId: r.actorId,
   reason: r.reason,
   oldEnabled: r.oldEnabled,
   ts: r.ts,
@@ -44,7 +45,7 @@ export class PrismaToggleStore implements ToggleStore {
   }
 
   /** Writes the toggle and its audit entry in one transaction; the entry carries the previous value. */
-  async set(toggle: ToolToggle, actor: string, reason: string, ts: number): Promise<ToggleAuditEntry> {
+  async set(toggle: ToolToggle, actor: AuditActor, reason: string, ts: number): Promise<ToggleAuditEntry> {
     const sessionId = toggle.scope === "session" ? toggle.sessionId : null;
     const key = { toolName: toggle.toolName, scope: toggle.scope, sessionId: toSessionKey(sessionId) };
     const row = await this.writer.write(() =>
@@ -65,7 +66,8 @@ export class PrismaToggleStore implements ToggleStore {
             sessionId,
             enabled: toggle.enabled,
             oldEnabled: old?.enabled ?? null,
-            actor,
+            actor: actor.name,
+            actorId: actor.id,
             reason,
             ts,
           },

@@ -1,7 +1,9 @@
 // Every /api route of interface.md; the router matches literal segments before parameters.
 import type { Route } from "../route";
 import type { ApiContext } from "../context";
-import { loginRoute, logoutRoute, meRoute } from "./auth";
+import { createAccountRoute, deleteAccountRoute, listAccountsRoute, updateAccountRoute } from "./accounts";
+import { auditRoute } from "./audit";
+import { listLoginSessionsRoute, loginRoute, logoutRoute, meRoute, revokeLoginSessionRoute } from "./auth";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
 import { platformsRoute } from "./platforms";
@@ -20,6 +22,13 @@ export const apiRoutes: Route<ApiContext>[] = [
   loginRoute,
   logoutRoute,
   meRoute,
+  listLoginSessionsRoute,
+  revokeLoginSessionRoute,
+  listAccountsRoute,
+  createAccountRoute,
+  updateAccountRoute,
+  deleteAccountRoute,
+  auditRoute,
   listSessionsRoute,
   createSessionRoute,
   getSessionRoute,

@@ -7,16 +7,13 @@ import { apiRoute } from "../context";
 import { HttpError } from "../errors";
 import { DB_RETRY_AFTER_S } from "./session-messages";
 
-/** There is one operator credential, so every message sent by hand is the operator's. */
-const OPERATOR_ACTOR = "operator";
-
 export const operatorSendRoute = apiRoute({
   method: "POST",
   path: "/api/sessions/:id/send",
   params: sessionParamsSchema,
   body: operatorSendBodySchema,
   response: operatorSendResponseSchema,
-  async handle({ params, body }, ctx) {
+  async handle({ params, body, actor }, ctx) {
     const session = await ctx.sessions.require(params.id);
     if (!ctx.database.acceptsWrites()) {
       const { state } = ctx.database.status();
@@ -24,7 +21,14 @@ export const operatorSendRoute = apiRoute({
         "retry-after": String(DB_RETRY_AFTER_S),
       });
     }
-    const result = await ctx.engine.manager.sendAsOperator(session, body, OPERATOR_ACTOR);
+    // The operator.action event names the account.
+    const result = await ctx.engine.manager.sendAsOperator(session, body, actor.name);
+    await ctx.audit.record({
+      actor,
+      action: "message.send",
+      target: `session:${session.id}`,
+      after: { text: body.text, replyTo: body.replyTo ?? null, delivered: result.delivered },
+    });
     if (result.delivered) return { status: 200, body: { messageId: result.messageId, delivered: true } };
     if (result.reason === "unknown_reply_target") throw new HttpError(404, `message ${body.replyTo} not found`);
     // The platform did not take it: a bad gateway, with the platform's reason.

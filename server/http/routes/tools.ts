@@ -1,5 +1,6 @@
 // The tool catalog, operator toggles and their audit trail, and tools run by hand.
 import { z } from "zod";
+import { BOOTSTRAP_ACCOUNT_ID } from "../../../lib/api/accounts";
 import {
   apiErrorSchema,
   iconParamsSchema,
@@ -18,9 +19,6 @@ import { HttpError } from "../errors";
 import { IconFetchError } from "../services/icon-proxy";
 import { ToolRunRefused } from "../services/tool-invoke";
 
-/** There is one operator credential, so every tool run by hand is the operator's. */
-const OPERATOR_ACTOR = "operator";
-
 export const listToolsRoute = apiRoute({
   method: "GET",
   path: "/api/tools",
@@ -38,9 +36,9 @@ export const toggleToolRoute = apiRoute({
   params: toolParamsSchema,
   body: toggleToolBodySchema,
   response: toggleResultSchema,
-  async handle({ params, body }, ctx) {
+  async handle({ params, body, actor }, ctx) {
     const session = body.sessionId ? await ctx.sessions.require(body.sessionId) : null;
-    return { body: await ctx.toggles.toggle(params.name, session, body) };
+    return { body: await ctx.toggles.toggle(params.name, session, body, actor) };
   },
 });
 
@@ -50,10 +48,10 @@ export const invokeToolRoute = apiRoute({
   params: toolParamsSchema,
   body: invokeToolBodySchema,
   response: z.union([invokeToolResponseSchema, apiErrorSchema]),
-  async handle({ params, body }, ctx) {
+  async handle({ params, body, actor }, ctx) {
     const session = body.sessionId ? await ctx.sessions.require(body.sessionId) : null;
     try {
-      return { body: { result: await ctx.invocations.invoke(params.name, session, body, OPERATOR_ACTOR) } };
+      return { body: { result: await ctx.invocations.invoke(params.name, session, body, actor.name) } };
     } catch (error) {
       if (!(error instanceof ToolRunRefused)) throw error;
       return { status: 409, body: { error: error.message, ...(error.needsConfirm ? { needsConfirm: true } : {}) } };
@@ -67,7 +65,16 @@ export const toolAuditRoute = apiRoute({
   query: auditQuerySchema,
   response: toggleAuditListSchema,
   async handle({ query }, ctx) {
-    return { body: { entries: await ctx.engine.stores.toggles.audit({ limit: query.limit }) } };
+    const entries = await ctx.engine.stores.toggles.audit({ limit: query.limit });
+    return {
+      body: {
+        entries: entries.map(({ actorId, actor, ...entry }) => ({
+          ...entry,
+          // Entries from before accounts were made with the operator token: the bootstrap admin.
+          actor: { id: actorId || BOOTSTRAP_ACCOUNT_ID, name: actor },
+        })),
+      },
+    };
   },
 });
 

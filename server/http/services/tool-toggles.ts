@@ -1,15 +1,14 @@
 // Operator tool toggles: write the toggle with its audit entry, apply it to the engine at once (the
 // next planner listing sees it) and announce it as tool.toggled: a session toggle in that session's
 // ledger; a global one in the "_global" stream and in every live session.
+import type { Actor } from "../../../lib/api/accounts";
 import { GLOBAL_STREAM_ID, type ToggleToolBody } from "../../../lib/api/schemas";
+import type { AuditLog } from "../../accounts/audit";
 import type { Engine } from "../../composition";
 import type { SessionRecord, ToolToggle } from "../../stores/types";
 import { notFound } from "../errors";
 import type { ToolCatalog } from "./tool-catalog";
 import type { ToggleProvenance } from "./toggle-provenance";
-
-/** There is one operator credential, so every change is the operator's. */
-const OPERATOR_ACTOR = "operator";
 
 export interface ToggleResult {
   toolName: string;
@@ -28,21 +27,35 @@ export class ToolToggleService {
     private readonly engine: Engine,
     private readonly catalog: ToolCatalog,
     private readonly provenance: ToggleProvenance,
+    private readonly audit: AuditLog,
   ) {}
 
-  toggle(toolName: string, session: SessionRecord | null, body: ToggleToolBody): Promise<ToggleResult> {
-    const run = this.chain.then(() => this.apply(toolName, session, body));
+  toggle(toolName: string, session: SessionRecord | null, body: ToggleToolBody, actor: Actor): Promise<ToggleResult> {
+    const run = this.chain.then(() => this.apply(toolName, session, body, actor));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
-  private async apply(toolName: string, session: SessionRecord | null, body: ToggleToolBody): Promise<ToggleResult> {
+  private async apply(
+    toolName: string,
+    session: SessionRecord | null,
+    body: ToggleToolBody,
+    actor: Actor,
+  ): Promise<ToggleResult> {
     if (!(await this.catalog.has(toolName, session))) throw notFound(`tool ${toolName}`);
     const toggle: ToolToggle = session
       ? { toolName, scope: "session", sessionId: session.id, enabled: body.enabled }
       : { toolName, scope: "global", sessionId: null, enabled: body.enabled };
     const { engine } = this;
-    const audit = await engine.stores.toggles.set(toggle, OPERATOR_ACTOR, body.reason, engine.clock.now());
+    const audit = await engine.stores.toggles.set(toggle, actor, body.reason, engine.clock.now());
+    await this.audit.record({
+      actor,
+      action: "tool.toggle",
+      target: session ? `tool:${toolName}@session:${session.id}` : `tool:${toolName}`,
+      before: { enabled: audit.oldEnabled },
+      after: { enabled: toggle.enabled },
+      reason: body.reason,
+    });
     engine.toggles.apply(toggle);
     this.provenance.record(audit);
     const data = {

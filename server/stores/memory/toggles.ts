@@ -1,4 +1,4 @@
-import type { ToggleAuditEntry, ToggleStore, ToolToggle } from "../types";
+import type { AuditActor, ToggleAuditEntry, ToggleStore, ToolToggle } from "../types";
 import { copy, takeFirst, type IdSource } from "./support";
 
 function toggleKey(t: Pick<ToolToggle, "toolName" | "scope" | "sessionId">): string {
@@ -15,7 +15,7 @@ export class MemoryToggleStore implements ToggleStore {
     return [...this.toggles.values()].map(copy);
   }
 
-  async set(toggle: ToolToggle, actor: string, reason: string, ts: number): Promise<ToggleAuditEntry> {
+  async set(toggle: ToolToggle, actor: AuditActor, reason: string, ts: number): Promise<ToggleAuditEntry> {
     const stored: ToolToggle = {
       toolName: toggle.toolName,
       scope: toggle.scope,
@@ -25,7 +25,15 @@ export class MemoryToggleStore implements ToggleStore {
     const key = toggleKey(stored);
     const oldEnabled = this.toggles.get(key)?.enabled ?? null;
     this.toggles.set(key, stored);
-    const entry: ToggleAuditEntry = { ...stored, id: this.newId("toggle-audit"), actor, reason, oldEnabled, ts };
+    const entry: ToggleAuditEntry = {
+      ...stored,
+      id: this.newId("toggle-audit"),
+      actor: actor.name,
+      actorId: actor.id,
+      reason,
+      oldEnabled,
+      ts,
+    };
     this.entries.push(entry);
     return copy(entry);
   }

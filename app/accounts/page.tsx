@@ -1,0 +1,5 @@
+import { AccountsPanel } from "../../components/accounts/AccountsPanel";
+
+export default function AccountsPage() {
+  return <AccountsPanel />;
+}

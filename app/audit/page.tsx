@@ -1,0 +1,5 @@
+import { AuditLog } from "../../components/audit/AuditLog";
+
+export default function AuditPage() {
+  return <AuditLog />;
+}
