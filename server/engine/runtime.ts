@@ -12,6 +12,7 @@ import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { SessionHistory } from "./history";
 import { PlannerInterruptGuard } from "./interrupt-guard";
+import { pendingNotice } from "./pending-notice";
 import { SessionLearner } from "./learning";
 import {
   composeSnapshot,
@@ -274,17 +275,42 @@ export class SessionRuntime {
     this.saveChain = saved.catch(() => undefined);
     const position = await saved;
     if (this.stopped) return true;
-    this.scheduler.accept(message, position);
+    const forcedBy = this.scheduler.accept(message, position);
     // New chat: the quiet stretch idle learning waits for has not come yet.
     this.idleLearning?.cancel();
     this.idleLearning = null;
+    let interruptsPlanner = false;
     if (this.loop.state === "running") {
       this.scheduler.requireDebounce();
-      this.interrupts.interrupt();
+      interruptsPlanner = this.interrupts.interrupt();
     }
+    this.announcePending(message, interruptsPlanner, forcedBy);
     this.schedule();
     this.persistence.soon();
     return true;
+  }
+
+  /** message.pending: the message is shown at once, with the gate that holds it (pending-notice.ts). */
+  private announcePending(
+    message: ChatMessageRecord,
+    interruptsPlanner: boolean,
+    forcedBy: "at" | "mention" | null,
+  ): void {
+    const turnUnderway = this.turnRunning || this.scheduled;
+    this.deps.events.emit(
+      this.session.id,
+      "message.pending",
+      pendingNotice(message, {
+        now: this.deps.clock.now(),
+        agentState: this.loop.state,
+        waitDeadline: this.waitDeadline,
+        interruptsPlanner,
+        cooldownUntil: this.loop.cooldownUntil,
+        debounceUntil: turnUnderway ? this.scheduler.debounceDeadline() : null,
+        trigger: this.scheduler.evaluate(),
+        forcedBy,
+      }),
+    );
   }
 
   /**
