@@ -108,7 +108,7 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
   const renderChat = useCallback(
     (item: TimelineItem) =>
       item.kind === "message" ? (
-        <MessageRow event={item.event} recalled={item.recalled} />
+        <MessageRow event={item.event} recalled={item.recalled} arrival={item.arrival} />
       ) : item.kind === "notice" ? (
         <NoticeRow event={item.event} />
       ) : null,

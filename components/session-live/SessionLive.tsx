@@ -18,6 +18,7 @@ import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { VirtualList, type VirtualListHandle } from "../ui/VirtualList";
 import { SessionStats } from "./SessionStats";
+import { SilencesPanel } from "./SilencesPanel";
 import { StagePanel } from "./StagePanel";
 import { MessageRow, NoticeRow } from "./TimelineRows";
 import { useCycleKeys } from "./use-cycle-keys";
@@ -172,7 +173,8 @@ function LiveBody({
           />
         );
       }
-      if (item.kind === "message") return <MessageRow event={item.event} recalled={item.recalled} />;
+      if (item.kind === "message")
+        return <MessageRow event={item.event} recalled={item.recalled} arrival={item.arrival} live />;
       return <NoticeRow event={item.event} />;
     },
     [selected, expanded, toggleExpanded],
@@ -259,14 +261,14 @@ function LiveBody({
       <aside className="live-side">
         <StagePanel timeline={timeline} live />
         <SessionStats timeline={timeline} />
+        <SilencesPanel timeline={timeline} live />
       </aside>
     </div>
   );
 }
 
 function estimateItem(item: TimelineItem): number {
-  if (item.kind === "message")
-    return item.event.type === "message.ingested" && item.event.data.images?.length ? 200 : 30;
+  if (item.kind === "message") return item.event.type !== "message.sent" && item.event.data.images?.length ? 200 : 30;
   return item.kind === "cycle" ? 190 : 26;
 }
 

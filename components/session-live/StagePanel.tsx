@@ -17,6 +17,12 @@ export function StagePanel({ timeline, live }: { timeline: Timeline; live: boole
         <>
           <StageBadge agentState={stage.data.agentState} stage={stage.data.stage} roundText={stage.data.roundText} />
           {stage.data.detail && <div className="text small">{stage.data.detail}</div>}
+          {stage.data.agentState === "wait" && timeline.waitDeadline !== null && (
+            <div className="small" data-testid="wait-countdown">
+              wait ends {formatClock(timeline.waitDeadline)}
+              {live && now > 0 && ` · in ${formatDuration(Math.max(0, timeline.waitDeadline - now))}`}
+            </div>
+          )}
           <div className="muted small">
             since {formatClock(stage.data.stageStartedAt)}
             {live && now > 0 && ` · ${formatDuration(Math.max(0, now - stage.data.stageStartedAt))}`}

@@ -11,7 +11,9 @@ import type {
 } from "../events/schemas";
 
 export type EventOf<T extends MonitorEvent["type"]> = Extract<MonitorEvent, { type: T }>;
-export type ChatEvent = EventOf<"message.ingested"> | EventOf<"message.sent">;
+export type PendingEvent = EventOf<"message.pending">;
+/** A pending row is upgraded in place to its message.ingested when a turn takes the message. */
+export type ChatEvent = EventOf<"message.ingested"> | EventOf<"message.sent"> | PendingEvent;
 export type ProblemEvent = EventOf<"llm.retry"> | EventOf<"llm.error">;
 export type PlatformNoticeEvent = EventOf<"platform.connected"> | EventOf<"platform.disconnected">;
 export type NoticeEvent =
@@ -43,8 +45,11 @@ export interface CycleView {
 }
 
 export type TimelineItem =
-  /** recalled: a later message.recalled named it (it stays shown, struck through). */
-  | { kind: "message"; key: string; seq: number; event: ChatEvent; recalled?: boolean }
+  /**
+   * recalled: a later message.recalled named it (it stays shown, struck through). arrival: the
+   * message.pending that first showed it (its time is the row's time once ingested).
+   */
+  | { kind: "message"; key: string; seq: number; event: ChatEvent; recalled?: boolean; arrival?: PendingEvent }
   | { kind: "cycle"; key: string; seq: number; cycle: CycleView }
   | { kind: "notice"; key: string; seq: number; event: NoticeEvent };
 
@@ -70,6 +75,8 @@ export interface Timeline {
   messageCount: number;
   cycleCount: number;
   gaps: readonly SeqGap[];
+  /** When the armed wait ends (from the gate's wait decision), null when the session is not waiting. */
+  waitDeadline: number | null;
 }
 
 const RECENT_STAGES = 8;
@@ -88,6 +95,7 @@ export function emptyTimeline(sessionId: string): Timeline {
     messageCount: 0,
     cycleCount: 0,
     gaps: [],
+    waitDeadline: null,
   };
 }
 
@@ -162,6 +170,7 @@ class Draft {
   private lastSeq: number;
   private messageCount: number;
   private cycleCount: number;
+  private waitDeadline: number | null;
 
   constructor(private readonly prev: Timeline) {
     this.items = [...prev.items];
@@ -175,6 +184,7 @@ class Draft {
     this.lastSeq = prev.lastSeq;
     this.messageCount = prev.messageCount;
     this.cycleCount = prev.cycleCount;
+    this.waitDeadline = prev.waitDeadline;
   }
 
   apply(event: MonitorEvent): void {
@@ -183,6 +193,7 @@ class Draft {
     this.events.push(event);
     switch (event.type) {
       case "stage.status":
+        if (event.data.agentState !== "wait") this.waitDeadline = null;
         this.stage = event;
         this.recentStages = [...this.recentStages.slice(-(RECENT_STAGES - 1)), event];
         return;
@@ -192,9 +203,20 @@ class Draft {
         this.pushMessage(event);
         return;
       }
-      case "message.ingested":
-        this.pushMessage(event);
+      case "message.pending":
+        // A repeat announcement of a message already shown (pending or taken) is not a second row.
+        if (!this.messageIndex.has(event.data.messageId)) this.pushMessage(event);
         return;
+      case "message.ingested": {
+        const index = this.messageIndex.get(event.data.messageId);
+        const item = index === undefined ? undefined : this.items[index];
+        if (index !== undefined && item?.kind === "message" && item.event.type === "message.pending") {
+          this.items[index] = { ...item, event, arrival: item.event };
+        } else {
+          this.pushMessage(event);
+        }
+        return;
+      }
       case "message.recalled": {
         const index = this.messageIndex.get(event.data.messageId);
         const item = index === undefined ? undefined : this.items[index];
@@ -221,6 +243,7 @@ class Draft {
         this.startCycle(event.data.cycleId, event, event.data);
         return;
       case "timing_gate.result":
+        if (event.data.waitSeconds !== undefined) this.waitDeadline = event.ts + event.data.waitSeconds * 1000;
         this.updateCycle(this.cycleFor(event.data.cycleId, event), event, () => ({ gate: event.data }));
         return;
       case "planner.interrupted":
@@ -259,6 +282,7 @@ class Draft {
       messageCount: this.messageCount,
       cycleCount: this.cycleCount,
       gaps: this.gaps,
+      waitDeadline: this.waitDeadline,
     };
   }
 

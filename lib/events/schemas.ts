@@ -161,6 +161,12 @@ export const timingGateResultDataSchema = z.object({
   completionTokens: z.number().int(),
   durationMs: z.number(),
   selectedHistoryCount: z.number().int(),
+  /** Messages the gate model was given (system prompt, selected context, retry hints). */
+  promptMessageCount: z.number().int().optional(),
+  /** no_action: the cooldown that follows. */
+  cooldownMs: z.number().optional(),
+  /** wait: the seconds it waits. */
+  waitSeconds: z.number().optional(),
   forced: z.boolean().optional(),
   attempts: z.number().int().optional(),
   /** The thinking model's reasoning for its decision (absent when it gave none). */
