@@ -159,3 +159,31 @@ describe("message.pending", () => {
     expect(await pendingOf(h, m.messageId)).toMatchObject({ reason: "debounce", etaMs: 1_000, pending: 2 });
   });
 });
+
+describe("timing_gate.result says what the gate saw and what it set", () => {
+  it("no_action: the messages it was given and the cooldown that follows", async () => {
+    const clock = new FakeClock();
+    h = await startHarness({ clock, config: { chat: { timingGateCooldownSeconds: 8 } } });
+    h.model.enqueue(noAction);
+    await h.send("随便聊聊");
+    const e = await h.waitForEvent((ev) => ev.type === "timing_gate.result");
+    const sentToModel = h.model.requests[0].body.messages.length;
+    expect(e.type === "timing_gate.result" && e.data).toMatchObject({
+      action: "no_action",
+      selectedHistoryCount: 1,
+      promptMessageCount: sentToModel,
+      cooldownMs: 8_000,
+    });
+    expect(sentToModel).toBeGreaterThanOrEqual(2);
+  });
+
+  it("wait: the seconds it waits", async () => {
+    const clock = new FakeClock();
+    h = await startHarness({ clock, isGroupChat: false });
+    h.model.enqueue(waitCall(45));
+    await h.send("嗯");
+    const e = await h.waitForEvent((ev) => ev.type === "timing_gate.result");
+    expect(e.type === "timing_gate.result" && e.data).toMatchObject({ action: "wait", waitSeconds: 45 });
+    expect(e.type === "timing_gate.result" && e.data.cooldownMs).toBeUndefined();
+  });
+});
