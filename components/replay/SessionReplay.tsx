@@ -299,6 +299,7 @@ function marksOf(events: readonly MonitorEvent[]): ScrubberMarks {
   const origin = events.length ? events[0].ts : 0;
   const marks: ScrubberMarks = { acted: [], silent: [], messages: [] };
   const startAt = new Map<string, number>();
+  const announced = new Set<string>();
   for (const e of events) {
     if (e.type === "cycle.start") startAt.set(e.data.cycleId, e.ts - origin);
     else if (e.type === "cycle.end") {
@@ -306,7 +307,12 @@ function marksOf(events: readonly MonitorEvent[]): ScrubberMarks {
       (e.data.endReason === "timing_no_action" || e.data.endReason === "timing_wait" ? marks.silent : marks.acted).push(
         at,
       );
-    } else if (e.type === "message.ingested" || e.type === "message.sent") marks.messages.push(e.ts - origin);
+    } else if (e.type === "message.pending") {
+      // A message is marked when it arrived, not again when a turn took it.
+      announced.add(e.data.messageId);
+      marks.messages.push(e.ts - origin);
+    } else if ((e.type === "message.ingested" && !announced.has(e.data.messageId)) || e.type === "message.sent")
+      marks.messages.push(e.ts - origin);
   }
   return marks;
 }

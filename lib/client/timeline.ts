@@ -204,15 +204,14 @@ class Draft {
         return;
       }
       case "message.pending":
-        // A repeat announcement of a message already shown (pending or taken) is not a second row.
-        if (!this.messageIndex.has(event.data.messageId)) this.pushMessage(event);
-        return;
       case "message.ingested": {
+        // A message is one row: announced again (its gate changed) or taken by a turn, the pending
+        // row is updated in place and keeps its first announcement's time.
         const index = this.messageIndex.get(event.data.messageId);
         const item = index === undefined ? undefined : this.items[index];
         if (index !== undefined && item?.kind === "message" && item.event.type === "message.pending") {
-          this.items[index] = { ...item, event, arrival: item.event };
-        } else {
+          this.items[index] = { ...item, event, arrival: item.arrival ?? item.event };
+        } else if (event.type === "message.ingested" || index === undefined) {
           this.pushMessage(event);
         }
         return;

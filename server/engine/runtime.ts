@@ -290,7 +290,10 @@ export class SessionRuntime {
     return true;
   }
 
-  /** message.pending: the message is shown at once, with the gate that holds it (pending-notice.ts). */
+  /**
+   * message.pending: the message is shown at once, with the gate that holds it (pending-notice.ts);
+   * announced again when that gate changes (setStage).
+   */
   private announcePending(
     message: ChatMessageRecord,
     interruptsPlanner: boolean,
@@ -389,6 +392,11 @@ export class SessionRuntime {
       agentState: this.loop.state,
       stageStartedAt: this.currentStage.startedAt,
     });
+    // A turn ended, its cooldown began or a wait was armed: messages still pending now wait for
+    // another reason than the one they were announced with.
+    if (name === "idle" || name === "cooldown" || name === "waiting") {
+      for (const message of this.scheduler.pending()) this.announcePending(message, false, null);
+    }
   }
 
   // ---- the turn queue --------------------------------------------------------------------

@@ -40,9 +40,17 @@ describe("timeline: a pending message", () => {
     expect(upgraded.kind === "message" && upgraded.arrival?.ts).toBe(T0 + 1000);
   });
 
-  it("a repeated announcement is not a second row; an ingested message never announced gets its own", () => {
-    const t = buildTimeline(S, [pending(1, {}), pending(2, { pending: 2 }), ingested(3, "m9")]);
+  it("a new announcement updates the row (its first time kept); an ingested message never announced gets its own", () => {
+    const t = buildTimeline(S, [pending(1, {}), pending(2, { reason: "cooldown", etaMs: 4000 }), ingested(3, "m9")]);
     expect(t.items.map((i) => (i.kind === "message" ? i.event.data.messageId : i.kind))).toEqual(["m1", "m9"]);
+    const row = t.items[0];
+    expect(row.kind === "message" && row.event.type === "message.pending" && row.event.data.reason).toBe("cooldown");
+    expect(row.kind === "message" && row.arrival?.seq).toBe(1);
+    // Once taken, a late announcement does not turn it back into a pending row.
+    const taken = applyEvents(t, [ingested(4), pending(5, {})]);
+    const again = taken.items[0];
+    expect(again.kind === "message" && again.event.type).toBe("message.ingested");
+    expect(taken.items).toHaveLength(2);
   });
 
   it("the wait's deadline comes from the gate's decision and clears when the wait ends", () => {

@@ -187,3 +187,29 @@ describe("timing_gate.result says what the gate saw and what it set", () => {
     expect(e.type === "timing_gate.result" && e.data.cooldownMs).toBeUndefined();
   });
 });
+
+describe("message.pending again when the gate holding a message changes", () => {
+  it("running, then the cooldown after no_action, then below the threshold", async () => {
+    const clock = new FakeClock();
+    h = await startHarness({ clock, config: { chat: { talkValue: 0.5, timingGateCooldownSeconds: 8 } } });
+    h.model.enqueue({ ...noAction, delayMs: 200 });
+    await h.send("一");
+    await h.send("二");
+    await h.model.waitForRequest(0);
+    const m = await h.send("三");
+    const reasonsOf = () =>
+      h!
+        .ofType("message.pending")
+        .filter((e) => e.data.messageId === m.messageId)
+        .map((e) => [e.data.reason, e.data.etaMs ?? null, e.data.threshold ?? null]);
+    await until(() => reasonsOf().length === 2, "the announcement at the cooldown");
+    expect(reasonsOf()).toEqual([
+      ["running", null, null],
+      ["cooldown", 8_000, null],
+    ]);
+    await clock.advance(8_000);
+    await until(() => reasonsOf().length === 3, "the announcement once idle");
+    expect(reasonsOf()[2]).toEqual(["threshold", null, 2]);
+    expect(h.ofType("message.ingested").map((e) => e.data.messageId)).not.toContain(m.messageId);
+  });
+});
