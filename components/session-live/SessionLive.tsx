@@ -98,7 +98,14 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           }
         />
       )}
-      {timeline && <LiveBody sessionId={sessionId} timeline={timeline} platform={session.data?.platform} />}
+      {timeline && (
+        <LiveBody
+          sessionId={sessionId}
+          timeline={timeline}
+          platform={session.data?.platform}
+          waitDeadline={session.data?.waitDeadline ?? null}
+        />
+      )}
     </div>
   );
 }
@@ -107,10 +114,13 @@ function LiveBody({
   sessionId,
   timeline,
   platform,
+  waitDeadline,
 }: {
   sessionId: string;
   timeline: Timeline;
   platform: string | undefined;
+  /** The session's wait deadline as loaded, for a wait decided before the loaded events. */
+  waitDeadline: number | null;
 }) {
   const [follow, setFollow] = useState(true);
   const [pausedAtSeq, setPausedAtSeq] = useState(0);
@@ -259,7 +269,7 @@ function LiveBody({
         <BotSendBox sessionId={sessionId} platform={platform} />
       </div>
       <aside className="live-side">
-        <StagePanel timeline={timeline} live />
+        <StagePanel timeline={timeline} live waitDeadline={waitDeadline} />
         <SessionStats timeline={timeline} />
         <SilencesPanel timeline={timeline} live />
       </aside>

@@ -6,9 +6,19 @@ import type { Timeline } from "../../lib/client/timeline";
 import { stageLabel } from "../../lib/i18n/stages";
 import { StageBadge } from "../sessions/StageBadge";
 
-export function StagePanel({ timeline, live }: { timeline: Timeline; live: boolean }) {
+export function StagePanel({
+  timeline,
+  live,
+  waitDeadline: loadedDeadline = null,
+}: {
+  timeline: Timeline;
+  live: boolean;
+  /** The wait's deadline known from elsewhere (the session's status) when the events held lack it. */
+  waitDeadline?: number | null;
+}) {
   const now = useNow();
   const stage = timeline.stage;
+  const waitDeadline = timeline.waitDeadline ?? loadedDeadline;
   const recent = timeline.recentStages;
   return (
     <section className="panel stage-panel" aria-label="Engine stage" data-testid="stage-panel">
@@ -17,10 +27,10 @@ export function StagePanel({ timeline, live }: { timeline: Timeline; live: boole
         <>
           <StageBadge agentState={stage.data.agentState} stage={stage.data.stage} roundText={stage.data.roundText} />
           {stage.data.detail && <div className="text small">{stage.data.detail}</div>}
-          {stage.data.agentState === "wait" && timeline.waitDeadline !== null && (
+          {stage.data.agentState === "wait" && waitDeadline !== null && (
             <div className="small" data-testid="wait-countdown">
-              wait ends {formatClock(timeline.waitDeadline)}
-              {live && now > 0 && ` · in ${formatDuration(Math.max(0, timeline.waitDeadline - now))}`}
+              wait ends {formatClock(waitDeadline)}
+              {live && now > 0 && ` · in ${formatDuration(Math.max(0, waitDeadline - now))}`}
             </div>
           )}
           <div className="muted small">

@@ -4,6 +4,7 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { StagePanel } from "../../components/session-live/StagePanel";
 import { MessageRow } from "../../components/session-live/TimelineRows";
 import type { SessionSummary } from "../../lib/api/schemas";
 import { monitorEventSchema, type MessagePendingData, type MonitorEvent } from "../../lib/events/schemas";
@@ -73,6 +74,24 @@ describe("timeline: a pending message", () => {
     const over = applyEvents(waiting, [ev(3, "stage.status", stage("timing_gate", "running"))]);
     expect(over.waitDeadline).toBeNull();
     expect(emptyTimeline(S).waitDeadline).toBeNull();
+  });
+});
+
+describe("StagePanel", () => {
+  it("shows when the wait ends, from the events or else from the session's status", () => {
+    const waiting = buildTimeline(S, [ev(1, "stage.status", stage("waiting", "wait"))]);
+    const deadline = Date.UTC(2026, 0, 1, 10, 30, 15);
+    const html = renderToStaticMarkup(
+      createElement(StagePanel, { timeline: waiting, live: false, waitDeadline: deadline }),
+    );
+    expect(html).toContain('data-testid="wait-countdown"');
+    const d = new Date(deadline);
+    expect(html).toContain(`${String(d.getHours()).padStart(2, "0")}:30:15`);
+    const notWaiting = buildTimeline(S, [ev(1, "stage.status", stage("idle", "stop"))]);
+    const idle = renderToStaticMarkup(
+      createElement(StagePanel, { timeline: notWaiting, live: false, waitDeadline: deadline }),
+    );
+    expect(idle).not.toContain("wait-countdown");
   });
 });
 
