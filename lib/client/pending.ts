@@ -2,12 +2,10 @@
 // and, where the engine gave one, when that gate ends.
 import type { MessagePendingData } from "../events/schemas";
 
-/** When the gate ends, on the event's clock (null: no ETA, e.g. below threshold without latency samples). */
-export function pendingDeadline(event: { ts: number; data: Pick<MessagePendingData, "etaMs"> }): number | null {
-  return event.data.etaMs === undefined ? null : event.ts + event.data.etaMs;
-}
-
-/** Time left until the deadline at `now`, never above the ETA it was given nor below 0. */
+/**
+ * Time left of the gate at `now` (its deadline: the event's time plus etaMs), never above the ETA
+ * nor below 0; null without an ETA.
+ */
 export function pendingRemaining(
   event: { ts: number; data: Pick<MessagePendingData, "etaMs"> },
   now: number,
