@@ -1,6 +1,7 @@
 "use client";
 // What the engine is doing now: stage, detail, round, agent state and how long it has been at it.
 import { formatClock, formatDuration } from "../../lib/client/format";
+import { describePending, pendingRemaining } from "../../lib/client/pending";
 import { useNow } from "../../lib/client/react/use-now";
 import type { Timeline } from "../../lib/client/timeline";
 import { stageLabel } from "../../lib/i18n/stages";
@@ -27,6 +28,15 @@ export function StagePanel({
         <>
           <StageBadge agentState={stage.data.agentState} stage={stage.data.stage} roundText={stage.data.roundText} />
           {stage.data.detail && <div className="text small">{stage.data.detail}</div>}
+          {timeline.lastPending && (
+            <div className="small" data-testid="pending-now" data-reason={timeline.lastPending.data.reason}>
+              {timeline.lastPending.data.pending} waiting ·{" "}
+              {describePending(
+                timeline.lastPending.data,
+                pendingRemaining(timeline.lastPending, live && now > 0 ? now : timeline.lastPending.ts),
+              )}
+            </div>
+          )}
           {stage.data.agentState === "wait" && waitDeadline !== null && (
             <div className="small" data-testid="wait-countdown">
               wait ends {formatClock(waitDeadline)}

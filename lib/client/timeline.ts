@@ -77,6 +77,8 @@ export interface Timeline {
   gaps: readonly SeqGap[];
   /** When the armed wait ends (from the gate's wait decision), null when the session is not waiting. */
   waitDeadline: number | null;
+  /** The latest announcement of a message no turn has taken since: why the bot is quiet now. */
+  lastPending: PendingEvent | null;
 }
 
 const RECENT_STAGES = 8;
@@ -96,6 +98,7 @@ export function emptyTimeline(sessionId: string): Timeline {
     cycleCount: 0,
     gaps: [],
     waitDeadline: null,
+    lastPending: null,
   };
 }
 
@@ -171,6 +174,7 @@ class Draft {
   private messageCount: number;
   private cycleCount: number;
   private waitDeadline: number | null;
+  private lastPending: PendingEvent | null;
 
   constructor(private readonly prev: Timeline) {
     this.items = [...prev.items];
@@ -185,6 +189,7 @@ class Draft {
     this.messageCount = prev.messageCount;
     this.cycleCount = prev.cycleCount;
     this.waitDeadline = prev.waitDeadline;
+    this.lastPending = prev.lastPending;
   }
 
   apply(event: MonitorEvent): void {
@@ -205,6 +210,7 @@ class Draft {
       }
       case "message.pending":
       case "message.ingested": {
+        this.lastPending = event.type === "message.pending" ? event : null;
         // A message is one row: announced again (its gate changed) or taken by a turn, the pending
         // row is updated in place and keeps its first announcement's time.
         const index = this.messageIndex.get(event.data.messageId);
@@ -222,8 +228,12 @@ class Draft {
         if (index !== undefined && item?.kind === "message") this.items[index] = { ...item, recalled: true };
         return;
       }
-      case "session.start":
       case "session.stop":
+        // The runtime's pending messages wait for its next start, which announces them again.
+        this.lastPending = null;
+        this.items.push({ kind: "notice", key: `n${event.seq}`, seq: event.seq, event });
+        return;
+      case "session.start":
       case "tool.toggled":
       case "message.send_failed":
       case "operator.action":
@@ -282,6 +292,7 @@ class Draft {
       cycleCount: this.cycleCount,
       gaps: this.gaps,
       waitDeadline: this.waitDeadline,
+      lastPending: this.lastPending,
     };
   }
 

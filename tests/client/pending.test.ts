@@ -78,6 +78,15 @@ describe("timeline: a pending message", () => {
 });
 
 describe("StagePanel", () => {
+  it("says why the bot is quiet now: the latest announcement no turn has taken since", () => {
+    const t = buildTimeline(S, [ev(1, "stage.status", stage("idle", "stop")), pending(2, { pending: 2 })]);
+    expect(t.lastPending?.seq).toBe(2);
+    const html = renderToStaticMarkup(createElement(StagePanel, { timeline: t, live: false }));
+    expect(html).toContain("2 waiting · below threshold: 2 of 4 messages");
+    expect(applyEvents(t, [ingested(3)]).lastPending).toBeNull();
+    expect(applyEvents(t, [ev(3, "session.stop", { reason: "x" })]).lastPending).toBeNull();
+  });
+
   it("shows when the wait ends, from the events or else from the session's status", () => {
     const waiting = buildTimeline(S, [ev(1, "stage.status", stage("waiting", "wait"))]);
     const deadline = Date.UTC(2026, 0, 1, 10, 30, 15);
@@ -87,6 +96,7 @@ describe("StagePanel", () => {
     expect(html).toContain('data-testid="wait-countdown"');
     const d = new Date(deadline);
     expect(html).toContain(`${String(d.getHours()).padStart(2, "0")}:30:15`);
+    expect(html).not.toContain("pending-now");
     const notWaiting = buildTimeline(S, [ev(1, "stage.status", stage("idle", "stop"))]);
     const idle = renderToStaticMarkup(
       createElement(StagePanel, { timeline: notWaiting, live: false, waitDeadline: deadline }),
