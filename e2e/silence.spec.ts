@@ -18,6 +18,8 @@ test("a message below the threshold shows at once with its reason", async ({ pag
   await expect(first).toHaveAttribute("data-pending", "threshold");
   await expect(first.getByTestId("pending-reason")).toContainText("below threshold: 1 of 4 messages");
   await expect(first).toContainText("Alice");
+  // The stage panel says why the bot is quiet now.
+  await expect(page.getByTestId("pending-now")).toContainText("below threshold: 1 of 4 messages");
   // Nothing took it: no cycle ran.
   await expect(page.getByTestId("cycle-card")).toHaveCount(0);
 

@@ -10,6 +10,7 @@ import type { SessionSummary } from "../../lib/api/schemas";
 import { monitorEventSchema, type MessagePendingData, type MonitorEvent } from "../../lib/events/schemas";
 import { describeGateInput } from "../../lib/client/gate-view";
 import { describePending, pendingRemaining } from "../../lib/client/pending";
+import { createTimelineCursor } from "../../lib/client/replay-cursor";
 import { applySessionEvents } from "../../lib/client/sessions-live";
 import { applyEvents, buildTimeline, emptyTimeline, type PendingEvent } from "../../lib/client/timeline";
 
@@ -52,6 +53,19 @@ describe("timeline: a pending message", () => {
     const again = taken.items[0];
     expect(again.kind === "message" && again.event.type).toBe("message.ingested");
     expect(taken.items).toHaveLength(2);
+  });
+
+  it("replay shows the same rows: pending before the turn took it, ingested after", () => {
+    const cursor = createTimelineCursor(S, [
+      pending(1, {}),
+      ev(2, "stage.status", stage("collecting", "running")),
+      ingested(3),
+    ]);
+    const typeAt = (i: number) => cursor.at(i).items.map((it) => (it.kind === "message" ? it.event.type : it.kind));
+    expect(typeAt(1)).toEqual(["message.pending"]);
+    expect(typeAt(2)).toEqual(["message.pending"]);
+    expect(typeAt(3)).toEqual(["message.ingested"]);
+    expect(typeAt(1)).toEqual(["message.pending"]);
   });
 
   it("the wait's deadline comes from the gate's decision and clears when the wait ends", () => {
