@@ -26,6 +26,8 @@ export function describePending(d: MessagePendingData, remainingMs: number | nul
       if (d.forcedBy) return d.forcedBy === "at" ? "@ the bot: answered at once" : "names the bot: answered at once";
       const of = `${d.pending} of ${d.threshold ?? "?"} messages`;
       if (d.threshold !== undefined && d.pending >= d.threshold) return `threshold reached (${of}): turn starting`;
+      // Due below the threshold: idle compensation, or a turn a restart cut running again.
+      if (d.etaMs === 0) return `${of}: turn starting`;
       if (remainingMs === null) return `below threshold: ${of}`;
       return `below threshold: ${of}; idle compensation ${remainingMs > 0 ? `in ${seconds(remainingMs)}` : "due"}`;
     }

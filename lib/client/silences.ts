@@ -39,8 +39,7 @@ function causeOf(event: MonitorEvent): SilenceCause | null {
       const d = event.data;
       // Due at once (threshold reached or forced) holds nothing back; a running turn is not a reason either.
       if (d.reason === "running") return null;
-      if (d.reason === "threshold" && (d.forcedBy || (d.threshold !== undefined && d.pending >= d.threshold)))
-        return null;
+      if (d.reason === "threshold" && (d.forcedBy || d.etaMs === 0)) return null;
       return d.reason;
     }
     case "timing_gate.result":

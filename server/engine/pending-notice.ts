@@ -17,13 +17,12 @@ export interface PendingFacts {
   /** A turn is queued or collecting: its debounce ends then (null: no debounce). */
   debounceUntil: number | null;
   trigger: TriggerEvaluation;
-  forcedBy: "at" | "mention" | null;
 }
 
 type Gate = Pick<MessagePendingData, "reason" | "threshold" | "etaMs" | "interruptsPlanner" | "forcedBy">;
 
 function gateOf(f: PendingFacts): Gate {
-  const forced = f.forcedBy ? { forcedBy: f.forcedBy } : {};
+  const forced = f.trigger.forcedBy ? { forcedBy: f.trigger.forcedBy } : {};
   const left = (until: number) => Math.max(0, until - f.now);
   if (f.agentState === "wait" && f.waitDeadline !== null)
     return { reason: "wait", etaMs: left(f.waitDeadline), ...forced };

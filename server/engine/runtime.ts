@@ -275,7 +275,7 @@ export class SessionRuntime {
     this.saveChain = saved.catch(() => undefined);
     const position = await saved;
     if (this.stopped) return true;
-    const forcedBy = this.scheduler.accept(message, position);
+    this.scheduler.accept(message, position);
     // New chat: the quiet stretch idle learning waits for has not come yet.
     this.idleLearning?.cancel();
     this.idleLearning = null;
@@ -284,7 +284,7 @@ export class SessionRuntime {
       this.scheduler.requireDebounce();
       interruptsPlanner = this.interrupts.interrupt();
     }
-    this.announcePending(message, interruptsPlanner, forcedBy);
+    this.announcePending(message, interruptsPlanner);
     this.schedule();
     this.persistence.soon();
     return true;
@@ -294,11 +294,7 @@ export class SessionRuntime {
    * message.pending: the message is shown at once, with the gate that holds it (pending-notice.ts);
    * announced again when that gate changes (setStage).
    */
-  private announcePending(
-    message: ChatMessageRecord,
-    interruptsPlanner: boolean,
-    forcedBy: "at" | "mention" | null,
-  ): void {
+  private announcePending(message: ChatMessageRecord, interruptsPlanner: boolean): void {
     const turnUnderway = this.turnRunning || this.scheduled;
     this.deps.events.emit(
       this.session.id,
@@ -311,7 +307,6 @@ export class SessionRuntime {
         cooldownUntil: this.loop.cooldownUntil,
         debounceUntil: turnUnderway ? this.scheduler.debounceDeadline() : null,
         trigger: this.scheduler.evaluate(),
-        forcedBy,
       }),
     );
   }
@@ -395,7 +390,7 @@ export class SessionRuntime {
     // A turn ended, its cooldown began or a wait was armed: messages still pending now wait for
     // another reason than the one they were announced with.
     if (name === "idle" || name === "cooldown" || name === "waiting") {
-      for (const message of this.scheduler.pending()) this.announcePending(message, false, null);
+      for (const message of this.scheduler.pending()) this.announcePending(message, false);
     }
   }
 

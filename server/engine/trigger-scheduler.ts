@@ -24,8 +24,8 @@ export interface SchedulerState {
 export interface TriggerEvaluation {
   pending: number;
   threshold: number;
-  /** The threshold is bypassed (force-continue, or a turn a crash cut). */
-  forced: boolean;
+  /** What armed force-continue (null too when a turn a crash cut bypasses the threshold). */
+  forcedBy: "at" | "mention" | null;
   decision: TriggerDecision;
 }
 
@@ -35,6 +35,8 @@ export class TriggerScheduler {
   private lastMessageAt = 0;
   private debounceNeeded = false;
   private forceContinue = false;
+  /** What armed force-continue, for operators; unknown (null) after a restore. */
+  private forcedBy: "at" | "mention" | null = null;
   private recheck: TimerHandle | null = null;
   readonly latency = new LatencyWindow();
   /** When the current batch's oldest message arrived, for reply latency samples. */
@@ -51,19 +53,21 @@ export class TriggerScheduler {
 
   /**
    * Caches a new message saved at store `position` (with mention detection) and arms force-continue
-   * for an @ or a mention; returns what this message forced, if anything.
+   * for an @ or a mention.
    */
-  accept(message: ChatMessageRecord, position: number): "at" | "mention" | null {
+  accept(message: ChatMessageRecord, position: number): void {
     const now = this.deps.clock.now();
     this.messageCursor = Math.max(this.messageCursor, position);
     this.lastMessageAt = now;
     const mentioned = message.mentionsBot ?? this.detectMention(message.text);
     const chat = this.deps.config.chat;
     const forcedBy = message.atBot && chat.atBotReply ? "at" : mentioned && chat.mentionedBotReply ? "mention" : null;
-    if (forcedBy) this.forceContinue = true;
+    if (forcedBy) {
+      this.forceContinue = true;
+      this.forcedBy = forcedBy;
+    }
     this.cache.push({ ...message, mentionsBot: mentioned, ts: message.ts || now });
     this.pruneCache();
-    return forcedBy;
   }
 
   /** Messages came in during a run: the next collection waits for the chat to go quiet. */
@@ -102,6 +106,7 @@ export class TriggerScheduler {
   takeForceContinue(): boolean {
     const forced = this.forceContinue;
     this.forceContinue = false;
+    this.forcedBy = null;
     return forced;
   }
 
@@ -132,7 +137,7 @@ export class TriggerScheduler {
     const decision: TriggerDecision = forced
       ? { kind: "trigger" }
       : decideTrigger(pending, threshold, now - this.lastMessageAt, this.latency.average(now));
-    return { pending, threshold, forced, decision };
+    return { pending, threshold, forcedBy: this.forceContinue ? this.forcedBy : null, decision };
   }
 
   /** When the debounce of the next collection ends, or null when none is needed. */

@@ -213,3 +213,22 @@ describe("message.pending again when the gate holding a message changes", () => 
     expect(h.ofType("message.ingested").map((e) => e.data.messageId)).not.toContain(m.messageId);
   });
 });
+
+describe("forced by an @ while a turn runs", () => {
+  it("the announcement during the run and the one after it both say forcedBy at; the next turn is forced", async () => {
+    const clock = new FakeClock();
+    h = await startHarness({ clock, config: { chat: { talkValue: 0.5 } } });
+    h.model.enqueue({ ...noAction, delayMs: 200 }, finish);
+    await h.send("一");
+    await h.send("二");
+    await h.model.waitForRequest(0);
+    const m = await h.send("@麦麦 还在吗", { atBot: true });
+    const announced = () => h!.ofType("message.pending").filter((e) => e.data.messageId === m.messageId);
+    await until(() => announced().length === 2, "the announcement after the turn");
+    expect(announced().map((e) => [e.data.reason, e.data.forcedBy, e.data.etaMs ?? null])).toEqual([
+      ["running", "at", null],
+      ["threshold", "at", 0],
+    ]);
+    await h.waitForEvent((e) => e.type === "message.ingested" && e.data.messageId === m.messageId);
+  });
+});
