@@ -5,6 +5,7 @@
 import { memo, useState, type ReactNode } from "react";
 import type { MonitorToolCall, ToolExecutionData } from "../../lib/events/schemas";
 import { formatClock, formatDuration, prettyJson, shortId } from "../../lib/client/format";
+import { describeGateInput } from "../../lib/client/gate-view";
 import type { CycleView } from "../../lib/client/timeline";
 import { useT } from "../../lib/client/react/use-locale";
 import { cycleTokens } from "../../lib/client/usage";
@@ -104,6 +105,7 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
             {cycle.gate.attempts !== undefined && cycle.gate.attempts > 1 && (
               <span className="muted">{cycle.gate.attempts} attempts</span>
             )}
+            <GateSaw gate={cycle.gate} />
             {cycle.gate.content && <div className="gate-reason text">{cycle.gate.content}</div>}
             {cycle.gate.reasoningContent && (
               <details className="reasoning">
@@ -307,4 +309,13 @@ function ToolCallRow({ t }: { t: ToolExecutionData }) {
 function compactArgs(args: Record<string, unknown>): string {
   const s = JSON.stringify(args);
   return s === "{}" ? "()" : s.length > 160 ? `${s.slice(0, 157)}…` : s;
+}
+
+function GateSaw({ gate }: { gate: NonNullable<CycleView["gate"]> }) {
+  const text = describeGateInput(gate);
+  return text ? (
+    <span className="muted" data-testid="gate-saw" title="The context the gate model was given">
+      {text}
+    </span>
+  ) : null;
 }

@@ -130,7 +130,7 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
   const renderChat = useCallback(
     (item: TimelineItem) =>
       item.kind === "message" ? (
-        <MessageRow event={item.event} recalled={item.recalled} />
+        <MessageRow event={item.event} recalled={item.recalled} arrival={item.arrival} />
       ) : item.kind === "notice" ? (
         <NoticeRow event={item.event} />
       ) : null,
@@ -320,6 +320,7 @@ function useReplayKeys(player: ReplayPlayer): void {
 function marksOf(events: readonly MonitorEvent[]): ScrubberMarks {
   const marks: ScrubberMarks = { acted: [], silent: [], messages: [] };
   const startAt = new Map<string, number>();
+  const announced = new Set<string>();
   for (const [i, e] of events.entries()) {
     if (e.type === "cycle.start") startAt.set(e.data.cycleId, i);
     else if (e.type === "cycle.end") {
@@ -327,7 +328,12 @@ function marksOf(events: readonly MonitorEvent[]): ScrubberMarks {
       (e.data.endReason === "timing_no_action" || e.data.endReason === "timing_wait" ? marks.silent : marks.acted).push(
         at,
       );
-    } else if (e.type === "message.ingested" || e.type === "message.sent") marks.messages.push(i);
+    } else if (e.type === "message.pending") {
+      // A message is marked when it arrived, not again when a turn took it.
+      announced.add(e.data.messageId);
+      marks.messages.push(i);
+    } else if ((e.type === "message.ingested" && !announced.has(e.data.messageId)) || e.type === "message.sent")
+      marks.messages.push(i);
   }
   return marks;
 }

@@ -21,6 +21,7 @@ import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { VirtualList, type VirtualListHandle } from "../ui/VirtualList";
 import { SessionStats } from "./SessionStats";
+import { SilencesPanel } from "./SilencesPanel";
 import { StagePanel } from "./StagePanel";
 import { MessageRow, NoticeRow } from "./TimelineRows";
 import { useCycleKeys } from "./use-cycle-keys";
@@ -107,6 +108,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           timeline={timeline}
           platform={session.data?.platform}
           isGroupChat={session.data?.isGroupChat}
+          waitDeadline={session.data?.waitDeadline ?? null}
         />
       )}
     </div>
@@ -118,11 +120,14 @@ function LiveBody({
   timeline,
   platform,
   isGroupChat,
+  waitDeadline,
 }: {
   sessionId: string;
   timeline: Timeline;
   platform: string | undefined;
   isGroupChat: boolean | undefined;
+  /** The session's wait deadline as loaded, for a wait decided before the loaded events. */
+  waitDeadline: number | null;
 }) {
   const [follow, setFollow] = useState(true);
   const [pausedAtSeq, setPausedAtSeq] = useState(0);
@@ -186,7 +191,8 @@ function LiveBody({
           />
         );
       }
-      if (item.kind === "message") return <MessageRow event={item.event} recalled={item.recalled} />;
+      if (item.kind === "message")
+        return <MessageRow event={item.event} recalled={item.recalled} arrival={item.arrival} live />;
       return <NoticeRow event={item.event} />;
     },
     [selected, expanded, toggleExpanded],
@@ -271,16 +277,16 @@ function LiveBody({
         </ChangeOnly>
       </div>
       <aside className="live-side">
-        <StagePanel timeline={timeline} live />
+        <StagePanel timeline={timeline} live waitDeadline={waitDeadline} />
         <SessionStats timeline={timeline} />
+        <SilencesPanel timeline={timeline} live />
       </aside>
     </div>
   );
 }
 
 function estimateItem(item: TimelineItem): number {
-  if (item.kind === "message")
-    return item.event.type === "message.ingested" && item.event.data.images?.length ? 200 : 30;
+  if (item.kind === "message") return item.event.type !== "message.sent" && item.event.data.images?.length ? 200 : 30;
   return item.kind === "cycle" ? 190 : 26;
 }
 

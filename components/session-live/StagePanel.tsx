@@ -1,15 +1,26 @@
 "use client";
 // What the engine is doing now: stage, detail, round, agent state and how long it has been at it.
 import { formatClock, formatDuration } from "../../lib/client/format";
+import { describePending, pendingRemaining } from "../../lib/client/pending";
 import { useLocale, useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
 import type { Timeline } from "../../lib/client/timeline";
 import { stageLabel } from "../../lib/i18n/stages";
 import { StageBadge } from "../sessions/StageBadge";
 
-export function StagePanel({ timeline, live }: { timeline: Timeline; live: boolean }) {
+export function StagePanel({
+  timeline,
+  live,
+  waitDeadline: loadedDeadline = null,
+}: {
+  timeline: Timeline;
+  live: boolean;
+  /** The wait's deadline known from elsewhere (the session's status) when the events held lack it. */
+  waitDeadline?: number | null;
+}) {
   const now = useNow();
   const stage = timeline.stage;
+  const waitDeadline = timeline.waitDeadline ?? loadedDeadline;
   const recent = timeline.recentStages;
   const { locale } = useLocale();
   const t = useT();
@@ -20,6 +31,21 @@ export function StagePanel({ timeline, live }: { timeline: Timeline; live: boole
         <>
           <StageBadge agentState={stage.data.agentState} stage={stage.data.stage} roundText={stage.data.roundText} />
           {stage.data.detail && <div className="text small">{stage.data.detail}</div>}
+          {timeline.lastPending && (
+            <div className="small" data-testid="pending-now" data-reason={timeline.lastPending.data.reason}>
+              {timeline.lastPending.data.pending} waiting ·{" "}
+              {describePending(
+                timeline.lastPending.data,
+                pendingRemaining(timeline.lastPending, live && now > 0 ? now : timeline.lastPending.ts),
+              )}
+            </div>
+          )}
+          {stage.data.agentState === "wait" && waitDeadline !== null && (
+            <div className="small" data-testid="wait-countdown">
+              wait ends {formatClock(waitDeadline)}
+              {live && now > 0 && ` · in ${formatDuration(Math.max(0, waitDeadline - now))}`}
+            </div>
+          )}
           <div className="muted small">
             {t("live.since", { time: formatClock(stage.data.stageStartedAt) })}
             {live && now > 0 && ` · ${formatDuration(Math.max(0, now - stage.data.stageStartedAt))}`}

@@ -5,12 +5,26 @@
 import { memo } from "react";
 import { formatClock, shortId } from "../../lib/client/format";
 import { chatImagePath } from "../../lib/client/images";
-import type { ChatEvent, NoticeEvent } from "../../lib/client/timeline";
+import { describePending, pendingRemaining } from "../../lib/client/pending";
+import { useNow } from "../../lib/client/react/use-now";
+import type { ChatEvent, NoticeEvent, PendingEvent } from "../../lib/client/timeline";
 import type { EventData } from "../../lib/events/schemas";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import { Badge } from "../ui/Badge";
 
-export const MessageRow = memo(function MessageRow({ event, recalled }: { event: ChatEvent; recalled?: boolean }) {
+export const MessageRow = memo(function MessageRow({
+  event,
+  recalled,
+  arrival,
+  live,
+}: {
+  event: ChatEvent;
+  recalled?: boolean;
+  /** The message.pending that first showed it: the row keeps its arrival time. */
+  arrival?: PendingEvent;
+  /** A pending row counts its gate down on the wall clock (replay shows the ETA it was given). */
+  live?: boolean;
+}) {
   const recalledClass = recalled ? " msg-recalled" : "";
   const recalledBadge = recalled && (
     <Badge tone="warn" title="Recalled on the platform: no longer in the models' context" testId="recalled">
@@ -41,17 +55,20 @@ export const MessageRow = memo(function MessageRow({ event, recalled }: { event:
     );
   }
   const d = event.data;
+  const taken = event.type === "message.ingested" ? event.data : null;
+  const pending = event.type === "message.pending" ? event : null;
   const platform = chatPlatformLabel(d.platform);
   return (
     <div
-      className={`msg msg-in${recalledClass}`}
+      className={`msg msg-in${recalledClass}${pending ? " msg-pending" : ""}`}
       data-seq={event.seq}
       data-testid="chat-message"
       data-direction="in"
       data-platform={d.platform}
       data-recalled={recalled || undefined}
+      data-pending={pending ? pending.data.reason : undefined}
     >
-      <span className="msg-time mono">{formatClock(event.ts)}</span>
+      <span className="msg-time mono">{formatClock((arrival ?? event).ts)}</span>
       <span className="msg-who" title={d.userId ? `${d.speakerName} (user id ${d.userId})` : d.speakerName}>
         {d.speakerName}
       </span>
@@ -68,17 +85,18 @@ export const MessageRow = memo(function MessageRow({ event, recalled }: { event:
             {platform}
           </Badge>
         )}
-        {d.replyTo && (
-          <span className="muted mono" title={`reply to ${d.replyTo}`}>
-            ↩ {shortId(d.replyTo)}
+        {pending && <PendingBadge event={pending} live={live} />}
+        {taken?.replyTo && (
+          <span className="muted mono" title={`reply to ${taken.replyTo}`}>
+            ↩ {shortId(taken.replyTo)}
           </span>
         )}
-        {d.atBot && (
+        {taken?.atBot && (
           <Badge tone="accent" title="The message @-mentions the bot">
             @bot
           </Badge>
         )}
-        {!d.atBot && d.mentionsBot && (
+        {taken && !taken.atBot && taken.mentionsBot && (
           <Badge tone="muted" title="The message names the bot">
             mention
           </Badge>
@@ -90,6 +108,24 @@ export const MessageRow = memo(function MessageRow({ event, recalled }: { event:
     </div>
   );
 });
+
+/** Why the message waits; only a live pending row ticks (one shared clock, see useNow). */
+function PendingBadge({ event, live }: { event: PendingEvent; live?: boolean }) {
+  return live ? <LivePendingText event={event} /> : <PendingText event={event} now={event.ts} />;
+}
+
+function LivePendingText({ event }: { event: PendingEvent }) {
+  return <PendingText event={event} now={useNow()} />;
+}
+
+function PendingText({ event, now }: { event: PendingEvent; now: number }) {
+  const text = describePending(event.data, pendingRemaining(event, now));
+  return (
+    <Badge tone="warn" title="Not yet taken by a turn: why it waits" testId="pending-reason">
+      ⏳ {text}
+    </Badge>
+  );
+}
 
 type ChatImage = NonNullable<EventData<"message.ingested">["images"]>[number];
 

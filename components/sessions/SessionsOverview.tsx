@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { SessionSummary } from "../../lib/api/schemas";
-import { formatAgo, formatDateTime } from "../../lib/client/format";
+import { formatAgo, formatDateTime, formatDuration } from "../../lib/client/format";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
 import { useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
@@ -144,11 +144,18 @@ function SessionTable({ rows }: { rows: SessionSummary[] }) {
             </td>
             <td>
               <StageBadge agentState={s.agentState} stage={s.stage} detail={s.stageDetail} roundText={s.roundText} />
+              {s.agentState === "wait" && s.waitDeadline !== null && (
+                <div className="sub mono" data-testid="wait-countdown" title={formatDateTime(s.waitDeadline)}>
+                  wait ends in {formatDuration(Math.max(0, s.waitDeadline - (now || s.lastActiveAt)))}
+                </div>
+              )}
             </td>
             <td className="num" data-testid="cycle-count">
               {s.cycleCount}
             </td>
-            <td className="num">{s.pendingMessages || ""}</td>
+            <td className="num" data-testid="pending-count">
+              {s.pendingMessages || ""}
+            </td>
             <td className="num mono" data-testid="session-usage">
               {s.totalTokens ? usageSummary(s) : ""}
             </td>

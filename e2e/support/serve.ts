@@ -60,7 +60,8 @@ async function seed(databaseUrl: string): Promise<void> {
 rmSync(E2E_DIR, { recursive: true, force: true });
 mkdirSync(E2E_DIR, { recursive: true });
 const databaseUrl = `file:${path.join(E2E_DIR, "e2e.db")}`;
-// Defaults everywhere but the OneBot reverse endpoint, which e2e/platforms.spec.ts connects to.
+// Defaults everywhere but the OneBot reverse endpoint, which e2e/platforms.spec.ts connects to, and
+// the private talk value.
 const configPath = path.join(E2E_DIR, "maisaka.config.json");
 writeFileSync(
   configPath,
@@ -69,6 +70,9 @@ writeFileSync(
     platforms: {
       onebot: { accessToken: E2E_ONEBOT_TOKEN, reverse: { enabled: true }, imagesFromPrivateNetworks: true },
     },
+    // Private chats need 4 messages for a turn (group chats answer each one): e2e/silence.spec.ts
+    // watches a message wait below the threshold.
+    chat: { privateTalkValue: 0.25 },
   }),
 );
 Object.assign(process.env, {

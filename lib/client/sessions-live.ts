@@ -1,5 +1,5 @@
 // Live merge of the all-sessions stream ("*") into the sessions list: stage badge, round, last
-// activity and cycle count follow the engine without refetching. Dedup is by each row's lastSeq.
+// activity, cycle count, pending messages and the wait's deadline follow the engine without refetching. Dedup is by each row's lastSeq.
 import { MAX_AFTER_SEQS, type SessionSummary } from "../api/schemas";
 import type { MonitorEvent } from "../events/schemas";
 
@@ -47,7 +47,22 @@ function patchRow(row: SessionSummary, event: MonitorEvent): SessionSummary {
         stageDetail: event.data.detail,
         roundText: event.data.roundText,
         agentState: event.data.agentState,
+        waitDeadline: event.data.agentState === "wait" ? row.waitDeadline : null,
       };
+    case "message.pending":
+      return {
+        ...base,
+        pendingMessages: event.data.pending,
+        ...(event.data.reason === "wait" && event.data.etaMs !== undefined
+          ? { waitDeadline: event.ts + event.data.etaMs }
+          : {}),
+      };
+    case "message.ingested":
+      return { ...base, pendingMessages: Math.max(0, row.pendingMessages - 1) };
+    case "timing_gate.result":
+      return event.data.waitSeconds !== undefined
+        ? { ...base, waitDeadline: event.ts + event.data.waitSeconds * 1000 }
+        : base;
     case "cycle.start":
       return { ...base, cycleCount: row.cycleCount + 1, running: true };
     case "cycle.end": {

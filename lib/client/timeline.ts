@@ -11,7 +11,9 @@ import type {
 } from "../events/schemas";
 
 export type EventOf<T extends MonitorEvent["type"]> = Extract<MonitorEvent, { type: T }>;
-export type ChatEvent = EventOf<"message.ingested"> | EventOf<"message.sent">;
+export type PendingEvent = EventOf<"message.pending">;
+/** A pending row is upgraded in place to its message.ingested when a turn takes the message. */
+export type ChatEvent = EventOf<"message.ingested"> | EventOf<"message.sent"> | PendingEvent;
 export type ProblemEvent = EventOf<"llm.retry"> | EventOf<"llm.error">;
 export type PlatformNoticeEvent = EventOf<"platform.connected"> | EventOf<"platform.disconnected">;
 export type NoticeEvent =
@@ -43,8 +45,11 @@ export interface CycleView {
 }
 
 export type TimelineItem =
-  /** recalled: a later message.recalled named it (it stays shown, struck through). */
-  | { kind: "message"; key: string; seq: number; event: ChatEvent; recalled?: boolean }
+  /**
+   * recalled: a later message.recalled named it (it stays shown, struck through). arrival: the
+   * message.pending that first showed it (its time is the row's time once ingested).
+   */
+  | { kind: "message"; key: string; seq: number; event: ChatEvent; recalled?: boolean; arrival?: PendingEvent }
   | { kind: "cycle"; key: string; seq: number; cycle: CycleView }
   | { kind: "notice"; key: string; seq: number; event: NoticeEvent };
 
@@ -70,6 +75,10 @@ export interface Timeline {
   messageCount: number;
   cycleCount: number;
   gaps: readonly SeqGap[];
+  /** When the armed wait ends (from the gate's wait decision), null when the session is not waiting. */
+  waitDeadline: number | null;
+  /** The latest announcement of a message no turn has taken since: why the bot is quiet now. */
+  lastPending: PendingEvent | null;
 }
 
 const RECENT_STAGES = 8;
@@ -88,6 +97,8 @@ export function emptyTimeline(sessionId: string): Timeline {
     messageCount: 0,
     cycleCount: 0,
     gaps: [],
+    waitDeadline: null,
+    lastPending: null,
   };
 }
 
@@ -162,6 +173,8 @@ class Draft {
   private lastSeq: number;
   private messageCount: number;
   private cycleCount: number;
+  private waitDeadline: number | null;
+  private lastPending: PendingEvent | null;
 
   constructor(private readonly prev: Timeline) {
     this.items = [...prev.items];
@@ -175,6 +188,8 @@ class Draft {
     this.lastSeq = prev.lastSeq;
     this.messageCount = prev.messageCount;
     this.cycleCount = prev.cycleCount;
+    this.waitDeadline = prev.waitDeadline;
+    this.lastPending = prev.lastPending;
   }
 
   apply(event: MonitorEvent): void {
@@ -183,6 +198,7 @@ class Draft {
     this.events.push(event);
     switch (event.type) {
       case "stage.status":
+        if (event.data.agentState !== "wait") this.waitDeadline = null;
         this.stage = event;
         this.recentStages = [...this.recentStages.slice(-(RECENT_STAGES - 1)), event];
         return;
@@ -192,17 +208,32 @@ class Draft {
         this.pushMessage(event);
         return;
       }
-      case "message.ingested":
-        this.pushMessage(event);
+      case "message.pending":
+      case "message.ingested": {
+        this.lastPending = event.type === "message.pending" ? event : null;
+        // A message is one row: announced again (its gate changed) or taken by a turn, the pending
+        // row is updated in place and keeps its first announcement's time.
+        const index = this.messageIndex.get(event.data.messageId);
+        const item = index === undefined ? undefined : this.items[index];
+        if (index !== undefined && item?.kind === "message" && item.event.type === "message.pending") {
+          this.items[index] = { ...item, event, arrival: item.arrival ?? item.event };
+        } else if (event.type === "message.ingested" || index === undefined) {
+          this.pushMessage(event);
+        }
         return;
+      }
       case "message.recalled": {
         const index = this.messageIndex.get(event.data.messageId);
         const item = index === undefined ? undefined : this.items[index];
         if (index !== undefined && item?.kind === "message") this.items[index] = { ...item, recalled: true };
         return;
       }
-      case "session.start":
       case "session.stop":
+        // The runtime's pending messages wait for its next start, which announces them again.
+        this.lastPending = null;
+        this.items.push({ kind: "notice", key: `n${event.seq}`, seq: event.seq, event });
+        return;
+      case "session.start":
       case "tool.toggled":
       case "message.send_failed":
       case "operator.action":
@@ -221,6 +252,7 @@ class Draft {
         this.startCycle(event.data.cycleId, event, event.data);
         return;
       case "timing_gate.result":
+        if (event.data.waitSeconds !== undefined) this.waitDeadline = event.ts + event.data.waitSeconds * 1000;
         this.updateCycle(this.cycleFor(event.data.cycleId, event), event, () => ({ gate: event.data }));
         return;
       case "planner.interrupted":
@@ -259,6 +291,8 @@ class Draft {
       messageCount: this.messageCount,
       cycleCount: this.cycleCount,
       gaps: this.gaps,
+      waitDeadline: this.waitDeadline,
+      lastPending: this.lastPending,
     };
   }
 

@@ -110,6 +110,34 @@ const messageIngestedData = z.object({
   replyTo: z.string().nullable().optional(),
 });
 
+export const pendingReasonSchema = z.enum(["threshold", "cooldown", "wait", "running", "debounce"]);
+export type PendingReason = z.infer<typeof pendingReasonSchema>;
+
+/**
+ * An inbound message registered but not yet taken by a turn (interface.md "Events added"), with why it
+ * waits; it carries what the live view shows at arrival. message.ingested follows when a turn takes it.
+ */
+export const messagePendingDataSchema = z.object({
+  messageId: z.string(),
+  reason: pendingReasonSchema,
+  /** Distinct pending messages, this one included. */
+  pending: z.number().int(),
+  /** Messages a turn needs (reason threshold). */
+  threshold: z.number().int().optional(),
+  /** Until the gate ends (cooldown, wait, debounce) or idle compensation triggers (threshold); 0: at once. */
+  etaMs: z.number().optional(),
+  /** A turn is running (reason running): whether this message aborts its in-flight planner request. */
+  interruptsPlanner: z.boolean().optional(),
+  /** The threshold is bypassed: an @ of the bot or a mention by name. */
+  forcedBy: z.enum(["at", "mention"]).optional(),
+  speakerName: z.string(),
+  userId: z.string().optional(),
+  content: z.string(),
+  platform: z.string().optional(),
+  images: z.array(chatImageSchema).optional(),
+});
+export type MessagePendingData = z.infer<typeof messagePendingDataSchema>;
+
 const messageSentData = z.object({
   content: z.string(),
   messageId: z.string(),
@@ -133,6 +161,12 @@ export const timingGateResultDataSchema = z.object({
   completionTokens: z.number().int(),
   durationMs: z.number(),
   selectedHistoryCount: z.number().int(),
+  /** Messages the gate model was given (system prompt, selected context, retry hints). */
+  promptMessageCount: z.number().int().optional(),
+  /** no_action: the cooldown that follows. */
+  cooldownMs: z.number().optional(),
+  /** wait: the seconds it waits. */
+  waitSeconds: z.number().optional(),
   forced: z.boolean().optional(),
   attempts: z.number().int().optional(),
   /** The thinking model's reasoning for its decision (absent when it gave none). */
@@ -269,6 +303,7 @@ export const eventDataSchemas = {
   "stage.status": stageStatusData,
   "message.ingested": messageIngestedData,
   "message.sent": messageSentData,
+  "message.pending": messagePendingDataSchema,
   "cycle.start": cycleStartData,
   "timing_gate.result": timingGateResultDataSchema,
   "planner.interrupted": plannerInterruptedData,
@@ -300,6 +335,7 @@ export const monitorEventSchema = z.discriminatedUnion("type", [
   envelopeOf("stage.status"),
   envelopeOf("message.ingested"),
   envelopeOf("message.sent"),
+  envelopeOf("message.pending"),
   envelopeOf("cycle.start"),
   envelopeOf("timing_gate.result"),
   envelopeOf("planner.interrupted"),

@@ -14,13 +14,18 @@ export class PlannerInterruptGuard {
     return AbortSignal.any([this.controller.signal, stop]);
   }
 
-  /** A new message while running: interrupts the in-flight request unless the limit is reached. */
-  interrupt(): void {
+  /**
+   * A new message while running: interrupts the in-flight request unless the limit is reached. True
+   * when a request is (or, by an earlier message, already was) being aborted.
+   */
+  interrupt(): boolean {
+    if (this.requested) return true;
     const max = this.maxConsecutive();
-    if (!this.controller || this.requested || max <= 0 || this.consecutive >= max) return;
+    if (!this.controller || max <= 0 || this.consecutive >= max) return false;
     this.requested = true;
     this.consecutive++;
     this.controller.abort();
+    return true;
   }
 
   /** The planner answered: the consecutive count starts over. */

@@ -56,12 +56,18 @@ export interface LoopState {
 export class ReasoningLoop {
   private agentState: AgentState = "stop";
   private cycleCounter = 0;
+  /** When the cooldown after no_action ends (0: none running). */
+  private cooldownEnd = 0;
   readonly planner: PlannerMemory = { previousText: "", toolView: null };
 
   constructor(private readonly host: LoopHost) {}
 
   get state(): AgentState {
     return this.agentState;
+  }
+
+  get cooldownUntil(): number {
+    return this.cooldownEnd;
   }
 
   get cycles(): number {
@@ -144,8 +150,13 @@ export class ReasoningLoop {
     }
     if (this.agentState === "running") this.agentState = "stop";
     if (cooldownMs > 0 && !host.stopped()) {
+      this.cooldownEnd = rt.deps.clock.now() + cooldownMs;
       host.setStage("cooldown", `${Math.round(cooldownMs / 100) / 10}s`);
-      await host.pause(cooldownMs);
+      try {
+        await host.pause(cooldownMs);
+      } finally {
+        this.cooldownEnd = 0;
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { SessionHistory } from "./history";
 import { PlannerInterruptGuard } from "./interrupt-guard";
+import { pendingNotice } from "./pending-notice";
 import { SessionLearner } from "./learning";
 import {
   composeSnapshot,
@@ -284,13 +285,36 @@ export class SessionRuntime {
     // New chat: the quiet stretch idle learning waits for has not come yet.
     this.idleLearning?.cancel();
     this.idleLearning = null;
+    let interruptsPlanner = false;
     if (this.loop.state === "running") {
       this.scheduler.requireDebounce();
-      this.interrupts.interrupt();
+      interruptsPlanner = this.interrupts.interrupt();
     }
+    this.announcePending(message, interruptsPlanner);
     this.schedule();
     this.persistence.soon();
     return true;
+  }
+
+  /**
+   * message.pending: the message is shown at once, with the gate that holds it (pending-notice.ts);
+   * announced again when that gate changes (setStage).
+   */
+  private announcePending(message: ChatMessageRecord, interruptsPlanner: boolean): void {
+    const turnUnderway = this.turnRunning || this.scheduled;
+    this.deps.events.emit(
+      this.session.id,
+      "message.pending",
+      pendingNotice(message, {
+        now: this.deps.clock.now(),
+        agentState: this.loop.state,
+        waitDeadline: this.waitDeadline,
+        interruptsPlanner,
+        cooldownUntil: this.loop.cooldownUntil,
+        debounceUntil: turnUnderway ? this.scheduler.debounceDeadline() : null,
+        trigger: this.scheduler.evaluate(),
+      }),
+    );
   }
 
   /**
@@ -369,6 +393,11 @@ export class SessionRuntime {
       agentState: this.loop.state,
       stageStartedAt: this.currentStage.startedAt,
     });
+    // A turn ended, its cooldown began or a wait was armed: messages still pending now wait for
+    // another reason than the one they were announced with.
+    if (name === "idle" || name === "cooldown" || name === "waiting") {
+      for (const message of this.scheduler.pending()) this.announcePending(message, false);
+    }
   }
 
   // ---- the turn queue --------------------------------------------------------------------

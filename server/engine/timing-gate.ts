@@ -113,18 +113,27 @@ export async function runTimingGate(rt: SessionScope, cycle: CycleRecord, forced
     promptTokens,
     completionTokens,
     selectedHistoryCount: selection.selectedCount,
+    promptMessageCount: request?.messages.length ?? 0,
     attempts,
     ...(response?.reasoningContent ? { reasoningContent: response.reasoningContent } : {}),
   };
   if (!chosen) {
-    finish("no_action", common, request);
-    return { action: "no_action", cooldownMs: cooldown(rt, startedAt) };
+    const cooldownMs = cooldown(rt, startedAt);
+    finish("no_action", { ...common, cooldownMs }, request);
+    return { action: "no_action", cooldownMs };
   }
 
   const decision = await applyDecision(rt, cycle, chosen, response?.content ?? "", response?.reasoningContent ?? "");
+  if (decision.action === "no_action") {
+    const cooldownMs = cooldown(rt, startedAt);
+    finish("no_action", { ...common, cooldownMs }, request);
+    return { action: "no_action", cooldownMs };
+  }
+  if (decision.action === "wait") {
+    finish("wait", { ...common, waitSeconds: decision.seconds }, request);
+    return { action: "wait", callId: chosen.id, seconds: decision.seconds };
+  }
   finish(decision.action, common, request);
-  if (decision.action === "no_action") return { action: "no_action", cooldownMs: cooldown(rt, startedAt) };
-  if (decision.action === "wait") return { action: "wait", callId: chosen.id, seconds: decision.seconds };
   return { action: "continue" };
 }
 

@@ -5,7 +5,7 @@
 import type { ChatMessageRecord } from "../stores/types";
 import type { TimerHandle } from "./clock";
 import type { EngineDeps } from "./deps";
-import { decideTrigger, LatencyWindow, talkValueAt, triggerThreshold } from "./triggers";
+import { decideTrigger, LatencyWindow, talkValueAt, triggerThreshold, type TriggerDecision } from "./triggers";
 
 /** Bot messages and consumed messages beyond this many are dropped from the message cache. */
 const MAX_RETAINED_CACHE = 200;
@@ -20,12 +20,23 @@ export interface SchedulerState {
   announced: string[];
 }
 
+/** Why a message turn is or is not due now (`TriggerScheduler.evaluate`). */
+export interface TriggerEvaluation {
+  pending: number;
+  threshold: number;
+  /** What armed force-continue (null too when a turn a crash cut bypasses the threshold). */
+  forcedBy: "at" | "mention" | null;
+  decision: TriggerDecision;
+}
+
 export class TriggerScheduler {
   private cache: ChatMessageRecord[] = [];
   private processed = 0;
   private lastMessageAt = 0;
   private debounceNeeded = false;
   private forceContinue = false;
+  /** What armed force-continue, for operators; unknown (null) after a restore. */
+  private forcedBy: "at" | "mention" | null = null;
   private recheck: TimerHandle | null = null;
   readonly latency = new LatencyWindow();
   /** When the current batch's oldest message arrived, for reply latency samples. */
@@ -50,7 +61,11 @@ export class TriggerScheduler {
     this.lastMessageAt = now;
     const mentioned = message.mentionsBot ?? this.detectMention(message.text);
     const chat = this.deps.config.chat;
-    if ((message.atBot && chat.atBotReply) || (mentioned && chat.mentionedBotReply)) this.forceContinue = true;
+    const forcedBy = message.atBot && chat.atBotReply ? "at" : mentioned && chat.mentionedBotReply ? "mention" : null;
+    if (forcedBy) {
+      this.forceContinue = true;
+      this.forcedBy = forcedBy;
+    }
     this.cache.push({ ...message, mentionsBot: mentioned, ts: message.ts || now });
     this.pruneCache();
   }
@@ -91,6 +106,7 @@ export class TriggerScheduler {
   takeForceContinue(): boolean {
     const forced = this.forceContinue;
     this.forceContinue = false;
+    this.forcedBy = null;
     return forced;
   }
 
@@ -99,14 +115,7 @@ export class TriggerScheduler {
    * may make it due later, arms one re-check.
    */
   due(): boolean {
-    const pending = this.pending().length;
-    if (!pending) return false;
-    // A turn a crash cut (recovery.ts) was already triggered: it runs again whatever the threshold.
-    if (this.forceContinue || this.announced.size) return true;
-    const now = this.deps.clock.now();
-    const chat = this.deps.config.chat;
-    const threshold = triggerThreshold(talkValueAt(chat, this.isGroupChat, new Date(now)), chat.talkFrequencyAdjust);
-    const decision = decideTrigger(pending, threshold, now - this.lastMessageAt, this.latency.average(now));
+    const { decision } = this.evaluate();
     if (decision.kind === "trigger") return true;
     if (decision.kind === "recheck" && !this.recheck) {
       this.recheck = this.deps.clock.setTimer(decision.afterMs, () => {
@@ -115,6 +124,25 @@ export class TriggerScheduler {
       });
     }
     return false;
+  }
+
+  /** The trigger rule applied now, without side effects (due() acts on it). */
+  evaluate(): TriggerEvaluation {
+    const pending = this.pending().length;
+    const now = this.deps.clock.now();
+    const chat = this.deps.config.chat;
+    const threshold = triggerThreshold(talkValueAt(chat, this.isGroupChat, new Date(now)), chat.talkFrequencyAdjust);
+    // A turn a crash cut (recovery.ts) was already triggered: it runs again whatever the threshold.
+    const forced = pending > 0 && (this.forceContinue || this.announced.size > 0);
+    const decision: TriggerDecision = forced
+      ? { kind: "trigger" }
+      : decideTrigger(pending, threshold, now - this.lastMessageAt, this.latency.average(now));
+    return { pending, threshold, forcedBy: this.forceContinue ? this.forcedBy : null, decision };
+  }
+
+  /** When the debounce of the next collection ends, or null when none is needed. */
+  debounceDeadline(): number | null {
+    return this.debounceNeeded ? this.lastMessageAt + this.deps.config.chat.messageDebounceSeconds * 1000 : null;
   }
 
   get rechecking(): boolean {
