@@ -128,7 +128,7 @@ export class PrismaLedger implements EventLedger {
       file: this.file,
       synchronous: opts.synchronous === "normal" ? "NORMAL" : "FULL",
       syncWal: this.syncWal,
-      progress: this.progress.buffer as SharedArrayBuffer, // allocated as one just above
+      progress: this.progress.buffer,
     };
     this.worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: data });
     // Only writes in flight keep the process alive (see send()).
