@@ -108,8 +108,15 @@ describe("everything, memory and two filesystem servers at once", () => {
   });
 
   it("declares roots: each filesystem server works in its own configured root", async () => {
-    const allowedA = await provider.invoke(invocation("files_a__list_allowed_directories"));
-    const allowedB = await provider.invoke(invocation("files_b__list_allowed_directories"));
+    // The filesystem server asks for roots/list once initialized and applies the answer on its own
+    // time: under load a first call can come before that, so wait for each to take its roots.
+    const allowed = (name: string, root: string) =>
+      until(async () => {
+        const result = await provider.invoke(invocation(`${name}__list_allowed_directories`));
+        return result.content.includes(root) ? result : null;
+      }, `${name} to take its root ${root}`);
+    const allowedA = await allowed("files_a", rootA);
+    const allowedB = await allowed("files_b", rootB);
     expect(allowedA.content).toContain(rootA);
     expect(allowedA.content).not.toContain(rootB);
     expect(allowedB.content).toContain(rootB);
