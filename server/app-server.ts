@@ -25,6 +25,8 @@ import { SessionDirectory } from "./http/services/session-directory";
 import { ToolCatalog } from "./http/services/tool-catalog";
 import { ToggleProvenance } from "./http/services/toggle-provenance";
 import { ToolToggleService } from "./http/services/tool-toggles";
+import { BotDataService } from "./http/services/bot-data";
+import { EmojiFiles } from "./http/services/emoji-files";
 import type { ModelClient } from "./llm/model-client";
 import { isGatewayPath, McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
@@ -99,6 +101,8 @@ export interface AppServerOptions {
    * and transport tuning (tests shorten the reconnect backoff).
    */
   onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning> };
+  /** The folder emoji files are under (records name them "emoji/…"; default public/, tests a temp one). */
+  emojiRoot?: string;
 }
 
 export interface AppServer {
@@ -153,7 +157,7 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     ? new OneBotOutbound({
         apiOf: (selfId) => platforms.api(selfId),
         config: () => opts.config.platforms.onebot,
-        emojiRoot: publicDir,
+        emojiRoot: opts.emojiRoot ?? publicDir,
       })
     : null;
   const engine = await createEngine({
@@ -238,6 +242,11 @@ async function serveEngine(
     icons,
     chatImages,
     toggles: new ToolToggleService(engine, catalog, provenance),
+    botData: new BotDataService({
+      stores: engine.stores,
+      files: new EmojiFiles(opts.emojiRoot ?? publicDir),
+      now: () => engine.clock.now(),
+    }),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
     logins: loginLimiter,

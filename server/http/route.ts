@@ -36,6 +36,8 @@ export interface Route<Ctx> {
   path: string;
   /** Public routes answer without the operator token. */
   public: boolean;
+  /** Largest body this route reads (default: the router's limit). */
+  bodyLimit?: number;
   run(raw: RawInput, ctx: Ctx, info: RequestInfo): Promise<Reply<unknown>>;
 }
 
@@ -45,6 +47,8 @@ export interface RouteSpec<Ctx, P, Q, B, R> {
   method: Method;
   path: string;
   public?: boolean;
+  /** Largest body this route reads (default: the router's limit). */
+  bodyLimit?: number;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -62,6 +66,7 @@ export function routeBuilder<Ctx>() {
       method: spec.method,
       path: spec.path,
       public: spec.public ?? false,
+      bodyLimit: spec.bodyLimit,
       async run(raw, ctx, info) {
         const problems: FieldProblem[] = [];
         // Parts a route leaves out are not looked at (a GET never reads its body). A missing body is

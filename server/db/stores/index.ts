@@ -4,6 +4,7 @@ import type { PrismaClient } from "../../../generated/prisma/client";
 import type { Stores } from "../../stores/types";
 import { PrismaEmojiStore } from "./emojis";
 import { PrismaJargonStore } from "./jargon";
+import { PrismaLearnedStore } from "./learned";
 import { PrismaLoginSessionStore } from "./login-sessions";
 import { PrismaMemoryStore } from "./memories";
 import { PrismaMessageStore } from "./messages";
@@ -22,6 +23,7 @@ export interface PrismaStores extends Stores {
   jargon: PrismaJargonStore;
   memories: PrismaMemoryStore;
   persons: PrismaPersonStore;
+  learned: PrismaLearnedStore;
   toolRecords: PrismaToolRecordStore;
   toggles: PrismaToggleStore;
   usage: PrismaUsageStore;
@@ -40,6 +42,7 @@ export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptio
     jargon: new PrismaJargonStore(prisma, ctx, writer),
     memories: new PrismaMemoryStore(prisma, writer),
     persons: new PrismaPersonStore(prisma, ctx, writer),
+    learned: new PrismaLearnedStore(prisma, writer),
     toolRecords: new PrismaToolRecordStore(prisma, writer),
     toggles: new PrismaToggleStore(prisma, writer),
     usage: new PrismaUsageStore(prisma, writer),
@@ -52,6 +55,7 @@ export type { PrismaStoresOptions } from "./support";
 export {
   PrismaEmojiStore,
   PrismaJargonStore,
+  PrismaLearnedStore,
   PrismaLoginSessionStore,
   PrismaMemoryStore,
   PrismaMessageStore,

@@ -2,6 +2,7 @@
 import type { Route } from "../route";
 import type { ApiContext } from "../context";
 import { loginRoute, logoutRoute, meRoute } from "./auth";
+import { botDataRoutes } from "./bot-data";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
 import { platformsRoute } from "./platforms";
@@ -36,4 +37,5 @@ export const apiRoutes: Route<ApiContext>[] = [
   usageRoute,
   endpointsRoute,
   platformsRoute,
+  ...botDataRoutes,
 ];
