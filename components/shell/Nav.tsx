@@ -54,6 +54,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/platforms" className={active("/platforms") ? "active" : ""}>
             Platforms
           </Link>
+          <Link href="/data" className={active("/data") ? "active" : ""}>
+            Data
+          </Link>
         </nav>
       )}
       <div className="nav-right">
