@@ -38,7 +38,7 @@ async function call(path: string, method = "GET", body?: unknown): Promise<{ sta
     throw new NetworkError(error instanceof Error ? error.message : String(error));
   }
   const text = await res.text();
-  let json: unknown = null;
+  let json: unknown;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
