@@ -260,4 +260,63 @@ describe("the learned feed", () => {
     expect((await server.api("DELETE", "/api/learned/999999")).status).toBe(404);
     expect((await server.api("GET", "/api/learned?cursor=abc")).status).toBe(400);
   });
+
+  it("undoing an update restores the earlier values; after an operator's edit the undo is a conflict", async () => {
+    const stores = server.app.engine.stores;
+    const learnedBy = { sessionId: "s-learn", sourceMessageIds: ["m-1"], ts: Date.now() };
+    const before = await stores.jargon.upsert({ word: "摸鱼", meaning: "slacking off", sessionId: "s-learn" });
+    const after = await stores.jargon.upsert({ word: "摸鱼", meaning: "catching fish", sessionId: "s-learn" });
+    const update = await stores.learned.record({
+      ...learnedBy,
+      kind: "jargon",
+      targetId: after.id,
+      action: "updated",
+      after,
+      before,
+      afterVersion: after.version,
+    });
+    expect((await server.api("DELETE", `/api/learned/${update.id}`)).status).toBe(200);
+    expect(await stores.jargon.get(after.id)).toMatchObject({ meaning: "slacking off", count: 1 });
+
+    const dora = await stores.persons.upsert({
+      personName: "Dora",
+      userId: null,
+      summary: "learned",
+      traits: [],
+      facts: [],
+    });
+    const created = await stores.learned.record({
+      ...learnedBy,
+      kind: "person",
+      targetId: dora.personId,
+      action: "created",
+      after: dora,
+      before: null,
+      afterVersion: dora.version,
+    });
+    const edit = await server.api("PATCH", `/api/persons/${dora.personId}`, {
+      summary: "operator's words",
+      ifVersion: 1,
+    });
+    expect(edit.status).toBe(200);
+    const undo = await server.api("DELETE", `/api/learned/${created.id}`);
+    expect(undo.status).toBe(409);
+    expect(undo.json).toMatchObject({
+      error: expect.stringContaining("edited"),
+      current: { after: { summary: "operator's words" } },
+    });
+    expect(await stores.persons.get(dora.personId)).toMatchObject({ summary: "operator's words" });
+    const feed = learnedListSchema.parse((await server.api("GET", "/api/learned?limit=200")).json);
+    expect(feed.items.find((i) => i.id === created.id)).toMatchObject({
+      undoneAt: null,
+      sources: [{ messageId: "m-1", text: null }],
+    });
+    // Pages follow each other through the cursor without gaps or repeats.
+    const first = learnedListSchema.parse((await server.api("GET", "/api/learned?limit=1")).json);
+    const second = learnedListSchema.parse(
+      (await server.api("GET", `/api/learned?limit=1&cursor=${first.nextCursor ?? ""}`)).json,
+    );
+    expect(first.nextCursor).toBe(first.items[0].id);
+    expect(second.items[0].id).not.toBe(first.items[0].id);
+  });
 });
