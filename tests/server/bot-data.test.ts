@@ -123,6 +123,12 @@ describe("jargon", () => {
     expect(
       (await server.api("PATCH", `/api/jargon/${entry.id}`, { meaning: "x", ifVersion: entry.version })).status,
     ).toBe(409);
+    const other = jargonSchema.parse(
+      (await server.api("POST", "/api/jargon", { word: "xswl", meaning: "笑死我了" })).json,
+    );
+    const clash = await server.api("PATCH", `/api/jargon/${other.id}`, { word: "蚌埠住了", ifVersion: other.version });
+    expect(clash.status).toBe(400);
+    expect(clash.json).toMatchObject({ fields: [expect.objectContaining({ path: "word" })] });
     // The builtin tool's store sees the edit.
     expect(await server.app.engine.stores.jargon.findExact("蚌埠住了", 1)).toMatchObject([{ meaning: "忍不住了" }]);
     expect((await server.api("DELETE", `/api/jargon/${entry.id}`)).status).toBe(200);

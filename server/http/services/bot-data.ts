@@ -28,7 +28,7 @@ import type {
   Stores,
   VersionedUpdate,
 } from "../../stores/types";
-import { notFound } from "../errors";
+import { HttpError, notFound } from "../errors";
 import { decodeEmojiImage, type EmojiFiles } from "./emoji-files";
 
 /** Until accounts land there is one operator credential (like the tool toggles). */
@@ -141,8 +141,18 @@ export class BotDataService {
     return { ok: true, record: jargonView(entry) };
   }
 
+  /** Renaming onto a word already defined in the same scope is refused (two entries of one word). */
   async updateJargon(id: string, body: z.infer<typeof jargonPatchSchema>): Promise<Edited<JargonView>> {
     const { ifVersion, ...patch } = body;
+    if (patch.word !== undefined) {
+      const current = await this.opts.stores.jargon.get(id);
+      if (!current) throw notFound(`jargon ${id}`);
+      const clash = await this.opts.stores.jargon.findInScope(patch.word, current.sessionId);
+      if (clash && clash.id !== id) {
+        const message = `"${clash.word}" is already defined in this scope (${clash.id})`;
+        throw new HttpError(400, message, [{ path: "word", message, in: "body" }]);
+      }
+    }
     const result = edited(await this.opts.stores.jargon.update(id, patch, ifVersion), `jargon ${id}`, jargonView);
     if (result.ok) this.changed("update", "jargon", id);
     return result;
