@@ -73,6 +73,17 @@ describe("memories", () => {
       current: { content: "Alice prefers oolong", version: 2 },
     });
 
+    // Two operators saving the same version at the same moment: one wins, the other is told.
+    const [a, b] = await Promise.all(
+      ["first writer", "second writer"].map((content) =>
+        server.api("PATCH", `/api/memories/${tea.id}`, { content, ifVersion: 2 }),
+      ),
+    );
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const loser = a.status === 409 ? a : b;
+    const winner = a.status === 200 ? a : b;
+    expect(loser.json).toMatchObject({ current: memorySchema.parse(winner.json) });
+
     const bad = await server.api("POST", "/api/memories", { content: "" });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ fields: [expect.objectContaining({ path: "content", in: "body" })] });
