@@ -28,6 +28,8 @@ import { ToolCatalog } from "./http/services/tool-catalog";
 import { ToggleProvenance } from "./http/services/toggle-provenance";
 import { ToolToggleService } from "./http/services/tool-toggles";
 import { ToolInvokeService } from "./http/services/tool-invoke";
+import { BotDataService } from "./http/services/bot-data";
+import { EmojiFiles } from "./http/services/emoji-files";
 import type { ModelClient } from "./llm/model-client";
 import { isGatewayPath, McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
@@ -102,6 +104,8 @@ export interface AppServerOptions {
    * and transport tuning (tests shorten the reconnect backoff).
    */
   onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning> };
+  /** The folder emoji files are under (records name them "emoji/…"; default public/, tests a temp one). */
+  emojiRoot?: string;
 }
 
 export interface AppServer {
@@ -156,7 +160,7 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     ? new OneBotOutbound({
         apiOf: (selfId) => platforms.api(selfId),
         config: () => opts.config.platforms.onebot,
-        emojiRoot: publicDir,
+        emojiRoot: opts.emojiRoot ?? publicDir,
       })
     : null;
   const engine = await createEngine({
@@ -248,6 +252,11 @@ async function serveEngine(
     chatImages,
     toggles: new ToolToggleService(engine, catalog, provenance, audit),
     invocations: new ToolInvokeService(engine, provenance),
+    botData: new BotDataService({
+      stores: engine.stores,
+      files: new EmojiFiles(opts.emojiRoot ?? publicDir),
+      now: () => engine.clock.now(),
+    }),
     providers: providerStatus,
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
     logins: loginLimiter,

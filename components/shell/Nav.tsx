@@ -67,6 +67,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
               Accounts
             </Link>
           )}
+          <Link href="/data" className={active("/data") ? "active" : ""}>
+            Data
+          </Link>
         </nav>
       )}
       <div className="nav-right">

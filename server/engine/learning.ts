@@ -5,6 +5,7 @@
 // the background, one batch at a time per session; a failure is logged and dropped.
 import { z } from "zod";
 import type { HistoryMessage } from "./context/messages";
+import type { LearnedItem } from "../stores/types";
 import type { EngineDeps } from "./deps";
 import { parseJsonObject, transcript } from "./context/transcript";
 import { promptOptions, renderPrompt } from "./prompts/templates";
@@ -83,8 +84,9 @@ export class SessionLearner {
     const chat = messages.filter(isChat);
     if (chat.length < MIN_CHAT_LINES) return this.chain;
     const text = transcript(chat, this.deps.config.bot.nickname, chat.length);
+    const sourceIds = chat.map((m) => m.messageId);
     this.chain = this.chain
-      .then(() => this.extract(text))
+      .then(() => this.extract(text, sourceIds))
       .catch((error: unknown) => {
         if (this.stopController.signal.aborted) return;
         this.deps.logger.warn(
@@ -100,7 +102,8 @@ export class SessionLearner {
     return this.chain;
   }
 
-  private async extract(text: string): Promise<void> {
+  /** Writes what the model found; each write is recorded with its source messages (the learned feed). */
+  private async extract(text: string, sourceMessageIds: string[]): Promise<void> {
     const { model, config, stores, clock } = this.deps;
     const signal = this.stopController.signal;
     if (signal.aborted) return;
@@ -122,14 +125,27 @@ export class SessionLearner {
     const parsed = extractionSchema.safeParse(parseJsonObject(response.content) ?? {});
     if (!parsed.success) return;
     const found = parsed.data;
-    for (const j of found.jargon)
-      await stores.jargon.upsert({ word: j.word, meaning: j.meaning, sessionId: this.sessionId });
+    const sessionId = this.sessionId;
+    const learned = (item: Pick<LearnedItem, "kind" | "targetId" | "after" | "before" | "afterVersion">) =>
+      stores.learned.record({
+        ...item,
+        action: item.before === null ? "created" : "updated",
+        sessionId,
+        sourceMessageIds,
+        ts: clock.now(),
+      });
+    for (const j of found.jargon) {
+      const before = await stores.jargon.findInScope(j.word, sessionId);
+      const after = await stores.jargon.upsert({ word: j.word, meaning: j.meaning, sessionId });
+      await learned({ kind: "jargon", targetId: after.id, after, before, afterVersion: after.version });
+    }
     for (const content of found.memories) {
-      await stores.memories.add({ sessionId: this.sessionId, personName: null, content, ts: clock.now() });
+      const after = await stores.memories.add({ sessionId, personName: null, content, ts: clock.now() });
+      await learned({ kind: "memory", targetId: after.id, after, before: null, afterVersion: after.version });
     }
     for (const p of found.persons) {
       const existing = await stores.persons.find(p.name);
-      await stores.persons.upsert({
+      const after = await stores.persons.upsert({
         personId: existing?.personId,
         personName: p.name,
         userId: existing?.userId ?? null,
@@ -137,6 +153,7 @@ export class SessionLearner {
         traits: unique([...(existing?.traits ?? []), ...p.traits]),
         facts: unique([...(existing?.facts ?? []), ...p.facts]),
       });
+      await learned({ kind: "person", targetId: after.personId, after, before: existing, afterVersion: after.version });
     }
   }
 }

@@ -9,6 +9,7 @@ import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
 import type { TokenBuckets } from "./rate-limit";
 import { routeBuilder } from "./route";
+import type { BotDataService } from "./services/bot-data";
 import type { IconProxy } from "./services/icon-proxy";
 import type { ProviderStatusRegistry } from "./services/provider-status";
 import type { SessionDirectory } from "./services/session-directory";
@@ -33,6 +34,8 @@ export interface ApiContext {
   toggles: ToolToggleService;
   /** Tools run by hand (POST /api/tools/:name/invoke). */
   invocations: ToolInvokeService;
+  /** Memories, jargon, person profiles, the emoji library and the learned feed. */
+  botData: BotDataService;
   providers: ProviderStatusRegistry;
   /** Per-session limiter of inbound chat messages (429 when empty). */
   inbound: TokenBuckets;

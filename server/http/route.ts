@@ -47,6 +47,8 @@ export interface Route<Ctx> {
   /** Public routes answer without a credential. */
   public: boolean;
   access: RouteAccess;
+  /** Largest body this route reads (default: the router's limit). */
+  bodyLimit?: number;
   /** `actor`: the account the router identified (ANONYMOUS_ACTOR on public routes without one). */
   run(raw: RawInput, ctx: Ctx, info: RequestInfo, actor: Actor): Promise<Reply<unknown>>;
 }
@@ -62,6 +64,8 @@ export interface RouteSpec<Ctx, P, Q, B, R> {
   public?: boolean;
   /** Default "method" (see RouteAccess). */
   access?: RouteAccess;
+  /** Largest body this route reads (default: the router's limit). */
+  bodyLimit?: number;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -81,6 +85,7 @@ export function routeBuilder<Ctx>() {
       path: spec.path,
       public: spec.public ?? false,
       access: spec.access ?? "method",
+      bodyLimit: spec.bodyLimit,
       async run(raw, ctx, info, actor) {
         const problems: FieldProblem[] = [];
         // Parts a route leaves out are not looked at (a GET never reads its body). A missing body is

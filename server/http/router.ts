@@ -100,7 +100,7 @@ export class ApiRouter<Ctx> {
     const query: Record<string, string> = {};
     for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
     const reply = await match.route.run(
-      { params: match.params, query, readBody: () => readJsonBody(req, this.opts.bodyLimit) },
+      { params: match.params, query, readBody: () => readJsonBody(req, match.route.bodyLimit ?? this.opts.bodyLimit) },
       this.ctx,
       {
         req,

@@ -38,9 +38,43 @@ export interface EmojiRecord {
   emotions: string[];
 }
 
+/** An emoji as the dashboard edits it: the record plus its disabled flag and version. */
+export interface EmojiEntry extends EmojiRecord {
+  disabled: boolean;
+  version: number;
+  useCount: number;
+}
+
+/**
+ * Outcome of an edit that names the version it started from: `missing` for an unknown id,
+ * `conflict` (with the current record) when someone else changed it meanwhile.
+ */
+export type VersionedUpdate<T> =
+  { status: "ok"; record: T } | { status: "conflict"; current: T } | { status: "missing" };
+
+/** A page of a dashboard listing: `offset` rows skipped, at most `limit` returned. */
+export interface PageQuery {
+  limit: number;
+  offset?: number;
+  /** Case-insensitive substring of the text fields. */
+  q?: string;
+}
+
 export interface EmojiStore {
+  /** The emoji send_emoji may offer: disabled ones left out, in library order. */
   list(): Promise<EmojiRecord[]>;
   recordUse(id: string): Promise<void>;
+  /** Every emoji, disabled ones too, in library order. */
+  listAll(): Promise<EmojiEntry[]>;
+  get(id: string): Promise<EmojiEntry | null>;
+  /** Adds or replaces an entry (the seed, the dashboard's upload). */
+  upsert(rec: EmojiRecord & { disabled?: boolean }): Promise<EmojiEntry>;
+  update(
+    id: string,
+    patch: { description?: string; emotions?: string[]; disabled?: boolean },
+    ifVersion: number,
+  ): Promise<VersionedUpdate<EmojiEntry>>;
+  remove(id: string): Promise<boolean>;
 }
 
 export interface JargonEntry {
@@ -50,6 +84,15 @@ export interface JargonEntry {
   sessionId: string | null;
   count: number;
   updatedAt: number;
+  examples: string[];
+  version: number;
+}
+
+export interface JargonInput {
+  word: string;
+  meaning: string;
+  sessionId: string | null;
+  examples?: string[];
 }
 
 export interface JargonStore {
@@ -57,9 +100,20 @@ export interface JargonStore {
   findExact(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]>;
   /** Substring/fuzzy matches (both directions), exact ones excluded, at most `limit`. */
   findFuzzy(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]>;
-  upsert(entry: { word: string; meaning: string; sessionId: string | null }): Promise<JargonEntry>;
+  /** Examples given replace the stored ones; absent keeps them. */
+  upsert(entry: JargonInput): Promise<JargonEntry>;
   list(opts?: { limit?: number }): Promise<JargonEntry[]>;
   remove(id: string): Promise<boolean>;
+  /** Most recently updated first; `q` matches the word, meaning or examples. */
+  page(query: PageQuery): Promise<JargonEntry[]>;
+  get(id: string): Promise<JargonEntry | null>;
+  /** The entry of exactly this word (case-insensitive) in exactly this scope. */
+  findInScope(word: string, sessionId: string | null): Promise<JargonEntry | null>;
+  update(
+    id: string,
+    patch: { word?: string; meaning?: string; examples?: string[]; count?: number },
+    ifVersion: number,
+  ): Promise<VersionedUpdate<JargonEntry>>;
 }
 
 export interface MemoryEntry {
@@ -68,6 +122,7 @@ export interface MemoryEntry {
   personName: string | null;
   content: string;
   ts: number;
+  version: number;
 }
 
 export type MemoryQueryMode = "search" | "time" | "episode" | "aggregate" | "hybrid";
@@ -80,13 +135,19 @@ export interface MemoryQuery {
   timeStart?: number;
   timeEnd?: number;
   sessionId?: string;
+  /** Results skipped before the `limit` (dashboard paging). */
+  offset?: number;
 }
 
+export type MemoryInput = Omit<MemoryEntry, "id" | "version">;
+
 export interface MemoryStore {
-  add(entry: Omit<MemoryEntry, "id">): Promise<MemoryEntry>;
+  add(entry: MemoryInput): Promise<MemoryEntry>;
   search(query: MemoryQuery): Promise<MemoryEntry[]>;
   list(opts?: { limit?: number }): Promise<MemoryEntry[]>;
   remove(id: string): Promise<boolean>;
+  get(id: string): Promise<MemoryEntry | null>;
+  update(id: string, patch: Partial<MemoryInput>, ifVersion: number): Promise<VersionedUpdate<MemoryEntry>>;
 }
 
 export interface PersonProfile {
@@ -97,13 +158,47 @@ export interface PersonProfile {
   traits: string[];
   facts: string[];
   updatedAt: number;
+  version: number;
 }
+
+export type PersonInput = Omit<PersonProfile, "updatedAt" | "personId" | "version">;
 
 export interface PersonStore {
   /** Looks a person up by id, name or user id. */
   find(nameOrId: string): Promise<PersonProfile | null>;
-  upsert(profile: Omit<PersonProfile, "updatedAt" | "personId"> & { personId?: string }): Promise<PersonProfile>;
+  upsert(profile: PersonInput & { personId?: string }): Promise<PersonProfile>;
   list(opts?: { limit?: number }): Promise<PersonProfile[]>;
+  /** Most recently updated first; `q` matches the name, summary, traits or facts. */
+  page(query: PageQuery): Promise<PersonProfile[]>;
+  get(personId: string): Promise<PersonProfile | null>;
+  update(personId: string, patch: Partial<PersonInput>, ifVersion: number): Promise<VersionedUpdate<PersonProfile>>;
+  remove(personId: string): Promise<boolean>;
+}
+
+export type LearnedKind = "jargon" | "memory" | "person";
+
+/** One thing learning wrote, from which chat messages; `before` is what an undo restores. */
+export interface LearnedItem {
+  id: string;
+  kind: LearnedKind;
+  targetId: string;
+  action: "created" | "updated";
+  sessionId: string;
+  sourceMessageIds: string[];
+  after: unknown;
+  before: unknown;
+  afterVersion: number;
+  ts: number;
+  undoneAt: number | null;
+}
+
+export interface LearnedStore {
+  record(item: Omit<LearnedItem, "id" | "undoneAt">): Promise<LearnedItem>;
+  /** Newest first; `before` is an item id: only older items (the page cursor). */
+  page(query: { limit: number; before?: string }): Promise<LearnedItem[]>;
+  get(id: string): Promise<LearnedItem | null>;
+  /** False when unknown or already undone. */
+  markUndone(id: string, ts: number): Promise<boolean>;
 }
 
 export interface ToolRecord {
@@ -281,6 +376,7 @@ export interface Stores {
   jargon: JargonStore;
   memories: MemoryStore;
   persons: PersonStore;
+  learned: LearnedStore;
   toolRecords: ToolRecordStore;
   toggles: ToggleStore;
   usage: UsageStore;

@@ -177,6 +177,35 @@ describe.each(implementations)("%s stores", (_name, make) => {
       await stores.emojis.recordUse("e-a");
       await expect(stores.emojis.recordUse("nope")).resolves.toBeUndefined();
     });
+
+    it("edits with the version it started from; a disabled emoji is left out of list(); removes by id", async () => {
+      const h = await make();
+      const stores = await h.addEmojis([
+        { id: "e-1", file: "emoji/1.png", description: "one", emotions: ["开心"] },
+        { id: "e-2", file: "emoji/2.png", description: "two", emotions: ["sad"] },
+      ]);
+      const e = stores.emojis;
+      await e.recordUse("e-1");
+      const [first] = await e.listAll();
+      expect(first).toMatchObject({ id: "e-1", disabled: false, useCount: 1 });
+      const off = await e.update("e-1", { disabled: true, emotions: ["无语"] }, first.version);
+      expect(off).toMatchObject({
+        status: "ok",
+        record: { disabled: true, emotions: ["无语"], version: first.version + 1 },
+      });
+      const stale = await e.update("e-1", { description: "late" }, first.version);
+      expect(stale).toMatchObject({ status: "conflict", current: { description: "one", disabled: true } });
+      expect(await e.update("nope", { disabled: false }, 1)).toEqual({ status: "missing" });
+      expect((await e.list()).map((x) => x.id)).toEqual(["e-2"]);
+      expect((await e.listAll()).map((x) => x.id)).toEqual(["e-1", "e-2"]);
+      const added = await e.upsert({ id: "e-3", file: "emoji/u-3.png", description: "three", emotions: ["x"] });
+      expect(added).toMatchObject({ id: "e-3", disabled: false, version: 1, useCount: 0 });
+      expect(await e.get("e-3")).toEqual(added);
+      expect(await e.get("nope")).toBeNull();
+      expect(await e.remove("e-3")).toBe(true);
+      expect(await e.remove("e-3")).toBe(false);
+      expect((await e.list()).map((x) => x.id)).toEqual(["e-2"]);
+    });
   });
 
   describe("jargon", () => {
@@ -235,6 +264,43 @@ describe.each(implementations)("%s stores", (_name, make) => {
       expect(await j.remove(a.id)).toBe(true);
       expect(await j.remove(a.id)).toBe(false);
       expect((await j.list()).map((e) => e.word)).toEqual(["b"]);
+    });
+
+    it("keeps examples, pages and searches word, meaning and examples, edits with the version", async () => {
+      const h = await make();
+      const j = h.stores.jargon;
+      const a = await j.upsert({ word: "蚌埠住了", meaning: "绷不住了", sessionId: null, examples: ["笑到蚌埠住了"] });
+      expect(a).toMatchObject({ examples: ["笑到蚌埠住了"], version: 1 });
+      h.tick();
+      const b = await j.upsert({ word: "YYDS", meaning: "forever the GOAT", sessionId: "g1" });
+      expect(b.examples).toEqual([]);
+      h.tick();
+      await j.upsert({ word: "xswl", meaning: "laughing", sessionId: null });
+      const words = (list: { word: string }[]) => list.map((e) => e.word);
+      expect(words(await j.page({ limit: 10 }))).toEqual(["xswl", "YYDS", "蚌埠住了"]);
+      expect(words(await j.page({ limit: 1, offset: 1 }))).toEqual(["YYDS"]);
+      expect(words(await j.page({ limit: 10, q: "goat" }))).toEqual(["YYDS"]);
+      expect(words(await j.page({ limit: 10, q: "笑到" }))).toEqual(["蚌埠住了"]);
+      expect(words(await j.page({ limit: 10, q: "100%" }))).toEqual([]);
+      expect(await j.findInScope("yyds", "g1")).toMatchObject({ id: b.id });
+      expect(await j.findInScope("yyds", null)).toBeNull();
+      expect(await j.get(a.id)).toEqual(a);
+      h.tick();
+      const edited = await j.update(a.id, { meaning: "忍不住了", examples: [] }, a.version);
+      expect(edited).toMatchObject({
+        status: "ok",
+        record: { meaning: "忍不住了", examples: [], version: 2, updatedAt: 1_003 },
+      });
+      expect(await j.update(a.id, { meaning: "late" }, a.version)).toMatchObject({
+        status: "conflict",
+        current: { meaning: "忍不住了", version: 2 },
+      });
+      expect(await j.update("nope", { meaning: "x" }, 1)).toEqual({ status: "missing" });
+      const renamed = await j.update(a.id, { word: " BBZL " }, 2);
+      expect(renamed).toMatchObject({ status: "ok", record: { word: "BBZL" } });
+      expect(await j.findExact("bbzl", 5)).toHaveLength(1);
+      const again = await j.upsert({ word: "bbzl", meaning: "m", sessionId: null });
+      expect(again).toMatchObject({ id: a.id, version: 4, examples: [] });
     });
   });
 
@@ -306,6 +372,31 @@ describe.each(implementations)("%s stores", (_name, make) => {
       expect(await m.search({ mode: "search", query: "爬山", limit: 5 })).toEqual([]);
       expect((await m.list()).map((e) => e.ts)).toEqual([400, 300, 200, 100]);
     });
+
+    it("pages with an offset, gets by id and edits with the version it started from", async () => {
+      const m = await filled(await make());
+      expect((await m.search({ mode: "time", limit: 2, offset: 1 })).map((e) => e.ts)).toEqual([400, 300]);
+      expect(contents(await m.search({ mode: "search", query: "green", limit: 5, offset: 1 }))).toEqual([
+        "Alice adopted",
+      ]);
+      const [bob] = await m.search({ mode: "search", query: "coffee", limit: 1 });
+      expect(bob.version).toBe(1);
+      expect(await m.get(bob.id)).toEqual(bob);
+      expect(await m.get("not-an-id")).toBeNull();
+      const edited = await m.update(bob.id, { content: "Bob now drinks tea", personName: null }, 1);
+      expect(edited).toEqual({
+        status: "ok",
+        record: { ...bob, content: "Bob now drinks tea", personName: null, version: 2 },
+      });
+      expect(await m.update(bob.id, { content: "stale" }, 1)).toEqual({
+        status: "conflict",
+        current: { ...bob, content: "Bob now drinks tea", personName: null, version: 2 },
+      });
+      expect(await m.update("999999", { content: "x" }, 1)).toEqual({ status: "missing" });
+      expect(await m.update("not-an-id", { content: "x" }, 1)).toEqual({ status: "missing" });
+      expect(await m.search({ mode: "search", query: "coffee", limit: 5 })).toEqual([]);
+      expect((await m.search({ mode: "search", query: "drinks", limit: 5 })).map((e) => e.id)).toEqual([bob.id]);
+    });
   });
 
   describe("persons", () => {
@@ -356,6 +447,70 @@ describe.each(implementations)("%s stores", (_name, make) => {
       expect(replaced).toMatchObject({ personId: other.personId, personName: "Bobby", userId: "u2", updatedAt: 1_002 });
       expect((await p.list()).map((x) => x.personName)).toEqual(["Bobby", "ALICIA"]);
       expect(await p.list({ limit: 1 })).toHaveLength(1);
+    });
+
+    it("pages and searches name, summary, traits and facts; edits with the version; removes", async () => {
+      const h = await make();
+      const p = h.stores.persons;
+      const alice = await p.upsert({ personName: "Alice", userId: "u1", summary: "tea", traits: ["calm"], facts: [] });
+      expect(alice.version).toBe(1);
+      h.tick();
+      await p.upsert({ personName: "Bob", userId: null, summary: "", traits: [], facts: ["养了一只猫"] });
+      const names = (list: { personName: string }[]) => list.map((x) => x.personName);
+      expect(names(await p.page({ limit: 10 }))).toEqual(["Bob", "Alice"]);
+      expect(names(await p.page({ limit: 10, offset: 1 }))).toEqual(["Alice"]);
+      expect(names(await p.page({ limit: 10, q: "CALM" }))).toEqual(["Alice"]);
+      expect(names(await p.page({ limit: 10, q: "猫" }))).toEqual(["Bob"]);
+      expect(names(await p.page({ limit: 10, q: "tea" }))).toEqual(["Alice"]);
+      expect(await p.get(alice.personId)).toEqual(alice);
+      h.tick();
+      const edited = await p.update(alice.personId, { personName: "Alicia", traits: ["bold"] }, 1);
+      expect(edited).toMatchObject({ status: "ok", record: { personName: "Alicia", traits: ["bold"], version: 2 } });
+      expect(await p.find("alicia")).toMatchObject({ personId: alice.personId });
+      expect(await p.update(alice.personId, { summary: "late" }, 1)).toMatchObject({
+        status: "conflict",
+        current: { personName: "Alicia", summary: "tea" },
+      });
+      expect(await p.update("nope", { summary: "x" }, 1)).toEqual({ status: "missing" });
+      const upserted = await p.upsert({ personName: "alicia", userId: null, summary: "s", traits: [], facts: [] });
+      expect(upserted.version).toBe(3);
+      expect(await p.remove(alice.personId)).toBe(true);
+      expect(await p.remove(alice.personId)).toBe(false);
+      expect(await p.get(alice.personId)).toBeNull();
+    });
+  });
+
+  describe("learned items", () => {
+    it("records, pages newest first with an id cursor, and marks undone once", async () => {
+      const h = await make();
+      const l = h.stores.learned;
+      const item = (targetId: string, ts: number) => ({
+        kind: "memory" as const,
+        targetId,
+        action: "created" as const,
+        sessionId: "s1",
+        sourceMessageIds: ["m1", "m2"],
+        after: { content: targetId },
+        before: null,
+        afterVersion: 1,
+        ts,
+      });
+      const a = await l.record(item("a", 10));
+      const b = await l.record(item("b", 20));
+      const c = await l.record({ ...item("c", 20), kind: "jargon", action: "updated", before: { meaning: "old" } });
+      expect(c).toMatchObject({ kind: "jargon", action: "updated", before: { meaning: "old" }, undoneAt: null });
+      expect(await l.get(a.id)).toEqual(a);
+      expect(await l.get("nope")).toBeNull();
+      const targets = (list: { targetId: string }[]) => list.map((x) => x.targetId);
+      expect(targets(await l.page({ limit: 10 }))).toEqual(["c", "b", "a"]);
+      const first = await l.page({ limit: 2 });
+      expect(targets(first)).toEqual(["c", "b"]);
+      expect(targets(await l.page({ limit: 2, before: first[1].id }))).toEqual(["a"]);
+      expect(await l.page({ limit: 2, before: "999" })).toEqual([]);
+      expect(await l.markUndone(b.id, 30)).toBe(true);
+      expect(await l.markUndone(b.id, 31)).toBe(false);
+      expect(await l.markUndone("nope", 31)).toBe(false);
+      expect(await l.get(b.id)).toMatchObject({ undoneAt: 30, sourceMessageIds: ["m1", "m2"] });
     });
   });
 

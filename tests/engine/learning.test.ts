@@ -67,6 +67,47 @@ describe("learning", () => {
     await model.close();
   });
 
+  it("records each write with the messages it came from and what it replaced (the learned feed)", async () => {
+    const { model, stores, learner } = await learnerWith(
+      '{"jargon":[{"word":"yyds","meaning":"永远的神"}],"memories":["Alice 下周去杭州出差"],"persons":[{"name":"Alice","summary":"新的概要","traits":["健谈"],"facts":[]}]}',
+    );
+    const old = await stores.jargon.upsert({ word: "YYDS", meaning: "旧的含义", sessionId: "s1" });
+    const alice = await stores.persons.upsert({
+      personName: "Alice",
+      userId: "u9",
+      summary: "旧",
+      traits: [],
+      facts: [],
+    });
+    await learner.learnTrimmed([chat(1, "这家店yyds"), chat(2, "我下周去杭州出差"), chat(3, "我住上海")]);
+    const items = await stores.learned.page({ limit: 10 });
+    const byKind = Object.fromEntries(items.map((i) => [i.kind, i]));
+    const common = { sessionId: "s1", sourceMessageIds: ["m1", "m2", "m3"], ts: 42, undoneAt: null };
+    expect(byKind.jargon).toMatchObject({
+      ...common,
+      action: "updated",
+      targetId: old.id,
+      before: { meaning: "旧的含义" },
+      after: { meaning: "永远的神", version: 2 },
+      afterVersion: 2,
+    });
+    expect(byKind.memory).toMatchObject({
+      ...common,
+      action: "created",
+      before: null,
+      after: { content: "Alice 下周去杭州出差" },
+    });
+    expect(byKind.person).toMatchObject({
+      ...common,
+      action: "updated",
+      targetId: alice.personId,
+      before: { summary: "旧" },
+      after: { summary: "新的概要", userId: "u9" },
+    });
+    expect(items).toHaveLength(3);
+    await model.close();
+  });
+
   it("ignores malformed output and skips batches with too little chat", async () => {
     const { model, stores, learner } = await learnerWith("I cannot do that");
     await learner.learnTrimmed([chat(1, "只有一句")]);

@@ -1,5 +1,5 @@
-import type { PrismaClient } from "../../../generated/prisma/client";
-import type { EmojiRecord, EmojiStore } from "../../stores/types";
+import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
+import type { EmojiEntry, EmojiRecord, EmojiStore, VersionedUpdate } from "../../stores/types";
 import type { StoreWriter } from "../writer";
 import { toStringList } from "./support";
 
@@ -8,7 +8,27 @@ interface EmojiRow {
   file: string;
   description: string;
   emotions: string;
+  disabled: bigint | number | boolean;
+  version: bigint | number;
+  useCount: bigint | number;
 }
+
+const toEntry = (r: EmojiRow): EmojiEntry => ({
+  id: r.id,
+  file: r.file,
+  description: r.description,
+  emotions: toStringList(JSON.parse(r.emotions)),
+  disabled: Boolean(Number(r.disabled)),
+  version: Number(r.version),
+  useCount: Number(r.useCount),
+});
+
+const toRecord = ({ id, file, description, emotions }: EmojiEntry): EmojiRecord => ({
+  id,
+  file,
+  description,
+  emotions,
+});
 
 /** The emoji library, in the order entries were added (the seed order first). */
 export class PrismaEmojiStore implements EmojiStore {
@@ -19,15 +39,7 @@ export class PrismaEmojiStore implements EmojiStore {
   ) {}
 
   async list(): Promise<EmojiRecord[]> {
-    // rowid keeps insertion order, which Prisma's orderBy cannot name.
-    const rows = await this.prisma.$queryRaw<EmojiRow[]>`
-      SELECT "id", "file", "description", CAST("emotions" AS TEXT) AS "emotions" FROM "Emoji" ORDER BY rowid`;
-    return rows.map((r) => ({
-      id: r.id,
-      file: r.file,
-      description: r.description,
-      emotions: toStringList(JSON.parse(r.emotions)),
-    }));
+    return (await this.select(Prisma.sql`"disabled" = 0`)).map(toRecord);
   }
 
   /** Unknown ids are ignored. */
@@ -38,21 +50,57 @@ export class PrismaEmojiStore implements EmojiStore {
     );
   }
 
-  /** Adds or replaces entries (operator edits from the dashboard). */
-  async upsert(rec: EmojiRecord): Promise<EmojiRecord> {
-    const data = { file: rec.file, description: rec.description, emotions: rec.emotions };
+  async listAll(): Promise<EmojiEntry[]> {
+    return this.select(Prisma.sql`1`);
+  }
+
+  async get(id: string): Promise<EmojiEntry | null> {
+    const [row] = await this.select(Prisma.sql`"id" = ${id}`);
+    return row ?? null;
+  }
+
+  /** Adds or replaces entries (the seed, operator uploads from the dashboard). */
+  async upsert(rec: EmojiRecord & { disabled?: boolean }): Promise<EmojiEntry> {
+    const data = { file: rec.file, description: rec.description, emotions: rec.emotions, disabled: rec.disabled };
     await this.writer.write(() =>
       this.prisma.emoji.upsert({
         where: { id: rec.id },
         create: { id: rec.id, ...data, createdAt: this.now() },
-        update: data,
+        update: { ...data, version: { increment: 1 } },
       }),
     );
-    return { ...rec, emotions: [...rec.emotions] };
+    const stored = await this.get(rec.id);
+    if (!stored) throw new Error(`emoji ${rec.id} vanished after its upsert`);
+    return stored;
+  }
+
+  /** Compare-and-set on the version inside the write, so two edits of one version cannot both win. */
+  async update(
+    id: string,
+    patch: { description?: string; emotions?: string[]; disabled?: boolean },
+    ifVersion: number,
+  ): Promise<VersionedUpdate<EmojiEntry>> {
+    const { count } = await this.writer.write(() =>
+      this.prisma.emoji.updateMany({
+        where: { id, version: ifVersion },
+        data: { ...patch, version: { increment: 1 } },
+      }),
+    );
+    const current = await this.get(id);
+    if (!current) return { status: "missing" };
+    return count > 0 ? { status: "ok", record: current } : { status: "conflict", current };
   }
 
   async remove(id: string): Promise<boolean> {
     const { count } = await this.writer.write(() => this.prisma.emoji.deleteMany({ where: { id } }));
     return count > 0;
+  }
+
+  private async select(where: Prisma.Sql): Promise<EmojiEntry[]> {
+    // rowid keeps insertion order, which Prisma's orderBy cannot name.
+    const rows = await this.prisma.$queryRaw<EmojiRow[]>`
+      SELECT "id", "file", "description", CAST("emotions" AS TEXT) AS "emotions", "disabled", "version", "useCount"
+      FROM "Emoji" WHERE ${where} ORDER BY rowid`;
+    return rows.map(toEntry);
   }
 }

@@ -5,6 +5,7 @@ import type { Stores } from "../../stores/types";
 import { PrismaAccountStore, PrismaAuditStore } from "./accounts";
 import { PrismaEmojiStore } from "./emojis";
 import { PrismaJargonStore } from "./jargon";
+import { PrismaLearnedStore } from "./learned";
 import { PrismaLoginSessionStore } from "./login-sessions";
 import { PrismaMemoryStore } from "./memories";
 import { PrismaMessageStore } from "./messages";
@@ -23,6 +24,7 @@ export interface PrismaStores extends Stores {
   jargon: PrismaJargonStore;
   memories: PrismaMemoryStore;
   persons: PrismaPersonStore;
+  learned: PrismaLearnedStore;
   toolRecords: PrismaToolRecordStore;
   toggles: PrismaToggleStore;
   usage: PrismaUsageStore;
@@ -43,6 +45,7 @@ export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptio
     jargon: new PrismaJargonStore(prisma, ctx, writer),
     memories: new PrismaMemoryStore(prisma, writer),
     persons: new PrismaPersonStore(prisma, ctx, writer),
+    learned: new PrismaLearnedStore(prisma, writer),
     toolRecords: new PrismaToolRecordStore(prisma, writer),
     toggles: new PrismaToggleStore(prisma, writer),
     usage: new PrismaUsageStore(prisma, writer),
@@ -59,6 +62,7 @@ export {
   PrismaAuditStore,
   PrismaEmojiStore,
   PrismaJargonStore,
+  PrismaLearnedStore,
   PrismaLoginSessionStore,
   PrismaMemoryStore,
   PrismaMessageStore,

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type { JargonEntry, JargonStore } from "../../stores/types";
+import type { JargonEntry, JargonInput, JargonStore, PageQuery, VersionedUpdate } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { fold, fromSessionKey, sqlLimit, toSessionKey, type StoreContext } from "./support";
+import { escapeLike, fold, fromSessionKey, sqlLimit, toSessionKey, toStringList, type StoreContext } from "./support";
 
 interface JargonRow {
   id: string;
@@ -10,7 +10,11 @@ interface JargonRow {
   sessionId: string;
   count: bigint | number;
   updatedAt: number;
+  examples: string;
+  version: bigint | number;
 }
+
+const columns = Prisma.sql`"id", "word", "meaning", "sessionId", "count", "updatedAt", "examples", "version"`;
 
 const toEntry = (r: JargonRow): JargonEntry => ({
   id: r.id,
@@ -19,6 +23,8 @@ const toEntry = (r: JargonRow): JargonEntry => ({
   sessionId: fromSessionKey(r.sessionId),
   count: Number(r.count),
   updatedAt: r.updatedAt,
+  examples: toStringList(JSON.parse(r.examples)),
+  version: Number(r.version),
 });
 
 /** Group slang. Words compare case-insensitively through `wordKey` (the folded word). */
@@ -45,7 +51,8 @@ export class PrismaJargonStore implements JargonStore {
   }
 
   /** Same word (case-insensitive) in the same scope: the meaning is replaced and the count grows. */
-  async upsert(entry: { word: string; meaning: string; sessionId: string | null }): Promise<JargonEntry> {
+  async upsert(entry: JargonInput): Promise<JargonEntry> {
+    const examples = entry.examples ? JSON.stringify(entry.examples) : undefined;
     const key = { wordKey: fold(entry.word), sessionId: toSessionKey(entry.sessionId) };
     const row = await this.writer.write(() =>
       this.prisma.jargon.upsert({
@@ -57,8 +64,15 @@ export class PrismaJargonStore implements JargonStore {
           ...key,
           count: 1,
           updatedAt: this.ctx.now(),
+          examples: examples ?? "[]",
         },
-        update: { meaning: entry.meaning, count: { increment: 1 }, updatedAt: this.ctx.now() },
+        update: {
+          meaning: entry.meaning,
+          count: { increment: 1 },
+          updatedAt: this.ctx.now(),
+          examples,
+          version: { increment: 1 },
+        },
       }),
     );
     return toEntry(row);
@@ -68,7 +82,7 @@ export class PrismaJargonStore implements JargonStore {
   async list(opts: { limit?: number } = {}): Promise<JargonEntry[]> {
     return (
       await this.prisma.$queryRaw<JargonRow[]>`
-        SELECT "id", "word", "meaning", "sessionId", "count", "updatedAt" FROM "Jargon"
+        SELECT ${columns} FROM "Jargon"
         ORDER BY "updatedAt" DESC, rowid LIMIT ${sqlLimit(opts.limit)}`
     ).map(toEntry);
   }
@@ -78,11 +92,59 @@ export class PrismaJargonStore implements JargonStore {
     return count > 0;
   }
 
+  async page(query: PageQuery): Promise<JargonEntry[]> {
+    const q = fold(query.q ?? "");
+    const like = `%${escapeLike(q)}%`;
+    const where = q
+      ? Prisma.sql`(lower("word") LIKE ${like} ESCAPE '\\' OR lower("meaning") LIKE ${like} ESCAPE '\\' OR lower("examples") LIKE ${like} ESCAPE '\\')`
+      : Prisma.sql`1`;
+    const rows = await this.prisma.$queryRaw<JargonRow[]>`
+      SELECT ${columns} FROM "Jargon" WHERE ${where}
+      ORDER BY "updatedAt" DESC, rowid LIMIT ${sqlLimit(query.limit)} OFFSET ${Math.max(0, query.offset ?? 0)}`;
+    return rows.map(toEntry);
+  }
+
+  async get(id: string): Promise<JargonEntry | null> {
+    const [row] = await this.prisma.$queryRaw<JargonRow[]>`SELECT ${columns} FROM "Jargon" WHERE "id" = ${id}`;
+    return row ? toEntry(row) : null;
+  }
+
+  async findInScope(word: string, sessionId: string | null): Promise<JargonEntry | null> {
+    const [row] = await this.prisma.$queryRaw<JargonRow[]>`
+      SELECT ${columns} FROM "Jargon" WHERE "wordKey" = ${fold(word)} AND "sessionId" = ${toSessionKey(sessionId)}`;
+    return row ? toEntry(row) : null;
+  }
+
+  /** Compare-and-set on the version inside the write, so two edits of one version cannot both win. */
+  async update(
+    id: string,
+    patch: { word?: string; meaning?: string; examples?: string[]; count?: number },
+    ifVersion: number,
+  ): Promise<VersionedUpdate<JargonEntry>> {
+    const word = patch.word?.trim();
+    const { count } = await this.writer.write(() =>
+      this.prisma.jargon.updateMany({
+        where: { id, version: ifVersion },
+        data: {
+          ...(word !== undefined ? { word, wordKey: fold(word) } : {}),
+          meaning: patch.meaning,
+          examples: patch.examples ? JSON.stringify(patch.examples) : undefined,
+          count: patch.count,
+          updatedAt: this.ctx.now(),
+          version: { increment: 1 },
+        },
+      }),
+    );
+    const current = await this.get(id);
+    if (!current) return { status: "missing" };
+    return count > 0 ? { status: "ok", record: current } : { status: "conflict", current };
+  }
+
   /** Entries of this session or global ones, most used first, then most recent, then oldest row. */
   private async query(limit: number, sessionId: string | undefined, match: Prisma.Sql): Promise<JargonEntry[]> {
     const scope = sessionId === undefined ? Prisma.sql`1` : Prisma.sql`"sessionId" IN ('', ${sessionId})`;
     const rows = await this.prisma.$queryRaw<JargonRow[]>`
-      SELECT "id", "word", "meaning", "sessionId", "count", "updatedAt" FROM "Jargon"
+      SELECT ${columns} FROM "Jargon"
       WHERE ${scope} AND ${match}
       ORDER BY "count" DESC, "updatedAt" DESC, rowid LIMIT ${sqlLimit(limit)}`;
     return rows.map(toEntry);

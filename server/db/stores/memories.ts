@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type { MemoryEntry, MemoryQuery, MemoryStore } from "../../stores/types";
+import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore, VersionedUpdate } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { sqlLimit } from "./support";
+import { escapeLike, sqlLimit } from "./support";
 
 interface MemoryRow {
   id: bigint | number;
@@ -9,6 +9,7 @@ interface MemoryRow {
   personName: string | null;
   content: string;
   ts: number;
+  version: bigint | number;
 }
 
 const toEntry = (r: MemoryRow): MemoryEntry => ({
@@ -17,6 +18,7 @@ const toEntry = (r: MemoryRow): MemoryEntry => ({
   personName: r.personName,
   content: r.content,
   ts: r.ts,
+  version: Number(r.version),
 });
 
 /** The trigram tokenizer cannot match fewer than 3 characters: such terms go through LIKE. */
@@ -39,8 +41,6 @@ function isFtsSyntaxError(err: unknown): boolean {
   return /fts5|no such column|unterminated string|malformed MATCH/i.test(message);
 }
 
-const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /**
  * Long-term memories: full text through the MemoryFts index (FTS5, trigram), bounded by time,
  * person and session. Ranking matches the in-process store: total term hits, then newest first.
@@ -51,7 +51,7 @@ export class PrismaMemoryStore implements MemoryStore {
     private readonly writer: StoreWriter,
   ) {}
 
-  async add(entry: Omit<MemoryEntry, "id">): Promise<MemoryEntry> {
+  async add(entry: MemoryInput): Promise<MemoryEntry> {
     const row = await this.writer.write(() =>
       this.prisma.memory.create({
         data: { sessionId: entry.sessionId, personName: entry.personName, content: entry.content, ts: entry.ts },
@@ -69,23 +69,44 @@ export class PrismaMemoryStore implements MemoryStore {
     const filters = this.filters(q);
     const query = q.mode === "time" ? "" : (q.query ?? "").trim();
     const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
-    if (terms.length === 0) return this.select(filters, [], q.limit);
+    const page = { limit: q.limit, offset: q.offset };
+    if (terms.length === 0) return this.select(filters, [], page);
     const ftsTerms = plainTerms(query);
     if (ftsTerms.length && ftsTerms.every((t) => [...t].length >= minFtsTermLength)) {
       const fts = Prisma.sql`m."id" IN (SELECT rowid FROM "MemoryFts" WHERE "MemoryFts" MATCH ${query})`;
       try {
-        return await this.select([...filters, fts], ftsTerms, q.limit);
+        return await this.select([...filters, fts], ftsTerms, page);
       } catch (err) {
         if (!isFtsSyntaxError(err)) throw err;
       }
     }
     const like = terms.map((t) => Prisma.sql`m."content" LIKE ${`%${escapeLike(t)}%`} ESCAPE '\\'`);
-    return this.select([...filters, ...like], terms, q.limit);
+    return this.select([...filters, ...like], terms, page);
   }
 
   /** Newest first. */
   async list(opts: { limit?: number } = {}): Promise<MemoryEntry[]> {
-    return this.select([], [], opts.limit);
+    return this.select([], [], { limit: opts.limit });
+  }
+
+  async get(id: string): Promise<MemoryEntry | null> {
+    if (!/^\d+$/.test(id)) return null;
+    const [row] = await this.select([Prisma.sql`m."id" = ${Number(id)}`], [], { limit: 1 });
+    return row ?? null;
+  }
+
+  /** Compare-and-set on the version inside the write, so two edits of one version cannot both win. */
+  async update(id: string, patch: Partial<MemoryInput>, ifVersion: number): Promise<VersionedUpdate<MemoryEntry>> {
+    if (!/^\d+$/.test(id)) return { status: "missing" };
+    const { count } = await this.writer.write(() =>
+      this.prisma.memory.updateMany({
+        where: { id: Number(id), version: ifVersion },
+        data: { ...patch, version: { increment: 1 } },
+      }),
+    );
+    const current = await this.get(id);
+    if (!current) return { status: "missing" };
+    return count > 0 ? { status: "ok", record: current } : { status: "conflict", current };
   }
 
   async remove(id: string): Promise<boolean> {
@@ -105,7 +126,11 @@ export class PrismaMemoryStore implements MemoryStore {
   }
 
   /** Rows passing every condition, ranked by occurrences of the terms (case-insensitive), then newest. */
-  private async select(conditions: Prisma.Sql[], terms: string[], limit: number | undefined): Promise<MemoryEntry[]> {
+  private async select(
+    conditions: Prisma.Sql[],
+    terms: string[],
+    page: { limit?: number; offset?: number },
+  ): Promise<MemoryEntry[]> {
     const where = conditions.length ? Prisma.join(conditions, " AND ") : Prisma.sql`1`;
     // Occurrences of a term = (length - length with the term removed) / term length.
     const hits = terms.map(
@@ -113,9 +138,9 @@ export class PrismaMemoryStore implements MemoryStore {
     );
     const rank = hits.length ? Prisma.sql`${Prisma.join(hits, " + ")} DESC,` : Prisma.empty;
     const rows = await this.prisma.$queryRaw<MemoryRow[]>`
-      SELECT m."id", m."sessionId", m."personName", m."content", m."ts" FROM "Memory" m
+      SELECT m."id", m."sessionId", m."personName", m."content", m."ts", m."version" FROM "Memory" m
       WHERE ${where}
-      ORDER BY ${rank} m."ts" DESC, m."id" LIMIT ${sqlLimit(limit)}`;
+      ORDER BY ${rank} m."ts" DESC, m."id" LIMIT ${sqlLimit(page.limit)} OFFSET ${Math.max(0, page.offset ?? 0)}`;
     return rows.map(toEntry);
   }
 }

@@ -1,9 +1,7 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type { PersonProfile, PersonStore } from "../../stores/types";
+import type { PageQuery, PersonInput, PersonProfile, PersonStore, VersionedUpdate } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { fold, sqlLimit, toStringList, type StoreContext } from "./support";
-
-type PersonInput = Omit<PersonProfile, "updatedAt" | "personId"> & { personId?: string };
+import { escapeLike, fold, sqlLimit, toStringList, type StoreContext } from "./support";
 
 interface PersonRow {
   personId: string;
@@ -13,6 +11,7 @@ interface PersonRow {
   traits: string;
   facts: string;
   updatedAt: number;
+  version: bigint | number;
 }
 
 const toProfile = (r: PersonRow): PersonProfile => ({
@@ -23,6 +22,7 @@ const toProfile = (r: PersonRow): PersonProfile => ({
   traits: toStringList(JSON.parse(r.traits)),
   facts: toStringList(JSON.parse(r.facts)),
   updatedAt: r.updatedAt,
+  version: Number(r.version),
 });
 
 /** Person profiles. Names compare case-insensitively through `nameKey`; ties go to the oldest row. */
@@ -49,7 +49,7 @@ export class PrismaPersonStore implements PersonStore {
   }
 
   /** Without a personId, a profile with the same user id (or else the same name) is updated. */
-  async upsert(profile: PersonInput): Promise<PersonProfile> {
+  async upsert(profile: PersonInput & { personId?: string }): Promise<PersonProfile> {
     return this.writer.write(() =>
       this.prisma.$transaction(async (tx) => {
         const firstId = async (where: Prisma.Sql) =>
@@ -72,13 +72,18 @@ export class PrismaPersonStore implements PersonStore {
           facts: profile.facts,
           updatedAt: this.ctx.now(),
         };
-        await tx.person.upsert({ where: { personId }, create: { personId, ...data }, update: data });
+        const row = await tx.person.upsert({
+          where: { personId },
+          create: { personId, ...data },
+          update: { ...data, version: { increment: 1 } },
+        });
         return {
           ...profile,
           personId,
           traits: [...profile.traits],
           facts: [...profile.facts],
           updatedAt: data.updatedAt,
+          version: row.version,
         };
       }),
     );
@@ -89,15 +94,63 @@ export class PrismaPersonStore implements PersonStore {
     return this.select(Prisma.sql`1`, sqlLimit(opts.limit), Prisma.sql`"updatedAt" DESC, rowid`);
   }
 
+  async page(query: PageQuery): Promise<PersonProfile[]> {
+    const q = fold(query.q ?? "");
+    const like = `%${escapeLike(q)}%`;
+    const text = [`"personName"`, `"summary"`, `CAST("traits" AS TEXT)`, `CAST("facts" AS TEXT)`].map(
+      (column) => Prisma.sql`lower(${Prisma.raw(column)}) LIKE ${like} ESCAPE '\\'`,
+    );
+    const where = q ? Prisma.sql`(${Prisma.join(text, " OR ")})` : Prisma.sql`1`;
+    return this.select(
+      where,
+      sqlLimit(query.limit),
+      Prisma.sql`"updatedAt" DESC, rowid`,
+      Math.max(0, query.offset ?? 0),
+    );
+  }
+
+  async get(personId: string): Promise<PersonProfile | null> {
+    const [row] = await this.select(Prisma.sql`"personId" = ${personId}`, 1);
+    return row ?? null;
+  }
+
+  /** Compare-and-set on the version inside the write, so two edits of one version cannot both win. */
+  async update(
+    personId: string,
+    patch: Partial<PersonInput>,
+    ifVersion: number,
+  ): Promise<VersionedUpdate<PersonProfile>> {
+    const { count } = await this.writer.write(() =>
+      this.prisma.person.updateMany({
+        where: { personId, version: ifVersion },
+        data: {
+          ...patch,
+          ...(patch.personName !== undefined ? { nameKey: fold(patch.personName) } : {}),
+          updatedAt: this.ctx.now(),
+          version: { increment: 1 },
+        },
+      }),
+    );
+    const current = await this.get(personId);
+    if (!current) return { status: "missing" };
+    return count > 0 ? { status: "ok", record: current } : { status: "conflict", current };
+  }
+
+  async remove(personId: string): Promise<boolean> {
+    const { count } = await this.writer.write(() => this.prisma.person.deleteMany({ where: { personId } }));
+    return count > 0;
+  }
+
   private async select(
     where: Prisma.Sql,
     limit: number,
     order: Prisma.Sql = Prisma.sql`rowid`,
+    offset = 0,
   ): Promise<PersonProfile[]> {
     const rows = await this.prisma.$queryRaw<PersonRow[]>`
       SELECT "personId", "personName", "userId", "summary", CAST("traits" AS TEXT) AS "traits",
-             CAST("facts" AS TEXT) AS "facts", "updatedAt"
-      FROM "Person" WHERE ${where} ORDER BY ${order} LIMIT ${limit}`;
+             CAST("facts" AS TEXT) AS "facts", "updatedAt", "version"
+      FROM "Person" WHERE ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
     return rows.map(toProfile);
   }
 }

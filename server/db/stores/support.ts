@@ -42,3 +42,6 @@ export function toStringList(value: unknown): string[] {
 /** `''` stands for "no session" in columns that take part in a unique index (see schema.prisma). */
 export const toSessionKey = (sessionId: string | null | undefined): string => sessionId ?? "";
 export const fromSessionKey = (key: string): string | null => (key === "" ? null : key);
+
+/** A LIKE pattern's literal text (used with ESCAPE '\\'). */
+export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -3,6 +3,7 @@
 import type { EmojiRecord, Stores } from "../types";
 import { MemoryEmojiStore } from "./emojis";
 import { MemoryJargonStore } from "./jargon";
+import { MemoryLearnedStore } from "./learned";
 import { MemoryMemoryStore } from "./memories";
 import { MemoryMessageStore } from "./messages";
 import { MemoryPersonStore } from "./persons";
@@ -25,6 +26,7 @@ export interface MemoryStores extends Stores {
   jargon: MemoryJargonStore;
   memories: MemoryMemoryStore;
   persons: MemoryPersonStore;
+  learned: MemoryLearnedStore;
   toolRecords: MemoryToolRecordStore;
   toggles: MemoryToggleStore;
   usage: MemoryUsageStore;
@@ -40,6 +42,7 @@ export function createMemoryStores(opts: MemoryStoresOptions = {}): MemoryStores
     jargon: new MemoryJargonStore(newId, now),
     memories: new MemoryMemoryStore(newId),
     persons: new MemoryPersonStore(newId, now),
+    learned: new MemoryLearnedStore(),
     toolRecords: new MemoryToolRecordStore(newId),
     toggles: new MemoryToggleStore(newId),
     usage: new MemoryUsageStore(),
@@ -50,6 +53,7 @@ export function createMemoryStores(opts: MemoryStoresOptions = {}): MemoryStores
 export {
   MemoryEmojiStore,
   MemoryJargonStore,
+  MemoryLearnedStore,
   MemoryMemoryStore,
   MemoryMessageStore,
   MemoryPersonStore,

@@ -1,4 +1,4 @@
-import type { MemoryEntry, MemoryQuery, MemoryStore } from "../types";
+import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore, VersionedUpdate } from "../types";
 import { copy, takeFirst, type IdSource } from "./support";
 
 function countOccurrences(haystack: string, needle: string): number {
@@ -12,8 +12,8 @@ export class MemoryMemoryStore implements MemoryStore {
 
   constructor(private readonly newId: IdSource) {}
 
-  async add(entry: Omit<MemoryEntry, "id">): Promise<MemoryEntry> {
-    const stored = { ...copy(entry), id: this.newId("memory") };
+  async add(entry: MemoryInput): Promise<MemoryEntry> {
+    const stored: MemoryEntry = { ...copy(entry), id: this.newId("memory"), version: 1 };
     this.entries.push(stored);
     return copy(stored);
   }
@@ -41,13 +41,28 @@ export class MemoryMemoryStore implements MemoryStore {
       })
       .filter((r) => r.matched)
       .sort((a, b) => b.hits - a.hits || b.entry.ts - a.entry.ts);
-    return takeFirst(ranked, q.limit).map((r) => copy(r.entry));
+    return takeFirst(ranked.slice(q.offset ?? 0), q.limit).map((r) => copy(r.entry));
   }
 
   /** Newest first. */
   async list(opts: { limit?: number } = {}): Promise<MemoryEntry[]> {
     const newestFirst = [...this.entries].sort((a, b) => b.ts - a.ts);
     return takeFirst(newestFirst, opts.limit).map(copy);
+  }
+
+  async get(id: string): Promise<MemoryEntry | null> {
+    const hit = this.entries.find((e) => e.id === id);
+    return hit ? copy(hit) : null;
+  }
+
+  async update(id: string, patch: Partial<MemoryInput>, ifVersion: number): Promise<VersionedUpdate<MemoryEntry>> {
+    const index = this.entries.findIndex((e) => e.id === id);
+    if (index === -1) return { status: "missing" };
+    const current = this.entries[index];
+    if (current.version !== ifVersion) return { status: "conflict", current: copy(current) };
+    const next: MemoryEntry = { ...current, ...copy(patch), id, version: current.version + 1 };
+    this.entries[index] = next;
+    return { status: "ok", record: copy(next) };
   }
 
   async remove(id: string): Promise<boolean> {

@@ -1,7 +1,5 @@
-import type { PersonProfile, PersonStore } from "../types";
+import type { PageQuery, PersonInput, PersonProfile, PersonStore, VersionedUpdate } from "../types";
 import { copy, takeFirst, type IdSource } from "./support";
-
-type PersonInput = Omit<PersonProfile, "updatedAt" | "personId"> & { personId?: string };
 
 const fold = (s: string) => s.trim().toLowerCase();
 
@@ -24,7 +22,7 @@ export class MemoryPersonStore implements PersonStore {
   }
 
   /** Without a personId, a profile with the same user id (or else the same name) is updated. */
-  async upsert(profile: PersonInput): Promise<PersonProfile> {
+  async upsert(profile: PersonInput & { personId?: string }): Promise<PersonProfile> {
     const all = [...this.profiles.values()];
     const existing =
       profile.personId !== undefined
@@ -32,14 +30,59 @@ export class MemoryPersonStore implements PersonStore {
         : ((profile.userId !== null ? all.find((p) => p.userId === profile.userId) : undefined) ??
           all.find((p) => fold(p.personName) === fold(profile.personName)));
     const personId = profile.personId ?? existing?.personId ?? this.newId("person");
-    const stored: PersonProfile = { ...copy(profile), personId, updatedAt: this.now() };
+    const stored: PersonProfile = {
+      ...copy(profile),
+      personId,
+      updatedAt: this.now(),
+      version: (this.profiles.get(personId)?.version ?? 0) + 1,
+    };
     this.profiles.set(personId, stored);
     return copy(stored);
   }
 
   /** Most recently updated first. */
   async list(opts: { limit?: number } = {}): Promise<PersonProfile[]> {
-    const all = [...this.profiles.values()].sort((a, b) => b.updatedAt - a.updatedAt);
-    return takeFirst(all, opts.limit).map(copy);
+    return takeFirst(this.sorted(), opts.limit).map(copy);
+  }
+
+  async page(query: PageQuery): Promise<PersonProfile[]> {
+    const q = fold(query.q ?? "");
+    const hits = this.sorted().filter(
+      (p) => !q || [p.personName, p.summary, ...p.traits, ...p.facts].some((t) => t.toLowerCase().includes(q)),
+    );
+    return takeFirst(hits.slice(query.offset ?? 0), query.limit).map(copy);
+  }
+
+  async get(personId: string): Promise<PersonProfile | null> {
+    const hit = this.profiles.get(personId);
+    return hit ? copy(hit) : null;
+  }
+
+  async update(
+    personId: string,
+    patch: Partial<PersonInput>,
+    ifVersion: number,
+  ): Promise<VersionedUpdate<PersonProfile>> {
+    const current = this.profiles.get(personId);
+    if (!current) return { status: "missing" };
+    if (current.version !== ifVersion) return { status: "conflict", current: copy(current) };
+    const next: PersonProfile = {
+      ...current,
+      ...copy(patch),
+      personId,
+      updatedAt: this.now(),
+      version: current.version + 1,
+    };
+    this.profiles.set(personId, next);
+    return { status: "ok", record: copy(next) };
+  }
+
+  async remove(personId: string): Promise<boolean> {
+    return this.profiles.delete(personId);
+  }
+
+  /** Most recently updated first, ties in insertion order. */
+  private sorted(): PersonProfile[] {
+    return [...this.profiles.values()].sort((a, b) => b.updatedAt - a.updatedAt);
   }
 }

@@ -1,0 +1,5 @@
+import { DataPage } from "../../components/data/DataPage";
+
+export default function BotDataPage() {
+  return <DataPage />;
+}
