@@ -66,7 +66,7 @@ export const healthSchema = z.object({
 export type Health = z.infer<typeof healthSchema>;
 
 // Login and the account answers live with the accounts (lib/api/accounts.ts).
-export { authMeSchema, loginBodySchema } from "./accounts";
+export { authMeSchema } from "./accounts";
 
 export const sessionSummarySchema = z.object({
   id: z.string(),
@@ -222,7 +222,6 @@ export const invokeToolBodySchema = z
   .strict();
 export type InvokeToolBody = z.infer<typeof invokeToolBodySchema>;
 export const invokeToolResponseSchema = z.object({ result: toolExecutionResultSchema });
-export type InvokeToolResponse = z.infer<typeof invokeToolResponseSchema>;
 
 export const toggleAuditEntrySchema = z.object({
   id: z.string(),

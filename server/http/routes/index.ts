@@ -4,7 +4,6 @@ import type { ApiContext } from "../context";
 import { createAccountRoute, deleteAccountRoute, listAccountsRoute, updateAccountRoute } from "./accounts";
 import { auditRoute } from "./audit";
 import { listLoginSessionsRoute, loginRoute, logoutRoute, meRoute, revokeLoginSessionRoute } from "./auth";
-import { loginRoute, logoutRoute, meRoute } from "./auth";
 import { botDataRoutes } from "./bot-data";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
