@@ -67,7 +67,8 @@ describe("POST /api/tools/:name/invoke", () => {
     expect(invokeToolResponseSchema.parse(res.json).result.success).toBe(true);
     const event = await server.waitForEvent(sessionId, (e) => e.type === "operator.action");
     expect(event.data).toMatchObject({
-      actor: "operator",
+      // The bootstrap admin (the test token) acts.
+      actor: "admin",
       action: "tool.invoke",
       target: "tool_search",
       detail: { arguments: { query: "entities", limit: 2 }, success: true },
@@ -130,7 +131,7 @@ describe("POST /api/tools/:name/invoke", () => {
       const res = await invoke("tool_search", { arguments: { query: "x" } });
       expect(res.status).toBe(409);
       const body = apiErrorSchema.parse(res.json);
-      expect(body.error).toMatch(/switched off globally by operator: maintenance/);
+      expect(body.error).toMatch(/switched off globally by admin: maintenance/);
       expect(body.needsConfirm).toBeUndefined();
     } finally {
       await server.api("PATCH", "/api/tools/tool_search", { enabled: true, reason: "done" });
@@ -144,7 +145,7 @@ describe("POST /api/tools/:name/invoke", () => {
     expect(off.status).toBe(200);
     const res = await invoke("query_jargon", { arguments: { words: ["yyds"] }, sessionId });
     expect(res.status).toBe(409);
-    expect(apiErrorSchema.parse(res.json).error).toMatch(/switched off in this session by operator: quiet/);
+    expect(apiErrorSchema.parse(res.json).error).toMatch(/switched off in this session by admin: quiet/);
     // No run, no operator.action.
     expect((await server.events(sessionId)).some((e) => e.type === "operator.action")).toBe(false);
     expect((await invoke("query_jargon", { arguments: { words: ["yyds"] } })).status).toBe(200);
