@@ -35,6 +35,8 @@ const now = () => performance.timeOrigin + performance.now();
 
 interface Samples {
   ingest: number[];
+  /** Simulator send → the message's first announcement (message.pending at registration, or message.ingested). */
+  arrival: number[];
   reply: number[];
   baseline: number[];
   sent: number;
@@ -81,10 +83,13 @@ async function measureLoad(quick: boolean): Promise<Samples> {
       env: { ...benchEnv, OPENAI_BASE_URL: implementation.modelUrl, OPENAI_API_KEY: "bench" },
     });
     const ingestedAt = new Map<string, number>();
+    const arrivedAt = new Map<string, number>();
     const unsubscribe = app.engine.bus.subscribe((e: MonitorEvent) => {
-      if (e.type !== "message.ingested") return;
+      if (e.type !== "message.ingested" && e.type !== "message.pending") return;
       const marker = /ping-(\d+)/.exec(e.data.content)?.[1];
-      if (marker && !ingestedAt.has(marker)) ingestedAt.set(marker, now());
+      if (!marker) return;
+      if (!arrivedAt.has(marker)) arrivedAt.set(marker, now());
+      if (e.type === "message.ingested" && !ingestedAt.has(marker)) ingestedAt.set(marker, now());
     });
     try {
       const report = await implementation.run({
@@ -100,8 +105,11 @@ async function measureLoad(quick: boolean): Promise<Samples> {
       const frameAt = new Map<string, number>();
       for (const [marker, at] of report.frameAt) if (!frameAt.has(marker)) frameAt.set(marker, at);
       const ingest: number[] = [];
+      const arrival: number[] = [];
       const reply: number[] = [];
       for (const [marker, sent] of report.sentAt) {
+        const arrived = arrivedAt.get(marker);
+        if (arrived !== undefined) arrival.push(arrived - sent);
         const ingested = ingestedAt.get(marker);
         if (ingested !== undefined) ingest.push(ingested - sent);
         const answered = replyAt.get(pongFor(marker));
@@ -110,6 +118,7 @@ async function measureLoad(quick: boolean): Promise<Samples> {
       }
       return {
         ingest,
+        arrival,
         reply,
         baseline: report.echo,
         sent: report.sentAt.length,
@@ -129,7 +138,7 @@ function figure(samples: Samples, which: "ingest" | "reply", quick: boolean): Me
   const values = samples[which];
   const what =
     which === "ingest"
-      ? `simulator send → message.ingested, ${samples.ingested}/${samples.sent} messages ingested, ${values.filter((v) => v > 1_000).length} after more than 1 s (their session's turn was still running)`
+      ? `simulator send → message.ingested, ${samples.ingested}/${samples.sent} messages ingested, ${values.filter((v) => v > 1_000).length} after more than 1 s (their session's turn was still running); registered and announced (message.pending) ${spread(samples.arrival)}`
       : `replyer answer → send_group_msg frame, ${samples.replied}/${samples.sent} messages answered (a turn still running takes the next message with it)`;
   return {
     value: percentile(values, 0.95),

@@ -1,5 +1,5 @@
 // Sessions of OneBot chats: one per group and per private peer of each bot account, created on the
-// chat's first event and named from get_group_info / get_stranger_info. Names are cached for a while
+// chat's first event (named from the event) and renamed from get_group_info / get_stranger_info. Names are cached for a while
 // and refreshed in the background (a renamed group renames its session); a failed lookup names the
 // chat from what the event tells and is retried sooner.
 import type { Clock, EngineLogger } from "../../engine";
@@ -72,11 +72,12 @@ export class OneBotChatDirectory {
       this.refresh(chat, api, known);
       return stored;
     }
-    const name = await this.lookup(chat, api);
+    // Named from the event first, looked up in the background: the chat's first message never waits
+    // for a round trip to the implementation (at 50 new groups at once those lookups queued up).
     const now = clock.now();
     const session: SessionRecord = {
       id,
-      name: name ?? fallbackName,
+      name: fallbackName,
       isGroupChat: chat.kind === "group",
       platform: ONEBOT_SESSION_PLATFORM,
       groupId: chat.kind === "group" ? chat.peerId : null,
@@ -85,7 +86,9 @@ export class OneBotChatDirectory {
       lastActiveAt: now,
     };
     await sessions.upsert(session);
-    this.known.set(id, { session, nextCheckAt: now + (name ? this.ttlMs : this.retryMs), refreshing: false });
+    const known: Known = { session, nextCheckAt: now, refreshing: false };
+    this.known.set(id, known);
+    this.refresh(chat, api, known);
     return session;
   }
 
