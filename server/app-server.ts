@@ -42,6 +42,8 @@ import {
 } from "./platforms/onebot/service";
 import { createOneBotInbound, type OneBotInbound } from "./platforms/onebot/inbound";
 import { OneBotOutbound } from "./platforms/onebot/outbound";
+import { OneBotAudienceSettings } from "./platforms/onebot/audience-settings";
+import type { OneBotAudiencePatch } from "../lib/platforms/status";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { publicDir } from "./db/seed";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
@@ -130,6 +132,7 @@ interface OneBotParts {
   service: OneBotService;
   outbound: OneBotOutbound;
   inbound: OneBotInbound | null;
+  audience: OneBotAudienceSettings;
 }
 
 type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -183,7 +186,16 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
         })
       : null;
   if (platforms && inbound) platforms.setEventHandler((event, api) => inbound.onEvent(event, api));
-  const onebot = platforms && onebotOutbound ? { service: platforms, outbound: onebotOutbound, inbound } : null;
+  // Operators' live changes of which chats are served, laid over the config file before any event.
+  const audience = new OneBotAudienceSettings(
+    opts.config.platforms.onebot,
+    database.stores.settings,
+    engine.clock,
+    logger,
+  );
+  const onebot =
+    platforms && onebotOutbound ? { service: platforms, outbound: onebotOutbound, inbound, audience } : null;
+  if (onebot) await audience.load();
   try {
     return await serveEngine(opts, database, engine, onebot, logger);
   } catch (error) {
@@ -263,7 +275,14 @@ async function serveEngine(
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
     database: database.health,
     ...(onebot
-      ? { platforms: { status: () => onebot.service.status(), inbound: () => onebot.inbound?.counters() ?? null } }
+      ? {
+          platforms: {
+            status: () => onebot.service.status(),
+            inbound: () => onebot.inbound?.counters() ?? null,
+            audience: () => onebot.audience.current(),
+            changeAudience: (patch: OneBotAudiencePatch) => onebot.audience.change(patch),
+          },
+        }
       : {}),
   };
   const router = new ApiRouter(apiRoutes, ctx, {

@@ -44,8 +44,34 @@ export const inboundCountersSchema = z.object({
 });
 export type InboundCounters = z.infer<typeof inboundCountersSchema>;
 
+/** QQ ids as the lists hold them: digits. */
+const qqIdSchema = z.string().regex(/^\d{1,20}$/, "a QQ id (digits)");
+const audienceListsSchema = z.object({
+  allow: z.array(qqIdSchema).max(10_000),
+  deny: z.array(qqIdSchema).max(10_000),
+});
+
+/** Which chats the OneBot bots serve: config platforms.onebot.groups / users / private, changeable live. */
+export const onebotAudienceSchema = z.object({
+  groups: audienceListsSchema,
+  users: audienceListsSchema,
+  private: z.boolean(),
+});
+export type OneBotAudience = z.infer<typeof onebotAudienceSchema>;
+
+/** PATCH /api/platforms/onebot/audience: the parts to change, and why (audited). */
+export const onebotAudiencePatchSchema = z.object({
+  groups: audienceListsSchema.optional(),
+  users: audienceListsSchema.optional(),
+  private: z.boolean().optional(),
+  reason: z.string().trim().min(1, "a reason is required").max(500),
+});
+export type OneBotAudiencePatch = z.infer<typeof onebotAudiencePatchSchema>;
+
 export const platformsResponseSchema = z.object({
   connections: z.array(platformConnectionSchema),
+  /** null when no platform is configured. */
+  audience: onebotAudienceSchema.nullable(),
   /** null when no platform is configured. */
   inbound: inboundCountersSchema.nullable(),
 });

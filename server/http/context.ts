@@ -1,6 +1,11 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
 import type { DbStatus } from "../../lib/api/schemas";
-import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
+import type {
+  InboundCounters,
+  OneBotAudience,
+  OneBotAudiencePatch,
+  PlatformConnection,
+} from "../../lib/platforms/status";
 import type { AccountService } from "../accounts/accounts";
 import type { AuditLog } from "../accounts/audit";
 import type { Engine } from "../composition";
@@ -51,6 +56,10 @@ export interface ApiContext {
 
 export interface PlatformStatusView {
   status(): PlatformConnection[];
+  /** Which chats the bots serve now. */
+  audience(): OneBotAudience;
+  /** Saves and applies a change (from the next event on); the audience before and after. */
+  changeAudience(patch: OneBotAudiencePatch): Promise<{ before: OneBotAudience; after: OneBotAudience }>;
   /** The inbound mapping's counters (null when the server runs another handler). */
   inbound(): InboundCounters | null;
 }

@@ -370,6 +370,13 @@ export interface UsageStore {
   sessionTotals(sessionIds: readonly string[]): Promise<Map<string, SessionUsageTotals>>;
 }
 
+/** Settings operators changed live, one JSON value per key (server/db; read at start, written on change). */
+export interface SettingStore {
+  /** undefined when never set. */
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown, ts: number): Promise<void>;
+}
+
 export interface Stores {
   messages: MessageStore;
   emojis: EmojiStore;

@@ -58,6 +58,7 @@ describe("PlatformsPanel", () => {
           errors: 0,
         },
       ],
+      audience: null,
       inbound: {
         ingested: 40,
         notes: 2,
@@ -87,7 +88,7 @@ describe("PlatformsPanel", () => {
   });
 
   it("says how to connect when nothing is connected", () => {
-    const html = render({ connections: [], inbound: null });
+    const html = render({ connections: [], audience: null, inbound: null });
     expect(html).toContain("No chat platform is connected");
     expect(html).toContain("/onebot/v11/ws");
     expect(html).toContain("platforms.onebot.accessToken");
@@ -110,10 +111,10 @@ describe("PlatformsPanel", () => {
       actionsOut: 0,
       errors: 0,
     } as const;
-    const en = render({ connections: [closed], inbound: null }, "en");
+    const en = render({ connections: [closed], audience: null, inbound: null }, "en");
     expect(en).toContain("<h1>Platforms</h1>");
     expect(en).toContain(">Disconnected<");
-    const zh = render({ connections: [closed], inbound: null }, "zh-CN");
+    const zh = render({ connections: [closed], audience: null, inbound: null }, "zh-CN");
     expect(zh).toContain("<h1>平台</h1>");
     expect(zh).toContain(">已断开<");
   });

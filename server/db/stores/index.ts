@@ -11,6 +11,7 @@ import { PrismaMemoryStore } from "./memories";
 import { PrismaMessageStore } from "./messages";
 import { PrismaPersonStore } from "./persons";
 import { PrismaSessionStore } from "./sessions";
+import { PrismaSettingStore } from "./settings";
 import { storeContext, type PrismaStoresOptions } from "./support";
 import { PrismaToggleStore } from "./toggles";
 import { PrismaToolRecordStore } from "./tool-records";
@@ -33,6 +34,8 @@ export interface PrismaStores extends Stores {
   loginSessions: PrismaLoginSessionStore;
   accounts: PrismaAccountStore;
   audit: PrismaAuditStore;
+  /** Settings changed live from the dashboard or the API. */
+  settings: PrismaSettingStore;
 }
 
 /** Every store writes through one StoreWriter: one write at a time, in call order (see writer.ts). */
@@ -53,6 +56,7 @@ export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptio
     loginSessions: new PrismaLoginSessionStore(prisma, writer),
     accounts: new PrismaAccountStore(prisma, writer),
     audit: new PrismaAuditStore(prisma, writer),
+    settings: new PrismaSettingStore(prisma, writer),
   };
 }
 
@@ -68,6 +72,7 @@ export {
   PrismaMessageStore,
   PrismaPersonStore,
   PrismaSessionStore,
+  PrismaSettingStore,
   PrismaToggleStore,
   PrismaToolRecordStore,
   PrismaUsageStore,

@@ -7,7 +7,7 @@ import { listLoginSessionsRoute, loginRoute, logoutRoute, meRoute, revokeLoginSe
 import { botDataRoutes } from "./bot-data";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
-import { platformsRoute } from "./platforms";
+import { onebotAudienceRoute, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { sessionEventsRoute } from "./session-events";
 import { sessionHistoryRoute } from "./session-history";
@@ -47,5 +47,6 @@ export const apiRoutes: Route<ApiContext>[] = [
   usageRoute,
   endpointsRoute,
   platformsRoute,
+  onebotAudienceRoute,
   ...botDataRoutes,
 ];

@@ -1,5 +1,10 @@
 // GET /api/platforms: the chat platform connections with their health (interface.md, Platforms).
-import { platformsResponseSchema } from "../../../lib/platforms/status";
+import {
+  onebotAudiencePatchSchema,
+  onebotAudienceSchema,
+  platformsResponseSchema,
+} from "../../../lib/platforms/status";
+import { HttpError } from "../errors";
 import { apiRoute } from "../context";
 
 export const platformsRoute = apiRoute({
@@ -8,7 +13,32 @@ export const platformsRoute = apiRoute({
   response: platformsResponseSchema,
   handle(_input, ctx) {
     return Promise.resolve({
-      body: { connections: ctx.platforms?.status() ?? [], inbound: ctx.platforms?.inbound() ?? null },
+      body: {
+        connections: ctx.platforms?.status() ?? [],
+        audience: ctx.platforms?.audience() ?? null,
+        inbound: ctx.platforms?.inbound() ?? null,
+      },
     });
+  },
+});
+
+/** Which groups and private peers the bots serve, changed live (saved, audited, from the next event on). */
+export const onebotAudienceRoute = apiRoute({
+  method: "PATCH",
+  path: "/api/platforms/onebot/audience",
+  body: onebotAudiencePatchSchema,
+  response: onebotAudienceSchema,
+  async handle({ body, actor }, ctx) {
+    if (!ctx.platforms) throw new HttpError(404, "no chat platform is configured (platforms.onebot)");
+    const { before, after } = await ctx.platforms.changeAudience(body);
+    await ctx.audit.record({
+      actor,
+      action: "platforms.audience",
+      target: "platform:onebot",
+      before,
+      after,
+      reason: body.reason,
+    });
+    return { body: after };
   },
 });

@@ -1,0 +1,67 @@
+// Which chats the OneBot bots serve, changed live by operators: the one owner of the audience part of
+// platforms.onebot (groups, users, private). Changes are saved as a setting and laid over the config
+// file's values at the next start; the inbound mapping reads the config object on every event, so a
+// change applies from the next event on.
+import { onebotAudienceSchema, type OneBotAudience, type OneBotAudiencePatch } from "../../../lib/platforms/status";
+import type { OneBotConfig } from "../../../lib/config/schema";
+import type { Clock, EngineLogger } from "../../engine";
+import type { SettingStore } from "../../stores/types";
+
+export const ONEBOT_AUDIENCE_SETTING = "platforms.onebot.audience";
+
+export class OneBotAudienceSettings {
+  /** Changes one at a time: a second one starts from what the first left. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly config: OneBotConfig,
+    private readonly store: SettingStore,
+    private readonly clock: Clock,
+    private readonly logger: EngineLogger,
+  ) {}
+
+  current(): OneBotAudience {
+    const { groups, users } = this.config;
+    return {
+      groups: { allow: [...groups.allow], deny: [...groups.deny] },
+      users: { allow: [...users.allow], deny: [...users.deny] },
+      private: this.config.private,
+    };
+  }
+
+  /** Lays a saved change over the config file's values (a saved value that no longer parses is ignored). */
+  async load(): Promise<void> {
+    const saved = await this.store.get(ONEBOT_AUDIENCE_SETTING);
+    if (saved === undefined) return;
+    const parsed = onebotAudienceSchema.safeParse(saved);
+    if (!parsed.success) {
+      this.logger.warn(`[onebot] the saved audience setting is not valid and is ignored: ${parsed.error.message}`);
+      return;
+    }
+    this.apply(parsed.data);
+  }
+
+  /** Saves the change, then applies it; resolves with the audience before and after. */
+  change(patch: OneBotAudiencePatch): Promise<{ before: OneBotAudience; after: OneBotAudience }> {
+    const run = this.queue.then(async () => {
+      const before = this.current();
+      const after: OneBotAudience = {
+        groups: patch.groups ?? before.groups,
+        users: patch.users ?? before.users,
+        private: patch.private ?? before.private,
+      };
+      // Saved first: a change that could not be stored is not applied (it would vanish at restart).
+      await this.store.set(ONEBOT_AUDIENCE_SETTING, after, this.clock.now());
+      this.apply(after);
+      return { before, after };
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private apply(audience: OneBotAudience): void {
+    this.config.groups = audience.groups;
+    this.config.users = audience.users;
+    this.config.private = audience.private;
+  }
+}
