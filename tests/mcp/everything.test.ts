@@ -2,23 +2,11 @@
 // its Streamable HTTP mode, where a killed server is noticed, its tools dropped, and the restarted
 // one reconnected.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolInvocation } from "../../lib/tools/schemas";
 import { McpManager } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
 import { captureLogger, everythingStdioConfig, startEverythingHttp, type EverythingHttp } from "../support/mcp-servers";
+import { invocation } from "../support/tool-invocation";
 import { until } from "../support/until";
-
-function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
-  return {
-    toolName,
-    arguments: args,
-    callId: `c-${toolName}`,
-    sessionId: "s1",
-    streamId: "s1",
-    reasoning: "",
-    metadata: {},
-  };
-}
 
 describe("server-everything over stdio", () => {
   const logger = captureLogger();

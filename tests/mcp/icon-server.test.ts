@@ -5,7 +5,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { providerListSchema } from "../../lib/api/schemas";
 import type { McpServerConfig } from "../../lib/config/schema";
-import type { ToolInvocation } from "../../lib/tools/schemas";
 import { plannerPlacement } from "../../server/engine/planner";
 import { McpManager } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
@@ -18,21 +17,10 @@ import {
   processAlive,
   type CapturedLogger,
 } from "../support/mcp-servers";
+import { invocation } from "../support/tool-invocation";
 import { until } from "../support/until";
 
 const FAST_RECONNECT = { initialDelayMs: 100, maxDelayMs: 400 };
-
-function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
-  return {
-    toolName,
-    arguments: args,
-    callId: `c-${toolName}`,
-    sessionId: "s1",
-    streamId: "s1",
-    reasoning: "",
-    metadata: {},
-  };
-}
 
 function managerOf(servers: McpServerConfig[], logger: CapturedLogger, enabled = true): McpManager {
   return new McpManager({ enabled, servers }, { logger, reconnect: FAST_RECONNECT, healthCheckIntervalMs: 0 });

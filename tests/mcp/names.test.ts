@@ -1,23 +1,11 @@
 // Names given to the model for MCP tools whose own names collided: `<server>__<tool>` within the
 // function-name charset and length OpenAI accepts (letters, digits, _ and -, at most 64).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolInvocation } from "../../lib/tools/schemas";
 import { McpManager, qualifiedToolName } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
 import { captureLogger, iconServerConfig } from "../support/mcp-servers";
+import { invocation } from "../support/tool-invocation";
 import { until } from "../support/until";
-
-function invocation(toolName: string): ToolInvocation {
-  return {
-    toolName,
-    arguments: {},
-    callId: `c-${toolName}`,
-    sessionId: "s1",
-    streamId: "s1",
-    reasoning: "",
-    metadata: {},
-  };
-}
 
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 

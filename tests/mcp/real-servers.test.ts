@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyContent } from "../../lib/tools/history-content";
-import type { ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
+import type { ToolSpec } from "../../lib/tools/schemas";
 import { OpenAiModelClient } from "../../server/llm/openai-client";
 import { McpManager } from "../../server/mcp/manager";
 import { McpToolProvider } from "../../server/mcp/provider";
@@ -20,20 +20,9 @@ import {
   memoryStdioConfig,
   processAlive,
 } from "../support/mcp-servers";
+import { invocation } from "../support/tool-invocation";
 import { until } from "../support/until";
 import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai";
-
-function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
-  return {
-    toolName,
-    arguments: args,
-    callId: `c-${toolName}`,
-    sessionId: "s1",
-    streamId: "s1",
-    reasoning: "",
-    metadata: {},
-  };
-}
 
 /** A folder the servers' unprivileged user (nobody, when the tests run as root) can work in. */
 function scratchDir(prefix: string): string {

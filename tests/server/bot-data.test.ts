@@ -17,7 +17,7 @@ import {
 import type { EmojiRecord } from "../../server/stores/types";
 import type { BuiltinToolHost } from "../../server/tools/builtin/host";
 import { BuiltinToolProvider } from "../../server/tools/builtin/provider";
-import { invocation } from "../tools/fake-host";
+import { invocation } from "../support/tool-invocation";
 import { until } from "../support/until";
 import { FAST_CHAT, startTestServer, tempDir, TEST_TOKEN, type TestServer } from "./support";
 

@@ -5,7 +5,8 @@ import { BuiltinToolProvider, builtinToolEntries, timingToolNames } from "../../
 import { succeeded } from "../../server/tools/builtin/results";
 import { ToolRegistry } from "../../server/tools/registry";
 import { parseConfig } from "../../server/config/load";
-import { FakeHost, invocation } from "./fake-host";
+import { invocation } from "../support/tool-invocation";
+import { FakeHost } from "./fake-host";
 
 const names = (specs: ToolSpec[]) => specs.map((s) => s.name);
 

@@ -4,7 +4,8 @@ import { parseTime } from "../../server/tools/builtin/args";
 import { BuiltinToolProvider } from "../../server/tools/builtin/provider";
 import { sample } from "../../server/tools/builtin/send-emoji";
 import type { EmojiRecord } from "../../server/stores/types";
-import { FakeHost, invocation, spec, userMessage } from "./fake-host";
+import { invocation } from "../support/tool-invocation";
+import { FakeHost, spec, userMessage } from "./fake-host";
 
 const ctx: ToolExecutionContext = {
   sessionId: "s1",

@@ -1,6 +1,6 @@
 // A scripted BuiltinToolHost over the in-process stores: records what the tools asked of it.
 import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema";
-import type { ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
+import type { ToolSpec } from "../../lib/tools/schemas";
 import type { BuiltinToolHost, SendOutcome, SendRequest } from "../../server/tools/builtin/host";
 import { createMemoryStores, type MemoryStores } from "../../server/stores/memory";
 import type { ChatMessageRecord, EmojiRecord } from "../../server/stores/types";
@@ -62,18 +62,6 @@ export class FakeHost implements BuiltinToolHost {
   async discoveredToolNames(): Promise<Set<string>> {
     return new Set(this.discovered);
   }
-}
-
-export function invocation(toolName: string, args: Record<string, unknown> = {}): ToolInvocation {
-  return {
-    toolName,
-    arguments: args,
-    callId: "call-1",
-    sessionId: "s1",
-    streamId: "s1",
-    reasoning: "planner thought",
-    metadata: {},
-  };
 }
 
 export function spec(name: string, description = "", extra: Partial<ToolSpec> = {}): ToolSpec {

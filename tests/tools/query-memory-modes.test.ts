@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import type { ToolExecutionContext } from "../../lib/tools/schemas";
 import { BuiltinToolProvider } from "../../server/tools/builtin/provider";
-import { FakeHost, invocation } from "./fake-host";
+import { invocation } from "../support/tool-invocation";
+import { FakeHost } from "./fake-host";
 
 const ctx: ToolExecutionContext = { sessionId: "s1", streamId: "s1", reasoning: "", metadata: {} };
 const at = (h: number, m = 0, day = 1) => new Date(2026, 0, day, h, m).getTime();

@@ -12,7 +12,8 @@ import {
 import type { ToolProvider } from "../../server/tools/provider";
 import { ToolRegistry } from "../../server/tools/registry";
 import { ToggleState } from "../../server/tools/toggles";
-import { invocation, spec } from "./fake-host";
+import { invocation } from "../support/tool-invocation";
+import { spec } from "./fake-host";
 
 class FakeProvider implements ToolProvider {
   readonly providerType: ProviderType;
