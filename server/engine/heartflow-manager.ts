@@ -65,7 +65,7 @@ export class HeartflowManager {
   toolRegistry(sessionId: string | null): ToolRegistry {
     const live = sessionId === null ? null : this.live(sessionId);
     if (live) return live.registry;
-    this.detachedTools ??= createSessionlessTools(this.deps, { id: "_catalog", platform: "operator" });
+    this.detachedTools ??= this.sessionlessTools({ id: "_catalog", platform: "operator" });
     this.detachedTools.refresh();
     return this.detachedTools.registry;
   }
@@ -81,6 +81,14 @@ export class HeartflowManager {
     let runtime = await this.getOrCreate(session);
     while (runtime.isStopped) runtime = await this.getOrCreate(session);
     return { registry: runtime.registry, context: runtime.operatorToolContext(metadata) };
+  }
+
+  /**
+   * A tool registry outside any chat (the MCP gateway, tools run by hand): the engine's own tools and
+   * providers, no runtime, no session row. `refresh()` it to take providers registered since.
+   */
+  sessionlessTools(scope: { id: string; platform: string }): SessionlessTools {
+    return createSessionlessTools(this.deps, scope);
   }
 
   /** A session's last saved state (parsed; null when none or unreadable). */

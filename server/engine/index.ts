@@ -16,4 +16,4 @@ export { HookRegistry, type HookPayloads } from "./hooks";
 
 export { plannerPlacement } from "./planner";
 export { sessionAvailability } from "./session-scope";
-export { createSessionlessTools, type SessionlessTools } from "./tool-registry";
+export type { SessionlessTools } from "./tool-registry";

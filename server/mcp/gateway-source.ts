@@ -3,7 +3,7 @@
 // action-stage tools: the timing gate's continue/no_action/wait are not for outsiders.
 import { failedToolResult } from "../../lib/tools/schemas";
 import type { Engine } from "../composition";
-import { createSessionlessTools, plannerPlacement, type SessionlessTools } from "../engine";
+import { plannerPlacement, type SessionlessTools } from "../engine";
 import type { GatewayToolSource } from "./gateway";
 
 /** The id the gateway's calls carry and its toggles apply to; no session of this id is created. */
@@ -16,20 +16,9 @@ async function actionTools(tools: SessionlessTools) {
   return specs.filter((spec) => plannerPlacement(spec) !== "timing");
 }
 
-export function engineToolSource(
-  engine: Pick<Engine, "config" | "stores" | "toggles" | "logger" | "providers" | "mcp">,
-): GatewayToolSource {
+export function engineToolSource(engine: Pick<Engine, "manager" | "mcp">): GatewayToolSource {
   const mcp = engine.mcp;
-  const tools = createSessionlessTools(
-    {
-      config: engine.config,
-      stores: engine.stores,
-      toggles: engine.toggles,
-      logger: engine.logger,
-      providers: () => engine.providers,
-    },
-    { id: GATEWAY_SESSION_ID, platform: "mcp" },
-  );
+  const tools = engine.manager.sessionlessTools({ id: GATEWAY_SESSION_ID, platform: "mcp" });
   return {
     async listTools() {
       return actionTools(tools);

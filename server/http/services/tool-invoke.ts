@@ -12,7 +12,7 @@ import {
   type ToolSpec,
 } from "../../../lib/tools/schemas";
 import type { Engine } from "../../composition";
-import { createSessionlessTools, type SessionlessTools } from "../../engine";
+import type { SessionlessTools } from "../../engine";
 import type { SessionRecord } from "../../stores/types";
 import type { ToolCatalogEntry, ToolRegistry } from "../../tools/registry";
 import { ArgumentValidator } from "../../tools/validation";
@@ -116,16 +116,7 @@ export class ToolInvokeService {
 
   private neutralTools(metadata: Record<string, unknown>): { registry: ToolRegistry; context: ToolExecutionContext } {
     const { engine } = this;
-    this.neutral ??= createSessionlessTools(
-      {
-        config: engine.config,
-        stores: engine.stores,
-        toggles: engine.toggles,
-        logger: engine.logger,
-        providers: () => engine.providers,
-      },
-      { id: OPERATOR_SCOPE_ID, platform: "operator" },
-    );
+    this.neutral ??= engine.manager.sessionlessTools({ id: OPERATOR_SCOPE_ID, platform: "operator" });
     // Providers registered since the last call (a plugin runner coming up) join here.
     this.neutral.refresh();
     return { registry: this.neutral.registry, context: { ...this.neutral.context, reasoning: "", metadata } };
