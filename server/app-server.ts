@@ -265,6 +265,7 @@ async function serveEngine(
     toggles: new ToolToggleService(engine, catalog, provenance, audit),
     invocations: new ToolInvokeService(engine, provenance),
     botData: new BotDataService({
+      audit,
       stores: engine.stores,
       files: new EmojiFiles(opts.emojiRoot ?? publicDir),
       now: () => engine.clock.now(),

@@ -4,6 +4,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditPageSchema } from "../../lib/api/accounts";
 import { maisakaConfigSchema } from "../../lib/config/schema";
 import {
   emojiSchema,
@@ -96,6 +97,14 @@ describe("memories", () => {
     expect((await server.api("DELETE", `/api/memories/${tea.id}`)).status).toBe(404);
     expect((await server.api("PATCH", "/api/memories/999999", { content: "x", ifVersion: 1 })).status).toBe(404);
     expect(await list("q=oolong")).toEqual([]);
+    // Every change is in the one audit trail, under the account that made it.
+    const audit = auditPageSchema.parse((await server.api("GET", `/api/audit?target=memory:${tea.id}`)).json);
+    // Newest first: the delete, the applied edits (the stale one wrote nothing), the create.
+    const actions = audit.entries.map((e) => e.action);
+    expect(actions[0]).toBe("memory.delete");
+    expect(actions[actions.length - 1]).toBe("memory.create");
+    expect(actions.slice(1, -1).every((a) => a === "memory.update") && actions.length > 2).toBe(true);
+    expect(new Set(audit.entries.map((e) => e.actor.name))).toEqual(new Set(["admin"]));
   });
 
   it("a memory added through the API is what query_memory finds in the next turn", async () => {

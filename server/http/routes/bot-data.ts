@@ -53,7 +53,7 @@ export const createMemoryRoute = apiRoute({
   path: "/api/memories",
   body: memoryCreateSchema,
   response: memorySchema,
-  handle: async ({ body }, ctx) => ({ status: 201, body: await ctx.botData.createMemory(body) }),
+  handle: async ({ body, actor }, ctx) => ({ status: 201, body: await ctx.botData.createMemory(body, actor) }),
 });
 
 export const updateMemoryRoute = apiRoute({
@@ -62,7 +62,7 @@ export const updateMemoryRoute = apiRoute({
   params: dataIdParamsSchema,
   body: memoryPatchSchema,
   response: memorySchema.or(conflictSchema(memorySchema)),
-  handle: async ({ params, body }, ctx) => answer(await ctx.botData.updateMemory(params.id, body)),
+  handle: async ({ params, body, actor }, ctx) => answer(await ctx.botData.updateMemory(params.id, body, actor)),
 });
 
 export const deleteMemoryRoute = apiRoute({
@@ -70,8 +70,8 @@ export const deleteMemoryRoute = apiRoute({
   path: "/api/memories/:id",
   params: dataIdParamsSchema,
   response: deletedSchema,
-  async handle({ params }, ctx) {
-    await ctx.botData.deleteMemory(params.id);
+  async handle({ params, actor }, ctx) {
+    await ctx.botData.deleteMemory(params.id, actor);
     return { body: { deleted: true as const } };
   },
 });
@@ -90,8 +90,8 @@ export const createJargonRoute = apiRoute({
   path: "/api/jargon",
   body: jargonCreateSchema,
   response: jargonSchema.or(conflictSchema(jargonSchema)),
-  handle: async ({ body }, ctx) =>
-    answer(await ctx.botData.createJargon(body), 201, "this word is already defined here: edit it instead"),
+  handle: async ({ body, actor }, ctx) =>
+    answer(await ctx.botData.createJargon(body, actor), 201, "this word is already defined here: edit it instead"),
 });
 
 export const updateJargonRoute = apiRoute({
@@ -100,7 +100,7 @@ export const updateJargonRoute = apiRoute({
   params: dataIdParamsSchema,
   body: jargonPatchSchema,
   response: jargonSchema.or(conflictSchema(jargonSchema)),
-  handle: async ({ params, body }, ctx) => answer(await ctx.botData.updateJargon(params.id, body)),
+  handle: async ({ params, body, actor }, ctx) => answer(await ctx.botData.updateJargon(params.id, body, actor)),
 });
 
 export const deleteJargonRoute = apiRoute({
@@ -108,8 +108,8 @@ export const deleteJargonRoute = apiRoute({
   path: "/api/jargon/:id",
   params: dataIdParamsSchema,
   response: deletedSchema,
-  async handle({ params }, ctx) {
-    await ctx.botData.deleteJargon(params.id);
+  async handle({ params, actor }, ctx) {
+    await ctx.botData.deleteJargon(params.id, actor);
     return { body: { deleted: true as const } };
   },
 });
@@ -128,8 +128,8 @@ export const createPersonRoute = apiRoute({
   path: "/api/persons",
   body: personCreateSchema,
   response: personSchema.or(conflictSchema(personSchema)),
-  handle: async ({ body }, ctx) =>
-    answer(await ctx.botData.createPerson(body), 201, "a profile of this person exists: edit it instead"),
+  handle: async ({ body, actor }, ctx) =>
+    answer(await ctx.botData.createPerson(body, actor), 201, "a profile of this person exists: edit it instead"),
 });
 
 export const updatePersonRoute = apiRoute({
@@ -138,7 +138,7 @@ export const updatePersonRoute = apiRoute({
   params: dataIdParamsSchema,
   body: personPatchSchema,
   response: personSchema.or(conflictSchema(personSchema)),
-  handle: async ({ params, body }, ctx) => answer(await ctx.botData.updatePerson(params.id, body)),
+  handle: async ({ params, body, actor }, ctx) => answer(await ctx.botData.updatePerson(params.id, body, actor)),
 });
 
 export const deletePersonRoute = apiRoute({
@@ -146,8 +146,8 @@ export const deletePersonRoute = apiRoute({
   path: "/api/persons/:id",
   params: dataIdParamsSchema,
   response: deletedSchema,
-  async handle({ params }, ctx) {
-    await ctx.botData.deletePerson(params.id);
+  async handle({ params, actor }, ctx) {
+    await ctx.botData.deletePerson(params.id, actor);
     return { body: { deleted: true as const } };
   },
 });
@@ -166,7 +166,7 @@ export const createEmojiRoute = apiRoute({
   bodyLimit: MAX_EMOJI_BODY_BYTES,
   body: emojiCreateSchema,
   response: emojiSchema,
-  handle: async ({ body }, ctx) => ({ status: 201, body: await ctx.botData.createEmoji(body) }),
+  handle: async ({ body, actor }, ctx) => ({ status: 201, body: await ctx.botData.createEmoji(body, actor) }),
 });
 
 export const updateEmojiRoute = apiRoute({
@@ -175,7 +175,7 @@ export const updateEmojiRoute = apiRoute({
   params: dataIdParamsSchema,
   body: emojiPatchSchema,
   response: emojiSchema.or(conflictSchema(emojiSchema)),
-  handle: async ({ params, body }, ctx) => answer(await ctx.botData.updateEmoji(params.id, body)),
+  handle: async ({ params, body, actor }, ctx) => answer(await ctx.botData.updateEmoji(params.id, body, actor)),
 });
 
 export const deleteEmojiRoute = apiRoute({
@@ -183,8 +183,8 @@ export const deleteEmojiRoute = apiRoute({
   path: "/api/emojis/:id",
   params: dataIdParamsSchema,
   response: deletedSchema,
-  async handle({ params }, ctx) {
-    await ctx.botData.deleteEmoji(params.id);
+  async handle({ params, actor }, ctx) {
+    await ctx.botData.deleteEmoji(params.id, actor);
     return { body: { deleted: true as const } };
   },
 });
@@ -216,8 +216,8 @@ export const undoLearnedRoute = apiRoute({
   path: "/api/learned/:id",
   params: dataIdParamsSchema,
   response: learnedItemSchema.or(conflictSchema(learnedItemSchema)),
-  async handle({ params }, ctx) {
-    const result = await ctx.botData.undoLearned(params.id);
+  async handle({ params, actor }, ctx) {
+    const result = await ctx.botData.undoLearned(params.id, actor);
     if (!result.ok && result.alreadyUndone)
       return { status: 409, body: { error: "already undone", current: result.current } };
     return answer(result, 200, "the record was edited after it was learned: the current values are attached");

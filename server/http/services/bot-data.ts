@@ -28,20 +28,13 @@ import type {
   Stores,
   VersionedUpdate,
 } from "../../stores/types";
+import type { AuditLog } from "../../accounts/audit";
+import type { AuditActor } from "../../stores/types";
 import { HttpError, notFound } from "../errors";
 import { decodeEmojiImage, type EmojiFiles } from "./emoji-files";
 
-/** Until accounts land there is one operator credential (like the tool toggles). */
-const OPERATOR_ACTOR = "operator";
-
-/** One change of the bot's data, for the audit trail. */
-export interface DataChange {
-  actor: string;
-  action: "create" | "update" | "delete" | "undo";
-  resource: "memory" | "jargon" | "person" | "emoji" | "learned";
-  id: string;
-  ts: number;
-}
+/** What a change touched, for its audit entry ("memory.update" on "memory:<id>"). */
+type Resource = "memory" | "jargon" | "person" | "emoji" | "learned";
 
 /** What a handler answers: the record, or a conflict with the current one. */
 export type Edited<T> = { ok: true; record: T } | { ok: false; current: T };
@@ -81,8 +74,8 @@ export interface BotDataOptions {
   stores: Stores;
   files: EmojiFiles;
   now: () => number;
-  /** Receives every change (the audit store hooks in here). */
-  onChange?: (change: DataChange) => void;
+  /** Where every change is written, naming the account that made it. */
+  audit: Pick<AuditLog, "record">;
 }
 
 export class BotDataService {
@@ -102,27 +95,31 @@ export class BotDataService {
     return paged(rows, q.limit, q.offset, memoryView);
   }
 
-  async createMemory(body: z.infer<typeof memoryCreateSchema>): Promise<MemoryView> {
+  async createMemory(body: z.infer<typeof memoryCreateSchema>, actor: AuditActor): Promise<MemoryView> {
     const entry = await this.opts.stores.memories.add({
       content: body.content,
       personName: body.personName || null,
       sessionId: body.sessionId,
       ts: body.ts ?? this.opts.now(),
     });
-    this.changed("create", "memory", entry.id);
+    await this.changed("create", "memory", entry.id, actor);
     return memoryView(entry);
   }
 
-  async updateMemory(id: string, body: z.infer<typeof memoryPatchSchema>): Promise<Edited<MemoryView>> {
+  async updateMemory(
+    id: string,
+    body: z.infer<typeof memoryPatchSchema>,
+    actor: AuditActor,
+  ): Promise<Edited<MemoryView>> {
     const { ifVersion, ...patch } = body;
     const result = edited(await this.opts.stores.memories.update(id, patch, ifVersion), `memory ${id}`, memoryView);
-    if (result.ok) this.changed("update", "memory", id);
+    if (result.ok) await this.changed("update", "memory", id, actor);
     return result;
   }
 
-  async deleteMemory(id: string): Promise<void> {
+  async deleteMemory(id: string, actor: AuditActor): Promise<void> {
     if (!(await this.opts.stores.memories.remove(id))) throw notFound(`memory ${id}`);
-    this.changed("delete", "memory", id);
+    await this.changed("delete", "memory", id, actor);
   }
 
   // Jargon
@@ -132,17 +129,21 @@ export class BotDataService {
   }
 
   /** A word already defined in that scope is a conflict (edit it instead), not a silent overwrite. */
-  async createJargon(body: z.infer<typeof jargonCreateSchema>): Promise<Edited<JargonView>> {
+  async createJargon(body: z.infer<typeof jargonCreateSchema>, actor: AuditActor): Promise<Edited<JargonView>> {
     const { jargon } = this.opts.stores;
     const existing = await jargon.findInScope(body.word, body.sessionId);
     if (existing) return { ok: false, current: jargonView(existing) };
     const entry = await jargon.upsert(body);
-    this.changed("create", "jargon", entry.id);
+    await this.changed("create", "jargon", entry.id, actor);
     return { ok: true, record: jargonView(entry) };
   }
 
   /** Renaming onto a word already defined in the same scope is refused (two entries of one word). */
-  async updateJargon(id: string, body: z.infer<typeof jargonPatchSchema>): Promise<Edited<JargonView>> {
+  async updateJargon(
+    id: string,
+    body: z.infer<typeof jargonPatchSchema>,
+    actor: AuditActor,
+  ): Promise<Edited<JargonView>> {
     const { ifVersion, ...patch } = body;
     if (patch.word !== undefined) {
       const current = await this.opts.stores.jargon.get(id);
@@ -154,13 +155,13 @@ export class BotDataService {
       }
     }
     const result = edited(await this.opts.stores.jargon.update(id, patch, ifVersion), `jargon ${id}`, jargonView);
-    if (result.ok) this.changed("update", "jargon", id);
+    if (result.ok) await this.changed("update", "jargon", id, actor);
     return result;
   }
 
-  async deleteJargon(id: string): Promise<void> {
+  async deleteJargon(id: string, actor: AuditActor): Promise<void> {
     if (!(await this.opts.stores.jargon.remove(id))) throw notFound(`jargon ${id}`);
-    this.changed("delete", "jargon", id);
+    await this.changed("delete", "jargon", id, actor);
   }
 
   // Person profiles
@@ -170,27 +171,31 @@ export class BotDataService {
   }
 
   /** A profile of that name (or user id) already there is a conflict, not a merge. */
-  async createPerson(body: z.infer<typeof personCreateSchema>): Promise<Edited<PersonView>> {
+  async createPerson(body: z.infer<typeof personCreateSchema>, actor: AuditActor): Promise<Edited<PersonView>> {
     const { persons } = this.opts.stores;
     const existing = (await persons.find(body.name)) ?? (body.userId ? await persons.find(body.userId) : null);
     if (existing) return { ok: false, current: personView(existing) };
     const { name, ...rest } = body;
     const profile = await persons.upsert({ personName: name, ...rest });
-    this.changed("create", "person", profile.personId);
+    await this.changed("create", "person", profile.personId, actor);
     return { ok: true, record: personView(profile) };
   }
 
-  async updatePerson(id: string, body: z.infer<typeof personPatchSchema>): Promise<Edited<PersonView>> {
+  async updatePerson(
+    id: string,
+    body: z.infer<typeof personPatchSchema>,
+    actor: AuditActor,
+  ): Promise<Edited<PersonView>> {
     const { ifVersion, name, ...rest } = body;
     const patch = name === undefined ? rest : { ...rest, personName: name };
     const result = edited(await this.opts.stores.persons.update(id, patch, ifVersion), `person ${id}`, personView);
-    if (result.ok) this.changed("update", "person", id);
+    if (result.ok) await this.changed("update", "person", id, actor);
     return result;
   }
 
-  async deletePerson(id: string): Promise<void> {
+  async deletePerson(id: string, actor: AuditActor): Promise<void> {
     if (!(await this.opts.stores.persons.remove(id))) throw notFound(`person ${id}`);
-    this.changed("delete", "person", id);
+    await this.changed("delete", "person", id, actor);
   }
 
   // Emoji library
@@ -198,7 +203,7 @@ export class BotDataService {
     return { items: (await this.opts.stores.emojis.listAll()).map(emojiView), nextOffset: null };
   }
 
-  async createEmoji(body: z.infer<typeof emojiCreateSchema>): Promise<EmojiView> {
+  async createEmoji(body: z.infer<typeof emojiCreateSchema>, actor: AuditActor): Promise<EmojiView> {
     const bytes = decodeEmojiImage(body.imageBase64, body.mimeType);
     const file = await this.opts.files.save(bytes, body.mimeType);
     const id = `emoji-${file.slice("emoji/u-".length, file.lastIndexOf("."))}`;
@@ -208,22 +213,22 @@ export class BotDataService {
       description: body.description,
       emotions: body.emotions,
     });
-    this.changed("create", "emoji", id);
+    await this.changed("create", "emoji", id, actor);
     return emojiView(entry);
   }
 
-  async updateEmoji(id: string, body: z.infer<typeof emojiPatchSchema>): Promise<Edited<EmojiView>> {
+  async updateEmoji(id: string, body: z.infer<typeof emojiPatchSchema>, actor: AuditActor): Promise<Edited<EmojiView>> {
     const { ifVersion, ...patch } = body;
     const result = edited(await this.opts.stores.emojis.update(id, patch, ifVersion), `emoji ${id}`, emojiView);
-    if (result.ok) this.changed("update", "emoji", id);
+    if (result.ok) await this.changed("update", "emoji", id, actor);
     return result;
   }
 
-  async deleteEmoji(id: string): Promise<void> {
+  async deleteEmoji(id: string, actor: AuditActor): Promise<void> {
     const entry = await this.opts.stores.emojis.get(id);
     if (!entry || !(await this.opts.stores.emojis.remove(id))) throw notFound(`emoji ${id}`);
     await this.opts.files.removeUpload(entry.file);
-    this.changed("delete", "emoji", id);
+    await this.changed("delete", "emoji", id, actor);
   }
 
   async emojiImage(id: string): Promise<{ bytes: Buffer; contentType: string }> {
@@ -250,7 +255,7 @@ export class BotDataService {
    * Undoes what learning wrote: a created record is removed, an updated one gets its earlier values
    * back. When someone edited the record since, the undo is a conflict (the current record returned).
    */
-  async undoLearned(id: string): Promise<Edited<LearnedItemView> & { alreadyUndone?: boolean }> {
+  async undoLearned(id: string, actor: AuditActor): Promise<Edited<LearnedItemView> & { alreadyUndone?: boolean }> {
     const { stores } = this.opts;
     const item = await stores.learned.get(id);
     if (!item) throw notFound(`learned item ${id}`);
@@ -258,7 +263,7 @@ export class BotDataService {
     const conflict = await this.revert(item);
     if (conflict) return { ok: false, current: { ...(await this.learnedView(item)), after: conflict } };
     await stores.learned.markUndone(id, this.opts.now());
-    this.changed("undo", "learned", id);
+    await this.changed("undo", "learned", id, actor);
     const undone = await stores.learned.get(id);
     return { ok: true, record: await this.learnedView(undone ?? item) };
   }
@@ -321,8 +326,13 @@ export class BotDataService {
     };
   }
 
-  /** The one place a change of the bot's data is reported (the audit entry is written from here). */
-  private changed(action: DataChange["action"], resource: DataChange["resource"], id: string): void {
-    this.opts.onChange?.({ actor: OPERATOR_ACTOR, action, resource, id, ts: this.opts.now() });
+  /** The one place a change of the bot's data is reported: its audit entry. */
+  private async changed(
+    action: "create" | "update" | "delete" | "undo",
+    resource: Resource,
+    id: string,
+    actor: AuditActor,
+  ): Promise<void> {
+    await this.opts.audit.record({ actor, action: `${resource}.${action}`, target: `${resource}:${id}` });
   }
 }
