@@ -7,6 +7,7 @@ import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { createPrismaStores } from "../../server/db/stores";
 import type { SessionRecord } from "../../server/stores/types";
 import { useTempDatabases } from "./helpers";
+import { usageRecord } from "../support/usage-record";
 
 const dbs = useTempDatabases();
 
@@ -187,21 +188,19 @@ describe("editing paths", () => {
   it("lists model usage oldest first, from a given time", async () => {
     const { stores } = await open();
     for (const ts of [3, 1, 2]) {
-      await stores.usage.record({
-        task: "planner",
-        model: "m",
-        endpoint: "e",
-        sessionId: null,
-        cycleId: null,
-        cachedTokens: 0,
-        error: null,
-        costUsd: null,
-        promptTokens: ts,
-        completionTokens: 1,
-        latencyMs: 5.5,
-        success: ts !== 2,
-        ts,
-      });
+      await stores.usage.record(
+        usageRecord({
+          endpoint: "e",
+          sessionId: null,
+          cycleId: null,
+          costUsd: null,
+          promptTokens: ts,
+          completionTokens: 1,
+          latencyMs: 5.5,
+          success: ts !== 2,
+          ts,
+        }),
+      );
     }
     expect((await stores.usage.list()).map((u) => u.ts)).toEqual([1, 2, 3]);
     expect(await stores.usage.list({ since: 2 })).toEqual([

@@ -12,6 +12,7 @@ import type {
   ToolRecord,
 } from "../../server/stores/types";
 import { useTempDatabases } from "./helpers";
+import { usageRecord } from "../support/usage-record";
 
 const dbs = useTempDatabases();
 
@@ -591,21 +592,7 @@ describe.each(implementations)("%s stores", (_name, make) => {
     it("records model calls", async () => {
       const { stores } = await make();
       await expect(
-        stores.usage.record({
-          task: "planner",
-          model: "m",
-          endpoint: "e",
-          sessionId: null,
-          cycleId: null,
-          cachedTokens: 0,
-          error: null,
-          costUsd: null,
-          promptTokens: 10,
-          completionTokens: 5,
-          latencyMs: 120,
-          success: true,
-          ts: 1,
-        }),
+        stores.usage.record(usageRecord({ promptTokens: 10, completionTokens: 5, latencyMs: 120, ts: 1 })),
       ).resolves.toBeUndefined();
     });
   });

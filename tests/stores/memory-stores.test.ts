@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStores } from "../../server/stores/memory";
 import type { ChatMessageRecord, MemoryQuery } from "../../server/stores/types";
+import { usageRecord } from "../support/usage-record";
 
 function message(messageId: string, ts: number, extra: Partial<ChatMessageRecord> = {}): ChatMessageRecord {
   return {
@@ -316,21 +317,7 @@ describe("memory toggle store", () => {
 describe("memory usage store", () => {
   it("records model usage", async () => {
     const { usage } = createMemoryStores();
-    const rec = {
-      task: "planner",
-      model: "m",
-      endpoint: "e",
-      sessionId: null,
-      cycleId: null,
-      cachedTokens: 0,
-      error: null,
-      costUsd: null,
-      promptTokens: 1,
-      completionTokens: 2,
-      latencyMs: 3,
-      success: true,
-      ts: 4,
-    };
+    const rec = usageRecord({ promptTokens: 1, completionTokens: 2, latencyMs: 3, ts: 4 });
     await usage.record(rec);
     expect(usage.list()).toEqual([rec]);
   });

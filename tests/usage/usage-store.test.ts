@@ -6,6 +6,7 @@ import { createMemoryStores } from "../../server/stores/memory";
 import type { ModelUsageRecord, UsageStore } from "../../server/stores/types";
 import { nearestRank } from "../../server/stores/usage-groups";
 import { useTempDatabases } from "../db/helpers";
+import { usageRecord } from "../support/usage-record";
 
 const dbs = useTempDatabases();
 
@@ -17,24 +18,7 @@ const implementations: [string, () => Promise<UsageStore>][] = [
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
 
-function rec(over: Partial<ModelUsageRecord>): ModelUsageRecord {
-  return {
-    task: "planner",
-    model: "m",
-    endpoint: "api.example.com",
-    sessionId: "s1",
-    cycleId: "c1",
-    promptTokens: 100,
-    completionTokens: 10,
-    cachedTokens: 0,
-    latencyMs: 100,
-    success: true,
-    error: null,
-    costUsd: 0.001,
-    ts: T0,
-    ...over,
-  };
-}
+const rec = (over: Partial<ModelUsageRecord>) => usageRecord({ ts: T0, ...over });
 
 describe("nearestRank", () => {
   it("is ceil(p/100 * n), at least 1", () => {
