@@ -1,6 +1,7 @@
 // Real monitor events of one simulated group chat (3 cycles: no_action, reply, finish).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { SessionSummary } from "../../lib/api/schemas";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 
 export const fixtureEvents: MonitorEvent[] = readFileSync(
@@ -23,4 +24,31 @@ export function shuffled<T>(items: readonly T[], seed = 7): T[] {
     [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
+}
+
+/** A sessions-list row of the fixture's session, idle, with overrides. */
+export function summaryRow(over: Partial<SessionSummary> = {}): SessionSummary {
+  return {
+    id: SESSION,
+    name: "demo",
+    isGroupChat: true,
+    platform: "simulate",
+    groupId: "g",
+    userId: null,
+    agentState: "stop",
+    stage: "",
+    stageDetail: "",
+    roundText: "",
+    lastActiveAt: 0,
+    createdAt: 0,
+    cycleCount: 0,
+    lastSeq: 0,
+    running: false,
+    pendingMessages: 0,
+    waitDeadline: null,
+    totalTokens: 0,
+    costUsd: 0,
+    unpricedCalls: 0,
+    ...over,
+  };
 }

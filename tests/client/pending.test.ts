@@ -6,13 +6,13 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { StagePanel } from "../../components/session-live/StagePanel";
 import { MessageRow } from "../../components/session-live/TimelineRows";
-import type { SessionSummary } from "../../lib/api/schemas";
 import { monitorEventSchema, type MessagePendingData, type MonitorEvent } from "../../lib/events/schemas";
 import { describeGateInput } from "../../lib/client/gate-view";
 import { describePending, pendingRemaining } from "../../lib/client/pending";
 import { createTimelineCursor } from "../../lib/client/replay-cursor";
 import { applySessionEvents } from "../../lib/client/sessions-live";
 import { applyEvents, buildTimeline, emptyTimeline, type PendingEvent } from "../../lib/client/timeline";
+import { summaryRow } from "./fixture";
 
 const S = "s1";
 const T0 = 1_700_000_000_000;
@@ -179,28 +179,7 @@ describe("MessageRow for a pending message", () => {
 });
 
 describe("sessions list", () => {
-  const row = {
-    id: S,
-    name: "demo",
-    isGroupChat: true,
-    platform: "simulate",
-    groupId: "g",
-    userId: null,
-    agentState: "stop",
-    stage: "",
-    stageDetail: "",
-    roundText: "",
-    lastActiveAt: 0,
-    createdAt: 0,
-    cycleCount: 0,
-    lastSeq: 0,
-    running: true,
-    pendingMessages: 0,
-    waitDeadline: null,
-    totalTokens: 0,
-    costUsd: 0,
-    unpricedCalls: 0,
-  } satisfies SessionSummary;
+  const row = summaryRow({ id: S, running: true });
 
   it("follows the pending count and the wait's deadline live", () => {
     const [a] = applySessionEvents([row], [pending(1, {}), pending(2, { messageId: "m2", pending: 2 })]).sessions;

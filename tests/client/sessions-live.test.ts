@@ -1,32 +1,11 @@
 // The all-sessions stream merged into the sessions list.
 import { describe, expect, it } from "vitest";
-import { MAX_AFTER_SEQS, type SessionSummary } from "../../lib/api/schemas";
+import { MAX_AFTER_SEQS } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { applySessionEvents, sessionCursors } from "../../lib/client/sessions-live";
-import { SESSION, fixtureEvents } from "./fixture";
+import { SESSION, fixtureEvents, summaryRow } from "./fixture";
 
-const row: SessionSummary = {
-  id: SESSION,
-  name: "demo",
-  isGroupChat: true,
-  platform: "simulate",
-  groupId: "g",
-  userId: null,
-  agentState: "stop",
-  stage: "",
-  stageDetail: "",
-  roundText: "",
-  lastActiveAt: 0,
-  createdAt: 0,
-  cycleCount: 0,
-  lastSeq: 0,
-  running: false,
-  pendingMessages: 0,
-  waitDeadline: null,
-  totalTokens: 0,
-  costUsd: 0,
-  unpricedCalls: 0,
-};
+const row = summaryRow();
 
 describe("applySessionEvents", () => {
   it("follows stage, round, activity and cycle count, once per seq", () => {
