@@ -26,6 +26,7 @@ import {
   personsQuerySchema,
 } from "../../../lib/data/schemas";
 import { apiRoute } from "../context";
+import { imageReply } from "../image-reply";
 import type { Reply } from "../route";
 import type { Edited } from "../services/bot-data";
 
@@ -194,11 +195,7 @@ export const emojiImageRoute = apiRoute({
   path: "/api/emojis/:id/image",
   params: dataIdParamsSchema,
   async handle({ params }, ctx) {
-    const image = await ctx.botData.emojiImage(params.id);
-    return {
-      raw: image,
-      headers: { "cache-control": "private, max-age=60", "content-security-policy": "default-src 'none'; sandbox" },
-    };
+    return imageReply(await ctx.botData.emojiImage(params.id), 60);
   },
 });
 

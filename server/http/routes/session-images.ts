@@ -3,11 +3,8 @@
 // URLs a stored message carries are fetched: nobody can name an arbitrary URL (no open proxy).
 import { chatImageParamsSchema } from "../../../lib/api/schemas";
 import { apiRoute } from "../context";
-import { HttpError, notFound } from "../errors";
-import { IconFetchError } from "../services/icon-proxy";
-
-/** Opened directly, an image must not run anything in this origin. */
-const IMAGE_CSP = "default-src 'none'; sandbox";
+import { notFound } from "../errors";
+import { fetchedImageReply } from "../image-reply";
 
 export const chatImageRoute = apiRoute({
   method: "GET",
@@ -19,19 +16,6 @@ export const chatImageRoute = apiRoute({
     if (!message) throw notFound(`message ${params.messageId}`);
     const url = message.images?.[params.index]?.url;
     if (!url || !/^https?:\/\//i.test(url)) throw notFound(`image ${params.index} of message ${params.messageId}`);
-    try {
-      const image = await ctx.chatImages.fetchSource(url);
-      return {
-        raw: { bytes: image.body, contentType: image.mimeType },
-        headers: {
-          "cache-control": "private, max-age=86400",
-          "content-security-policy": IMAGE_CSP,
-          "x-content-type-options": "nosniff",
-        },
-      };
-    } catch (error) {
-      if (error instanceof IconFetchError) throw new HttpError(error.status, error.message);
-      throw error;
-    }
+    return fetchedImageReply(() => ctx.chatImages.fetchSource(url), 86_400);
   },
 });

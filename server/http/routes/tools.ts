@@ -15,8 +15,7 @@ import {
   toolsQuerySchema,
 } from "../../../lib/api/schemas";
 import { apiRoute } from "../context";
-import { HttpError } from "../errors";
-import { IconFetchError } from "../services/icon-proxy";
+import { fetchedImageReply } from "../image-reply";
 import { ToolRunRefused } from "../services/tool-invoke";
 
 export const listToolsRoute = apiRoute({
@@ -78,23 +77,9 @@ export const toolAuditRoute = apiRoute({
   },
 });
 
-/** An icon may be an SVG: opened directly, it must not run anything in this origin. */
-const ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
-
 export const iconRoute = apiRoute({
   method: "GET",
   path: "/api/icons/:id",
   params: iconParamsSchema,
-  async handle({ params }, ctx) {
-    try {
-      const icon = await ctx.icons.get(params.id);
-      return {
-        raw: { bytes: icon.body, contentType: icon.mimeType },
-        headers: { "cache-control": "private, max-age=3600", "content-security-policy": ICON_CSP },
-      };
-    } catch (error) {
-      if (error instanceof IconFetchError) throw new HttpError(error.status, error.message);
-      throw error;
-    }
-  },
+  handle: ({ params }, ctx) => fetchedImageReply(() => ctx.icons.get(params.id), 3600),
 });
