@@ -54,11 +54,16 @@ export class NetworkError extends Error {
   override name = "NetworkError";
 }
 
-async function request<S extends z.ZodType>(
+/**
+ * One API round trip: the status and the parsed JSON body (null when none). An error status throws
+ * ApiRequestError with the server's message and fields, except those in `answered` (a 409 conflict
+ * that carries the current record is an answer, not a failure).
+ */
+export async function fetchJson(
   path: string,
-  schema: S | null,
   init: RequestInit = {},
-): Promise<z.infer<S>> {
+  answered: readonly number[] = [],
+): Promise<{ status: number; body: unknown }> {
   let res: Response;
   try {
     res = await fetch(path, {
@@ -80,7 +85,7 @@ async function request<S extends z.ZodType>(
   } catch {
     body = null;
   }
-  if (!res.ok) {
+  if (!res.ok && !answered.includes(res.status)) {
     const parsed = apiErrorSchema.safeParse(body);
     const message = parsed.success ? parsed.data.error : `HTTP ${res.status}`;
     throw new ApiRequestError(
@@ -90,12 +95,21 @@ async function request<S extends z.ZodType>(
       parsed.success && parsed.data.needsConfirm === true,
     );
   }
+  return { status: res.status, body };
+}
+
+async function request<S extends z.ZodType>(
+  path: string,
+  schema: S | null,
+  init: RequestInit = {},
+): Promise<z.infer<S>> {
+  const { status, body } = await fetchJson(path, init);
   // Routes answering 204 have no body to check.
   if (schema === null) return undefined as z.infer<S>;
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw new ApiRequestError(
-      res.status,
+      status,
       `unexpected answer from ${path}: ${parsed.error.issues[0]?.message ?? "invalid"}`,
     );
   }

@@ -2,7 +2,6 @@
 // /api/learned). Edits answer either the record or a conflict carrying the current record (409), so
 // the page can say someone else changed it and show what is there now.
 import { z } from "zod";
-import { apiErrorSchema } from "../api/schemas";
 import {
   emojiSchema,
   jargonSchema,
@@ -12,7 +11,7 @@ import {
   memorySchema,
   personSchema,
 } from "../data/schemas";
-import { ApiRequestError, NetworkError } from "./api";
+import { ApiRequestError, fetchJson } from "./api";
 
 export const dataResources = {
   memories: memorySchema,
@@ -26,33 +25,9 @@ export type RecordOf<R extends DataResource> = z.infer<(typeof dataResources)[R]
 export type EditOutcome<T> = { ok: true; record: T } | { ok: false; conflict: string; current: T };
 
 async function call(path: string, method = "GET", body?: unknown): Promise<{ status: number; json: unknown }> {
-  let res: Response;
-  try {
-    res = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (error) {
-    throw new NetworkError(error instanceof Error ? error.message : String(error));
-  }
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  if (!res.ok && res.status !== 409) {
-    const parsed = apiErrorSchema.safeParse(json);
-    throw new ApiRequestError(
-      res.status,
-      parsed.success ? parsed.data.error : `HTTP ${res.status}`,
-      parsed.success ? (parsed.data.fields ?? []) : [],
-    );
-  }
-  return { status: res.status, json };
+  const init = { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+  const { status, body: json } = await fetchJson(path, init, [409]);
+  return { status, json };
 }
 
 function parsed<S extends z.ZodType>(schema: S, json: unknown, path: string): z.infer<S> {
