@@ -127,6 +127,12 @@ describe("restart recovery (real process)", () => {
       enabled: false,
       toggledBy: { scope: "global" },
     });
+    // The restored runtime's session.start is committed to the ledger shortly after the server listens.
+    await until(
+      async () => (await b.events("room")).length > seqBefore,
+      "the resumed session's first event",
+      SERVER_WAIT,
+    );
     const resumedEvents = await b.events("room");
     expect(resumedEvents.map((e) => e.seq)).toEqual(range(1, resumedEvents.length));
     expect(resumedEvents.find((e) => e.seq === seqBefore + 1)?.type).toBe("session.start");
