@@ -8,6 +8,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket from "ws";
 import { E2E_ONEBOT_TOKEN, E2E_PORT } from "./support/env";
+import { auditPageSchema } from "../lib/api/accounts";
+import { platformsResponseSchema } from "../lib/platforms/status";
 import { expect, test } from "./support/fixtures";
 
 const SELF_ID = "10001";
@@ -223,4 +225,39 @@ test("a QQ group over a reverse connection: platforms page, sessions list, live 
   await expect(botBox.getByTestId("bot-send-result")).toHaveAttribute("data-delivered", "true");
   // Audited and shown as an operator event.
   await expect(page.locator('[data-testid="notice"][data-type="operator.action"]').last()).toBeVisible();
+});
+
+test("deny a group from the platforms page: its next message is not taken, the change is audited", async ({
+  page,
+  api,
+}) => {
+  impl ??= await FakeImplementation.connect();
+  const denied = "20999";
+  await page.goto("/platforms");
+  const form = page.getByTestId("audience-form");
+  await form.getByLabel("Groups denied").fill(`${denied}\nnot-an-id`);
+  await expect(form.getByTestId("audience-invalid")).toContainText("not-an-id");
+  await expect(form.getByRole("button", { name: "Save" })).toBeDisabled();
+  await form.getByLabel("Groups denied").fill(denied);
+  await form.getByLabel("Reason (audited)").fill("e2e: spam group");
+  await form.getByRole("button", { name: "Save" }).click();
+  await expect(form.getByTestId("audience-saved")).toBeVisible();
+
+  impl.event({
+    post_type: "message",
+    message_type: "group",
+    sub_type: "normal",
+    message_id: 777,
+    group_id: Number(denied),
+    user_id: 30003,
+    message: [{ type: "text", data: { text: "from a denied group" } }],
+    raw_message: "from a denied group",
+    font: 0,
+    sender: { user_id: 30003, nickname: "Alice", role: "member" },
+  });
+  await expect
+    .poll(async () => platformsResponseSchema.parse(await (await api.ctx.get("/api/platforms")).json()).inbound?.denied)
+    .toBe(1);
+  const audit = auditPageSchema.parse(await (await api.ctx.get("/api/audit?action=platforms.audience")).json());
+  expect(audit.entries[0]).toMatchObject({ reason: "e2e: spam group", after: { groups: { deny: [denied] } } });
 });

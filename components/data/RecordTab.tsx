@@ -4,7 +4,8 @@
 // edit with the current values. Everything stored is shown as text, never as markup.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { botData, type EditOutcome, type RecordOf } from "../../lib/client/bot-data";
+import type { EditOutcome } from "../../lib/client/api";
+import { botData, type RecordOf } from "../../lib/client/bot-data";
 import type { dataTexts } from "../../lib/i18n/data";
 import { ConfirmButton } from "./ConfirmButton";
 import { describeError, EmptyState, ErrorState, Loading } from "../ui/States";

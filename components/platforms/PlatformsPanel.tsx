@@ -14,6 +14,7 @@ import { connectionStateLabel } from "../../lib/i18n/platforms";
 import { useLocale, useT } from "../../lib/client/react/use-locale";
 import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
 import { Badge, type Tone } from "../ui/Badge";
+import { AudienceForm } from "./AudienceForm";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 
 /** Connections change state within seconds (heartbeats, reconnects): poll about as often. */
@@ -31,18 +32,18 @@ export function PlatformsPanel() {
         <h1>{t("nav.platforms")}</h1>
         {list.data && (
           <span className="muted" data-testid="platforms-count">
-            {open} of {connections.length} connected
+            {t("platforms.connected", { open, total: connections.length })}
           </span>
         )}
       </div>
-      {list.isPending && <Loading label="Loading platform connections…" />}
+      {list.isPending && <Loading label={t("platforms.loading")} />}
       {list.isError && (
         <ErrorState
-          title="Cannot load platform connections"
+          title={t("platforms.loadError")}
           error={list.error}
           action={
             <button className="btn" onClick={() => void list.refetch()}>
-              Retry
+              {t("platforms.retry")}
             </button>
           }
         />
@@ -50,26 +51,36 @@ export function PlatformsPanel() {
       {list.isSuccess && connections.length === 0 && <HowToConnect />}
       {connections.length > 0 && <ConnectionsTable rows={connections} />}
       {list.data?.inbound && <InboundSummary counters={list.data.inbound} />}
+      {list.data?.audience && <AudienceForm audience={list.data.audience} />}
     </div>
   );
 }
 
 /** What became of the events: taken, repeats, denied, and the ones that went wrong (those in red). */
+const INBOUND_SHOWN = [
+  "ingested",
+  "notes",
+  "recalls",
+  "duplicates",
+  "own",
+  "denied",
+  "ignored",
+  "malformed",
+  "failed",
+] as const;
+/** Counters that mean something went wrong: red when not zero. */
+const INBOUND_BAD = new Set<string>(["malformed", "failed"]);
+
 function InboundSummary({ counters }: { counters: InboundCounters }) {
-  const items: [label: string, value: number, tone: Tone][] = [
-    ["messages taken", counters.ingested, "muted"],
-    ["member notes", counters.notes, "muted"],
-    ["recalls", counters.recalls, "muted"],
-    ["repeats dropped", counters.duplicates, "muted"],
-    ["own messages", counters.own, "muted"],
-    ["not served (allow/deny, private off)", counters.denied, "muted"],
-    ["ignored", counters.ignored, "muted"],
-    ["malformed", counters.malformed, counters.malformed > 0 ? "bad" : "muted"],
-    ["failed", counters.failed, counters.failed > 0 ? "bad" : "muted"],
-  ];
+  const t = useT();
+  const items = INBOUND_SHOWN.map((key): [label: string, value: number, tone: Tone] => [
+    t(`platforms.inbound.${key}`),
+    counters[key],
+    INBOUND_BAD.has(key) && counters[key] > 0 ? "bad" : "muted",
+  ]);
   return (
     <section className="platforms-inbound" data-testid="platforms-inbound">
-      <h2>Inbound events</h2>
+      <h2>{t("platforms.inbound.title")}</h2>
       <div className="badges">
         {items.map(([label, value, tone]) => (
           <Badge key={label} tone={tone} title={label}>
@@ -84,21 +95,22 @@ function InboundSummary({ counters }: { counters: InboundCounters }) {
 function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
   const now = useNow();
   const { locale } = useLocale();
+  const t = useT();
   const ago = (ts: number | null) => (ts === null ? "–" : now ? formatAgo(ts, now) : formatDateTime(ts));
   return (
     <table className="table platforms-table" data-testid="platforms-table">
       <thead>
         <tr>
-          <th>Bot (self id)</th>
-          <th>Mode · role</th>
-          <th>Implementation</th>
-          <th>State</th>
-          <th>Connected since</th>
-          <th>Last heartbeat</th>
-          <th className="num">Events in</th>
-          <th className="num">Actions out</th>
-          <th className="num">Errors</th>
-          <th>Last error</th>
+          <th>{t("platforms.col.bot")}</th>
+          <th>{t("platforms.col.mode")}</th>
+          <th>{t("platforms.col.implementation")}</th>
+          <th>{t("platforms.col.state")}</th>
+          <th>{t("platforms.col.since")}</th>
+          <th>{t("platforms.col.heartbeat")}</th>
+          <th className="num">{t("platforms.col.eventsIn")}</th>
+          <th className="num">{t("platforms.col.actionsOut")}</th>
+          <th className="num">{t("platforms.col.errors")}</th>
+          <th>{t("platforms.col.lastError")}</th>
         </tr>
       </thead>
       <tbody>
@@ -140,11 +152,7 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
                 className={health === "stale" ? "warn-text" : undefined}
                 data-testid="heartbeat-age"
                 data-health={health}
-                title={
-                  health === "stale"
-                    ? "No heartbeat for a while: the implementation may be stuck or its heartbeat is off"
-                    : undefined
-                }
+                title={health === "stale" ? t("platforms.staleHeartbeat") : undefined}
               >
                 {ago(c.lastHeartbeatAt)}
               </td>

@@ -1,7 +1,7 @@
 // Browser-side HTTP client of the /api routes (interface.md "HTTP API"). Every answer is parsed with
 // the wire schema from lib/api, so a contract drift fails loudly at the edge instead of in a view.
 // Auth rides on the httpOnly login cookie; the token never lives in page JavaScript.
-import type { z } from "zod";
+import { z } from "zod";
 import {
   acceptedMessageSchema,
   apiErrorSchema,
@@ -34,7 +34,13 @@ import {
   type LoginBody,
   type UpdateAccountBody,
 } from "../api/accounts";
-import { operatorSendResponseSchema, platformsResponseSchema, type OperatorSendBody } from "../platforms/status";
+import {
+  onebotAudienceSchema,
+  operatorSendResponseSchema,
+  platformsResponseSchema,
+  type OneBotAudiencePatch,
+  type OperatorSendBody,
+} from "../platforms/status";
 
 export class ApiRequestError extends Error {
   override name = "ApiRequestError";
@@ -98,14 +104,8 @@ export async function fetchJson(
   return { status: res.status, body };
 }
 
-async function request<S extends z.ZodType>(
-  path: string,
-  schema: S | null,
-  init: RequestInit = {},
-): Promise<z.infer<S>> {
-  const { status, body } = await fetchJson(path, init);
-  // Routes answering 204 have no body to check.
-  if (schema === null) return undefined as z.infer<S>;
+/** An answer checked against its wire schema; one that does not fit is an error at the edge. */
+export function parseAnswer<S extends z.ZodType>(schema: S, body: unknown, path: string, status: number): z.infer<S> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw new ApiRequestError(
@@ -116,10 +116,44 @@ async function request<S extends z.ZodType>(
   return parsed.data;
 }
 
+async function request<S extends z.ZodType>(
+  path: string,
+  schema: S | null,
+  init: RequestInit = {},
+): Promise<z.infer<S>> {
+  const { status, body } = await fetchJson(path, init);
+  // Routes answering 204 have no body to check.
+  if (schema === null) return undefined as z.infer<S>;
+  return parseAnswer(schema, body, path, status);
+}
+
 const json = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
 
+export type EditOutcome<T> = { ok: true; record: T } | { ok: false; conflict: string; current: T };
+
+const conflictSchema = z.object({ error: z.string(), current: z.unknown() });
+
+/**
+ * An edit the server may refuse as made from stale data (409 carrying the current record): the
+ * record, or the conflict with what is there now, so the page can say so and show it.
+ */
+export async function editOrConflict<S extends z.ZodType>(
+  schema: S,
+  path: string,
+  method: string,
+  body: unknown,
+): Promise<EditOutcome<z.infer<S>>> {
+  const init = { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+  const { status, body: answer } = await fetchJson(path, init, [409]);
+  if (status === 409) {
+    const conflict = parseAnswer(conflictSchema, answer, path, status);
+    return { ok: false, conflict: conflict.error, current: parseAnswer(schema, conflict.current, path, status) };
+  }
+  return { ok: true, record: parseAnswer(schema, answer, path, status) };
+}
+
 /** "?a=1&b=x" from the defined, non-empty values ("" when none). */
-function queryString(query: Record<string, string | number | undefined>): string {
+export function queryString(query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query))
     if (value !== undefined && value !== "") params.set(key, String(value));
@@ -157,6 +191,9 @@ export const api = {
   providers: () => request("/api/providers", providerListSchema),
   endpoints: () => request("/api/endpoints", endpointListSchema),
   platforms: () => request("/api/platforms", platformsResponseSchema),
+  /** Refused (a conflict) when a part changed is no longer what `base` says. */
+  setAudience: (body: OneBotAudiencePatch) =>
+    editOrConflict(onebotAudienceSchema, "/api/platforms/onebot/audience", "PATCH", body),
   accounts: () => request("/api/accounts", accountListSchema),
   /** The answer's token is shown once: the server keeps only its hash. */
   createAccount: (body: CreateAccountBody) => request("/api/accounts", createdAccountSchema, json("POST", body)),

@@ -11,7 +11,7 @@ import {
   memorySchema,
   personSchema,
 } from "../data/schemas";
-import { ApiRequestError, fetchJson } from "./api";
+import { editOrConflict as edit, fetchJson, parseAnswer, queryString as query, type EditOutcome } from "./api";
 
 export const dataResources = {
   memories: memorySchema,
@@ -22,62 +22,26 @@ export const dataResources = {
 export type DataResource = keyof typeof dataResources;
 export type RecordOf<R extends DataResource> = z.infer<(typeof dataResources)[R]>;
 
-export type EditOutcome<T> = { ok: true; record: T } | { ok: false; conflict: string; current: T };
-
-async function call(path: string, method = "GET", body?: unknown): Promise<{ status: number; json: unknown }> {
-  const init = { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
-  const { status, body: json } = await fetchJson(path, init, [409]);
-  return { status, json };
-}
-
-function parsed<S extends z.ZodType>(schema: S, json: unknown, path: string): z.infer<S> {
-  const result = schema.safeParse(json);
-  if (!result.success) throw new ApiRequestError(200, `unexpected answer from ${path}`);
-  return result.data;
-}
-
-/** The record, or the conflict with the current one (409). */
-async function edit<S extends z.ZodType>(
-  schema: S,
-  path: string,
-  method: string,
-  body: unknown,
-): Promise<EditOutcome<z.infer<S>>> {
-  const { status, json } = await call(path, method, body);
-  if (status === 409) {
-    const conflict = parsed(z.object({ error: z.string(), current: z.unknown() }), json, path);
-    return { ok: false, conflict: conflict.error, current: parsed(schema, conflict.current, path) };
-  }
-  return { ok: true, record: parsed(schema, json, path) };
-}
-
-function query(params: Record<string, string | number | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params))
-    if (value !== undefined && value !== "") search.set(key, String(value));
-  const text = search.toString();
-  return text ? `?${text}` : "";
+async function get<S extends z.ZodType>(schema: S, path: string): Promise<z.infer<S>> {
+  const { status, body } = await fetchJson(path);
+  return parseAnswer(schema, body, path, status);
 }
 
 const enc = encodeURIComponent;
 
 export const botData = {
-  list: async <R extends DataResource>(resource: R, params: Record<string, string | number | undefined> = {}) => {
-    const path = `/api/${resource}${query(params)}`;
-    return parsed(listSchema(dataResources[resource]), (await call(path)).json, path) as {
+  list: <R extends DataResource>(resource: R, params: Record<string, string | number | undefined> = {}) =>
+    get(listSchema(dataResources[resource]), `/api/${resource}${query(params)}`) as Promise<{
       items: RecordOf<R>[];
       nextOffset: number | null;
-    };
-  },
+    }>,
   create: <R extends DataResource>(resource: R, body: unknown) =>
     edit(dataResources[resource], `/api/${resource}`, "POST", body) as Promise<EditOutcome<RecordOf<R>>>,
   update: <R extends DataResource>(resource: R, id: string, body: unknown) =>
     edit(dataResources[resource], `/api/${resource}/${enc(id)}`, "PATCH", body) as Promise<EditOutcome<RecordOf<R>>>,
-  remove: async (resource: DataResource, id: string) => void (await call(`/api/${resource}/${enc(id)}`, "DELETE")),
-  learned: async (cursor?: string) => {
-    const path = `/api/learned${query({ limit: 50, cursor })}`;
-    return parsed(learnedListSchema, (await call(path)).json, path);
-  },
+  remove: async (resource: DataResource, id: string) =>
+    void (await fetchJson(`/api/${resource}/${enc(id)}`, { method: "DELETE" })),
+  learned: (cursor?: string) => get(learnedListSchema, `/api/learned${query({ limit: 50, cursor })}`),
   undoLearned: (id: string) => edit(learnedItemSchema, `/api/learned/${enc(id)}`, "DELETE", undefined),
 };
 

@@ -14,3 +14,10 @@ export function heartbeatHealth(connection: PlatformConnection, now: number): He
   if (connection.lastHeartbeatAt === null) return "none";
   return now - connection.lastHeartbeatAt > HEARTBEAT_STALE_MS ? "stale" : "fresh";
 }
+
+/** QQ ids typed into a list field: separated by spaces, commas or lines; repeats dropped; non-ids named. */
+export function parseIdList(text: string): { ids: string[]; invalid: string[] } {
+  const words = text.split(/[\s,，]+/).filter(Boolean);
+  const ids = [...new Set(words.filter((w) => /^\d{1,20}$/.test(w)))];
+  return { ids, invalid: words.filter((w) => !/^\d{1,20}$/.test(w)) };
+}

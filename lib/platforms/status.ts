@@ -65,8 +65,20 @@ export const onebotAudiencePatchSchema = z.object({
   users: audienceListsSchema.optional(),
   private: z.boolean().optional(),
   reason: z.string().trim().min(1, "a reason is required").max(500),
+  /**
+   * The audience the operator edited from: when a part being changed differs from it now, another
+   * operator changed it meanwhile and the change is refused (409 with the current audience).
+   */
+  base: onebotAudienceSchema.optional(),
 });
 export type OneBotAudiencePatch = z.infer<typeof onebotAudiencePatchSchema>;
+
+/** A PATCH refused because the audience changed since the operator loaded it. */
+export const onebotAudienceConflictSchema = z.object({ error: z.string(), current: onebotAudienceSchema });
+
+/** What a change came to: applied (before and after), or refused with the audience as it is now. */
+export type AudienceChange =
+  { ok: true; before: OneBotAudience; after: OneBotAudience } | { ok: false; current: OneBotAudience };
 
 export const platformsResponseSchema = z.object({
   connections: z.array(platformConnectionSchema),

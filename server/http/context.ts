@@ -1,6 +1,7 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
 import type { DbStatus } from "../../lib/api/schemas";
 import type {
+  AudienceChange,
   InboundCounters,
   OneBotAudience,
   OneBotAudiencePatch,
@@ -59,7 +60,7 @@ export interface PlatformStatusView {
   /** Which chats the bots serve now. */
   audience(): OneBotAudience;
   /** Saves and applies a change (from the next event on); the audience before and after. */
-  changeAudience(patch: OneBotAudiencePatch): Promise<{ before: OneBotAudience; after: OneBotAudience }>;
+  changeAudience(patch: OneBotAudiencePatch): Promise<AudienceChange>;
   /** The inbound mapping's counters (null when the server runs another handler). */
   inbound(): InboundCounters | null;
 }

@@ -6,6 +6,7 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { PlatformsPanel } from "../../components/platforms/PlatformsPanel";
+import { parseIdList } from "../../lib/client/platforms";
 import { queryKeys } from "../../lib/client/query-keys";
 import { LocaleProvider } from "../../lib/client/react/use-locale";
 import type { Locale } from "../../lib/i18n/messages";
@@ -82,9 +83,30 @@ describe("PlatformsPanel", () => {
     expect(rows[0]).toContain("在线");
     expect(rows[1]).toContain("ws://127.0.0.1:3001");
     expect(rows[1]).toContain("已断开");
-    expect(html).toContain("1 of 2 connected");
-    expect(html).toContain("messages taken: 40");
-    expect(html).toMatch(/badge-bad[^>]*>malformed: 2/);
+    expect(html).toContain("2 个中 1 个已连接");
+    expect(html).toContain("已接收消息: 40");
+    expect(html).toMatch(/badge-bad[^>]*>格式错误: 2/);
+  });
+
+  it("shows the chats served as editable lists, read-only until the account is known to be allowed", () => {
+    const html = render(
+      {
+        connections: [],
+        audience: {
+          groups: { allow: [], deny: ["30001", "30002"] },
+          users: { allow: ["40001"], deny: [] },
+          private: false,
+        },
+        inbound: null,
+      },
+      "en",
+    );
+    const form = html.split('data-testid="audience-form"')[1] ?? "";
+    expect(form).toContain("Groups denied");
+    expect(form).toMatch(/name="groupsDeny"[^>]*>30001\n30002</);
+    expect(form).toMatch(/name="usersAllow"[^>]*>40001</);
+    expect(form).toMatch(/<input type="checkbox"(?![^>]*checked)/);
+    expect(form).toMatch(/<fieldset[^>]*disabled/);
   });
 
   it("says how to connect when nothing is connected", () => {
@@ -117,5 +139,15 @@ describe("PlatformsPanel", () => {
     const zh = render({ connections: [closed], audience: null, inbound: null }, "zh-CN");
     expect(zh).toContain("<h1>平台</h1>");
     expect(zh).toContain(">已断开<");
+  });
+});
+
+describe("parseIdList", () => {
+  it("takes ids separated by lines, spaces or commas, drops repeats and names what is not an id", () => {
+    expect(parseIdList("30001\n30002, 30001，abc  12x\n")).toEqual({
+      ids: ["30001", "30002"],
+      invalid: ["abc", "12x"],
+    });
+    expect(parseIdList("  ")).toEqual({ ids: [], invalid: [] });
   });
 });

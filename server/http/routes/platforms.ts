@@ -1,5 +1,6 @@
 // GET /api/platforms: the chat platform connections with their health (interface.md, Platforms).
 import {
+  onebotAudienceConflictSchema,
   onebotAudiencePatchSchema,
   onebotAudienceSchema,
   platformsResponseSchema,
@@ -27,10 +28,19 @@ export const onebotAudienceRoute = apiRoute({
   method: "PATCH",
   path: "/api/platforms/onebot/audience",
   body: onebotAudiencePatchSchema,
-  response: onebotAudienceSchema,
+  response: onebotAudienceSchema.or(onebotAudienceConflictSchema),
   async handle({ body, actor }, ctx) {
     if (!ctx.platforms) throw new HttpError(404, "no chat platform is configured (platforms.onebot)");
-    const { before, after } = await ctx.platforms.changeAudience(body);
+    const change = await ctx.platforms.changeAudience(body);
+    if (!change.ok)
+      return {
+        status: 409,
+        body: {
+          error: "changed by someone else since you loaded it: the current audience is attached",
+          current: change.current,
+        },
+      };
+    const { before, after } = change;
     await ctx.audit.record({
       actor,
       action: "platforms.audience",

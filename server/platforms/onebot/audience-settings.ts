@@ -2,12 +2,23 @@
 // platforms.onebot (groups, users, private). Changes are saved as a setting and laid over the config
 // file's values at the next start; the inbound mapping reads the config object on every event, so a
 // change applies from the next event on.
-import { onebotAudienceSchema, type OneBotAudience, type OneBotAudiencePatch } from "../../../lib/platforms/status";
+import {
+  onebotAudienceSchema,
+  type AudienceChange,
+  type OneBotAudience,
+  type OneBotAudiencePatch,
+} from "../../../lib/platforms/status";
 import type { OneBotConfig } from "../../../lib/config/schema";
 import type { Clock, EngineLogger } from "../../engine";
 import type { SettingStore } from "../../stores/types";
 
 export const ONEBOT_AUDIENCE_SETTING = "platforms.onebot.audience";
+
+/** Whether one of the parts the patch sets differs now from the audience it was edited from. */
+function changedMeanwhile(patch: OneBotAudiencePatch, base: OneBotAudience, now: OneBotAudience): boolean {
+  const parts = (["groups", "users", "private"] as const).filter((part) => patch[part] !== undefined);
+  return parts.some((part) => JSON.stringify(base[part]) !== JSON.stringify(now[part]));
+}
 
 export class OneBotAudienceSettings {
   /** Changes one at a time: a second one starts from what the first left. */
@@ -41,10 +52,14 @@ export class OneBotAudienceSettings {
     this.apply(parsed.data);
   }
 
-  /** Saves the change, then applies it; resolves with the audience before and after. */
-  change(patch: OneBotAudiencePatch): Promise<{ before: OneBotAudience; after: OneBotAudience }> {
-    const run = this.queue.then(async () => {
+  /**
+   * Saves the change, then applies it; resolves with the audience before and after, or with the
+   * current one when a part being changed is no longer what the operator edited from (patch.base).
+   */
+  change(patch: OneBotAudiencePatch): Promise<AudienceChange> {
+    const run = this.queue.then(async (): Promise<AudienceChange> => {
       const before = this.current();
+      if (patch.base && changedMeanwhile(patch, patch.base, before)) return { ok: false, current: before };
       const after: OneBotAudience = {
         groups: patch.groups ?? before.groups,
         users: patch.users ?? before.users,
@@ -53,7 +68,7 @@ export class OneBotAudienceSettings {
       // Saved first: a change that could not be stored is not applied (it would vanish at restart).
       await this.store.set(ONEBOT_AUDIENCE_SETTING, after, this.clock.now());
       this.apply(after);
-      return { before, after };
+      return { ok: true, before, after };
     });
     this.queue = run.catch(() => undefined);
     return run;

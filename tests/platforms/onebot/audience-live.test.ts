@@ -3,7 +3,11 @@
 // acting account, and is saved: a restart on the same database serves the changed lists, not the file's.
 import { afterAll, describe, expect, it } from "vitest";
 import { auditPageSchema } from "../../../lib/api/accounts";
-import { onebotAudienceSchema, platformsResponseSchema } from "../../../lib/platforms/status";
+import {
+  onebotAudienceConflictSchema,
+  onebotAudienceSchema,
+  platformsResponseSchema,
+} from "../../../lib/platforms/status";
 import { startTestServer, tempDatabaseUrl, type TestServer } from "../../server/support";
 import { OneBotSimulator, seg } from "../../support/onebot-sim";
 import { until } from "../../support/until";
@@ -86,6 +90,35 @@ describe("PATCH /api/platforms/onebot/audience", () => {
     const again = await start(databaseUrl);
     const restored = platformsResponseSchema.parse((await again.api("GET", "/api/platforms")).json);
     expect(restored.audience?.groups.deny).toEqual(["30001"]);
+  });
+
+  it("refuses an edit made from an audience another operator changed meanwhile, and keeps theirs", async () => {
+    const server = await start(await tempDatabaseUrl());
+    const loaded = platformsResponseSchema.parse((await server.api("GET", "/api/platforms")).json).audience;
+    if (!loaded) throw new Error("no audience");
+    const first = await server.api("PATCH", "/api/platforms/onebot/audience", {
+      groups: { allow: [], deny: ["30001"] },
+      base: loaded,
+      reason: "first operator",
+    });
+    expect(first.status, first.text).toBe(200);
+    const second = await server.api("PATCH", "/api/platforms/onebot/audience", {
+      groups: { allow: ["30009"], deny: [] },
+      base: loaded,
+      reason: "second operator, from the stale page",
+    });
+    expect(second.status).toBe(409);
+    expect(onebotAudienceConflictSchema.parse(second.json).current.groups.deny).toEqual(["30001"]);
+    // A part nobody else touched still changes from the same stale page.
+    const other = await server.api("PATCH", "/api/platforms/onebot/audience", {
+      private: false,
+      base: loaded,
+      reason: "private chats off",
+    });
+    expect(other.status, other.text).toBe(200);
+    expect(onebotAudienceSchema.parse(other.json)).toMatchObject({ groups: { deny: ["30001"] }, private: false });
+    const audit = auditPageSchema.parse((await server.api("GET", "/api/audit?action=platforms.audience")).json);
+    expect(audit.entries.map((e) => e.reason)).toEqual(["private chats off", "first operator"]);
   });
 
   it("answers 404 when no platform is configured", async () => {
