@@ -181,20 +181,27 @@ function stateTone(state: PlatformConnection["state"]): Tone {
 }
 
 function HowToConnect() {
+  const t = useT();
   // The address the browser reached is usually the one the implementation can reach too.
   const [host, setHost] = useState("HOST:PORT");
   useEffect(() => setHost(window.location.host), []);
   return (
-    <EmptyState title="No chat platform is connected">
-      <p>
-        Point a OneBot v11 implementation (NapCat, Lagrange.OneBot, LLOneBot, go-cqhttp) at this server. Reverse
-        WebSocket (the implementation connects here): <code data-testid="reverse-url">ws://{host}/onebot/v11/ws</code>{" "}
-        with the access token, after setting <code>platforms.onebot.reverse.enabled</code> and{" "}
-        <code>platforms.onebot.accessToken</code> in <code>maisaka.config.json</code>. Forward WebSocket (this server
-        connects to the implementation): <code>platforms.onebot.forward: [{"{ url, accessToken }"}]</code>.
-      </p>
+    <EmptyState title={t("platforms.howto.title")}>
+      <p>{t("platforms.howto.intro")}</p>
+      <dl className="howto">
+        <dt>{t("platforms.howto.reverse")}</dt>
+        <dd>
+          <code data-testid="reverse-url">ws://{host}/onebot/v11/ws</code> ·{" "}
+          <code>platforms.onebot.reverse.enabled</code>, <code>platforms.onebot.accessToken</code> ·{" "}
+          <code>maisaka.config.json</code>
+        </dd>
+        <dt>{t("platforms.howto.forward")}</dt>
+        <dd>
+          <code>platforms.onebot.forward: [{"{ url, accessToken }"}]</code>
+        </dd>
+      </dl>
       <p className="muted">
-        Step by step for each implementation, and how to check it works: <code>docs/platforms.md</code>.
+        {t("platforms.howto.docs")} <code>docs/platforms.md</code>
       </p>
     </EmptyState>
   );

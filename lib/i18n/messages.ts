@@ -109,6 +109,13 @@ const en = {
   "platforms.inbound.ignored": "ignored",
   "platforms.inbound.malformed": "malformed",
   "platforms.inbound.failed": "failed",
+  "platforms.howto.title": "No chat platform is connected",
+  "platforms.howto.intro":
+    "Point a OneBot v11 implementation (NapCat, Lagrange.OneBot, LLOneBot, go-cqhttp) at this server, in one of two ways:",
+  "platforms.howto.reverse":
+    "Reverse WebSocket (the implementation connects here, with the access token); set in the config file:",
+  "platforms.howto.forward": "Forward WebSocket (this server connects to the implementation):",
+  "platforms.howto.docs": "Step by step for each implementation, and how to check it works:",
   "platforms.audience.title": "Chats served",
   "platforms.audience.help":
     "QQ ids, one per line (or separated by spaces or commas). Deny wins; an empty allow list allows every one. Applies from the next event, kept across restarts.",
@@ -216,6 +223,12 @@ const zh: Record<MessageKey, Message> = {
   "platforms.inbound.ignored": "已忽略",
   "platforms.inbound.malformed": "格式错误",
   "platforms.inbound.failed": "处理失败",
+  "platforms.howto.title": "还没有连接聊天平台",
+  "platforms.howto.intro":
+    "让一个 OneBot v11 实现（NapCat、Lagrange.OneBot、LLOneBot、go-cqhttp）连接到本服务器，有两种方式：",
+  "platforms.howto.reverse": "反向 WebSocket（实现连接到这里，带上 access token）；在配置文件中设置：",
+  "platforms.howto.forward": "正向 WebSocket（本服务器连接到实现）：",
+  "platforms.howto.docs": "各实现的分步说明，以及如何确认连接正常：",
   "platforms.audience.title": "服务的聊天",
   "platforms.audience.help":
     "QQ 号，每行一个（或用空格、逗号分隔）。拒绝优先；允许名单为空表示全部允许。从下一个事件起生效，重启后保留。",

@@ -111,7 +111,7 @@ describe("PlatformsPanel", () => {
 
   it("says how to connect when nothing is connected", () => {
     const html = render({ connections: [], audience: null, inbound: null });
-    expect(html).toContain("No chat platform is connected");
+    expect(html).toContain("还没有连接聊天平台");
     expect(html).toContain("/onebot/v11/ws");
     expect(html).toContain("platforms.onebot.accessToken");
     expect(html).toContain("docs/platforms.md");
