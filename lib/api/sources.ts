@@ -102,11 +102,9 @@ export type McpServerChanges = z.infer<typeof mcpServerChangesSchema>;
 export const mcpServerPatchBodySchema = z
   .object({ version: versionSchema, changes: mcpServerChangesSchema, reason: reasonSchema })
   .strict();
-export type McpServerPatchBody = z.infer<typeof mcpServerPatchBodySchema>;
 
 export const mcpServerDeleteBodySchema = z.object({ version: versionSchema, reason: reasonSchema }).strict();
 export const mcpServerRestartBodySchema = z.object({ reason: reasonSchema }).strict();
-export const mcpServerDeletedSchema = z.object({ deleted: z.literal(true) });
 
 /** A 409: the change started from an older version (or the name is taken); the current view attached. */
 export const mcpServerConflictSchema = z.object({ error: z.string(), current: mcpServerViewSchema.nullable() });

@@ -73,6 +73,14 @@ describe("MCP servers live", () => {
       ["icons", "ready"],
       ["memory", "ready"],
     ]);
+    // The next planner round offers them (deferred: found through tool_search).
+    const sessionId = await server.createSession({ name: "sources" });
+    await server.say(sessionId, "你知道些什么？", { atBot: true, mentionsBot: true });
+    const round = await server.waitForEvent(sessionId, (e) => e.type === "planner.finalized", 20_000);
+    expect(round.type === "planner.finalized" && round.data.withheldTools).toContainEqual({
+      name: "create_entities",
+      reason: "deferred",
+    });
     // A name is one server's.
     const again = await server.api("POST", "/api/mcp-servers", { server: memory, reason: "twice" });
     expect(again.status).toBe(409);
