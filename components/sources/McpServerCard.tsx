@@ -6,6 +6,7 @@ import { useState } from "react";
 import type { McpServerView } from "../../lib/api/sources";
 import { api } from "../../lib/client/api";
 import { formatDateTime } from "../../lib/client/format";
+import { conflictVersion } from "../../lib/client/mcp-form";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useT } from "../../lib/client/react/use-locale";
 import { Badge, type Tone } from "../ui/Badge";
@@ -163,9 +164,4 @@ export function McpServerCard({ server, canChange }: { server: McpServerView; ca
       {editing && <McpServerForm server={server} onDone={() => setEditing(false)} />}
     </article>
   );
-}
-
-export function conflictVersion(body: unknown): number | string {
-  const current = (body as { current?: { version?: number } | null } | null)?.current;
-  return current?.version ?? "?";
 }

@@ -5,11 +5,16 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import type { McpServerView } from "../../lib/api/sources";
 import { api } from "../../lib/client/api";
-import { changesOf, createBody, initialFormValues, type McpFormValues } from "../../lib/client/mcp-form";
+import {
+  changesOf,
+  conflictVersion,
+  createBody,
+  initialFormValues,
+  type McpFormValues,
+} from "../../lib/client/mcp-form";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useT } from "../../lib/client/react/use-locale";
 import { describeError } from "../ui/States";
-import { conflictVersion } from "./McpServerCard";
 
 export function McpServerForm({ server, onDone }: { server?: McpServerView; onDone: () => void }) {
   const t = useT();

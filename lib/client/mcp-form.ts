@@ -1,7 +1,12 @@
 // The Sources page's MCP server form as plain values, and the request bodies made from them. Secrets
 // (env values of a stdio server, header values and the bearer token of an HTTP one) are write-only:
 // the form knows which are set, never their values; an empty input keeps a set secret.
-import type { McpServerChanges, McpServerCreateBody, McpServerView } from "../api/sources";
+import {
+  mcpServerConflictSchema,
+  type McpServerChanges,
+  type McpServerCreateBody,
+  type McpServerView,
+} from "../api/sources";
 
 export type McpTransport = "stdio" | "streamable_http" | "sse";
 
@@ -113,4 +118,10 @@ export function changesOf(values: McpFormValues, view: McpServerView): McpServer
     else if (values.bearerToken) changes.bearerToken = values.bearerToken;
   }
   return changes;
+}
+
+/** The current version a 409 answer carries (a stale edit), for the message. */
+export function conflictVersion(body: unknown): number | string {
+  const parsed = mcpServerConflictSchema.safeParse(body);
+  return parsed.success && parsed.data.current ? parsed.data.current.version : "?";
 }
