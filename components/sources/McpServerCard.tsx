@@ -114,8 +114,8 @@ export function McpServerCard({ server, canChange }: { server: McpServerView; ca
         <details>
           <summary>{t("sources.history")}</summary>
           <ul className="sources-tools" data-testid="mcp-history">
-            {status.toolListChanges.map((change) => (
-              <li key={change.at}>
+            {status.toolListChanges.map((change, index) => (
+              <li key={`${change.at}:${index}`}>
                 {formatDateTime(change.at)}
                 {change.added.length > 0 && ` · ${t("sources.added")}: ${change.added.join(", ")}`}
                 {change.removed.length > 0 && ` · ${t("sources.removed")}: ${change.removed.join(", ")}`}
