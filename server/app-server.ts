@@ -43,6 +43,8 @@ import {
 import { createOneBotInbound, type OneBotInbound } from "./platforms/onebot/inbound";
 import { OneBotOutbound } from "./platforms/onebot/outbound";
 import { OneBotAudienceSettings } from "./platforms/onebot/audience-settings";
+import { loadSavedMcpServers, McpServerSettings } from "./mcp/server-settings";
+import { McpServerService } from "./http/services/mcp-servers";
 import type { OneBotAudiencePatch } from "../lib/platforms/status";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { publicDir } from "./db/seed";
@@ -166,8 +168,11 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
         emojiRoot: opts.emojiRoot ?? publicDir,
       })
     : null;
+  // The operator's saved MCP server list replaces the config file's (server/mcp/server-settings.ts).
+  const savedMcpServers = await loadSavedMcpServers(database.stores.settings, logger);
   const engine = await createEngine({
     config: opts.config,
+    ...(savedMcpServers ? { mcpServers: savedMcpServers.map((server) => server.config) } : {}),
     stores: database.stores,
     ledger: database.ledger,
     env: opts.env,
@@ -193,11 +198,12 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     engine.clock,
     logger,
   );
+  const mcpSettings = new McpServerSettings(engine.mcp, database.stores.settings, engine.clock, savedMcpServers);
   const onebot =
     platforms && onebotOutbound ? { service: platforms, outbound: onebotOutbound, inbound, audience } : null;
   if (onebot) await audience.load();
   try {
-    return await serveEngine(opts, database, engine, onebot, logger);
+    return await serveEngine(opts, database, engine, onebot, mcpSettings, logger);
   } catch (error) {
     await platforms?.close("start failed");
     onebotOutbound?.close();
@@ -212,6 +218,7 @@ async function serveEngine(
   database: MaisakaDatabase,
   engine: Engine,
   onebot: OneBotParts | null,
+  mcpSettings: McpServerSettings,
   logger: EngineLogger,
 ): Promise<AppServer> {
   const platforms = onebot?.service ?? null;
@@ -251,7 +258,7 @@ async function serveEngine(
     providerStatus.register({ name: PLUGIN_PROVIDER_NAME, type: "plugin", status: () => engine.plugins.statuses() });
   }
   const mcp = engine.mcp;
-  if (mcp) providerStatus.register({ name: "mcp", type: "mcp", status: () => mcpProviderStatuses(mcp) });
+  providerStatus.register({ name: "mcp", type: "mcp", status: () => mcpProviderStatuses(mcp) });
   const ctx: ApiContext = {
     engine,
     ledger: database.ledger,
@@ -271,6 +278,7 @@ async function serveEngine(
       now: () => engine.clock.now(),
     }),
     providers: providerStatus,
+    mcpServers: new McpServerService(engine.mcp, mcpSettings, audit, opts.config.mcp.enabled),
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
     logins: loginLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),

@@ -1,6 +1,6 @@
 // Builds the engine from config, environment and stores: the one place where concrete parts meet.
 // Used by the server, the CLI and the integration tests.
-import { DEFAULT_ENDPOINT_NAME, type MaisakaConfig } from "../lib/config/schema";
+import { DEFAULT_ENDPOINT_NAME, type MaisakaConfig, type McpServerConfig } from "../lib/config/schema";
 import { modelTaskSchema, type ModelTask } from "../lib/llm/messages";
 import {
   HeartflowManager,
@@ -36,8 +36,8 @@ export interface Engine {
   manager: HeartflowManager;
   /** Extra providers (plugins, MCP) shared by every session. */
   providers: ToolProvider[];
-  /** The MCP servers of the config (null when none are configured). */
-  mcp: McpManager | null;
+  /** The MCP servers (the config's, or the operator's saved list), changed live through it. */
+  mcp: McpManager;
   /** Plugin tools and hooks; its Runner process starts only with plugins.start() (the server does). */
   plugins: PluginRuntime;
   close(reason?: string): Promise<void>;
@@ -57,6 +57,8 @@ export interface EngineOptions {
    * their platform, every other session stays local.
    */
   outbound?: OutboundSink;
+  /** The operator's saved MCP server list (server/mcp/server-settings.ts), in place of the config's. */
+  mcpServers?: McpServerConfig[];
 }
 
 /**
@@ -140,9 +142,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const isolation = ChildIsolation.fromEnv(opts.env);
   const plugins = new PluginRuntime({ config: opts.config.plugins, hooks, logger, env: opts.env, isolation });
   const providers: ToolProvider[] = [plugins.provider];
-  const mcpConfig = opts.config.mcp;
-  const mcp = mcpConfig.servers.length ? new McpManager(mcpConfig, { logger, isolation, model }) : null;
-  if (mcp && mcpConfig.enabled) {
+  const mcpConfig = opts.mcpServers ? { ...opts.config.mcp, servers: opts.mcpServers } : opts.config.mcp;
+  // Always there, even without servers: operators add them live.
+  const mcp = new McpManager(mcpConfig, { logger, isolation, model });
+  if (mcpConfig.enabled) {
     await mcp.start();
     providers.push(new McpToolProvider(mcp, { maxResultChars: mcpConfig.maxResultChars }));
   }
@@ -175,7 +178,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     async close(reason = "shutdown") {
       await manager.stopAll(reason);
       await plugins.close();
-      await mcp?.close();
+      await mcp.close();
       await bus.whenFlushed();
     },
   };

@@ -41,6 +41,13 @@ import {
   type OneBotAudiencePatch,
   type OperatorSendBody,
 } from "../platforms/status";
+import {
+  mcpServerListSchema,
+  mcpServerViewSchema,
+  pluginsViewSchema,
+  type McpServerChanges,
+  type McpServerCreateBody,
+} from "../api/sources";
 
 export class ApiRequestError extends Error {
   override name = "ApiRequestError";
@@ -194,6 +201,17 @@ export const api = {
   /** Refused (a conflict) when a part changed is no longer what `base` says. */
   setAudience: (body: OneBotAudiencePatch) =>
     editOrConflict(onebotAudienceSchema, "/api/platforms/onebot/audience", "PATCH", body),
+  mcpServers: () => request("/api/mcp-servers", mcpServerListSchema),
+  /** Create, edit and remove answer 409 with the current view (a name taken, a stale version): an answer, not a failure. */
+  createMcpServer: (body: McpServerCreateBody) => fetchJson("/api/mcp-servers", json("POST", body), [409]),
+  updateMcpServer: (name: string, body: { version: number; changes: McpServerChanges; reason: string }) =>
+    fetchJson(`/api/mcp-servers/${enc(name)}`, json("PATCH", body), [409]),
+  deleteMcpServer: (name: string, body: { version: number; reason: string }) =>
+    fetchJson(`/api/mcp-servers/${enc(name)}`, json("DELETE", body), [409]),
+  restartMcpServer: (name: string, reason: string) =>
+    request(`/api/mcp-servers/${enc(name)}/restart`, mcpServerViewSchema, json("POST", { reason })),
+  plugins: () => request("/api/plugins", pluginsViewSchema),
+  reloadPlugins: (reason: string) => request("/api/plugins/reload", pluginsViewSchema, json("POST", { reason })),
   accounts: () => request("/api/accounts", accountListSchema),
   /** The answer's token is shown once: the server keeps only its hash. */
   createAccount: (body: CreateAccountBody) => request("/api/accounts", createdAccountSchema, json("POST", body)),

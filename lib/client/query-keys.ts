@@ -16,4 +16,6 @@ export const queryKeys = {
   providers: ["providers"] as const,
   endpoints: ["endpoints"] as const,
   platforms: ["platforms"] as const,
+  mcpServers: ["mcp-servers"] as const,
+  plugins: ["plugins"] as const,
 };

@@ -17,6 +17,7 @@ import type { TokenBuckets } from "./rate-limit";
 import { routeBuilder } from "./route";
 import type { BotDataService } from "./services/bot-data";
 import type { IconProxy } from "./services/icon-proxy";
+import type { McpServerService } from "./services/mcp-servers";
 import type { ProviderStatusRegistry } from "./services/provider-status";
 import type { SessionDirectory } from "./services/session-directory";
 import type { ToolCatalog } from "./services/tool-catalog";
@@ -43,6 +44,8 @@ export interface ApiContext {
   /** Memories, jargon, person profiles, the emoji library and the learned feed. */
   botData: BotDataService;
   providers: ProviderStatusRegistry;
+  /** The MCP servers changed live (GET/POST /api/mcp-servers, …). */
+  mcpServers: McpServerService;
   /** Per-session limiter of inbound chat messages (429 when empty). */
   inbound: TokenBuckets;
   /** Throttles wrong login tokens (per address and globally). */

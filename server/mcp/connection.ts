@@ -47,6 +47,13 @@ export type SamplingAnswer = (
   signal: AbortSignal,
 ) => Promise<CreateMessageResult>;
 
+/** One notifications/tools/list_changed that changed the tool list: which names came and went. */
+export interface McpToolListChange {
+  at: number;
+  added: string[];
+  removed: string[];
+}
+
 export const ELICITATION_DECLINED_MESSAGE =
   "elicitation declined: this client runs a chat bot unattended, no person is there to answer forms";
 
@@ -71,6 +78,10 @@ export interface McpServerStatus {
   roots: McpRoot[];
   /** The latest sampling and elicitation requests of this server (newest last). */
   clientRequests: McpClientRequestEvent[];
+  /** The last stderr lines of a stdio server's current (or last) process. */
+  stderrTail: string[];
+  /** The latest list_changed refreshes that changed the tool list (newest last). */
+  toolListChanges: McpToolListChange[];
 }
 
 export interface McpConnectionOptions {
@@ -93,6 +104,7 @@ const MAX_TOOL_PAGES = 100;
 const LOGGED_TRANSPORT_ERRORS = 5;
 const PROBE_TIMEOUT_MS = 5_000;
 const KEPT_CLIENT_REQUESTS = 10;
+const KEPT_TOOL_LIST_CHANGES = 20;
 
 export function backoffDelay(failures: number, reconnect: McpReconnectConfig): number {
   const exponent = Math.max(0, failures - 1);
@@ -131,6 +143,7 @@ export class McpServerConnection {
   private closed = false;
   private roots: McpRoot[];
   private readonly clientRequests: McpClientRequestEvent[] = [];
+  private readonly toolListChanges: McpToolListChange[] = [];
 
   constructor(
     readonly config: McpServerConfig,
@@ -181,6 +194,8 @@ export class McpServerConnection {
       renamedTools: renamed,
       roots: this.roots,
       clientRequests: [...this.clientRequests],
+      stderrTail: this.stderr.lines(),
+      toolListChanges: this.toolListChanges.map((change) => ({ ...change })),
     };
   }
 
@@ -324,8 +339,11 @@ export class McpServerConnection {
         do {
           this.refreshQueued = false;
           try {
+            const before = this.tools.map((tool) => tool.name);
             await this.loadTools(client, generation);
-            if (generation === this.generation) this.opts.onToolsChanged();
+            if (generation !== this.generation) return;
+            this.noteToolListChange(before);
+            this.opts.onToolsChanged();
           } catch (error) {
             if (generation !== this.generation) return;
             this.setError(`tools/list failed: ${describeError(error)}`);
@@ -358,6 +376,15 @@ export class McpServerConnection {
       this.noteClientRequest(refused ? "sampling.refused" : "sampling.failed", describeError(error));
       throw error;
     }
+  }
+
+  private noteToolListChange(before: string[]): void {
+    const after = this.tools.map((tool) => tool.name);
+    const added = after.filter((name) => !before.includes(name));
+    const removed = before.filter((name) => !after.includes(name));
+    if (!added.length && !removed.length) return;
+    this.toolListChanges.push({ at: Date.now(), added, removed });
+    if (this.toolListChanges.length > KEPT_TOOL_LIST_CHANGES) this.toolListChanges.shift();
   }
 
   private noteClientRequest(kind: McpClientRequestEvent["kind"], detail: string): void {

@@ -42,6 +42,6 @@ export function engineToolSource(engine: Pick<Engine, "manager" | "mcp">): Gatew
         { ...tools.context, reasoning: "", metadata, signal },
       );
     },
-    ...(mcp ? { onToolsChanged: (listener: () => void) => mcp.onToolsChanged(listener) } : {}),
+    onToolsChanged: (listener: () => void) => mcp.onToolsChanged(listener),
   };
 }

@@ -4,11 +4,11 @@
 // reports each server's state for operators.
 import { createHash } from "node:crypto";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { McpConfig, McpReconnectConfig, McpRoot } from "../../lib/config/schema";
+import type { McpConfig, McpReconnectConfig, McpRoot, McpServerConfig } from "../../lib/config/schema";
 import { stderrLogger, type EngineLogger } from "../engine";
 import { ChildIsolation } from "../sandbox/child-isolation";
 import { builtinToolEntries } from "../tools/builtin/provider";
-import { McpServerConnection, type McpServerStatus, type RenamedTool } from "./connection";
+import { McpServerConnection, type McpConnectionOptions, type McpServerStatus, type RenamedTool } from "./connection";
 import { answerSampling, type SamplingModel } from "./sampling";
 import type { SkippedTool } from "./tool-validation";
 
@@ -67,7 +67,8 @@ export function qualifiedToolName(serverName: string, toolName: string): string 
 }
 
 export class McpManager {
-  private readonly connections: McpServerConnection[];
+  /** The one list of servers, in order; changed at run time by add, replace and remove. */
+  private connections: McpServerConnection[];
   private readonly logger: EngineLogger;
   private readonly reserved: Set<string>;
   private readonly listeners = new Set<() => void>();
@@ -81,35 +82,73 @@ export class McpManager {
   /** Every name given to the model, and the server and tool it stands for. */
   private readonly issued = new Map<string, IssuedName>();
   private started: Promise<void> | null = null;
+  private closed = false;
+  private readonly connectionOptions: Omit<McpConnectionOptions, "sample">;
 
-  constructor(config: McpConfig, opts: McpManagerOptions = {}) {
+  constructor(
+    private readonly config: McpConfig,
+    private readonly opts: McpManagerOptions = {},
+  ) {
     this.logger = opts.logger ?? stderrLogger;
     this.reserved = new Set(opts.reservedToolNames ?? builtinToolEntries.map((entry) => entry.name));
-    const reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect, ...opts.reconnect };
-    const isolation = opts.isolation ?? ChildIsolation.fromEnv();
-    const healthCheckIntervalMs = opts.healthCheckIntervalMs ?? config.healthCheckIntervalMs ?? DEFAULT_HEALTH_CHECK_MS;
-    this.connections = config.servers.map(
-      (server) =>
-        new McpServerConnection(
-          server,
-          {
-            logger: this.logger,
-            reconnect,
-            healthCheckIntervalMs,
-            clientInfo: CLIENT_INFO,
-            isolation,
-            onToolsChanged: () => this.toolsChanged(),
-            sample: (params, signal) => answerSampling(server.name, params, config.sampling, opts.model, signal),
-          },
-          config.enabled,
-        ),
-    );
+    this.connectionOptions = {
+      logger: this.logger,
+      reconnect: { ...DEFAULT_RECONNECT, ...config.reconnect, ...opts.reconnect },
+      healthCheckIntervalMs: opts.healthCheckIntervalMs ?? config.healthCheckIntervalMs ?? DEFAULT_HEALTH_CHECK_MS,
+      clientInfo: CLIENT_INFO,
+      isolation: opts.isolation ?? ChildIsolation.fromEnv(),
+      onToolsChanged: () => this.toolsChanged(),
+    };
+    this.connections = config.servers.map((server) => this.connectionFor(server));
   }
 
   /** Connects every enabled server; resolves when each first attempt succeeded or failed. */
   start(): Promise<void> {
     this.started ??= Promise.all(this.connections.map((c) => c.start())).then(() => undefined);
     return this.started;
+  }
+
+  /** The servers' definitions, in order. */
+  servers(): McpServerConfig[] {
+    return this.connections.map((c) => c.config);
+  }
+
+  /**
+   * Adds a server at the end; once the manager started, resolves after its first connection attempt
+   * (a server that does not start shows as failed with its error, the others untouched).
+   */
+  async add(server: McpServerConfig): Promise<void> {
+    this.assertOpen();
+    if (this.connections.some((c) => c.name === server.name))
+      throw new Error(`an MCP server named "${server.name}" already exists`);
+    const connection = this.connectionFor(server);
+    this.connections = [...this.connections, connection];
+    if (this.started) await connection.start();
+  }
+
+  /** Replaces a server's definition in place (same name): its old connection ends, a new one starts. */
+  async replace(server: McpServerConfig): Promise<void> {
+    this.assertOpen();
+    const old = this.require(server.name);
+    const connection = this.connectionFor(server);
+    this.connections = this.connections.map((c) => (c === old ? connection : c));
+    await old.close();
+    this.toolsChanged();
+    if (this.started) await connection.start();
+  }
+
+  /** Ends a server and forgets it: its tools leave the catalog at once. */
+  async remove(name: string): Promise<void> {
+    this.assertOpen();
+    const old = this.require(name);
+    this.connections = this.connections.filter((c) => c !== old);
+    await old.close();
+    this.toolsChanged();
+  }
+
+  /** A fresh connection with the same definition (a stdio server gets a new process). */
+  restart(name: string): Promise<void> {
+    return this.replace(this.require(name).config);
   }
 
   /** The tools offered, in server order, each under a name unique among them and the builtins. */
@@ -174,8 +213,32 @@ export class McpManager {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.listeners.clear();
     await Promise.all(this.connections.map((c) => c.close()));
+  }
+
+  private connectionFor(server: McpServerConfig): McpServerConnection {
+    const { sampling } = this.config;
+    const model = this.opts.model;
+    return new McpServerConnection(
+      server,
+      {
+        ...this.connectionOptions,
+        sample: (params, signal) => answerSampling(server.name, params, sampling, model, signal),
+      },
+      this.config.enabled,
+    );
+  }
+
+  private require(name: string): McpServerConnection {
+    const connection = this.connections.find((c) => c.name === name);
+    if (!connection) throw new Error(`unknown MCP server "${name}"`);
+    return connection;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error("the MCP manager is closed");
   }
 
   private resolve(): Resolution {

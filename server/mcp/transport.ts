@@ -16,26 +16,34 @@ export interface ServerTransport {
 
 /** Stderr lines kept to explain a stdio server that failed or died. */
 const STDERR_TAIL_LINES = 20;
+const STDERR_LINE_CHARS = 2_000;
 
 export class StderrTail {
-  private lines: string[] = [];
+  private kept: string[] = [];
   private partial = "";
 
   push(chunk: string): string[] {
     const parts = (this.partial + chunk).split(/\r?\n/);
     this.partial = parts.pop() ?? "";
     const complete = parts.filter((line) => line.trim() !== "");
-    this.lines.push(...complete);
-    if (this.lines.length > STDERR_TAIL_LINES) this.lines.splice(0, this.lines.length - STDERR_TAIL_LINES);
+    this.kept.push(...complete);
+    if (this.kept.length > STDERR_TAIL_LINES) this.kept.splice(0, this.kept.length - STDERR_TAIL_LINES);
     return complete;
   }
 
   text(): string {
-    return [...this.lines, this.partial].filter((line) => line.trim() !== "").join("\n");
+    return this.lines().join("\n");
+  }
+
+  /** The kept lines, each cut to a bounded length (a server may write one huge line). */
+  lines(): string[] {
+    return [...this.kept, this.partial]
+      .filter((line) => line.trim() !== "")
+      .map((line) => (line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line));
   }
 
   clear(): void {
-    this.lines = [];
+    this.kept = [];
     this.partial = "";
   }
 }

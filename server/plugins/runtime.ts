@@ -13,7 +13,13 @@ import { ComponentRegistry } from "./host/component-registry";
 import { PluginHookBridge } from "./host/hook-bridge";
 import { grantedEnv, type HostEnv } from "./host/runner-env";
 import { pluginProviderStatuses, pluginStates } from "./host/status";
-import { RunnerSupervisor, type RunnerListener, type SupervisorLogger, type SupervisorTiming } from "./host/supervisor";
+import {
+  RunnerSupervisor,
+  type RunnerListener,
+  type RunnerSnapshot,
+  type SupervisorLogger,
+  type SupervisorTiming,
+} from "./host/supervisor";
 import { PluginToolProvider } from "./host/tool-provider";
 
 export { PLUGIN_PROVIDER_NAME } from "./host/tool-provider";
@@ -76,6 +82,16 @@ export class PluginRuntime {
   /** For GET /api/providers. */
   statuses(): ProviderStatus[] {
     return pluginProviderStatuses(this.supervisor.snapshot(), this.states);
+  }
+
+  /** The Runner process's phase, pid, restarts and last error. */
+  runner(): RunnerSnapshot {
+    return this.supervisor.snapshot();
+  }
+
+  /** Restarts the Runner, which loads the plugins again (edits picked up); see RunnerSupervisor.reload. */
+  reload(): Promise<void> {
+    return this.supervisor.reload();
   }
 
   /** The plugins of the last ready Runner, loaded and failed. */

@@ -1,4 +1,4 @@
-// MCP inside the engine: createEngine wires the provider only when MCP is enabled with servers, the
+// MCP inside the engine: createEngine wires the provider whenever MCP is enabled, the
 // planner finds an MCP tool through tool_search and calls it, stopping a session cancels its
 // in-flight MCP call, and closing the engine ends the servers.
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe("MCP in the engine", () => {
-  it("registers the provider only when MCP is enabled and servers are configured", async () => {
+  it("registers the provider whenever MCP is enabled (servers can be added live), never when it is off", async () => {
     const base = {
       stores: createMemoryStores(),
       ledger: new MemoryLedger(),
@@ -26,8 +26,9 @@ describe("MCP in the engine", () => {
     };
     const none = await createEngine({ ...base, config: parseConfig({}, "test") });
     const mcpProviders = (engine: typeof none) => engine.providers.filter((p) => p.providerType === "mcp");
-    expect(none.mcp).toBeNull();
-    expect(mcpProviders(none)).toEqual([]);
+    expect(none.mcp.servers()).toEqual([]);
+    expect(mcpProviders(none)).toHaveLength(1);
+    expect(await mcpProviders(none)[0].listTools()).toEqual([]);
     await none.close();
 
     const off = await createEngine({
@@ -35,7 +36,7 @@ describe("MCP in the engine", () => {
       config: parseConfig({ mcp: { enabled: false, servers: [iconServerConfig()] } }, "test"),
     });
     expect(mcpProviders(off)).toEqual([]);
-    expect(off.mcp?.statuses()[0]).toMatchObject({ state: "disabled", pid: null });
+    expect(off.mcp.statuses()[0]).toMatchObject({ state: "disabled", pid: null });
     await off.close();
   });
 
@@ -70,7 +71,7 @@ describe("MCP in the engine", () => {
 
   it("stopping a session cancels its in-flight MCP call; closing the engine ends the server", async () => {
     h = await startHarness({ config: { mcp: { servers: [iconServerConfig("icons")] } } });
-    const mcp = h.engine.mcp!;
+    const mcp = h.engine.mcp;
     const pid = mcp.statuses()[0].pid!;
     h.model.enqueue(
       { kind: "response", content: "", toolCalls: [{ name: "continue", arguments: {} }] },

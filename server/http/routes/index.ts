@@ -14,6 +14,7 @@ import { sessionHistoryRoute } from "./session-history";
 import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
+import { sourceRoutes } from "./sources";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 import { usageRoute } from "./usage";
@@ -49,4 +50,5 @@ export const apiRoutes: Route<ApiContext>[] = [
   platformsRoute,
   onebotAudienceRoute,
   ...botDataRoutes,
+  ...sourceRoutes,
 ];

@@ -129,6 +129,7 @@ export class RunnerSupervisor {
   private healthTimer: ReturnType<typeof setInterval> | undefined;
   private pinging = false;
   private settleWaiters: (() => void)[] = [];
+  private reloading: Promise<void> | null = null;
   private readonly timing: SupervisorTiming;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -195,6 +196,43 @@ export class RunnerSupervisor {
       return Promise.reject(new IpcError("E_RUNNER_UNAVAILABLE", `the plugin runner is not running${why}`));
     }
     return connection.request(method, payload, { pluginId, ...opts });
+  }
+
+  /**
+   * An operator's reload: the current Runner is asked to stop (killed after the grace period) and a
+   * new one starts at once, recompiling the plugins; resolves once it is ready or its start failed.
+   */
+  reload(): Promise<void> {
+    if (this.phase === "idle" || this.phase === "closed" || this.stopping)
+      return Promise.reject(new Error(`the plugin runner is not running in this server (${this.phase})`));
+    // Two reloads at once are one.
+    this.reloading ??= this.restartNow().finally(() => (this.reloading = null));
+    return this.reloading;
+  }
+
+  private async restartNow(): Promise<void> {
+    // A new generation first: the old Runner's exit and lost connection are not failures to back off from.
+    this.generation++;
+    clearTimeout(this.restartTimer);
+    this.clearGenerationTimers();
+    const connection = this.connection;
+    const child = this.child;
+    this.connection = null;
+    this.child = null;
+    this.token = null;
+    this.readySince = null;
+    if (connection && child)
+      await connection
+        .request(ipcMethods.shutdown, {}, { timeoutMs: this.timing.shutdownGraceMs })
+        .catch(() => undefined);
+    connection?.close(new IpcError("E_PLUGIN_CRASHED", "the plugin runner is reloading"));
+    if (child) await stopProcess(child, this.timing.shutdownGraceMs);
+    this.opts.listener.onDown("the plugin runner is reloading");
+    if (this.stopping) return;
+    this.failures = 0;
+    this.restarts++;
+    this.startRunner();
+    return this.settled();
   }
 
   /** Shutdown began: a Runner lost from now on stays down (close() stops the current one). */

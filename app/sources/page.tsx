@@ -1,0 +1,5 @@
+import { SourcesPage } from "../../components/sources/SourcesPage";
+
+export default function Sources() {
+  return <SourcesPage />;
+}

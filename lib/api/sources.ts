@@ -1,0 +1,145 @@
+// Wire shapes of the tool sources changed live (interface.md "Tools by hand, sources, settings"):
+// /api/mcp-servers (the fields of the config's mcp.servers[]; secrets write-only) and /api/plugins.
+import { z } from "zod";
+import { mcpRootSchema, mcpServerConfigSchema, type McpServerConfig } from "../config/schema";
+import { pluginStateSchema } from "../plugins/status";
+
+const reasonSchema = z.string().trim().min(1, "a reason is required").max(500);
+const versionSchema = z.number().int().positive();
+
+export const mcpServerParamsSchema = z.object({ name: z.string().min(1).max(200) });
+
+/** A definition without its secrets: env values, header values and the bearer token are never sent back. */
+export const mcpServerPublicConfigSchema = z.object({
+  name: z.string(),
+  enabled: z.boolean(),
+  transport: z.enum(["stdio", "streamable_http", "sse"]),
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.string().optional(),
+  timeoutMs: z.number().int(),
+  roots: z.array(mcpRootSchema).optional(),
+});
+export type McpServerPublicConfig = z.infer<typeof mcpServerPublicConfigSchema>;
+
+/** Which secrets are set (names only): what the dashboard shows instead of their values. */
+export const mcpServerSecretsSchema = z.object({
+  env: z.array(z.string()),
+  headers: z.array(z.string()),
+  bearerToken: z.boolean(),
+});
+export type McpServerSecrets = z.infer<typeof mcpServerSecretsSchema>;
+
+export const mcpServerToolSchema = z.object({
+  name: z.string(),
+  /** The name the model sees (`<server>__<tool>` when it collided). */
+  exposedName: z.string(),
+  description: z.string().optional(),
+});
+
+export const mcpToolListChangeSchema = z.object({
+  at: z.number(),
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+});
+
+export const mcpServerRuntimeSchema = z.object({
+  state: z.enum(["connected", "connecting", "failed", "disabled"]),
+  lastError: z.string().nullable(),
+  lastErrorAt: z.number().nullable(),
+  connectedAt: z.number().nullable(),
+  reconnectAttempt: z.number().int(),
+  nextRetryAt: z.number().nullable(),
+  pid: z.number().int().nullable(),
+  serverInfo: z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).nullable(),
+  stderrTail: z.array(z.string()),
+  tools: z.array(mcpServerToolSchema),
+  toolListChanges: z.array(mcpToolListChangeSchema),
+});
+
+export const mcpServerViewSchema = z.object({
+  name: z.string(),
+  /** Bumped by every change; a change sent with an older one answers 409. */
+  version: z.number().int(),
+  config: mcpServerPublicConfigSchema,
+  secrets: mcpServerSecretsSchema,
+  status: mcpServerRuntimeSchema,
+});
+export type McpServerView = z.infer<typeof mcpServerViewSchema>;
+
+/** GET /api/mcp-servers. `enabled`: the config's mcp.enabled (off: every server shows disabled). */
+export const mcpServerListSchema = z.object({ enabled: z.boolean(), servers: z.array(mcpServerViewSchema) });
+export type McpServerList = z.infer<typeof mcpServerListSchema>;
+
+/** POST /api/mcp-servers: one definition as in the config file, and why. */
+export const mcpServerCreateBodySchema = z.object({ server: mcpServerConfigSchema, reason: reasonSchema }).strict();
+export type McpServerCreateBody = z.infer<typeof mcpServerCreateBodySchema>;
+
+/**
+ * PATCH /api/mcp-servers/:name: the fields given replace the current ones (the name stays). In `env`
+ * and `headers` a key with a value sets it, `null` removes it, a key left out keeps its value;
+ * `bearerToken` and `cwd` likewise (left out: kept, null: removed).
+ */
+export const mcpServerChangesSchema = z
+  .object({
+    enabled: z.boolean(),
+    transport: z.enum(["stdio", "streamable_http", "sse"]),
+    command: z.string(),
+    args: z.array(z.string()),
+    env: z.record(z.string(), z.string().nullable()),
+    cwd: z.string().nullable(),
+    url: z.string(),
+    headers: z.record(z.string(), z.string().nullable()),
+    bearerToken: z.string().nullable(),
+    timeoutMs: z.number(),
+    roots: z.array(mcpRootSchema).nullable(),
+  })
+  .partial()
+  .strict();
+export type McpServerChanges = z.infer<typeof mcpServerChangesSchema>;
+
+export const mcpServerPatchBodySchema = z
+  .object({ version: versionSchema, changes: mcpServerChangesSchema, reason: reasonSchema })
+  .strict();
+
+export const mcpServerDeleteBodySchema = z.object({ version: versionSchema, reason: reasonSchema }).strict();
+export const mcpServerRestartBodySchema = z.object({ reason: reasonSchema }).strict();
+
+/** A 409: the change started from an older version (or the name is taken); the current view attached. */
+export const mcpServerConflictSchema = z.object({ error: z.string(), current: mcpServerViewSchema.nullable() });
+
+/** GET /api/plugins: the Runner process, then its plugins (loaded with tools and hook points, failed with errors). */
+export const pluginsViewSchema = z.object({
+  runner: z.object({
+    phase: z.enum(["idle", "starting", "ready", "backoff", "closed"]),
+    pid: z.number().int().nullable(),
+    generation: z.number().int(),
+    restarts: z.number().int(),
+    lastError: z.string().nullable(),
+    readySince: z.number().nullable(),
+  }),
+  loaded: z.array(pluginStateSchema),
+  failed: z.array(pluginStateSchema),
+});
+export type PluginsView = z.infer<typeof pluginsViewSchema>;
+
+export const pluginsReloadBodySchema = z.object({ reason: reasonSchema }).strict();
+
+export function publicServerConfig(server: McpServerConfig): McpServerPublicConfig {
+  const common = {
+    name: server.name,
+    enabled: server.enabled,
+    transport: server.transport,
+    timeoutMs: server.timeoutMs,
+    ...(server.roots ? { roots: server.roots } : {}),
+  };
+  if (server.transport === "stdio")
+    return { ...common, command: server.command, args: server.args, ...(server.cwd ? { cwd: server.cwd } : {}) };
+  return { ...common, url: server.url };
+}
+
+export function serverSecrets(server: McpServerConfig): McpServerSecrets {
+  if (server.transport === "stdio") return { env: Object.keys(server.env), headers: [], bearerToken: false };
+  return { env: [], headers: Object.keys(server.headers), bearerToken: server.bearerToken !== undefined };
+}

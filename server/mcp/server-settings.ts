@@ -1,0 +1,164 @@
+// The operator's MCP server list, changed live: each change is checked against the config schema,
+// saved as a setting (so it survives a restart: the saved list then replaces the config file's, see
+// loadSavedMcpServers), then applied to the manager, which owns the connections. Every server carries
+// a version bumped by each change; a change from an older version is a conflict, never a silent overwrite.
+import { z } from "zod";
+import type { McpServerChanges } from "../../lib/api/sources";
+import { mcpServerConfigSchema, type McpServerConfig } from "../../lib/config/schema";
+import type { Clock, EngineLogger } from "../engine";
+import type { SettingStore } from "../stores/types";
+import type { McpManager } from "./manager";
+
+export const MCP_SERVERS_SETTING = "mcp.servers";
+
+const savedSchema = z.object({
+  servers: z.array(z.object({ version: z.number().int().positive(), config: mcpServerConfigSchema })),
+});
+export type SavedMcpServer = z.infer<typeof savedSchema>["servers"][number];
+
+export class McpServerChangeError extends Error {
+  constructor(
+    readonly kind: "not_found" | "conflict" | "invalid",
+    message: string,
+    readonly issues: z.core.$ZodIssue[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The saved list, or null when operators never changed it (or it no longer parses: then the config's is used). */
+export async function loadSavedMcpServers(store: SettingStore, logger: EngineLogger): Promise<SavedMcpServer[] | null> {
+  const saved = await store.get(MCP_SERVERS_SETTING);
+  if (saved === undefined) return null;
+  const parsed = savedSchema.safeParse(saved);
+  if (!parsed.success) {
+    logger.warn(`[mcp] the saved MCP server list is not valid and is ignored: ${parsed.error.message}`);
+    return null;
+  }
+  return parsed.data.servers;
+}
+
+const STDIO_KEYS = ["name", "enabled", "transport", "command", "args", "env", "cwd", "timeoutMs", "roots"];
+const HTTP_KEYS = ["name", "enabled", "transport", "url", "headers", "bearerToken", "timeoutMs", "roots"];
+
+/** The current definition with the changes laid over it (see mcpServerChangesSchema), not yet validated. */
+export function mergeServerChanges(current: McpServerConfig, changes: McpServerChanges): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(changes)) {
+    if (key === "env" || key === "headers") {
+      const own =
+        key === "env"
+          ? current.transport === "stdio"
+            ? current.env
+            : {}
+          : current.transport === "stdio"
+            ? {}
+            : current.headers;
+      const next: Record<string, string> = { ...own };
+      for (const [name, secret] of Object.entries(value as Record<string, string | null>)) {
+        if (secret === null) delete next[name];
+        else next[name] = secret;
+      }
+      merged[key] = next;
+    } else if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  // A transport switch drops the other transport's fields (the schema is strict per transport).
+  const keys = merged.transport === "stdio" ? STDIO_KEYS : HTTP_KEYS;
+  return Object.fromEntries(Object.entries(merged).filter(([key]) => keys.includes(key)));
+}
+
+export interface ServerChange {
+  before: SavedMcpServer | null;
+  after: SavedMcpServer | null;
+}
+
+export class McpServerSettings {
+  private readonly versions = new Map<string, number>();
+  /** Changes one at a time: the second starts from what the first left. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly manager: McpManager,
+    private readonly store: SettingStore,
+    private readonly clock: Clock,
+    saved: SavedMcpServer[] | null,
+  ) {
+    for (const server of saved ?? []) this.versions.set(server.config.name, server.version);
+  }
+
+  list(): SavedMcpServer[] {
+    return this.manager.servers().map((config) => ({ config, version: this.versions.get(config.name) ?? 1 }));
+  }
+
+  find(name: string): SavedMcpServer | null {
+    return this.list().find((server) => server.config.name === name) ?? null;
+  }
+
+  add(config: McpServerConfig): Promise<ServerChange> {
+    return this.serialized(async () => {
+      if (this.find(config.name))
+        throw new McpServerChangeError("conflict", `an MCP server named "${config.name}" already exists`);
+      const after = { config, version: 1 };
+      await this.save([...this.list(), after]);
+      this.versions.set(config.name, 1);
+      await this.manager.add(config);
+      return { before: null, after };
+    });
+  }
+
+  update(name: string, version: number, changes: McpServerChanges): Promise<ServerChange> {
+    return this.serialized(async () => {
+      const before = this.current(name, version);
+      const parsed = mcpServerConfigSchema.safeParse(mergeServerChanges(before.config, changes));
+      if (!parsed.success)
+        throw new McpServerChangeError("invalid", "the changed definition is not valid", parsed.error.issues);
+      const after = { config: parsed.data, version: before.version + 1 };
+      await this.save(this.list().map((server) => (server.config.name === name ? after : server)));
+      this.versions.set(name, after.version);
+      await this.manager.replace(parsed.data);
+      return { before, after };
+    });
+  }
+
+  remove(name: string, version: number): Promise<ServerChange> {
+    return this.serialized(async () => {
+      const before = this.current(name, version);
+      await this.save(this.list().filter((server) => server.config.name !== name));
+      this.versions.delete(name);
+      await this.manager.remove(name);
+      return { before, after: null };
+    });
+  }
+
+  restart(name: string): Promise<SavedMcpServer> {
+    return this.serialized(async () => {
+      const server = this.find(name);
+      if (!server) throw new McpServerChangeError("not_found", `MCP server "${name}" not found`);
+      await this.manager.restart(name);
+      return server;
+    });
+  }
+
+  private current(name: string, version: number): SavedMcpServer {
+    const server = this.find(name);
+    if (!server) throw new McpServerChangeError("not_found", `MCP server "${name}" not found`);
+    if (server.version !== version)
+      throw new McpServerChangeError(
+        "conflict",
+        `MCP server "${name}" was changed by someone else since you loaded it (version ${version}, now ${server.version})`,
+      );
+    return server;
+  }
+
+  /** Saved before applied: a change that could not be stored is not made (it would vanish at restart). */
+  private save(servers: SavedMcpServer[]): Promise<void> {
+    return this.store.set(MCP_SERVERS_SETTING, { servers }, this.clock.now());
+  }
+
+  private serialized<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}
