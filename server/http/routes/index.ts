@@ -14,6 +14,7 @@ import { sessionHistoryRoute } from "./session-history";
 import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
+import { getSettingsRoute, patchSettingsRoute } from "./settings";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 import { usageRoute } from "./usage";
@@ -48,5 +49,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,
+  getSettingsRoute,
+  patchSettingsRoute,
   ...botDataRoutes,
 ];
