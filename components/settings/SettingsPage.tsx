@@ -25,13 +25,22 @@ const SECTIONS: Section[] = ["bot", "chat", "models", "prompts"];
 export function SettingsPage() {
   const t = useT();
   const query = useQuery({ queryKey: settingsQueryKey, queryFn: fetchSettings });
+  // Here, not in the form: the form starts afresh on the version it saved.
+  const [saved, setSaved] = useState<number | null>(null);
   if (query.isError) return <ErrorState title={t("settings.loadFailed")} error={query.error} />;
   if (!query.data) return <div className="page muted">…</div>;
   // Keyed by version: a reload after a conflict starts the form from the new values.
-  return <SettingsForm key={query.data.version} loaded={query.data} />;
+  return <SettingsForm key={query.data.version} loaded={query.data} saved={saved} onSaved={setSaved} />;
 }
 
-function SettingsForm({ loaded }: { loaded: SettingsResponse }) {
+interface FormProps {
+  loaded: SettingsResponse;
+  /** The version this page saved last (null: none, or edited since). */
+  saved: number | null;
+  onSaved: (version: number | null) => void;
+}
+
+function SettingsForm({ loaded, saved, onSaved }: FormProps) {
   const t = useT();
   const queryClient = useQueryClient();
   const [section, setSection] = useState<Section>("bot");
@@ -42,12 +51,11 @@ function SettingsForm({ loaded }: { loaded: SettingsResponse }) {
   const [preview, setPreview] = useState<SettingsDiffEntry[] | null>(null);
   const [conflict, setConflict] = useState<SettingsConflict | null>(null);
   const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState<number | null>(null);
   const patch = patchOf(loaded.settings, draft);
 
   const edit = (next: SettingsDraft) => {
     setDraft(next);
-    setSaved(null);
+    onSaved(null);
     // An edit after a preview needs a new preview.
     setPreview(null);
   };
@@ -65,7 +73,7 @@ function SettingsForm({ loaded }: { loaded: SettingsResponse }) {
       setErrors({});
       if (!apply) setPreview(outcome.result.diff);
       else {
-        setSaved(outcome.result.version);
+        onSaved(outcome.result.version);
         await queryClient.invalidateQueries({ queryKey: settingsQueryKey });
       }
     } catch (error) {
