@@ -40,8 +40,11 @@ test("a settings change takes effect at the next turn", async ({ page, api }) =>
     const sessionId = await api.createSession("Settings e2e");
     await api.send(sessionId, "在吗？", { atBot: true });
     await api.waitIdle(sessionId);
+    const finalized = (await api.events(sessionId)).filter((e) => e.type === "planner.finalized");
+    const lastCycle = String(finalized.at(-1)?.data.cycleId);
     await page.goto(`/sessions/${encodeURIComponent(sessionId)}`);
-    const card = page.getByTestId("cycle-card").first();
+    // The latest cycle: the live view follows the end of the timeline, so its card is rendered.
+    const card = page.locator(`[data-testid="cycle-card"][data-cycle-id="${lastCycle}"]`);
     await card.getByRole("button", { name: /What the model saw/ }).click();
     const panel = card.getByRole("region", { name: "What the model saw" });
     await expect(panel).toContainText(`你是${NICKNAME}（e2e 覆盖的提示词）`);
