@@ -74,7 +74,16 @@ describe("GET/PATCH /api/settings", () => {
     expect(unknown.status).toBe(400);
     const noReason = await patch({ version: 0, chat: { talkValue: 2 } });
     expect(apiErrorSchema.parse(noReason.json).fields?.map((f) => f.path)).toEqual(["reason"]);
+    // Keys that name an object's prototype are keys like any other: refused, nothing polluted.
+    const proto = await server.api("PATCH", "/api/settings", undefined, {
+      raw: '{"version":0,"reason":"x","chat":{"__proto__":{"talkValue":5}},"prompts":{"constructor":"y"}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(proto.status, proto.text).toBe(400);
+    expect(apiErrorSchema.parse(proto.json).fields?.map((f) => f.path)).toContain("prompts.constructor");
+    expect(({} as Record<string, unknown>).talkValue).toBeUndefined();
     expect((await settings()).version).toBe(0);
+    expect((await settings()).settings.chat.talkValue).toBe(1);
   });
 
   it("previews the diff without applying it (preview: true and ?dryRun=1)", async () => {
