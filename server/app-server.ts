@@ -10,9 +10,10 @@ import { AuditLog } from "./accounts/audit";
 import { clientAddress, LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
-import { createEngine, type Engine } from "./composition";
+import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, stateOfError, type MaisakaDatabase } from "./db";
-import { stderrLogger, type EngineLogger, type OutboundSink } from "./engine";
+import { promptNames, stderrLogger, type EngineLogger, type OutboundSink } from "./engine";
+import { LiveSettingsService } from "./settings/live-settings";
 import type { ApiContext } from "./http/context";
 import { HttpError } from "./http/errors";
 import { isCrossOrigin } from "./http/origin";
@@ -170,7 +171,10 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     : null;
   // The operator's saved MCP server list replaces the config file's (server/mcp/server-settings.ts).
   const savedMcpServers = await loadSavedMcpServers(database.stores.settings, logger);
+  // Created before the engine, whose turns name its version; loaded once the model client exists.
+  let settings: LiveSettingsService | null = null;
   const engine = await createEngine({
+    settingsVersion: () => settings?.currentVersion ?? 0,
     config: opts.config,
     ...(savedMcpServers ? { mcpServers: savedMcpServers.map((server) => server.config) } : {}),
     stores: database.stores,
@@ -202,8 +206,19 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   const onebot =
     platforms && onebotOutbound ? { service: platforms, outbound: onebotOutbound, inbound, audience } : null;
   if (onebot) await audience.load();
+  settings = new LiveSettingsService({
+    config: engine.config,
+    store: database.stores.settings,
+    clock: engine.clock,
+    logger,
+    promptNames,
+    reroute: (tasks) => engine.model.reroute?.(taskRoutes(tasks)),
+  });
+  // Before any turn runs: restored sessions start on the saved settings.
+  await settings.load();
+  const live = settings;
   try {
-    return await serveEngine(opts, database, engine, onebot, mcpSettings, logger);
+    return await serveEngine(opts, database, engine, onebot, mcpSettings, live, logger);
   } catch (error) {
     await platforms?.close("start failed");
     onebotOutbound?.close();
@@ -219,6 +234,7 @@ async function serveEngine(
   engine: Engine,
   onebot: OneBotParts | null,
   mcpSettings: McpServerSettings,
+  settings: LiveSettingsService,
   logger: EngineLogger,
 ): Promise<AppServer> {
   const platforms = onebot?.service ?? null;
@@ -270,6 +286,7 @@ async function serveEngine(
     icons,
     chatImages,
     toggles: new ToolToggleService(engine, catalog, provenance, audit),
+    settings,
     invocations: new ToolInvokeService(engine, provenance),
     botData: new BotDataService({
       audit,

@@ -59,6 +59,8 @@ export interface EngineOptions {
   outbound?: OutboundSink;
   /** The operator's saved MCP server list (server/mcp/server-settings.ts), in place of the config's. */
   mcpServers?: McpServerConfig[];
+  /** The live settings' version, named with the prompts in what the model saw (absent: 0, none changed). */
+  settingsVersion?: () => number;
 }
 
 /**
@@ -87,18 +89,14 @@ export function createModelClient(
   }
   if (endpoints.length === 0) return createSimulatedModelClient({ usageStore: stores.usage, prices: models.prices });
   const known = new Set(endpoints.map((e) => e.name));
-  const routes: Partial<Record<ModelTask, ModelTarget[]>> = {};
-  for (const task of modelTaskSchema.options) {
-    const route = models.tasks[task];
-    if (!route) continue;
-    const targets = [route, ...route.fallback].map(({ endpoint, model }) => ({ endpoint, model }));
+  const routes = taskRoutes(models.tasks);
+  for (const [task, targets] of Object.entries(routes)) {
     const missing = targets.find((t) => !known.has(t.endpoint));
     if (missing) {
       throw new Error(
         `models.tasks.${task}: endpoint "${missing.endpoint}" needs OPENAI_BASE_URL or OPENAI_API_KEY to be set`,
       );
     }
-    routes[task] = targets;
   }
   const fallback = env.MAISAKA_MODEL?.trim() || models.planner;
   return new OpenAiModelClient({
@@ -115,6 +113,16 @@ export function createModelClient(
     usageStore: stores.usage,
     prices: config.models.prices,
   });
+}
+
+/** The targets per task of config.models.tasks: the route, then its fallbacks (ModelClient.reroute takes them). */
+export function taskRoutes(tasks: MaisakaConfig["models"]["tasks"]): Partial<Record<ModelTask, ModelTarget[]>> {
+  const routes: Partial<Record<ModelTask, ModelTarget[]>> = {};
+  for (const task of modelTaskSchema.options) {
+    const route = tasks[task];
+    if (route) routes[task] = [route, ...route.fallback].map(({ endpoint, model }) => ({ endpoint, model }));
+  }
+  return routes;
 }
 
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
@@ -161,6 +169,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     toggles,
     logger,
     outbound: opts.outbound,
+    settingsVersion: opts.settingsVersion,
   });
   return {
     config: opts.config,

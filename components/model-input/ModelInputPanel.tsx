@@ -126,6 +126,20 @@ function RequestView({ request, query }: { request: ModelRequest; query: string 
         model <span className="mono">{request.model}</span> ·{" "}
         {t("modelInput.historySelected", { count: request.selectedHistoryCount })}
         {request.maxTokens !== null && ` · max ${request.maxTokens} tokens`}
+        {request.promptVersion && (
+          <>
+            {" · "}
+            <span data-testid="prompt-version" title={request.promptVersion.overrides.join(", ")}>
+              {t("modelInput.promptVersion", {
+                version: request.promptVersion.settingsVersion,
+                overrides: request.promptVersion.overrides.length
+                  ? request.promptVersion.overrides.join(", ")
+                  : t("modelInput.noOverrides"),
+                hash: request.promptVersion.hash,
+              })}
+            </span>
+          </>
+        )}
       </div>
       <div className="mi-block">
         <div className="mi-title">

@@ -62,6 +62,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/sources" className={active("/sources") ? "active" : ""}>
             {t("nav.sources")}
           </Link>
+          <Link href="/settings" className={active("/settings") ? "active" : ""}>
+            {t("nav.settings")}
+          </Link>
           <Link href="/audit" className={active("/audit") ? "active" : ""}>
             Audit
           </Link>

@@ -190,6 +190,17 @@ export const toolExecutionDataSchema = z.object({
 });
 export type ToolExecutionData = z.infer<typeof toolExecutionDataSchema>;
 
+/**
+ * The prompt templates a request was built from: the live settings' version its turn started with, the
+ * templates overridden then (names) and a hash of those overrides (absent in events written before it).
+ */
+export const promptVersionSchema = z.object({
+  settingsVersion: z.number().int(),
+  overrides: z.array(z.string()),
+  hash: z.string(),
+});
+export type PromptVersion = z.infer<typeof promptVersionSchema>;
+
 /** A request as sent to the model: exact messages and tool definitions. */
 export const modelRequestSchema = z.object({
   model: z.string(),
@@ -197,6 +208,7 @@ export const modelRequestSchema = z.object({
   tools: z.array(llmToolDefinitionSchema),
   maxTokens: z.number().int().nullable(),
   selectedHistoryCount: z.number().int(),
+  promptVersion: promptVersionSchema.optional(),
 });
 export type ModelRequest = z.infer<typeof modelRequestSchema>;
 

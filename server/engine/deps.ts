@@ -78,6 +78,11 @@ export interface EngineDeps {
   logger: EngineLogger;
   /** Where sent messages are delivered (absent: localOutbound). */
   outbound?: OutboundSink;
+  /**
+   * The version of the settings changed live (server/settings; absent: 0). A turn pins it with the
+   * config it starts with, and what the model saw names it.
+   */
+  settingsVersion?: () => number;
 }
 
 export const stderrLogger: EngineLogger = {

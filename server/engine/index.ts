@@ -17,3 +17,4 @@ export { HookRegistry, type HookPayloads } from "./hooks";
 export { plannerPlacement } from "./planner";
 export { sessionAvailability } from "./session-scope";
 export type { SessionlessTools } from "./tool-registry";
+export { defaultPromptTemplates, promptNames } from "./prompts/templates";

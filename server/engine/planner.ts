@@ -12,7 +12,7 @@ import type { HistoryMessage } from "./context/messages";
 import { toMonitorToolCall, type CycleRecord } from "./cycle";
 import type { PlannerInterruptGuard } from "./interrupt-guard";
 import { buildPromptVars } from "./prompt-vars";
-import { promptOptions, renderPrompt } from "./prompts/templates";
+import { promptOptions, promptVersion, renderPrompt } from "./prompts/templates";
 import { availabilityContext, type SessionScope } from "./session-scope";
 import { sessionChat } from "./usage-meter";
 
@@ -164,6 +164,7 @@ export async function runPlanner(
     tools: hooked.tools,
     maxTokens: null,
     selectedHistoryCount: selection.selectedCount,
+    promptVersion: promptVersion(prompts, rt.deps.settingsVersion?.() ?? 0),
   };
   cycle.request = request;
   const exposedNames = new Set(hooked.tools.map((t) => t.function.name));

@@ -52,10 +52,13 @@ export interface StageState {
   roundText: string;
 }
 
+/** The scope's settings change between turns only (pinTurnSettings); every other part is fixed. */
+type TurnScope = Omit<SessionScope, "deps" | "maxContextSize"> & { deps: EngineDeps; maxContextSize: number };
+
 export class SessionRuntime {
   readonly registry: ToolRegistry;
   private readonly log = new SessionHistory();
-  private readonly scope: SessionScope;
+  private readonly scope: TurnScope;
   private readonly scheduler: TriggerScheduler;
   private readonly waitTimer: WaitTimer;
   private readonly interrupts: PlannerInterruptGuard;
@@ -83,13 +86,12 @@ export class SessionRuntime {
     private readonly deps: EngineDeps,
   ) {
     this.registry = new ToolRegistry({ toggles: deps.toggles, logger: deps.logger });
-    const chat = deps.config.chat;
     this.scope = {
       session,
       deps,
       history: this.log,
       registry: this.registry,
-      maxContextSize: session.isGroupChat ? chat.maxContextSize : chat.maxPrivateContextSize,
+      maxContextSize: this.contextSizeOf(deps),
       stopSignal: this.stopController.signal,
       usage: new CycleUsageMeter(() => deps.config.models.prices),
     };
@@ -413,6 +415,28 @@ export class SessionRuntime {
     return { messageTriggered: drained.includes("message"), timeoutTriggered: drained.includes("timeout") };
   }
 
+  /**
+   * A turn runs on the settings it started with: settings changed live (server/settings) replace the
+   * config's sections rather than editing them, so a shallow copy holds them still until the turn ends.
+   */
+  private pinTurnSettings(): void {
+    const version = this.deps.settingsVersion?.() ?? 0;
+    const deps: EngineDeps = { ...this.deps, config: { ...this.deps.config }, settingsVersion: () => version };
+    this.scope.deps = deps;
+    this.scope.maxContextSize = this.contextSizeOf(deps);
+  }
+
+  /** Between turns (tools run by hand in the session) the scope reads the live settings. */
+  private unpinTurnSettings(): void {
+    this.scope.deps = this.deps;
+    this.scope.maxContextSize = this.contextSizeOf(this.deps);
+  }
+
+  private contextSizeOf(deps: EngineDeps): number {
+    const chat = deps.config.chat;
+    return this.session.isGroupChat ? chat.maxContextSize : chat.maxPrivateContextSize;
+  }
+
   private async runLoop(): Promise<void> {
     for (;;) {
       const trigger = await this.nextTriggers();
@@ -423,9 +447,11 @@ export class SessionRuntime {
         continue;
       }
       this.turnRunning = true;
+      this.pinTurnSettings();
       try {
         await this.loop.runTurn(trigger);
       } finally {
+        this.unpinTurnSettings();
         this.turnRunning = false;
         if (trigger.messageTriggered) this.scheduled = false;
       }

@@ -10,7 +10,7 @@ import { ModelAbortedError, ModelCallError, type ChatResponse } from "../llm/mod
 import { timingToolNames } from "../tools/builtin/provider";
 import { toMonitorToolCall, parseToolArguments, type CycleRecord } from "./cycle";
 import { buildPromptVars } from "./prompt-vars";
-import { promptOptions, renderPrompt } from "./prompts/templates";
+import { promptOptions, promptVersion, renderPrompt } from "./prompts/templates";
 import { availabilityContext, executionContext, newUid, type SessionScope } from "./session-scope";
 import { sessionChat } from "./usage-meter";
 
@@ -80,6 +80,7 @@ export async function runTimingGate(rt: SessionScope, cycle: CycleRecord, forced
       tools,
       maxTokens: config.chat.timingGateMaxTokens,
       selectedHistoryCount: selection.selectedCount,
+      promptVersion: promptVersion(prompts, rt.deps.settingsVersion?.() ?? 0),
     };
     try {
       response = await sessionChat(rt, {

@@ -13,6 +13,7 @@ import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
+import type { LiveSettingsService } from "../settings/live-settings";
 import type { TokenBuckets } from "./rate-limit";
 import { routeBuilder } from "./route";
 import type { BotDataService } from "./services/bot-data";
@@ -41,6 +42,8 @@ export interface ApiContext {
   toggles: ToolToggleService;
   /** Tools run by hand (POST /api/tools/:name/invoke). */
   invocations: ToolInvokeService;
+  /** The settings changed live (GET/PATCH /api/settings). */
+  settings: LiveSettingsService;
   /** Memories, jargon, person profiles, the emoji library and the learned feed. */
   botData: BotDataService;
   providers: ProviderStatusRegistry;

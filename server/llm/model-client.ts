@@ -54,6 +54,11 @@ export interface ModelClient {
   info(): ModelInfo;
   /** Each endpoint: kind, what it learned, last error, latency, tokens (absent for test doubles). */
   endpointStatuses?(): EndpointStatus[];
+  /**
+   * Replaces the task routes from the next call on (settings changed live; absent for test doubles).
+   * Throws, changing nothing, on an endpoint the client does not have.
+   */
+  reroute?(routes: Partial<Record<ModelTask, { endpoint: string; model: string }[]>>): void;
 }
 
 export class ModelAbortedError extends Error {

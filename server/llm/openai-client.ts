@@ -75,7 +75,10 @@ interface Route {
 
 export class OpenAiModelClient implements ModelClient {
   private readonly endpoints: ModelEndpoint[];
-  private readonly routes: Record<ModelTask, Route[]>;
+  /** Each task's route: read on every call, so a reroute applies from the next call on. */
+  private routes: Record<ModelTask, Route[]>;
+  /** A task without a configured route: `models` on the first endpoint. */
+  private readonly defaultRoutes: Record<ModelTask, Route[]>;
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
   private readonly sleep: SleepFn;
@@ -98,20 +101,13 @@ export class OpenAiModelClient implements ModelClient {
           },
         ];
     this.endpoints = endpointOptions.map((o) => new ModelEndpoint(o));
-    const byName = new Map(this.endpoints.map((e) => [e.name, e]));
     // `||`, not `??`: an empty name (e.g. MAISAKA_MODEL="") means "not set".
     const fallback = options.models?.planner || process.env.MAISAKA_MODEL || DEFAULT_MODEL;
-    const routeOf = (task: ModelTask): Route[] => {
-      const targets = options.routes?.[task];
-      if (!targets?.length) return [{ endpoint: this.endpoints[0], model: options.models?.[task] || fallback }];
-      return targets.map((t) => {
-        const endpoint = byName.get(t.endpoint);
-        if (!endpoint) throw new Error(`${task}: unknown model endpoint "${t.endpoint}"`);
-        return { endpoint, model: t.model };
-      });
-    };
-    this.routes = { planner: [], timingGate: [], replyer: [], utils: [] };
-    for (const task of TASKS) this.routes[task] = routeOf(task);
+    this.defaultRoutes = { planner: [], timingGate: [], replyer: [], utils: [] };
+    for (const task of TASKS) {
+      this.defaultRoutes[task] = [{ endpoint: this.endpoints[0], model: options.models?.[task] || fallback }];
+    }
+    this.routes = this.routesOf(options.routes ?? {});
     this.maxRetries = options.maxRetries ?? 2;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.sleep = options.sleep ?? abortableSleep;
@@ -120,6 +116,30 @@ export class OpenAiModelClient implements ModelClient {
     this.simulated = options.simulated ?? false;
     this.usageStore = options.usageStore;
     this.prices = options.prices;
+  }
+
+  /**
+   * Replaces the task routes (settings changed live); tasks without one go back to their default. Throws,
+   * changing nothing, when a target names an endpoint this client does not have.
+   */
+  reroute(routes: Partial<Record<ModelTask, ModelTarget[]>>): void {
+    this.routes = this.routesOf(routes);
+  }
+
+  private routesOf(routes: Partial<Record<ModelTask, ModelTarget[]>>): Record<ModelTask, Route[]> {
+    const byName = new Map(this.endpoints.map((e) => [e.name, e]));
+    const table: Record<ModelTask, Route[]> = { planner: [], timingGate: [], replyer: [], utils: [] };
+    for (const task of TASKS) {
+      const targets = routes[task];
+      table[task] = targets?.length
+        ? targets.map((t) => {
+            const endpoint = byName.get(t.endpoint);
+            if (!endpoint) throw new Error(`${task}: unknown model endpoint "${t.endpoint}"`);
+            return { endpoint, model: t.model };
+          })
+        : this.defaultRoutes[task];
+    }
+    return table;
   }
 
   modelFor(task: ModelTask): string {

@@ -38,6 +38,8 @@ export interface HarnessOptions {
   outbound?: OutboundSink;
   /** Overrides of the model client's options (endpoint kind, several endpoints), given the scripted server. */
   modelOptions?: (server: ScriptedOpenAi) => Partial<OpenAiModelClientOptions>;
+  /** The live settings' version the turns name (absent: 0). */
+  settingsVersion?: () => number;
 }
 
 const BASE_CONFIG = {
@@ -71,6 +73,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     logger,
     model: client,
     outbound: opts.outbound,
+    settingsVersion: opts.settingsVersion,
   });
   engine.providers.push(...(opts.providers ?? []));
   const events: MonitorEvent[] = [];

@@ -1,5 +1,7 @@
 // Prompt templates per locale. Placeholders are {name}; an operator overrides any template through
 // config.prompts["<locale>:<name>"] or config.prompts["<name>"].
+import { createHash } from "node:crypto";
+import type { PromptVersion } from "../../../lib/events/schemas";
 export const promptNames = [
   "maisaka_chat",
   "maisaka_timing_gate",
@@ -148,4 +150,23 @@ export function renderPrompt(name: PromptName, vars: Record<string, string>, opt
 /** The template options of a config: its locale and the operator's overrides. */
 export function promptOptions(config: { bot: { locale: Locale }; prompts?: Record<string, string> }): PromptOptions {
   return { locale: config.bot.locale, overrides: config.prompts };
+}
+
+/** The built-in templates of a locale (what an override replaces). */
+export function defaultPromptTemplates(locale: Locale): Record<PromptName, string> {
+  return { ...byLocale[locale] };
+}
+
+/** Which templates are overridden in a locale, and a short hash of those overrides' text. */
+export function promptVersion(opts: PromptOptions, settingsVersion: number): PromptVersion {
+  const overrides: [string, string][] = [];
+  for (const name of promptNames) {
+    const text = opts.overrides?.[`${opts.locale}:${name}`] ?? opts.overrides?.[name];
+    if (text !== undefined) overrides.push([name, text]);
+  }
+  const hash = createHash("sha256")
+    .update(JSON.stringify([opts.locale, overrides]))
+    .digest("hex")
+    .slice(0, 12);
+  return { settingsVersion, overrides: overrides.map(([name]) => name), hash };
 }

@@ -15,6 +15,7 @@ import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
 import { sourceRoutes } from "./sources";
+import { getSettingsRoute, patchSettingsRoute } from "./settings";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 import { usageRoute } from "./usage";
@@ -49,6 +50,8 @@ export const apiRoutes: Route<ApiContext>[] = [
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,
+  getSettingsRoute,
+  patchSettingsRoute,
   ...botDataRoutes,
   ...sourceRoutes,
 ];

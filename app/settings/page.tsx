@@ -1,0 +1,5 @@
+import { SettingsPage } from "../../components/settings/SettingsPage";
+
+export default function Settings() {
+  return <SettingsPage />;
+}
