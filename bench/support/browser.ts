@@ -84,6 +84,8 @@ export function launchChromium(): Promise<Browser> {
 /** A page of its own context, logged in with the operator token (the login cookie). */
 export async function loggedInPage(browser: Browser, baseURL: string): Promise<Page> {
   const context = await browser.newContext({ baseURL, viewport: { width: 1400, height: 900 } });
+  // Functions handed to the page are compiled by tsx, which may name them through an `__name` helper.
+  await context.addInitScript({ content: "globalThis.__name = (f) => f;" });
   const page = await context.newPage();
   const login = await page.request.post("/api/auth/login", { data: { token: BENCH_TOKEN } });
   if (!login.ok()) throw new Error(`login: ${login.status()}`);

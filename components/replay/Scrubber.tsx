@@ -25,11 +25,14 @@ export function Scrubber({
   durationMs,
   marks,
   scale,
+  onDragChange,
 }: {
   player: ReplayPlayer;
   durationMs: number;
   marks: ScrubberMarks;
   scale: ScrubScale;
+  /** A drag started (true) or ended (false). */
+  onDragChange?: (dragging: boolean) => void;
 }) {
   const trackRef = useRef<HTMLDivElement>(null);
   const headRef = useRef<HTMLDivElement>(null);
@@ -79,14 +82,17 @@ export function Scrubber({
     const wasPlaying = player.getSnapshot().playing;
     player.pause();
     dragging.current = { wasPlaying };
+    onDragChange?.(true);
     seekFromPointer(e);
   };
   const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
     if (dragging.current) seekFromPointer(e);
   };
   const onPointerUp = () => {
-    if (dragging.current?.wasPlaying) player.play();
+    if (!dragging.current) return;
+    if (dragging.current.wasPlaying) player.play();
     dragging.current = null;
+    onDragChange?.(false);
   };
 
   const onKey = (e: KeyboardEvent) => {
