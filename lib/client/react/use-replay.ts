@@ -10,7 +10,7 @@ import type { Timeline } from "../timeline";
 
 const LIST_UPDATE_MS = 100;
 /** While the scrubber is dragged, the lists follow only once the pointer rests this long. */
-const DRAG_SETTLE_MS = 150;
+const DRAG_SETTLE_MS = 250;
 
 export function useReplay(
   sessionId: string,
