@@ -156,7 +156,7 @@ export const open: MeasureFn = ({ quick }) =>
     return {
       value: median(app),
       baseline: median(bare),
-      note: `${EVENTS.toLocaleString("en-US")} events, navigation → first frame with the scrubber and rows, median of ${app.length} cold loads (${app.map((t) => t.toFixed(0)).join(", ")} ms); bare page fetching and painting the first ${FIRST_PAGE} events: ${bare.map((t) => t.toFixed(0)).join(", ")} ms; served from ${build}`,
+      note: `${EVENTS.toLocaleString("en-US")} events, navigation → first frame with the player (scrubber) on screen, median of ${app.length} cold loads (${app.map((t) => t.toFixed(0)).join(", ")} ms); bare page fetching and painting the first ${FIRST_PAGE} events: ${bare.map((t) => t.toFixed(0)).join(", ")} ms; served from ${build}`,
     };
   });
 

@@ -25,7 +25,7 @@ import { VirtualList } from "../ui/VirtualList";
 import { Scrubber, type ScrubberMarks } from "./Scrubber";
 
 /** Events loaded before the player shows (it starts at the beginning); the rest stream in behind. */
-const REPLAY_HEAD = 2_000;
+const REPLAY_HEAD = 500;
 
 export function SessionReplay({ sessionId }: { sessionId: string }) {
   // The recording is the ledger; it keeps growing while the session runs (live: true).

@@ -307,10 +307,7 @@ const LiveBody = memo(function LiveBody({
             }
           />
         </div>
-        <ChangeOnly>
-          <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
-          <BotSendBox sessionId={sessionId} platform={platform} />
-        </ChangeOnly>
+        <Composers sessionId={sessionId} isGroupChat={isGroupChat} platform={platform} />
       </div>
       <aside className="live-side">
         <StagePanel timeline={timeline} live waitDeadline={waitDeadline} />
@@ -318,6 +315,24 @@ const LiveBody = memo(function LiveBody({
         <SilencesPanel timeline={timeline} live />
       </aside>
     </div>
+  );
+});
+
+/** The chat boxes: memoised, so the streamed timeline does not redraw them with every merge. */
+const Composers = memo(function Composers({
+  sessionId,
+  isGroupChat,
+  platform,
+}: {
+  sessionId: string;
+  isGroupChat: boolean | undefined;
+  platform: string | undefined;
+}) {
+  return (
+    <ChangeOnly>
+      <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
+      <BotSendBox sessionId={sessionId} platform={platform} />
+    </ChangeOnly>
   );
 });
 
