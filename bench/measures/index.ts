@@ -63,4 +63,23 @@ export const measures: MeasureSpec[] = [
     target: { op: "<", value: 1_000 },
     load: async () => (await import("./replay-load")).run,
   },
+  // Browser measures (Chromium, the production dashboard: built first when missing or stale).
+  {
+    name: "live_dom_p95",
+    unit: "ms",
+    target: { op: "<=", value: 50 },
+    load: async () => (await import("./live-dom")).run,
+  },
+  {
+    name: "replay_open_100k",
+    unit: "ms",
+    target: { op: "<", value: 1_000 },
+    load: async () => (await import("./replay-browser")).open,
+  },
+  {
+    name: "replay_scrub_100k",
+    unit: "ms",
+    target: { op: "<=", value: 32 },
+    load: async () => (await import("./replay-browser")).scrub,
+  },
 ];

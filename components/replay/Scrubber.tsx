@@ -16,8 +16,13 @@ export interface ScrubberMarks {
 
 const W = 1000;
 
+/**
+ * One tick per unit of the bar's 1,000 at most: a 100,000-event session has tens of thousands of
+ * marks, and a path of that many pieces took Chromium a fifth of a second to lay out on every seek.
+ */
 function ticks(indices: number[], scale: ScrubScale, y0: number, y1: number): string {
-  return indices.map((i) => `M${(scale.fractionOfEvent(i) * W).toFixed(1)} ${y0}V${y1}`).join("");
+  const xs = new Set(indices.map((i) => Math.round(scale.fractionOfEvent(i) * W)));
+  return [...xs].map((x) => `M${x} ${y0}V${y1}`).join("");
 }
 
 export function Scrubber({
@@ -25,11 +30,14 @@ export function Scrubber({
   durationMs,
   marks,
   scale,
+  onDragChange,
 }: {
   player: ReplayPlayer;
   durationMs: number;
   marks: ScrubberMarks;
   scale: ScrubScale;
+  /** A drag started (true) or ended (false). */
+  onDragChange?: (dragging: boolean) => void;
 }) {
   const trackRef = useRef<HTMLDivElement>(null);
   const headRef = useRef<HTMLDivElement>(null);
@@ -79,14 +87,17 @@ export function Scrubber({
     const wasPlaying = player.getSnapshot().playing;
     player.pause();
     dragging.current = { wasPlaying };
+    onDragChange?.(true);
     seekFromPointer(e);
   };
   const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
     if (dragging.current) seekFromPointer(e);
   };
   const onPointerUp = () => {
-    if (dragging.current?.wasPlaying) player.play();
+    if (!dragging.current) return;
+    if (dragging.current.wasPlaying) player.play();
     dragging.current = null;
+    onDragChange?.(false);
   };
 
   const onKey = (e: KeyboardEvent) => {

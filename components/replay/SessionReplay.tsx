@@ -25,7 +25,7 @@ import { VirtualList } from "../ui/VirtualList";
 import { Scrubber, type ScrubberMarks } from "./Scrubber";
 
 /** Events loaded before the player shows (it starts at the beginning); the rest stream in behind. */
-const REPLAY_HEAD = 2_000;
+const REPLAY_HEAD = 500;
 
 export function SessionReplay({ sessionId }: { sessionId: string }) {
   // The recording is the ledger; it keeps growing while the session runs (live: true).
@@ -91,7 +91,8 @@ export function ReplayHeading({ sessionId, name }: { sessionId: string; name: st
 }
 
 function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly MonitorEvent[] }) {
-  const { player, snapshot, visible } = useReplay(sessionId, events);
+  const [dragging, setDragging] = useState(false);
+  const { player, snapshot, visible } = useReplay(sessionId, events, { dragging });
   const t = useT();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [followChat, setFollowChat] = useState(true);
@@ -209,7 +210,13 @@ function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly
           event {snapshot.index.toLocaleString()} / {snapshot.total.toLocaleString()}
         </span>
       </div>
-      <Scrubber player={player} durationMs={snapshot.durationMs} marks={marks} scale={scale} />
+      <Scrubber
+        player={player}
+        durationMs={snapshot.durationMs}
+        marks={marks}
+        scale={scale}
+        onDragChange={setDragging}
+      />
       <div className="replay-now">
         {visible.stage ? (
           <StageBadge

@@ -3,7 +3,7 @@
 // of new events, j/k through cycles, and the chat box.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useRef, useState } from "react";
 import { ApiRequestError, api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useConnection } from "../../lib/client/react/use-connection";
@@ -28,17 +28,52 @@ import { useCycleKeys } from "./use-cycle-keys";
 
 /** Events shown at once on open; older ones load behind them (the view opens at its end). */
 const LIVE_WINDOW = 1_000;
+const SUMMARY_REFETCH_MS = 1_000;
+
+/** `call` at once, then at most once per `ms` (a call meanwhile runs when the interval ends). */
+function useThrottledCall(call: () => void, ms: number): () => void {
+  const latest = useRef(call);
+  useEffect(() => {
+    latest.current = call;
+  });
+  const state = useRef<{ lastAt: number; timer: ReturnType<typeof setTimeout> | null }>({
+    lastAt: -Infinity,
+    timer: null,
+  });
+  useEffect(() => {
+    const s = state.current;
+    return () => {
+      if (s.timer) clearTimeout(s.timer);
+    };
+  }, []);
+  return useCallback(() => {
+    const s = state.current;
+    if (s.timer) return;
+    const wait = s.lastAt + ms - performance.now();
+    const run = () => {
+      s.timer = null;
+      s.lastAt = performance.now();
+      latest.current();
+    };
+    if (wait <= 0) run();
+    else s.timer = setTimeout(run, wait);
+  }, [ms]);
+}
 
 export function SessionLive({ sessionId }: { sessionId: string }) {
   const session = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
   const queryClient = useQueryClient();
+  const refetchSession = useThrottledCall(
+    () => void queryClient.invalidateQueries({ queryKey: queryKeys.session(sessionId), exact: true }),
+    SUMMARY_REFETCH_MS,
+  );
   const { query, timeline, progress } = useLiveTimeline(sessionId, {
     live: !isNotFound(session.error),
     window: LIVE_WINDOW,
-    // The header's token and cost totals come from the store: one small refetch per finished cycle.
+    // The header's token and cost totals come from the store: one small refetch after finished
+    // cycles, at most once a second (a busy session ends several cycles a second).
     onEvents: (events) => {
-      if (events.some((e) => e.type === "cycle.end"))
-        void queryClient.invalidateQueries({ queryKey: queryKeys.session(sessionId), exact: true });
+      if (events.some((e) => e.type === "cycle.end")) refetchSession();
     },
   });
   const t = useT();
@@ -115,7 +150,8 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
   );
 }
 
-function LiveBody({
+// Memoised: the header's summary refetches must not redraw the timeline.
+const LiveBody = memo(function LiveBody({
   sessionId,
   timeline,
   platform,
@@ -271,10 +307,7 @@ function LiveBody({
             }
           />
         </div>
-        <ChangeOnly>
-          <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
-          <BotSendBox sessionId={sessionId} platform={platform} />
-        </ChangeOnly>
+        <Composers sessionId={sessionId} isGroupChat={isGroupChat} platform={platform} />
       </div>
       <aside className="live-side">
         <StagePanel timeline={timeline} live waitDeadline={waitDeadline} />
@@ -283,7 +316,25 @@ function LiveBody({
       </aside>
     </div>
   );
-}
+});
+
+/** The chat boxes: memoised, so the streamed timeline does not redraw them with every merge. */
+const Composers = memo(function Composers({
+  sessionId,
+  isGroupChat,
+  platform,
+}: {
+  sessionId: string;
+  isGroupChat: boolean | undefined;
+  platform: string | undefined;
+}) {
+  return (
+    <ChangeOnly>
+      <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
+      <BotSendBox sessionId={sessionId} platform={platform} />
+    </ChangeOnly>
+  );
+});
 
 function estimateItem(item: TimelineItem): number {
   if (item.kind === "message") return item.event.type !== "message.sent" && item.event.data.images?.length ? 200 : 30;

@@ -64,4 +64,27 @@ describe("timeline cursor", () => {
   it("answers the same index with the same object", () => {
     expect(cursor.at(300)).toBe(cursor.at(300));
   });
+
+  it("spaces the snapshots of a long recording wider and answers the same after warming them", () => {
+    // Over 64 × CHECKPOINT events: the snapshots are 1/64 of the recording apart.
+    const long = longRecording(Math.ceil((70 * CHECKPOINT) / fixtureEvents.length));
+    const cold = createTimelineCursor(SESSION, long);
+    const warmed = createTimelineCursor(SESSION, long);
+    let built = 0;
+    while (warmed.warm()) built++;
+    expect(built).toBeLessThanOrEqual(64);
+    expect(warmed.warm()).toBe(false);
+    const view = (t: ReturnType<typeof cold.at>) => [
+      t.lastSeq,
+      t.items.length,
+      t.cycleCount,
+      t.messageCount,
+      t.stage?.seq,
+    ];
+    for (const n of [long.length, 3, Math.floor(long.length / 2) + 7, CHECKPOINT * 40 + 1, long.length - 1]) {
+      const fresh = view(buildTimeline(SESSION, long.slice(0, n)));
+      expect(view(cold.at(n))).toEqual(fresh);
+      expect(view(warmed.at(n))).toEqual(fresh);
+    }
+  });
 });

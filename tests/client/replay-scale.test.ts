@@ -60,8 +60,22 @@ describe("Scrubber", () => {
         scale: createScrubScale(times),
       }),
     );
-    expect(html).toContain('d="M250.0 24V30M750.0 24V30M1000.0 24V30"');
-    expect(html).toContain('d="M500.0 8V22"');
-    expect(html).toContain('d="M0.0 2V22"');
+    expect(html).toContain('d="M250 24V30M750 24V30M1000 24V30"');
+    expect(html).toContain('d="M500 8V22"');
+    expect(html).toContain('d="M0 2V22"');
+  });
+
+  it("draws one tick per unit of the bar however many marks share it", () => {
+    // 5,001 events: marks 0..4 all round to unit 0 or 1 of the bar's 1,000.
+    const many = Array.from({ length: 5_001 }, (_, i) => times[0] + i);
+    const html = renderToStaticMarkup(
+      createElement(Scrubber, {
+        player: createReplayPlayer({ times: many, cycleBoundaries: [] }),
+        durationMs: 5_000,
+        marks: { acted: [], silent: [], messages: [0, 1, 2, 3, 4, 5_000] },
+        scale: createScrubScale(many),
+      }),
+    );
+    expect(html).toContain('d="M0 24V30M1 24V30M1000 24V30"');
   });
 });

@@ -5,14 +5,17 @@ import { useDeferredValue, useEffect, useMemo, useState, useSyncExternalStore } 
 import { useThrottled } from "./use-throttled";
 import type { MonitorEvent } from "../../events/schemas";
 import { createReplayPlayer, type PlayerSnapshot, type ReplayPlayer } from "../replay-player";
-import { createTimelineCursor, playerTimelineOf } from "../replay-cursor";
+import { createTimelineCursor, playerTimelineOf, type TimelineCursor } from "../replay-cursor";
 import type { Timeline } from "../timeline";
 
 const LIST_UPDATE_MS = 100;
+/** While the scrubber is dragged, the lists follow only once the pointer rests this long. */
+const DRAG_SETTLE_MS = 250;
 
 export function useReplay(
   sessionId: string,
   events: readonly MonitorEvent[],
+  opts: { dragging?: boolean } = {},
 ): {
   player: ReplayPlayer;
   snapshot: PlayerSnapshot;
@@ -26,9 +29,37 @@ export function useReplay(
 
   const snapshot = useSyncExternalStore(player.subscribe, player.getSnapshot, player.getSnapshot);
   const cursor = useMemo(() => createTimelineCursor(sessionId, events), [sessionId, events]);
-  // The lists follow the playhead at most every 100 ms, in an interruptible render: scrubbing fast
-  // through 10,000 events never blocks the frames that move the scrubber.
-  const index = useDeferredValue(useThrottled(snapshot.index, LIST_UPDATE_MS));
+  useEffect(() => warmWhenIdle(cursor), [cursor]);
+  // The lists follow the playhead at most every 100 ms, in an interruptible render, and hold still
+  // while the scrubber is dragged: redrawing them costs more than a frame, the playhead does not.
+  const index = useDeferredValue(useListIndex(snapshot.index, opts.dragging ?? false));
   const visible = useMemo(() => cursor.at(index), [cursor, index]);
   return { player, snapshot, visible };
+}
+
+/** The index the lists show: throttled, and during a drag the one where the pointer last rested. */
+function useListIndex(index: number, dragging: boolean): number {
+  const throttled = useThrottled(index, LIST_UPDATE_MS);
+  const [held, setHeld] = useState<number | null>(null);
+  // Adjusted while rendering (React's pattern for state derived from a prop change).
+  if (dragging && held === null) setHeld(throttled);
+  if (!dragging && held !== null) setHeld(null);
+  useEffect(() => {
+    if (!dragging) return;
+    const timer = setTimeout(() => setHeld(index), DRAG_SETTLE_MS);
+    return () => clearTimeout(timer);
+  }, [index, dragging]);
+  return dragging && held !== null ? held : throttled;
+}
+
+/** Builds the cursor's snapshots one at a time while the page is idle, so a far seek finds them. */
+function warmWhenIdle(cursor: TimelineCursor): () => void {
+  if (typeof requestIdleCallback !== "function") return () => undefined;
+  let id = 0;
+  const step = (deadline: IdleDeadline) => {
+    while (deadline.timeRemaining() > 4) if (!cursor.warm()) return;
+    id = requestIdleCallback(step);
+  };
+  id = requestIdleCallback(step);
+  return () => cancelIdleCallback(id);
 }
