@@ -1,6 +1,7 @@
 // Browser tests against the real server (e2e/support/serve.ts: fresh SQLite, simulated model) in
 // Debian's Chromium; Playwright never downloads a browser here (../shared/notes/stack.md).
 import { defineConfig } from "@playwright/test";
+import { chromiumLaunchOptions } from "./e2e/support/chromium";
 import { E2E_BASE } from "./e2e/support/env";
 
 export default defineConfig({
@@ -23,19 +24,7 @@ export default defineConfig({
     viewport: { width: 1400, height: 900 },
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
-    launchOptions: {
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    },
+    launchOptions: chromiumLaunchOptions,
   },
   webServer: {
     command: "node --import tsx e2e/support/serve.ts",

@@ -5,6 +5,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { expect, shot, test } from "./support/fixtures";
+import { newestReplyModelInput } from "./support/model-input";
 
 const require = createRequire(import.meta.url);
 const memoryPackage = require.resolve("@modelcontextprotocol/server-memory/package.json");
@@ -61,13 +62,7 @@ test("an MCP server added live: connected, its tools in the catalog and offered 
   const id = await api.createSession("Sources e2e");
   await api.send(id, "你知道些什么？", { userName: "Dora", atBot: true });
   await api.waitIdle(id);
-  await page.goto(`/sessions/${id}`);
-  const last = page
-    .getByTestId("cycle-card")
-    .filter({ has: page.getByTestId("bot-reply") })
-    .last();
-  await last.getByRole("button", { name: /What the model saw/ }).click();
-  const panel = last.getByRole("region", { name: "What the model saw" });
+  const panel = await newestReplyModelInput(page, id);
   await expect(panel.getByTestId("withheld-tools").locator("li").filter({ hasText: TOOL })).toContainText(/deferred/i);
 
   // Removed again (with a reason): its tools leave the catalog.

@@ -1,6 +1,7 @@
 // The tool catalog: disable a tool for one session with a reason, see the audit entry, see the
 // engine acknowledge it, and see the tool missing from the next cycle's offered tools.
 import { expect, shot, test } from "./support/fixtures";
+import { newestReplyModelInput } from "./support/model-input";
 
 const TOOL = "send_emoji";
 
@@ -39,13 +40,7 @@ test("disable a tool for a session and see it missing from the next cycle", asyn
 
   // The live view: the newest planner request no longer offers the tool and says why.
   await api.waitIdle(id);
-  await page.goto(`/sessions/${id}`);
-  const last = page
-    .getByTestId("cycle-card")
-    .filter({ has: page.getByTestId("bot-reply") })
-    .last();
-  await last.getByRole("button", { name: /What the model saw/ }).click();
-  const panel = last.getByRole("region", { name: "What the model saw" });
+  const panel = await newestReplyModelInput(page, id);
   await expect(panel.getByTestId("offered-tools").locator('[data-tool="reply"]')).toBeVisible();
   await expect(panel.getByTestId("offered-tools").locator(`[data-tool="${TOOL}"]`)).toHaveCount(0);
   await expect(panel.locator(".withheld li").filter({ hasText: TOOL })).toContainText("disabled");

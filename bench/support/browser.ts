@@ -7,6 +7,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "@playwright/test";
+import { chromiumLaunchOptions } from "../../e2e/support/chromium";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { startAppServer, type AppServer } from "../../server/app-server";
 import { benchConfig, benchEnv, silentLogger } from "./engine";
@@ -66,19 +67,7 @@ export function startDashboardServer(databaseUrl: string): Promise<AppServer> {
 }
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  return chromium.launch(chromiumLaunchOptions);
 }
 
 /** A page of its own context, logged in with the operator token (the login cookie). */
