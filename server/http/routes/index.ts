@@ -16,7 +16,7 @@ import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
-import { usageRoute } from "./usage";
+import { usageBudgetRoute, usageRoute, usageSeriesRoute } from "./usage";
 
 export const apiRoutes: Route<ApiContext>[] = [
   healthRoute,
@@ -45,6 +45,8 @@ export const apiRoutes: Route<ApiContext>[] = [
   iconRoute,
   providersRoute,
   usageRoute,
+  usageSeriesRoute,
+  usageBudgetRoute,
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,
