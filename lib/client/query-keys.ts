@@ -16,4 +16,7 @@ export const queryKeys = {
   providers: ["providers"] as const,
   endpoints: ["endpoints"] as const,
   platforms: ["platforms"] as const,
+  /** Every usage query of the usage page (one range, one split), refetched together. */
+  usage: (range: Record<string, string | number>) => ["usage", range] as const,
+  usageBudget: ["usage-budget"] as const,
 };

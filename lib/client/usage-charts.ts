@@ -1,0 +1,81 @@
+// What the usage page's charts and tables show, from the API's answers: one chart series per key
+// and metric, latency percentiles aligned with the chart's buckets, and table rows in the chosen order.
+import { USAGE_OTHER_KEY, type UsageList, type UsageSeries } from "../api/schemas";
+
+export type SeriesMetric = "costUsd" | "tokens" | "calls" | "errors";
+export type UsageRow = UsageList["rows"][number];
+export type TableColumn = "key" | "calls" | "tokens" | "costUsd" | "p50Ms" | "p95Ms" | "errors";
+
+/** Theme colours in the order keys get them; "(other)" is always muted. */
+const PALETTE = ["accent", "info", "ok", "warn", "sim", "bad"] as const;
+export type SeriesColor = (typeof PALETTE)[number] | "muted";
+
+export interface MetricSeries {
+  label: string;
+  values: number[];
+  color: SeriesColor;
+}
+
+/** uPlot's x: bucket starts in Unix seconds. */
+export function chartX(series: UsageSeries): number[] {
+  return series.buckets.map((b) => b / 1000);
+}
+
+export function metricSeries(
+  series: UsageSeries,
+  metric: SeriesMetric,
+  label: (key: string) => string,
+): MetricSeries[] {
+  return series.series.map((s, i) => ({
+    label: label(s.key),
+    color: s.key === USAGE_OTHER_KEY ? "muted" : PALETTE[i % PALETTE.length],
+    values:
+      metric === "tokens"
+        ? s.promptTokens.map((p, j) => p + s.completionTokens[j])
+        : metric === "costUsd"
+          ? s.costUsd
+          : metric === "calls"
+            ? s.calls
+            : s.errors,
+  }));
+}
+
+/** p50 and p95 per bucket from GET /api/usage?groupBy=hour|day (keys: ISO bucket starts); null where no call. */
+export function latencyByBucket(
+  buckets: readonly number[],
+  rows: readonly UsageRow[],
+): { p50: (number | null)[]; p95: (number | null)[] } {
+  const byStart = new Map(rows.map((r) => [Date.parse(r.key), r]));
+  return {
+    p50: buckets.map((b) => byStart.get(b)?.p50Ms ?? null),
+    p95: buckets.map((b) => byStart.get(b)?.p95Ms ?? null),
+  };
+}
+
+/** Sum over all groups: calls, tokens, cost, unpriced calls and errors of the range. */
+export function totalsOf(rows: readonly UsageRow[]) {
+  return rows.reduce(
+    (t, r) => ({
+      calls: t.calls + r.calls,
+      promptTokens: t.promptTokens + r.promptTokens,
+      completionTokens: t.completionTokens + r.completionTokens,
+      costUsd: t.costUsd + r.costUsd,
+      unpricedCalls: t.unpricedCalls + r.unpricedCalls,
+      errors: t.errors + r.errors,
+    }),
+    { calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0, errors: 0 },
+  );
+}
+
+const columnValue = (r: UsageRow, c: Exclude<TableColumn, "key">): number =>
+  c === "tokens" ? r.promptTokens + r.completionTokens : r[c];
+
+/** Rows sorted by a column; ties keep key order. Numbers descending first, keys ascending first. */
+export function sortRows(rows: readonly UsageRow[], column: TableColumn, descending: boolean): UsageRow[] {
+  const dir = descending ? -1 : 1;
+  return [...rows].sort((a, b) => {
+    const byKey = a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+    if (column === "key") return dir * byKey;
+    return dir * (columnValue(a, column) - columnValue(b, column)) || byKey;
+  });
+}
