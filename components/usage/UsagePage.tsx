@@ -2,9 +2,9 @@
 // /usage: what the bot's model calls cost and how they behaved over a time range: totals, charts
 // over time (cost, tokens, calls split by task, model, endpoint or session; latency p50/p95;
 // errors) and one sortable table per grouping. Every figure is aggregated in SQL on the server.
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, type UseQueryResult } from "@tanstack/react-query";
 import { useCallback, useMemo, useState, type ReactNode } from "react";
-import type { UsageSeries } from "../../lib/api/schemas";
+import type { UsageList, UsageSeries } from "../../lib/api/schemas";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
@@ -49,8 +49,7 @@ export function UsagePage() {
   const [split, setSplit] = useState<Split>("task");
   // Presets end at the next full minute: the range (and every query) moves on once a minute.
   const range = useMemo(
-    () =>
-      preset === "custom" && custom ? custom : presetRange(preset === "custom" ? "24h" : preset, now),
+    () => (preset === "custom" && custom ? custom : presetRange(preset === "custom" ? "24h" : preset, now)),
     [preset, custom, now],
   );
   const base = { from: range.from, to: range.to };
@@ -66,27 +65,19 @@ export function UsagePage() {
     queryFn: () => api.usage({ ...base, groupBy: range.bucket }),
     ...opts,
   });
-  const groups = {
-    task: useQuery({
-      queryKey: queryKeys.usage({ ...base, kind: "groups", groupBy: "task" }),
-      queryFn: () => api.usage({ ...base, groupBy: "task" }),
-      ...opts,
-    }),
-    model: useQuery({
-      queryKey: queryKeys.usage({ ...base, kind: "groups", groupBy: "model" }),
-      queryFn: () => api.usage({ ...base, groupBy: "model" }),
-      ...opts,
-    }),
-    endpoint: useQuery({
-      queryKey: queryKeys.usage({ ...base, kind: "groups", groupBy: "endpoint" }),
-      queryFn: () => api.usage({ ...base, groupBy: "endpoint" }),
-      ...opts,
-    }),
-    session: useQuery({
-      queryKey: queryKeys.usage({ ...base, kind: "groups", groupBy: "session" }),
-      queryFn: () => api.usage({ ...base, groupBy: "session" }),
-      ...opts,
-    }),
+  // The tables sit below the charts: asked for once the charts have their data, so the first paint
+  // never waits behind them in the server's one database connection (docs/performance.md).
+  const tables = { ...opts, enabled: opts.enabled && series.data !== undefined && latency.data !== undefined };
+  const groupsOf = (groupBy: Split) => ({
+    queryKey: queryKeys.usage({ ...base, kind: "groups", groupBy }),
+    queryFn: () => api.usage({ ...base, groupBy }),
+    ...tables,
+  });
+  const groups: Record<Split, UseQueryResult<UsageList>> = {
+    task: useQuery(groupsOf("task")),
+    model: useQuery(groupsOf("model")),
+    endpoint: useQuery(groupsOf("endpoint")),
+    session: useQuery(groupsOf("session")),
   };
   // Stable while the split and locale are: the charts rebuild only when their data changes.
   const seriesLabel = useMemo(() => keyLabeller(t, split), [t, split]);
@@ -136,7 +127,7 @@ export function UsagePage() {
           }
         />
       )}
-      {groups.task.data && <Totals rows={groups.task.data.rows} />}
+      {series.data && <Totals series={series.data} />}
       {series.data && <Charts series={series.data} latency={latency.data?.rows ?? null} label={seriesLabel} />}
       <div className="usage-tables">
         {SPLITS.map((s) => (
@@ -154,9 +145,9 @@ export function UsagePage() {
   );
 }
 
-function Totals({ rows }: { rows: readonly UsageRow[] }) {
+function Totals({ series }: { series: UsageSeries }) {
   const t = useT();
-  const total = totalsOf(rows);
+  const total = totalsOf(series);
   const items: [MessageKey, string, string?][] = [
     [
       "usage.total.cost",

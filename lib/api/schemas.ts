@@ -417,6 +417,8 @@ export const usageSeriesEntrySchema = z.object({
   promptTokens: z.array(z.number().int()),
   completionTokens: z.array(z.number().int()),
   costUsd: z.array(z.number()),
+  /** Calls of models without a price (not in costUsd). */
+  unpricedCalls: z.array(z.number().int()),
   errors: z.array(z.number().int()),
 });
 export const usageSeriesSchema = z.object({

@@ -52,19 +52,19 @@ export function latencyByBucket(
   };
 }
 
-/** Sum over all groups: calls, tokens, cost, unpriced calls and errors of the range. */
-export function totalsOf(rows: readonly UsageRow[]) {
-  return rows.reduce(
-    (t, r) => ({
-      calls: t.calls + r.calls,
-      promptTokens: t.promptTokens + r.promptTokens,
-      completionTokens: t.completionTokens + r.completionTokens,
-      costUsd: t.costUsd + r.costUsd,
-      unpricedCalls: t.unpricedCalls + r.unpricedCalls,
-      errors: t.errors + r.errors,
-    }),
-    { calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0, errors: 0 },
-  );
+/** The range's calls, tokens, cost, unpriced calls and errors: every series summed (any split gives the same). */
+export function totalsOf(series: UsageSeries) {
+  const sum = (values: readonly number[]) => values.reduce((x, y) => x + y, 0);
+  const t = { calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0, errors: 0 };
+  for (const s of series.series) {
+    t.calls += sum(s.calls);
+    t.promptTokens += sum(s.promptTokens);
+    t.completionTokens += sum(s.completionTokens);
+    t.costUsd += sum(s.costUsd);
+    t.unpricedCalls += sum(s.unpricedCalls);
+    t.errors += sum(s.errors);
+  }
+  return t;
 }
 
 const columnValue = (r: UsageRow, c: Exclude<TableColumn, "key">): number =>

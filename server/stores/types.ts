@@ -377,6 +377,7 @@ export interface UsageSeriesCell {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  unpricedCalls: number;
   errors: number;
 }
 

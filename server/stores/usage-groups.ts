@@ -77,13 +77,14 @@ export function seriesCells(records: readonly ModelUsageRecord[], query: UsageSe
     const id = `${bucket}\u0000${key}`;
     let cell = cells.get(id);
     if (!cell) {
-      cell = { bucket, key, calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, errors: 0 };
+      cell = { bucket, key, calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0, errors: 0 };
       cells.set(id, cell);
     }
     cell.calls++;
     cell.promptTokens += rec.promptTokens;
     cell.completionTokens += rec.completionTokens;
     cell.costUsd += rec.costUsd ?? 0;
+    if (rec.costUsd === null) cell.unpricedCalls++;
     if (!rec.success) cell.errors++;
   }
   return [...cells.values()].sort((a, b) => a.bucket - b.bucket || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -40,7 +40,15 @@ export function buildSeries(
     let e = entries.get(key);
     if (!e) {
       const zeros = () => buckets.map(() => 0);
-      e = { key, calls: zeros(), promptTokens: zeros(), completionTokens: zeros(), costUsd: zeros(), errors: zeros() };
+      e = {
+        key,
+        calls: zeros(),
+        promptTokens: zeros(),
+        completionTokens: zeros(),
+        costUsd: zeros(),
+        unpricedCalls: zeros(),
+        errors: zeros(),
+      };
       entries.set(key, e);
     }
     return e;
@@ -53,6 +61,7 @@ export function buildSeries(
     e.promptTokens[i] += c.promptTokens;
     e.completionTokens[i] += c.completionTokens;
     e.costUsd[i] += c.costUsd;
+    e.unpricedCalls[i] += c.unpricedCalls;
     e.errors[i] += c.errors;
   }
   const order = [...ranked.filter((k) => kept.has(k)), USAGE_OTHER_KEY];

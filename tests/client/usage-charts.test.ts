@@ -53,6 +53,7 @@ describe("usage charts", () => {
         promptTokens: [100, 0],
         completionTokens: [10, 0],
         costUsd: [0.5, 0],
+        unpricedCalls: [0, 0],
         errors: [1, 0],
       },
       {
@@ -61,6 +62,7 @@ describe("usage charts", () => {
         promptTokens: [5, 5],
         completionTokens: [1, 1],
         costUsd: [0, 0.1],
+        unpricedCalls: [1, 0],
         errors: [0, 0],
       },
     ],
@@ -81,13 +83,23 @@ describe("usage charts", () => {
     expect(latencyByBucket([T0, T0 + HOUR], rows)).toEqual({ p50: [null, 120], p95: [null, 900] });
   });
 
-  it("sums totals and sorts rows by any column, ties by key", () => {
+  it("sums the range's totals over every series", () => {
+    expect(totalsOf(series)).toEqual({
+      calls: 4,
+      promptTokens: 110,
+      completionTokens: 12,
+      costUsd: 0.6,
+      unpricedCalls: 1,
+      errors: 1,
+    });
+  });
+
+  it("sorts rows by any column, ties by key", () => {
     const rows = [
       row("b", { costUsd: 1, calls: 3 }),
       row("a", { costUsd: 1, calls: 5, errors: 2 }),
       row("c", { costUsd: 3 }),
     ];
-    expect(totalsOf(rows)).toMatchObject({ calls: 9, costUsd: 5, errors: 2 });
     expect(sortRows(rows, "costUsd", true).map((r) => r.key)).toEqual(["c", "a", "b"]);
     expect(sortRows(rows, "calls", false).map((r) => r.key)).toEqual(["c", "b", "a"]);
     expect(sortRows(rows, "key", false).map((r) => r.key)).toEqual(["a", "b", "c"]);

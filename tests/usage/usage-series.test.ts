@@ -81,6 +81,7 @@ describe("buildSeries", () => {
     promptTokens: 10 * calls,
     completionTokens: calls,
     costUsd,
+    unpricedCalls: 0,
     errors: 0,
   });
 
@@ -102,6 +103,7 @@ describe("buildSeries", () => {
         promptTokens: [10, 0, 10, 0],
         completionTokens: [1, 0, 1, 0],
         costUsd: [1, 0, 2, 0],
+        unpricedCalls: [0, 0, 0, 0],
         errors: [0, 0, 0, 0],
       },
     ]);

@@ -63,6 +63,7 @@ interface SeriesSqlRow {
   promptTokens: number | bigint | null;
   completionTokens: number | bigint | null;
   costUsd: number | null;
+  unpricedCalls: number | bigint | null;
   errors: number | bigint | null;
 }
 
@@ -139,7 +140,8 @@ export class PrismaUsageStore implements UsageStore {
     const rows = await this.prisma.$queryRaw<SeriesSqlRow[]>`
       SELECT ${bucket} AS "bucket", ${KEY_SQL[query.by]} AS "key", COUNT(*) AS "calls",
         SUM("promptTokens") AS "promptTokens", SUM("completionTokens") AS "completionTokens",
-        TOTAL("costUsd") AS "costUsd", SUM(CASE WHEN "success" THEN 0 ELSE 1 END) AS "errors"
+        TOTAL("costUsd") AS "costUsd", SUM(CASE WHEN "costUsd" IS NULL THEN 1 ELSE 0 END) AS "unpricedCalls",
+        SUM(CASE WHEN "success" THEN 0 ELSE 1 END) AS "errors"
       FROM "ModelUsage" WHERE "ts" >= ${query.from} AND "ts" < ${query.to}
       GROUP BY 1, 2 ORDER BY 1, 2`;
     return rows.map((r) => ({
@@ -149,6 +151,7 @@ export class PrismaUsageStore implements UsageStore {
       promptTokens: Number(r.promptTokens ?? 0),
       completionTokens: Number(r.completionTokens ?? 0),
       costUsd: Number(r.costUsd ?? 0),
+      unpricedCalls: Number(r.unpricedCalls ?? 0),
       errors: Number(r.errors ?? 0),
     }));
   }
