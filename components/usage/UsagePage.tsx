@@ -10,14 +10,7 @@ import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
 import { useT } from "../../lib/client/react/use-locale";
 import { formatUsd } from "../../lib/client/usage";
-import {
-  chartX,
-  latencyByBucket,
-  metricSeries,
-  totalsOf,
-  type SeriesMetric,
-  type UsageRow,
-} from "../../lib/client/usage-charts";
+import { chartX, metricSeries, totalsOf, type SeriesMetric } from "../../lib/client/usage-charts";
 import { presetRange, type RangePreset, type UsageRange } from "../../lib/client/usage-range";
 import type { MessageKey, Translate } from "../../lib/i18n/messages";
 import { TimeChart, type ChartSeries } from "../ui/charts/TimeChart";
@@ -60,14 +53,9 @@ export function UsagePage() {
     queryFn: () => api.usageSeries({ ...base, by: split, bucket: range.bucket }),
     ...opts,
   });
-  const latency = useQuery({
-    queryKey: queryKeys.usage({ ...base, kind: "groups", groupBy: range.bucket }),
-    queryFn: () => api.usage({ ...base, groupBy: range.bucket }),
-    ...opts,
-  });
   // The tables sit below the charts: asked for once the charts have their data, so the first paint
   // never waits behind them in the server's one database connection (docs/performance.md).
-  const tables = { ...opts, enabled: opts.enabled && series.data !== undefined && latency.data !== undefined };
+  const tables = { ...opts, enabled: opts.enabled && series.data !== undefined };
   const groupsOf = (groupBy: Split) => ({
     queryKey: queryKeys.usage({ ...base, kind: "groups", groupBy }),
     queryFn: () => api.usage({ ...base, groupBy }),
@@ -81,7 +69,7 @@ export function UsagePage() {
   };
   // Stable while the split and locale are: the charts rebuild only when their data changes.
   const seriesLabel = useMemo(() => keyLabeller(t, split), [t, split]);
-  const failed = [series, latency, ...Object.values(groups)].find((q) => q.isError);
+  const failed = [series, ...Object.values(groups)].find((q) => q.isError);
 
   return (
     <div className="page usage-page" data-testid="usage-page">
@@ -128,7 +116,7 @@ export function UsagePage() {
         />
       )}
       {series.data && <Totals series={series.data} />}
-      {series.data && <Charts series={series.data} latency={latency.data?.rows ?? null} label={seriesLabel} />}
+      {series.data && <Charts series={series.data} label={seriesLabel} />}
       <div className="usage-tables">
         {SPLITS.map((s) => (
           <UsageTable
@@ -181,15 +169,7 @@ function Totals({ series }: { series: UsageSeries }) {
   );
 }
 
-function Charts({
-  series,
-  latency,
-  label,
-}: {
-  series: UsageSeries;
-  latency: readonly UsageRow[] | null;
-  label: (key: string) => string;
-}) {
+function Charts({ series, label }: { series: UsageSeries; label: (key: string) => string }) {
   const t = useT();
   const x = useMemo(() => chartX(series), [series]);
   const of = useCallback((metric: SeriesMetric): ChartSeries[] => metricSeries(series, metric, label), [series, label]);
@@ -198,12 +178,11 @@ function Charts({
   const calls = useMemo(() => of("calls"), [of]);
   const errors = useMemo(() => of("errors"), [of]);
   const lat = useMemo((): ChartSeries[] => {
-    const { p50, p95 } = latencyByBucket(series.buckets, latency ?? []);
     return [
-      { label: "p50", values: p50, color: "info" },
-      { label: "p95", values: p95, color: "warn" },
+      { label: "p50", values: series.latency.p50Ms, color: "info" },
+      { label: "p95", values: series.latency.p95Ms, color: "warn" },
     ];
-  }, [series.buckets, latency]);
+  }, [series.latency]);
   return (
     <div className="usage-charts" data-testid="usage-charts">
       <ChartCard title={t("usage.chart.cost")}>

@@ -428,6 +428,8 @@ export const usageSeriesSchema = z.object({
   /** Every bucket's start (ms epoch, UTC) from the one holding `from` to the one holding `to - 1`. */
   buckets: z.array(z.number()),
   series: z.array(usageSeriesEntrySchema),
+  /** Latency percentiles (nearest rank) of each bucket's calls, all keys together; null: no call. */
+  latency: z.object({ p50Ms: z.array(z.number().nullable()), p95Ms: z.array(z.number().nullable()) }),
 });
 export type UsageSeries = z.infer<typeof usageSeriesSchema>;
 

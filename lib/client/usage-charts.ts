@@ -1,5 +1,5 @@
 // What the usage page's charts and tables show, from the API's answers: one chart series per key
-// and metric, latency percentiles aligned with the chart's buckets, and table rows in the chosen order.
+// and metric, the range's totals, and table rows in the chosen order.
 import { USAGE_OTHER_KEY, type UsageList, type UsageSeries } from "../api/schemas";
 
 export type SeriesMetric = "costUsd" | "tokens" | "calls" | "errors";
@@ -38,18 +38,6 @@ export function metricSeries(
             ? s.calls
             : s.errors,
   }));
-}
-
-/** p50 and p95 per bucket from GET /api/usage?groupBy=hour|day (keys: ISO bucket starts); null where no call. */
-export function latencyByBucket(
-  buckets: readonly number[],
-  rows: readonly UsageRow[],
-): { p50: (number | null)[]; p95: (number | null)[] } {
-  const byStart = new Map(rows.map((r) => [Date.parse(r.key), r]));
-  return {
-    p50: buckets.map((b) => byStart.get(b)?.p50Ms ?? null),
-    p95: buckets.map((b) => byStart.get(b)?.p95Ms ?? null),
-  };
 }
 
 /** The range's calls, tokens, cost, unpriced calls and errors: every series summed (any split gives the same). */

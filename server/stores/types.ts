@@ -381,6 +381,19 @@ export interface UsageSeriesCell {
   errors: number;
 }
 
+/** Nearest-rank latency percentiles of one bucket (all keys together). */
+export interface UsageBucketLatency {
+  bucket: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+export interface UsageSeriesResult {
+  cells: UsageSeriesCell[];
+  /** Buckets with calls only, in bucket order. */
+  latency: UsageBucketLatency[];
+}
+
 export interface SessionUsageTotals {
   totalTokens: number;
   costUsd: number;
@@ -393,8 +406,8 @@ export interface UsageStore {
   aggregate(query: UsageQuery): Promise<UsageGroupRow[]>;
   /** Totals of the given sessions (absent: no call recorded). */
   sessionTotals(sessionIds: readonly string[]): Promise<Map<string, SessionUsageTotals>>;
-  /** Sums per bucket and key of the calls with ts in [from, to), ordered by bucket then key. */
-  series(query: UsageSeriesStoreQuery): Promise<UsageSeriesCell[]>;
+  /** Sums per bucket and key of the calls with ts in [from, to), ordered by bucket then key, and each bucket's latency percentiles. */
+  series(query: UsageSeriesStoreQuery): Promise<UsageSeriesResult>;
   /** Cost (priced calls) per endpoint of the calls with ts in [from, to) (daily budgets). */
   costByEndpoint(from: number, to: number): Promise<Map<string, number>>;
 }

@@ -6,6 +6,7 @@ import type {
   UsageGroupBy,
   UsageGroupRow,
   UsageSeriesCell,
+  UsageSeriesResult,
   UsageSeriesStoreQuery,
 } from "./types";
 
@@ -67,8 +68,30 @@ export function aggregateRecords(records: readonly ModelUsageRecord[], groupBy: 
     });
 }
 
-/** The in-process form of the series SQL: sums per bucket and key, ordered by bucket then key. */
-export function seriesCells(records: readonly ModelUsageRecord[], query: UsageSeriesStoreQuery): UsageSeriesCell[] {
+/** The in-process form of the series SQL: sums per bucket and key, ordered by bucket then key, and bucket percentiles. */
+export function seriesOf(records: readonly ModelUsageRecord[], query: UsageSeriesStoreQuery): UsageSeriesResult {
+  const inRange = records.filter((r) => r.ts >= query.from && r.ts < query.to);
+  const latencies = new Map<number, number[]>();
+  for (const rec of inRange) {
+    const bucket = Math.floor(rec.ts / query.bucketMs) * query.bucketMs;
+    const list = latencies.get(bucket);
+    if (list) list.push(rec.latencyMs);
+    else latencies.set(bucket, [rec.latencyMs]);
+  }
+  const latency = [...latencies.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([bucket, values]) => {
+      values.sort((a, b) => a - b);
+      return {
+        bucket,
+        p50Ms: values[nearestRank(values.length, 50) - 1],
+        p95Ms: values[nearestRank(values.length, 95) - 1],
+      };
+    });
+  return { cells: seriesCells(inRange, query), latency };
+}
+
+function seriesCells(records: readonly ModelUsageRecord[], query: UsageSeriesStoreQuery): UsageSeriesCell[] {
   const cells = new Map<string, UsageSeriesCell>();
   for (const rec of records) {
     if (rec.ts < query.from || rec.ts >= query.to) continue;

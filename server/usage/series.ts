@@ -1,7 +1,7 @@
-// GET /api/usage/series from the store's cells: dense arrays (one value per bucket, zero where no
+// GET /api/usage/series from the store's cells and bucket percentiles: dense arrays (one value per bucket, zero where no
 // call landed) for the charts, the keys of highest cost kept and the rest summed into "(other)".
 import { USAGE_OTHER_KEY, type UsageSeries } from "../../lib/api/schemas";
-import type { UsageSeriesCell } from "../stores/types";
+import type { UsageSeriesResult } from "../stores/types";
 
 type Entry = UsageSeries["series"][number];
 
@@ -19,7 +19,7 @@ export function bucketCount(from: number, to: number, bucketMs: number): number 
 }
 
 export function buildSeries(
-  cells: readonly UsageSeriesCell[],
+  { cells, latency }: UsageSeriesResult,
   opts: { from: number; to: number; bucketMs: number; limit: number },
 ): UsageSeries {
   const buckets = bucketStarts(opts.from, opts.to, opts.bucketMs);
@@ -66,5 +66,13 @@ export function buildSeries(
   }
   const order = [...ranked.filter((k) => kept.has(k)), USAGE_OTHER_KEY];
   const series = order.flatMap((k) => entries.get(k) ?? []);
-  return { from: opts.from, to: opts.to, bucketMs: opts.bucketMs, buckets, series };
+  const p50Ms: (number | null)[] = buckets.map(() => null);
+  const p95Ms: (number | null)[] = buckets.map(() => null);
+  for (const l of latency) {
+    const i = Math.round((l.bucket - first) / opts.bucketMs);
+    if (i < 0 || i >= buckets.length) continue;
+    p50Ms[i] = l.p50Ms;
+    p95Ms[i] = l.p95Ms;
+  }
+  return { from: opts.from, to: opts.to, bucketMs: opts.bucketMs, buckets, series, latency: { p50Ms, p95Ms } };
 }

@@ -1,8 +1,7 @@
-// The usage page's pure parts: ranges and buckets, chart series per metric, latency aligned with
-// the buckets, totals and table sorting.
+// The usage page's pure parts: ranges and buckets, chart series per metric, totals and table sorting.
 import { describe, expect, it } from "vitest";
 import type { UsageList, UsageSeries } from "../../lib/api/schemas";
-import { chartX, latencyByBucket, metricSeries, sortRows, totalsOf } from "../../lib/client/usage-charts";
+import { chartX, metricSeries, sortRows, totalsOf } from "../../lib/client/usage-charts";
 import { customRange, presetRange } from "../../lib/client/usage-range";
 
 const HOUR = 3_600_000;
@@ -46,6 +45,7 @@ describe("usage charts", () => {
     to: T0 + 2 * HOUR,
     bucketMs: HOUR,
     buckets: [T0, T0 + HOUR],
+    latency: { p50Ms: [100, null], p95Ms: [200, null] },
     series: [
       {
         key: "planner",
@@ -76,11 +76,6 @@ describe("usage charts", () => {
       { label: "(OTHER)", values: [6, 6], color: "muted" },
     ]);
     expect(metricSeries(series, "errors", String)[0].values).toEqual([1, 0]);
-  });
-
-  it("aligns bucket percentiles with the chart's buckets, null where nothing ran", () => {
-    const rows = [row(new Date(T0 + HOUR).toISOString(), { p50Ms: 120, p95Ms: 900 })];
-    expect(latencyByBucket([T0, T0 + HOUR], rows)).toEqual({ p50: [null, 120], p95: [null, 900] });
   });
 
   it("sums the range's totals over every series", () => {

@@ -64,12 +64,15 @@ describe("aggregate in SQL and in process", () => {
       await memory.record(rec);
     }
     const query = { from: T0 + HOUR / 2, to: T0 + 2 * DAY, bucketMs: HOUR, by: "session" as const };
-    const round = (cells: Awaited<ReturnType<UsageStore["series"]>>) =>
-      cells.map((c) => ({ ...c, costUsd: Math.round(c.costUsd * 1e9) }));
+    const round = ({ cells, latency }: Awaited<ReturnType<UsageStore["series"]>>) => ({
+      cells: cells.map((c) => ({ ...c, costUsd: Math.round(c.costUsd * 1e9) })),
+      latency,
+    });
     const got = await sql.series(query);
-    expect(got.length).toBeGreaterThan(20);
+    expect(got.cells.length).toBeGreaterThan(20);
+    expect(got.latency.length).toBeGreaterThan(20);
     expect(round(got)).toEqual(round(await memory.series(query)));
-    expect(new Set(got.map((c) => c.key)).has("")).toBe(true);
+    expect(new Set(got.cells.map((c) => c.key)).has("")).toBe(true);
   });
 });
 
@@ -88,14 +91,19 @@ describe("buildSeries", () => {
   it("fills every bucket of the range, zero where nothing happened, aligned with buckets", () => {
     const from = T0 + 30 * 60_000;
     const to = T0 + 3 * HOUR + 1;
-    const series = buildSeries([cell(T0, "planner", 1), cell(T0 + 2 * HOUR, "planner", 2)], {
-      from,
-      to,
-      bucketMs: HOUR,
-      limit: 8,
-    });
+    const latency = [{ bucket: T0 + 2 * HOUR, p50Ms: 40, p95Ms: 90 }];
+    const series = buildSeries(
+      { cells: [cell(T0, "planner", 1), cell(T0 + 2 * HOUR, "planner", 2)], latency },
+      {
+        from,
+        to,
+        bucketMs: HOUR,
+        limit: 8,
+      },
+    );
     expect(series.buckets).toEqual([T0, T0 + HOUR, T0 + 2 * HOUR, T0 + 3 * HOUR]);
     expect(bucketCount(from, to, HOUR)).toBe(4);
+    expect(series.latency).toEqual({ p50Ms: [null, null, 40, null], p95Ms: [null, null, 90, null] });
     expect(series.series).toEqual([
       {
         key: "planner",
@@ -117,7 +125,7 @@ describe("buildSeries", () => {
       cell(T0 + HOUR, "b", 0.5),
       cell(T0, "d", 0, 9),
     ];
-    const series = buildSeries(cells, { from: T0, to: T0 + 2 * HOUR, bucketMs: HOUR, limit: 2 });
+    const series = buildSeries({ cells, latency: [] }, { from: T0, to: T0 + 2 * HOUR, bucketMs: HOUR, limit: 2 });
     expect(series.series.map((s) => s.key)).toEqual(["a", "c", USAGE_OTHER_KEY]);
     const other = series.series[2];
     expect(other.costUsd).toEqual([1, 0.5]);

@@ -1,4 +1,7 @@
 -- CreateIndex
+CREATE INDEX "ModelUsage_ts_latencyMs_idx" ON "ModelUsage"("ts", "latencyMs");
+
+-- CreateIndex
 CREATE INDEX "ModelUsage_task_latencyMs_ts_idx" ON "ModelUsage"("task", "latencyMs", "ts");
 
 -- CreateIndex

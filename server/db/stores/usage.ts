@@ -5,7 +5,7 @@ import type {
   UsageGroupBy,
   UsageGroupRow,
   UsageQuery,
-  UsageSeriesCell,
+  UsageSeriesResult,
   UsageSeriesStoreQuery,
   UsageStore,
 } from "../../stores/types";
@@ -27,6 +27,11 @@ const COLUMN_OF = { task: "task", model: "model", endpoint: "endpoint", session:
 
 /** Groups per percentile statement (SQLite allows 500 terms in one UNION ALL). */
 const PERCENTILE_CHUNK = 200;
+
+/** The rows of the bucket starting at `start`, within [from, to) (the ts index bounds the scan). */
+function inBucket(start: number, size: number, from: number, to: number): Prisma.Sql {
+  return Prisma.sql`"ts" >= ${Math.max(from, start)} AND "ts" < ${Math.min(to, start + size)}`;
+}
 
 function groupRow(r: GroupSqlRow, key: string): UsageGroupRow {
   return {
@@ -104,11 +109,8 @@ export class PrismaUsageStore implements UsageStore {
     const bucket = groupBy === "hour" ? HOUR_MS : groupBy === "day" ? DAY_MS : null;
     /** The rows of one group, within [from, to). */
     const inGroup = (key: GroupSqlRow["key"]): Prisma.Sql => {
-      if (groupBy === "hour" || groupBy === "day") {
-        const start = Number(key);
-        const end = start + (groupBy === "hour" ? HOUR_MS : DAY_MS);
-        return Prisma.sql`"ts" >= ${Math.max(from, start)} AND "ts" < ${Math.min(to, end)}`;
-      }
+      if (groupBy === "hour" || groupBy === "day")
+        return inBucket(Number(key), groupBy === "hour" ? HOUR_MS : DAY_MS, from, to);
       const column = COLUMN_OF[groupBy];
       const match =
         key === "" && column === "sessionId"
@@ -116,25 +118,41 @@ export class PrismaUsageStore implements UsageStore {
           : Prisma.sql`${Prisma.raw(`"${column}"`)} = ${String(key)}`;
       return Prisma.sql`${match} AND "ts" >= ${from} AND "ts" < ${to}`;
     };
-    // OFFSET must be a constant: the ranks come from the counts above, the keys are parameters.
-    const at = (g: GroupSqlRow, p: number): Prisma.Sql =>
-      Prisma.sql`(SELECT "latencyMs" FROM "ModelUsage" WHERE ${inGroup(g.key)} ORDER BY "latencyMs"
-        LIMIT 1 OFFSET ${Prisma.raw(String(nearestRank(Number(g.calls), p) - 1))})`;
-    for (let i = 0; i < rows.length; i += PERCENTILE_CHUNK) {
-      const chunk = rows.slice(i, i + PERCENTILE_CHUNK);
-      const picks = await this.prisma.$queryRaw<{ i: number | bigint; p50Ms: number | null; p95Ms: number | null }[]>(
-        Prisma.join(
-          chunk.map((g, j) => Prisma.sql`SELECT ${j} AS "i", ${at(g, 50)} AS "p50Ms", ${at(g, 95)} AS "p95Ms"`),
-          " UNION ALL ",
-        ),
-      );
-      for (const pick of picks) Object.assign(chunk[Number(pick.i)], { p50Ms: pick.p50Ms, p95Ms: pick.p95Ms });
-    }
+    const picked = await this.percentiles(rows.map((r) => ({ where: inGroup(r.key), n: Number(r.calls) })));
+    rows.forEach((r, i) => Object.assign(r, picked[i]));
     return rows.map((r) => groupRow(r, bucket === null ? String(r.key) : bucketKey(Number(r.key), bucket)));
   }
 
-  /** One GROUP BY over the ts range (no window: charts need sums, the tables give percentiles). */
-  async series(query: UsageSeriesStoreQuery): Promise<UsageSeriesCell[]> {
+  /**
+   * Nearest-rank p50/p95 of latencyMs of each group of n rows (n from a GROUP BY before), with
+   * LIMIT 1 OFFSET rank-1 over the group's rows in latency order; OFFSET must be a constant, so the
+   * ranks are written into the SQL (integers), the keys are parameters.
+   */
+  private async percentiles(
+    groups: { where: Prisma.Sql; n: number }[],
+  ): Promise<{ p50Ms: number | null; p95Ms: number | null }[]> {
+    const out: { p50Ms: number | null; p95Ms: number | null }[] = groups.map(() => ({ p50Ms: null, p95Ms: null }));
+    const at = (g: (typeof groups)[number], p: number): Prisma.Sql =>
+      Prisma.sql`(SELECT "latencyMs" FROM "ModelUsage" WHERE ${g.where} ORDER BY "latencyMs"
+        LIMIT 1 OFFSET ${Prisma.raw(String(nearestRank(g.n, p) - 1))})`;
+    for (let i = 0; i < groups.length; i += PERCENTILE_CHUNK) {
+      const chunk = groups.slice(i, i + PERCENTILE_CHUNK);
+      const picks = await this.prisma.$queryRaw<{ i: number | bigint; p50Ms: number | null; p95Ms: number | null }[]>(
+        Prisma.join(
+          chunk.map((g, j) => Prisma.sql`SELECT ${i + j} AS "i", ${at(g, 50)} AS "p50Ms", ${at(g, 95)} AS "p95Ms"`),
+          " UNION ALL ",
+        ),
+      );
+      for (const pick of picks) out[Number(pick.i)] = { p50Ms: pick.p50Ms, p95Ms: pick.p95Ms };
+    }
+    return out;
+  }
+
+  /**
+   * One GROUP BY over the ts range for the sums per bucket and key, then each bucket's latency
+   * percentiles (all keys together) from its own rows.
+   */
+  async series(query: UsageSeriesStoreQuery): Promise<UsageSeriesResult> {
     const size = Math.floor(query.bucketMs);
     const bucket = Prisma.raw(`CAST("ts" / ${size} AS INTEGER) * ${size}`);
     const rows = await this.prisma.$queryRaw<SeriesSqlRow[]>`
@@ -144,7 +162,7 @@ export class PrismaUsageStore implements UsageStore {
         SUM(CASE WHEN "success" THEN 0 ELSE 1 END) AS "errors"
       FROM "ModelUsage" WHERE "ts" >= ${query.from} AND "ts" < ${query.to}
       GROUP BY 1, 2 ORDER BY 1, 2`;
-    return rows.map((r) => ({
+    const cells = rows.map((r) => ({
       bucket: Number(r.bucket),
       key: String(r.key),
       calls: Number(r.calls),
@@ -154,6 +172,14 @@ export class PrismaUsageStore implements UsageStore {
       unpricedCalls: Number(r.unpricedCalls ?? 0),
       errors: Number(r.errors ?? 0),
     }));
+    const counts = new Map<number, number>();
+    for (const c of cells) counts.set(c.bucket, (counts.get(c.bucket) ?? 0) + c.calls);
+    const buckets = [...counts.keys()];
+    const picked = await this.percentiles(
+      buckets.map((b) => ({ where: inBucket(b, size, query.from, query.to), n: counts.get(b) ?? 0 })),
+    );
+    const latency = buckets.map((bucket, i) => ({ bucket, p50Ms: picked[i].p50Ms ?? 0, p95Ms: picked[i].p95Ms ?? 0 }));
+    return { cells, latency };
   }
 
   async costByEndpoint(from: number, to: number): Promise<Map<string, number>> {

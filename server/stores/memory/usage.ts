@@ -3,11 +3,11 @@ import type {
   SessionUsageTotals,
   UsageGroupRow,
   UsageQuery,
-  UsageSeriesCell,
+  UsageSeriesResult,
   UsageSeriesStoreQuery,
   UsageStore,
 } from "../types";
-import { aggregateRecords, seriesCells, totalsOf } from "../usage-groups";
+import { aggregateRecords, seriesOf, totalsOf } from "../usage-groups";
 import { copy } from "./support";
 
 export class MemoryUsageStore implements UsageStore {
@@ -36,8 +36,8 @@ export class MemoryUsageStore implements UsageStore {
     return totals;
   }
 
-  async series(query: UsageSeriesStoreQuery): Promise<UsageSeriesCell[]> {
-    return seriesCells(this.records, query);
+  async series(query: UsageSeriesStoreQuery): Promise<UsageSeriesResult> {
+    return seriesOf(this.records, query);
   }
 
   async costByEndpoint(from: number, to: number): Promise<Map<string, number>> {
