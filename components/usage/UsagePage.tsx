@@ -14,7 +14,7 @@ import { chartX, metricSeries, totalsOf, type SeriesMetric } from "../../lib/cli
 import { presetRange, type RangePreset, type UsageRange } from "../../lib/client/usage-range";
 import type { MessageKey, Translate } from "../../lib/i18n/messages";
 import { TimeChart, type ChartSeries } from "../ui/charts/TimeChart";
-import { ErrorState } from "../ui/States";
+import { ErrorState, Loading } from "../ui/States";
 import { RangePicker } from "./RangePicker";
 import { UsageTable } from "./UsageTable";
 
@@ -115,6 +115,7 @@ export function UsagePage() {
           }
         />
       )}
+      {series.isPending && <Loading label={t("usage.loading")} />}
       {series.data && <Totals series={series.data} />}
       {series.data && <Charts series={series.data} label={seriesLabel} />}
       <div className="usage-tables">
@@ -125,6 +126,7 @@ export function UsagePage() {
             rows={groups[s].data?.rows ?? []}
             keyLabel={keyLabeller(t, s)}
             linkSessions={s === "session"}
+            loading={groups[s].isPending}
             testId={`usage-table-${s}`}
           />
         ))}

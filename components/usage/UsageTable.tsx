@@ -30,10 +30,12 @@ interface Props {
   keyLabel: (key: string) => string;
   /** Sessions link to their live view. */
   linkSessions?: boolean;
+  /** Not answered yet: the empty list says so instead of "no calls". */
+  loading?: boolean;
   testId: string;
 }
 
-export function UsageTable({ title, rows, keyLabel, linkSessions = false, testId }: Props) {
+export function UsageTable({ title, rows, keyLabel, linkSessions = false, loading = false, testId }: Props) {
   const t = useT();
   const [sort, setSort] = useState<{ column: TableColumn; descending: boolean }>({
     column: "costUsd",
@@ -72,7 +74,7 @@ export function UsageTable({ title, rows, keyLabel, linkSessions = false, testId
           follow={false}
           className="usage-table-body"
           label={title}
-          empty={<div className="muted usage-empty">{t("usage.empty")}</div>}
+          empty={<div className="muted usage-empty">{t(loading ? "usage.loading" : "usage.empty")}</div>}
           render={(r) => (
             <div className="usage-grid" role="row" data-testid="usage-row" data-key={r.key}>
               <span className="ellipsis" title={r.key}>
