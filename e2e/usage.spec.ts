@@ -65,12 +65,13 @@ test.describe("usage page", () => {
     for (const task of ["planner", "timing gate", "replyer", "utils"]) await expect(legend).toContainText(task);
     // The latency chart: p50 and p95.
     await expect(page.getByTestId("chart-latency").locator(".u-legend")).toContainText("p95");
-    // Hovering the chart puts the bucket's values into the legend (a formatted cost, not a dash).
+    // Hovering the newest hour puts its values into the legend: the planner's $2 of the budgeted call.
     const over = page.getByTestId("chart-cost").locator(".u-over");
     const box = await over.boundingBox();
     if (!box) throw new Error("chart has no plot area");
-    await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
-    await expect(legend.locator(".u-value").first()).toHaveText(/\$|–/);
+    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
+    const planner = legend.locator(".u-series").filter({ hasText: "planner" }).locator(".u-value");
+    await expect(planner).toHaveText("$2.00");
 
     // The model table: the seeded model's calls and exact cost ($9 = 72 × $0.125).
     const modelRow = page.getByTestId("usage-table-model").locator(`[data-testid="usage-row"][data-key="${MODEL}"]`);
