@@ -22,10 +22,10 @@ type Split = "task" | "model" | "endpoint" | "session";
 const SPLITS: Split[] = ["task", "model", "endpoint", "session"];
 const TASKS = new Set(["planner", "timingGate", "replyer", "utils"]);
 
-function keyLabeller(t: Translate, split: Split | "any") {
+function keyLabeller(t: Translate, split: Split) {
   return (key: string): string => {
     if (key === "(other)") return t("usage.other");
-    if ((split === "task" || split === "any") && TASKS.has(key)) return t(`usage.task.${key}` as MessageKey);
+    if (split === "task" && TASKS.has(key)) return t(`usage.task.${key}` as MessageKey);
     if (key === "") return split === "session" ? t("usage.noSession") : t("usage.none");
     return key;
   };
