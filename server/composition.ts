@@ -23,6 +23,7 @@ import type { EventLedger } from "./monitor/ledger";
 import type { Stores } from "./stores/types";
 import type { ToolProvider } from "./tools/provider";
 import { ToggleState } from "./tools/toggles";
+import { BudgetWatch } from "./usage/budget";
 
 export interface Engine {
   config: MaisakaConfig;
@@ -40,6 +41,8 @@ export interface Engine {
   mcp: McpManager;
   /** Plugin tools and hooks; its Runner process starts only with plugins.start() (the server does). */
   plugins: PluginRuntime;
+  /** Daily cost budgets (config models.budgets): checked after every recorded call. */
+  budget: BudgetWatch;
   close(reason?: string): Promise<void>;
 }
 
@@ -128,7 +131,6 @@ export function taskRoutes(tasks: MaisakaConfig["models"]["tasks"]): Partial<Rec
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? stderrLogger;
-  const model = opts.model ?? createModelClient(opts.config, opts.stores, opts.env);
   const bus = new MonitorBus(opts.ledger, clock, {
     // Once per failing batch, not per attempt: a full disk fails every retry (the database health logs
     // its state changes; this names what waits).
@@ -144,6 +146,16 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         : logger.warn(`[ledger] backlog drained; ${dropped} engine progress events were dropped`),
   });
   await bus.init();
+  const budget = new BudgetWatch({
+    usage: opts.stores.usage,
+    events: bus,
+    ledger: opts.ledger,
+    clock,
+    budgets: () => opts.config.models.budgets,
+  });
+  // Every call the model clients record passes the budget check; everything else reads the stores as given.
+  const model =
+    opts.model ?? createModelClient(opts.config, { ...opts.stores, usage: budget.wrap(opts.stores.usage) }, opts.env);
   const toggles = new ToggleState(await opts.stores.toggles.list());
   const hooks = new HookRegistry(logger, clock);
   // One policy for every child process: own process group, private home, unprivileged user as root.
@@ -184,6 +196,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     providers,
     mcp,
     plugins,
+    budget,
     async close(reason = "shutdown") {
       await manager.stopAll(reason);
       await plugins.close();

@@ -82,4 +82,10 @@ export const measures: MeasureSpec[] = [
     target: { op: "<=", value: 32 },
     load: async () => (await import("./replay-browser")).scrub,
   },
+  {
+    name: "usage_page_30d",
+    unit: "ms",
+    target: { op: "<", value: 1_000 },
+    load: async () => (await import("./usage-page")).run,
+  },
 ];

@@ -5,6 +5,7 @@ import type { Locale } from "../../lib/i18n/messages";
 import { QueryProvider } from "../../lib/client/react/query-provider";
 import { LocaleProvider } from "../../lib/client/react/use-locale";
 import { AuthGate } from "./AuthGate";
+import { BudgetBanner } from "./BudgetBanner";
 import { Nav } from "./Nav";
 import { OfflineBanner } from "./OfflineBanner";
 
@@ -25,6 +26,7 @@ export function AppShell({
         <div className="shell">
           <Nav showLinks={!open} />
           <OfflineBanner />
+          {!open && <BudgetBanner />}
           <main className="shell-main">{open ? children : <AuthGate>{children}</AuthGate>}</main>
         </div>
       </LocaleProvider>

@@ -65,6 +65,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/settings" className={active("/settings") ? "active" : ""}>
             {t("nav.settings")}
           </Link>
+          <Link href="/usage" className={active("/usage") ? "active" : ""}>
+            {t("nav.usage")}
+          </Link>
           <Link href="/audit" className={active("/audit") ? "active" : ""}>
             Audit
           </Link>

@@ -73,6 +73,8 @@ writeFileSync(
     // Private chats need 4 messages for a turn (group chats answer each one): e2e/silence.spec.ts
     // watches a message wait below the threshold.
     chat: { privateTalkValue: 0.25 },
+    // e2e/usage.spec.ts seeds a day's spend over this budget and checks the banner.
+    models: { budgets: { perEndpoint: { "e2e-budget.example": 1 } } },
   }),
 );
 Object.assign(process.env, {

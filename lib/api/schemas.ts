@@ -17,8 +17,14 @@ export const MONITOR_NAMESPACE = "/monitor";
 export const GLOBAL_STREAM_ID = "_global";
 /** Ledger stream of the chat platform connections (platform.connected / platform.disconnected). */
 export const PLATFORM_STREAM_ID = "_platforms";
+/** Ledger stream of usage alerts (usage.budget_crossed). */
+export const USAGE_STREAM_ID = "_usage";
 /** The streams of no session that GET /api/sessions/:id/events serves all the same. */
-export const SESSIONLESS_STREAM_IDS: ReadonlySet<string> = new Set([GLOBAL_STREAM_ID, PLATFORM_STREAM_ID]);
+export const SESSIONLESS_STREAM_IDS: ReadonlySet<string> = new Set([
+  GLOBAL_STREAM_ID,
+  PLATFORM_STREAM_ID,
+  USAGE_STREAM_ID,
+]);
 
 export const idSchema = z
   .string()
@@ -37,6 +43,7 @@ const GATEWAY_SCOPE_ID = "mcp-gateway";
 export const RESERVED_SESSION_IDS: ReadonlySet<string> = new Set([
   GLOBAL_STREAM_ID,
   PLATFORM_STREAM_ID,
+  USAGE_STREAM_ID,
   GATEWAY_SCOPE_ID,
   ".",
   "..",
@@ -377,3 +384,67 @@ export const usageRowSchema = z.object({
 });
 export const usageListSchema = z.object({ rows: z.array(usageRowSchema) });
 export type UsageList = z.infer<typeof usageListSchema>;
+
+/** Most buckets one series answer holds (30 days by hour is 720). */
+export const MAX_USAGE_BUCKETS = 2_000;
+
+/**
+ * GET /api/usage/series: per time bucket (UTC hour or day) and per key (task, model, endpoint or
+ * session), for charts. The `limit` keys of highest cost (then calls) are kept; the rest are summed
+ * into one series keyed "(other)".
+ */
+export const usageSeriesQuerySchema = z
+  .object({
+    from: instantSchema.optional(),
+    to: instantSchema.optional(),
+    bucket: z.enum(["hour", "day"]).default("hour"),
+    by: z.enum(["task", "model", "endpoint", "session"]).default("task"),
+    limit: z.coerce.number().int().min(1).max(50).default(8),
+  })
+  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
+    message: "from must not be after to",
+    path: ["from"],
+  });
+export type UsageSeriesQuery = z.infer<typeof usageSeriesQuerySchema>;
+
+/** Key of the series that sums the keys beyond the limit. */
+export const USAGE_OTHER_KEY = "(other)";
+
+export const usageSeriesEntrySchema = z.object({
+  key: z.string(),
+  /** One value per bucket, aligned with `buckets`. */
+  calls: z.array(z.number().int()),
+  promptTokens: z.array(z.number().int()),
+  completionTokens: z.array(z.number().int()),
+  costUsd: z.array(z.number()),
+  /** Calls of models without a price (not in costUsd). */
+  unpricedCalls: z.array(z.number().int()),
+  errors: z.array(z.number().int()),
+});
+export const usageSeriesSchema = z.object({
+  from: z.number(),
+  to: z.number(),
+  bucketMs: z.number().int(),
+  /** Every bucket's start (ms epoch, UTC) from the one holding `from` to the one holding `to - 1`. */
+  buckets: z.array(z.number()),
+  series: z.array(usageSeriesEntrySchema),
+  /** Latency percentiles (nearest rank) of each bucket's calls, all keys together; null: no call. */
+  latency: z.object({ p50Ms: z.array(z.number().nullable()), p95Ms: z.array(z.number().nullable()) }),
+});
+export type UsageSeries = z.infer<typeof usageSeriesSchema>;
+
+/** GET /api/usage/budget: today's spend (UTC day) against each configured daily budget. */
+export const usageBudgetStateSchema = z.object({
+  day: z.string(),
+  timezone: z.literal("UTC"),
+  budgets: z.array(
+    z.object({
+      scope: z.enum(["overall", "endpoint"]),
+      endpoint: z.string().optional(),
+      limitUsd: z.number(),
+      spentUsd: z.number(),
+      over: z.boolean(),
+    }),
+  ),
+});
+export type UsageBudgetState = z.infer<typeof usageBudgetStateSchema>;

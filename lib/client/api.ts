@@ -18,6 +18,10 @@ import {
   toggleResultSchema,
   toolListSchema,
   invokeToolResponseSchema,
+  usageBudgetStateSchema,
+  usageListSchema,
+  usageSeriesSchema,
+  type UsageSeriesQuery,
   type CreateSessionBody,
   type EventsPage,
   type InboundMessageBody,
@@ -225,6 +229,12 @@ export const api = {
   /** Speaks as the bot into the session's real chat (platform sessions) or its local stream; 502: not delivered. */
   sendAsBot: (id: string, body: OperatorSendBody) =>
     request(`/api/sessions/${enc(id)}/send`, operatorSendResponseSchema, json("POST", body)),
+  /** Usage groups over [from, to) (ms epochs) with sums and latency percentiles. */
+  usage: (query: { from: number; to: number; groupBy: "task" | "model" | "endpoint" | "session" | "hour" | "day" }) =>
+    request(`/api/usage${queryString(query)}`, usageListSchema),
+  usageSeries: (query: Partial<UsageSeriesQuery>) =>
+    request(`/api/usage/series${queryString(query)}`, usageSeriesSchema),
+  usageBudget: () => request("/api/usage/budget", usageBudgetStateSchema),
 };
 
 /**

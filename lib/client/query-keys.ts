@@ -18,4 +18,7 @@ export const queryKeys = {
   platforms: ["platforms"] as const,
   mcpServers: ["mcp-servers"] as const,
   plugins: ["plugins"] as const,
+  /** Every usage query of the usage page (one range, one split), refetched together. */
+  usage: (range: Record<string, string | number>) => ["usage", range] as const,
+  usageBudget: ["usage-budget"] as const,
 };

@@ -247,6 +247,18 @@ export const maisakaConfigSchema = z
         timeoutMs: z.number().int().positive().default(120_000),
         /** USD per million tokens by model name: cost per call, cycle, session and day (GET /api/usage). */
         prices: z.record(z.string().min(1), modelPriceSchema).default({}),
+        /**
+         * Daily cost budgets (USD, UTC day) overall and per endpoint as usage records it (the base
+         * URL's host, e.g. "api.deepseek.com", or "simulated"): crossing one emits
+         * usage.budget_crossed and shows a banner; the engine keeps running (reporting only).
+         */
+        budgets: z
+          .object({
+            dailyUsd: z.number().positive().optional(),
+            perEndpoint: z.record(z.string().min(1), z.number().positive()).default({}),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .superRefine(knownEndpoints)

@@ -309,6 +309,17 @@ const platformConnectionData = z.object({
   reason: z.string().optional(),
 });
 
+/** Today's model cost (UTC day) went over a daily budget (config models.budgets); once per day and scope. */
+export const usageBudgetCrossedData = z.object({
+  /** "overall": every endpoint together; "endpoint": the one named. */
+  scope: z.enum(["overall", "endpoint"]),
+  endpoint: z.string().optional(),
+  limitUsd: z.number(),
+  spentUsd: z.number(),
+  /** The UTC day, YYYY-MM-DD. */
+  day: z.string(),
+});
+
 export const eventDataSchemas = {
   "session.start": sessionStartData,
   "session.stop": sessionStopData,
@@ -330,6 +341,7 @@ export const eventDataSchemas = {
   "operator.action": operatorActionData,
   "platform.connected": platformConnectionData,
   "platform.disconnected": platformConnectionData,
+  "usage.budget_crossed": usageBudgetCrossedData,
 } as const;
 
 export type EventType = keyof typeof eventDataSchemas;
@@ -362,5 +374,6 @@ export const monitorEventSchema = z.discriminatedUnion("type", [
   envelopeOf("operator.action"),
   envelopeOf("platform.connected"),
   envelopeOf("platform.disconnected"),
+  envelopeOf("usage.budget_crossed"),
 ]);
 export type MonitorEvent = z.infer<typeof monitorEventSchema>;

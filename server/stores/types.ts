@@ -356,6 +356,44 @@ export interface UsageGroupRow {
   errors: number;
 }
 
+export type UsageSeriesBy = "task" | "model" | "endpoint" | "session";
+
+export interface UsageSeriesStoreQuery {
+  /** Inclusive, ms epoch. */
+  from: number;
+  /** Exclusive, ms epoch. */
+  to: number;
+  /** Bucket size in ms (an hour or a day: buckets start at multiples of it, UTC). */
+  bucketMs: number;
+  by: UsageSeriesBy;
+}
+
+/** Sums of one key in one bucket (buckets without calls have no cell). */
+export interface UsageSeriesCell {
+  /** The bucket's start, ms epoch. */
+  bucket: number;
+  key: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  unpricedCalls: number;
+  errors: number;
+}
+
+/** Nearest-rank latency percentiles of one bucket (all keys together). */
+export interface UsageBucketLatency {
+  bucket: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+export interface UsageSeriesResult {
+  cells: UsageSeriesCell[];
+  /** Buckets with calls only, in bucket order. */
+  latency: UsageBucketLatency[];
+}
+
 export interface SessionUsageTotals {
   totalTokens: number;
   costUsd: number;
@@ -368,6 +406,10 @@ export interface UsageStore {
   aggregate(query: UsageQuery): Promise<UsageGroupRow[]>;
   /** Totals of the given sessions (absent: no call recorded). */
   sessionTotals(sessionIds: readonly string[]): Promise<Map<string, SessionUsageTotals>>;
+  /** Sums per bucket and key of the calls with ts in [from, to), ordered by bucket then key, and each bucket's latency percentiles. */
+  series(query: UsageSeriesStoreQuery): Promise<UsageSeriesResult>;
+  /** Cost (priced calls) per endpoint of the calls with ts in [from, to) (daily budgets). */
+  costByEndpoint(from: number, to: number): Promise<Map<string, number>>;
 }
 
 /** Settings operators changed live, one JSON value per key (server/db; read at start, written on change). */

@@ -1,6 +1,14 @@
 // What both usage stores share: the group key of a call and nearest-rank percentiles, so the SQL
 // aggregation and the in-process one give the same rows.
-import type { ModelUsageRecord, SessionUsageTotals, UsageGroupBy, UsageGroupRow } from "./types";
+import type {
+  ModelUsageRecord,
+  SessionUsageTotals,
+  UsageGroupBy,
+  UsageGroupRow,
+  UsageSeriesCell,
+  UsageSeriesResult,
+  UsageSeriesStoreQuery,
+} from "./types";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -58,6 +66,51 @@ export function aggregateRecords(records: readonly ModelUsageRecord[], groupBy: 
         errors: recs.filter((r) => !r.success).length,
       };
     });
+}
+
+/** The in-process form of the series SQL: sums per bucket and key, ordered by bucket then key, and bucket percentiles. */
+export function seriesOf(records: readonly ModelUsageRecord[], query: UsageSeriesStoreQuery): UsageSeriesResult {
+  const inRange = records.filter((r) => r.ts >= query.from && r.ts < query.to);
+  const latencies = new Map<number, number[]>();
+  for (const rec of inRange) {
+    const bucket = Math.floor(rec.ts / query.bucketMs) * query.bucketMs;
+    const list = latencies.get(bucket);
+    if (list) list.push(rec.latencyMs);
+    else latencies.set(bucket, [rec.latencyMs]);
+  }
+  const latency = [...latencies.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([bucket, values]) => {
+      values.sort((a, b) => a - b);
+      return {
+        bucket,
+        p50Ms: values[nearestRank(values.length, 50) - 1],
+        p95Ms: values[nearestRank(values.length, 95) - 1],
+      };
+    });
+  return { cells: seriesCells(inRange, query), latency };
+}
+
+function seriesCells(records: readonly ModelUsageRecord[], query: UsageSeriesStoreQuery): UsageSeriesCell[] {
+  const cells = new Map<string, UsageSeriesCell>();
+  for (const rec of records) {
+    if (rec.ts < query.from || rec.ts >= query.to) continue;
+    const bucket = Math.floor(rec.ts / query.bucketMs) * query.bucketMs;
+    const key = groupKey(rec, query.by);
+    const id = `${bucket}\u0000${key}`;
+    let cell = cells.get(id);
+    if (!cell) {
+      cell = { bucket, key, calls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, unpricedCalls: 0, errors: 0 };
+      cells.set(id, cell);
+    }
+    cell.calls++;
+    cell.promptTokens += rec.promptTokens;
+    cell.completionTokens += rec.completionTokens;
+    cell.costUsd += rec.costUsd ?? 0;
+    if (rec.costUsd === null) cell.unpricedCalls++;
+    if (!rec.success) cell.errors++;
+  }
+  return [...cells.values()].sort((a, b) => a.bucket - b.bucket || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 export function totalsOf(records: readonly ModelUsageRecord[]): SessionUsageTotals {

@@ -4,7 +4,14 @@
 // cycle events, the session summary and GET /api/usage.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
-import { usageListSchema, sessionSummarySchema, type UsageList } from "../../lib/api/schemas";
+import {
+  eventsPageSchema,
+  sessionSummarySchema,
+  usageBudgetStateSchema,
+  usageListSchema,
+  usageSeriesSchema,
+  type UsageList,
+} from "../../lib/api/schemas";
 import type { ModelUsageRecord } from "../../server/stores/types";
 import { PrismaUsageStore } from "../../server/db/stores/usage";
 import { FAST_CHAT, startTestServer, type TestServer } from "../server/support";
@@ -70,6 +77,8 @@ beforeAll(async () => {
         replyer: "replyer-model",
         utils: "utils-model",
         prices: PRICES,
+        // Crossed by the first priced call: the alert must still come once.
+        budgets: { dailyUsd: 0.0001 },
       },
     },
     env: { ...process.env, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "k", MAISAKA_MODEL: undefined },
@@ -192,6 +201,38 @@ describe("usage and cost", () => {
       expect(res.status, q).toBe(400);
     }
     expect((await server.api("GET", "/api/usage", undefined, { token: null })).status).toBe(401);
+  });
+
+  it("answers GET /api/usage/series per hour with each bucket's latency, and refuses too many buckets", async () => {
+    const now = Date.now();
+    const res = await server.api("GET", `/api/usage/series?from=${now - 3 * 3_600_000}&to=${now + 1}&by=task`);
+    expect(res.status, res.text).toBe(200);
+    const series = usageSeriesSchema.parse(res.json);
+    expect(series.buckets).toHaveLength(4);
+    // Highest cost first: replyer ($0.00168), planner ($0.00145), gate, then the unpriced utils.
+    expect(series.series.map((s) => s.key)).toEqual(["replyer", "planner", "timingGate", "utils"]);
+    const planner = series.series[1];
+    expect(planner.calls.reduce((a, b) => a + b, 0)).toBe(2);
+    const used = series.buckets.findIndex((_, i) => series.series.some((s) => s.calls[i] > 0));
+    expect(series.latency.p95Ms[used]).toBeGreaterThanOrEqual(series.latency.p50Ms[used] ?? Infinity);
+    const year = await server.api("GET", `/api/usage/series?from=${now - 365 * 86_400_000}&to=${now}&bucket=hour`);
+    expect(year.status).toBe(400);
+    expect(year.text).toContain("bucket=day");
+    expect((await server.api("GET", "/api/usage/series?by=week")).status).toBe(400);
+  });
+
+  it("alerts once on _usage when today's cost crosses the daily budget, and reports it over", async () => {
+    const res = await server.api("GET", "/api/sessions/_usage/events?afterSeq=0");
+    expect(res.status, res.text).toBe(200);
+    const alerts = eventsPageSchema.parse(res.json).events.filter((e) => e.type === "usage.budget_crossed");
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].data).toMatchObject({
+      scope: "overall",
+      limitUsd: 0.0001,
+      day: new Date().toISOString().slice(0, 10),
+    });
+    const state = usageBudgetStateSchema.parse((await server.api("GET", "/api/usage/budget")).json);
+    expect(state.budgets).toEqual([expect.objectContaining({ scope: "overall", limitUsd: 0.0001, over: true })]);
   });
 });
 

@@ -18,7 +18,7 @@ import { sourceRoutes } from "./sources";
 import { getSettingsRoute, patchSettingsRoute } from "./settings";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
-import { usageRoute } from "./usage";
+import { usageBudgetRoute, usageRoute, usageSeriesRoute } from "./usage";
 
 export const apiRoutes: Route<ApiContext>[] = [
   healthRoute,
@@ -47,6 +47,8 @@ export const apiRoutes: Route<ApiContext>[] = [
   iconRoute,
   providersRoute,
   usageRoute,
+  usageSeriesRoute,
+  usageBudgetRoute,
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,

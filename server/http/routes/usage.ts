@@ -1,8 +1,17 @@
-// Model usage and cost (interface.md "Usage, search, export"), aggregated in the store.
-import { usageListSchema, usageQuerySchema } from "../../../lib/api/schemas";
+// Model usage and cost (interface.md "Usage, search, export"), aggregated in the store: groups for
+// the tables, per-bucket series for the charts, and today's spend against the daily budgets.
+import {
+  MAX_USAGE_BUCKETS,
+  usageBudgetStateSchema,
+  usageListSchema,
+  usageQuerySchema,
+  usageSeriesQuerySchema,
+  usageSeriesSchema,
+} from "../../../lib/api/schemas";
+import { DAY_MS, HOUR_MS } from "../../stores/usage-groups";
+import { bucketCount, buildSeries } from "../../usage/series";
 import { apiRoute } from "../context";
-
-const DAY_MS = 86_400_000;
+import { HttpError } from "../errors";
 
 export const usageRoute = apiRoute({
   method: "GET",
@@ -13,5 +22,34 @@ export const usageRoute = apiRoute({
     const to = query.to ?? Date.now();
     const from = query.from ?? to - DAY_MS;
     return { body: { rows: await ctx.engine.stores.usage.aggregate({ from, to, groupBy: query.groupBy }) } };
+  },
+});
+
+export const usageSeriesRoute = apiRoute({
+  method: "GET",
+  path: "/api/usage/series",
+  query: usageSeriesQuerySchema,
+  response: usageSeriesSchema,
+  async handle({ query }, ctx) {
+    const to = query.to ?? Date.now();
+    const from = query.from ?? to - DAY_MS;
+    const bucketMs = query.bucket === "day" ? DAY_MS : HOUR_MS;
+    if (bucketCount(from, to, bucketMs) > MAX_USAGE_BUCKETS) {
+      throw new HttpError(
+        400,
+        `more than ${MAX_USAGE_BUCKETS} ${query.bucket} buckets: narrow the range or use bucket=day`,
+      );
+    }
+    const cells = await ctx.engine.stores.usage.series({ from, to, bucketMs, by: query.by });
+    return { body: buildSeries(cells, { from, to, bucketMs, limit: query.limit }) };
+  },
+});
+
+export const usageBudgetRoute = apiRoute({
+  method: "GET",
+  path: "/api/usage/budget",
+  response: usageBudgetStateSchema,
+  async handle(_req, ctx) {
+    return { body: await ctx.engine.budget.state() };
   },
 });

@@ -1,5 +1,13 @@
-import type { ModelUsageRecord, SessionUsageTotals, UsageGroupRow, UsageQuery, UsageStore } from "../types";
-import { aggregateRecords, totalsOf } from "../usage-groups";
+import type {
+  ModelUsageRecord,
+  SessionUsageTotals,
+  UsageGroupRow,
+  UsageQuery,
+  UsageSeriesResult,
+  UsageSeriesStoreQuery,
+  UsageStore,
+} from "../types";
+import { aggregateRecords, seriesOf, totalsOf } from "../usage-groups";
 import { copy } from "./support";
 
 export class MemoryUsageStore implements UsageStore {
@@ -26,5 +34,16 @@ export class MemoryUsageStore implements UsageStore {
       if (recs.length) totals.set(id, totalsOf(recs));
     }
     return totals;
+  }
+
+  async series(query: UsageSeriesStoreQuery): Promise<UsageSeriesResult> {
+    return seriesOf(this.records, query);
+  }
+
+  async costByEndpoint(from: number, to: number): Promise<Map<string, number>> {
+    const cost = new Map<string, number>();
+    for (const r of this.records)
+      if (r.ts >= from && r.ts < to) cost.set(r.endpoint, (cost.get(r.endpoint) ?? 0) + (r.costUsd ?? 0));
+    return cost;
   }
 }

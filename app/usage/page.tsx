@@ -1,0 +1,5 @@
+import { UsagePage } from "../../components/usage/UsagePage";
+
+export default function Usage() {
+  return <UsagePage />;
+}

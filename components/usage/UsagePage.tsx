@@ -1,0 +1,245 @@
+"use client";
+// /usage: what the bot's model calls cost and how they behaved over a time range: totals, charts
+// over time (cost, tokens, calls split by task, model, endpoint or session; latency p50/p95;
+// errors) and one sortable table per grouping. Every figure is aggregated in SQL on the server.
+import { keepPreviousData, useQuery, type UseQueryResult } from "@tanstack/react-query";
+import { useCallback, useMemo, useState, type ReactNode } from "react";
+import type { UsageList, UsageSeries } from "../../lib/api/schemas";
+import { api } from "../../lib/client/api";
+import { queryKeys } from "../../lib/client/query-keys";
+import { useNow } from "../../lib/client/react/use-now";
+import { useT } from "../../lib/client/react/use-locale";
+import { formatUsd } from "../../lib/client/usage";
+import { chartX, metricSeries, totalsOf, type SeriesMetric } from "../../lib/client/usage-charts";
+import { presetRange, type RangePreset, type UsageRange } from "../../lib/client/usage-range";
+import type { MessageKey, Translate } from "../../lib/i18n/messages";
+import { TimeChart, type ChartSeries } from "../ui/charts/TimeChart";
+import { ErrorState, Loading } from "../ui/States";
+import { RangePicker } from "./RangePicker";
+import { UsageTable } from "./UsageTable";
+
+type Split = "task" | "model" | "endpoint" | "session";
+const SPLITS: Split[] = ["task", "model", "endpoint", "session"];
+const TASKS = new Set(["planner", "timingGate", "replyer", "utils"]);
+
+function keyLabeller(t: Translate, split: Split) {
+  return (key: string): string => {
+    if (key === "(other)") return t("usage.other");
+    if (split === "task" && TASKS.has(key)) return t(`usage.task.${key}` as MessageKey);
+    if (key === "") return split === "session" ? t("usage.noSession") : t("usage.none");
+    return key;
+  };
+}
+
+const int = (n: number) => n.toLocaleString("en-US");
+const msText = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`);
+
+export function UsagePage() {
+  const t = useT();
+  const now = useNow();
+  const [preset, setPreset] = useState<RangePreset>("24h");
+  const [custom, setCustom] = useState<UsageRange | null>(null);
+  const [split, setSplit] = useState<Split>("task");
+  // Presets end at the next full minute: the range (and every query) moves on once a minute.
+  const range = useMemo(
+    () => (preset === "custom" && custom ? custom : presetRange(preset === "custom" ? "24h" : preset, now)),
+    [preset, custom, now],
+  );
+  const base = { from: range.from, to: range.to };
+  // The shared clock reads 0 until hydrated: no query for a range at the epoch.
+  const opts = { placeholderData: keepPreviousData, refetchOnWindowFocus: false, enabled: now > 0 } as const;
+  const series = useQuery({
+    queryKey: queryKeys.usage({ ...base, kind: "series", by: split, bucket: range.bucket }),
+    queryFn: () => api.usageSeries({ ...base, by: split, bucket: range.bucket }),
+    ...opts,
+  });
+  // The tables sit below the charts: asked for once the charts have their data, so the first paint
+  // never waits behind them in the server's one database connection (docs/performance.md).
+  const tables = { ...opts, enabled: opts.enabled && series.data !== undefined };
+  const groupsOf = (groupBy: Split) => ({
+    queryKey: queryKeys.usage({ ...base, kind: "groups", groupBy }),
+    queryFn: () => api.usage({ ...base, groupBy }),
+    ...tables,
+  });
+  const groups: Record<Split, UseQueryResult<UsageList>> = {
+    task: useQuery(groupsOf("task")),
+    model: useQuery(groupsOf("model")),
+    endpoint: useQuery(groupsOf("endpoint")),
+    session: useQuery(groupsOf("session")),
+  };
+  // Stable while the split and locale are: the charts rebuild only when their data changes.
+  const seriesLabel = useMemo(() => keyLabeller(t, split), [t, split]);
+  const failed = [series, ...Object.values(groups)].find((q) => q.isError);
+
+  return (
+    <div className="page usage-page" data-testid="usage-page">
+      <div className="page-head">
+        <h1>{t("usage.title")}</h1>
+        <RangePicker
+          preset={preset}
+          range={range}
+          onPreset={(p) => setPreset(p)}
+          onCustom={(r) => {
+            setCustom(r);
+            setPreset("custom");
+          }}
+        />
+        <div className="seg" role="group" aria-label={t("usage.split")}>
+          {SPLITS.map((s) => (
+            <button
+              key={s}
+              className={split === s ? "active" : ""}
+              aria-pressed={split === s}
+              onClick={() => setSplit(s)}
+            >
+              {t(`usage.by.${s}`)}
+            </button>
+          ))}
+        </div>
+        <span className="muted small">
+          {t("usage.rangeNote", {
+            from: new Date(range.from).toLocaleString(),
+            to: new Date(range.to).toLocaleString(),
+            bucket: t(`usage.bucket.${range.bucket}`),
+          })}
+        </span>
+      </div>
+      {failed?.error && (
+        <ErrorState
+          title={t("usage.loadFailed")}
+          error={failed.error}
+          action={
+            <button className="btn" onClick={() => void failed.refetch()}>
+              {t("usage.retry")}
+            </button>
+          }
+        />
+      )}
+      {series.isPending && <Loading label={t("usage.loading")} />}
+      {series.data && <Totals series={series.data} />}
+      {series.data && <Charts series={series.data} label={seriesLabel} />}
+      <div className="usage-tables">
+        {SPLITS.map((s) => (
+          <UsageTable
+            key={s}
+            title={t(`usage.by.${s}`)}
+            rows={groups[s].data?.rows ?? []}
+            keyLabel={keyLabeller(t, s)}
+            linkSessions={s === "session"}
+            loading={groups[s].isPending}
+            testId={`usage-table-${s}`}
+          />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function Totals({ series }: { series: UsageSeries }) {
+  const t = useT();
+  const total = totalsOf(series);
+  const items: [MessageKey, string, string?][] = [
+    [
+      "usage.total.cost",
+      formatUsd(total.costUsd),
+      total.unpricedCalls ? t("usage.total.unpriced", { count: total.unpricedCalls }) : undefined,
+    ],
+    [
+      "usage.total.tokens",
+      int(total.promptTokens + total.completionTokens),
+      `${int(total.promptTokens)} / ${int(total.completionTokens)}`,
+    ],
+    ["usage.total.calls", int(total.calls)],
+    [
+      "usage.total.errors",
+      int(total.errors),
+      total.calls ? `${((100 * total.errors) / total.calls).toFixed(1)} %` : undefined,
+    ],
+  ];
+  return (
+    <div className="usage-totals" data-testid="usage-totals">
+      {items.map(([label, value, sub]) => (
+        <div key={label} className="usage-total">
+          <div className="muted small">{t(label)}</div>
+          <div className="usage-total-value" data-testid={`usage-${label.slice("usage.total.".length)}`}>
+            {value}
+          </div>
+          {sub && <div className="sub">{sub}</div>}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Charts({ series, label }: { series: UsageSeries; label: (key: string) => string }) {
+  const t = useT();
+  const x = useMemo(() => chartX(series), [series]);
+  const of = useCallback((metric: SeriesMetric): ChartSeries[] => metricSeries(series, metric, label), [series, label]);
+  const cost = useMemo(() => of("costUsd"), [of]);
+  const tokens = useMemo(() => of("tokens"), [of]);
+  const calls = useMemo(() => of("calls"), [of]);
+  const errors = useMemo(() => of("errors"), [of]);
+  const lat = useMemo((): ChartSeries[] => {
+    return [
+      { label: "p50", values: series.latency.p50Ms, color: "info" },
+      { label: "p95", values: series.latency.p95Ms, color: "warn" },
+    ];
+  }, [series.latency]);
+  return (
+    <div className="usage-charts" data-testid="usage-charts">
+      <ChartCard title={t("usage.chart.cost")}>
+        <TimeChart
+          x={x}
+          series={cost}
+          kind="bars"
+          stacked
+          label={t("usage.chart.cost")}
+          formatValue={formatUsd}
+          testId="chart-cost"
+        />
+      </ChartCard>
+      <ChartCard title={t("usage.chart.tokens")}>
+        <TimeChart
+          x={x}
+          series={tokens}
+          kind="bars"
+          stacked
+          label={t("usage.chart.tokens")}
+          formatValue={compact}
+          testId="chart-tokens"
+        />
+      </ChartCard>
+      <ChartCard title={t("usage.chart.calls")}>
+        <TimeChart x={x} series={calls} label={t("usage.chart.calls")} formatValue={compact} testId="chart-calls" />
+      </ChartCard>
+      <ChartCard title={t("usage.chart.latency")}>
+        <TimeChart x={x} series={lat} label={t("usage.chart.latency")} formatValue={msText} testId="chart-latency" />
+      </ChartCard>
+      <ChartCard title={t("usage.chart.errors")}>
+        <TimeChart
+          x={x}
+          series={errors}
+          kind="bars"
+          stacked
+          label={t("usage.chart.errors")}
+          formatValue={compact}
+          testId="chart-errors"
+        />
+      </ChartCard>
+    </div>
+  );
+}
+
+function ChartCard({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="usage-chart">
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+const compactFormat = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
+function compact(n: number): string {
+  return compactFormat.format(n);
+}

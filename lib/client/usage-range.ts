@@ -1,0 +1,46 @@
+// The usage page's time range: a preset (last 24 h, 7 d, 30 d) ending now, or a custom one, with
+// the chart bucket that keeps a chart readable (hours up to a week, days beyond).
+export type RangePreset = "24h" | "7d" | "30d" | "custom";
+
+export const RANGE_PRESETS: readonly Exclude<RangePreset, "custom">[] = ["24h", "7d", "30d"];
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const PRESET_MS: Record<Exclude<RangePreset, "custom">, number> = {
+  "24h": DAY_MS,
+  "7d": 7 * DAY_MS,
+  "30d": 30 * DAY_MS,
+};
+
+export interface UsageRange {
+  from: number;
+  to: number;
+  bucket: "hour" | "day";
+}
+
+/**
+ * A preset's range ends at the next full minute after `now`, so queries made within the same
+ * minute share one cache entry instead of one per millisecond.
+ */
+export function presetRange(preset: Exclude<RangePreset, "custom">, now: number): UsageRange {
+  const to = Math.ceil(now / 60_000) * 60_000;
+  return withBucket(to - PRESET_MS[preset], to);
+}
+
+export function withBucket(from: number, to: number): UsageRange {
+  return { from, to, bucket: to - from > 7 * DAY_MS ? "day" : "hour" };
+}
+
+/** A custom range from two datetime-local values (local time); null when either is invalid or empty. */
+export function customRange(fromText: string, toText: string): UsageRange | null {
+  const from = fromText ? new Date(fromText).getTime() : Number.NaN;
+  const to = toText ? new Date(toText).getTime() : Number.NaN;
+  if (!Number.isFinite(from) || !Number.isFinite(to) || from >= to) return null;
+  return withBucket(from, to);
+}
+
+/** The value of a datetime-local input for a time (local, minutes). */
+export function localInputValue(ts: number): string {
+  const d = new Date(ts - new Date(ts).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+}
