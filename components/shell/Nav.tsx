@@ -59,6 +59,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/platforms" className={active("/platforms") ? "active" : ""}>
             {t("nav.platforms")}
           </Link>
+          <Link href="/analytics" className={active("/analytics") ? "active" : ""}>
+            {t("nav.analytics")}
+          </Link>
           <Link href="/audit" className={active("/audit") ? "active" : ""}>
             Audit
           </Link>

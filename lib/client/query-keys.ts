@@ -16,4 +16,6 @@ export const queryKeys = {
   providers: ["providers"] as const,
   endpoints: ["endpoints"] as const,
   platforms: ["platforms"] as const,
+  analytics: (query: Record<string, string | number>) => ["analytics", query] as const,
+  analyticsCycles: (query: Record<string, string | number>) => ["analytics", "cycles", query] as const,
 };
