@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
 import { AccountService } from "./accounts/accounts";
 import { AnalyticsIndexer } from "./analytics/indexer";
-import { AnalyticsStore } from "./analytics/store";
+import { AnalyticsStore } from "./db/stores/analytics";
 import { AuditLog } from "./accounts/audit";
 import { clientAddress, LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";

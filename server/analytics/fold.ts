@@ -1,5 +1,5 @@
 // A session's events folded into per-cycle facts and finished silences (what the analytics tables
-// hold). Pure and resumable: the state is plain JSON, saved with the facts (server/analytics/store.ts).
+// hold). Pure and resumable: the state is plain JSON, saved with the facts (server/db/stores/analytics.ts).
 import type { SilenceReason } from "../../lib/api/analytics";
 import type { MonitorEvent, TimingAction } from "../../lib/events/schemas";
 import { foldSilence, type OpenSilence } from "../../lib/events/silences";

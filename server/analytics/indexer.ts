@@ -6,7 +6,7 @@
 import type { MonitorEvent } from "../../lib/events/schemas";
 import type { EventLedger } from "../monitor/ledger";
 import { emptyFoldState, foldEvent, type CycleFact, type SilenceFact } from "./fold";
-import type { AnalyticsStore, Cursor } from "./store";
+import type { AnalyticsStore, Cursor } from "../db/stores/analytics";
 
 /** Event types the fold looks at; a page of nothing else still advances the cursor. */
 const FOLDED = new Set<MonitorEvent["type"]>([

@@ -8,7 +8,7 @@ import type {
 } from "../../lib/platforms/status";
 import type { AccountService } from "../accounts/accounts";
 import type { AuditLog } from "../accounts/audit";
-import type { AnalyticsStore } from "../analytics/store";
+import type { AnalyticsStore } from "../db/stores/analytics";
 import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";

@@ -1,7 +1,7 @@
-// The analytics tables (prisma/schema.prisma "Analytics*"): facts written with the fold's cursor in
-// one transaction, so a restart resumes exactly where the last commit stopped; the series and the
-// cycles behind a bar are read with one grouped query per table.
-import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+// The behaviour analytics tables (prisma/schema.prisma "Analytics*", kept by server/analytics): facts
+// written with the fold's cursor in one transaction, so a restart resumes exactly where the last
+// commit stopped; the series and the cycles behind a bar are read with one grouped query per table.
+import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import {
   BUCKET_MS,
   endReasonGroup,
@@ -12,10 +12,10 @@ import {
   type AnalyticsCyclesQuery,
   type AnalyticsSeries,
   type SilenceReason,
-} from "../../lib/api/analytics";
-import { timingActionSchema, type TimingAction } from "../../lib/events/schemas";
-import type { StoreWriter } from "../db/writer";
-import type { CycleFact, FoldState, SilenceFact } from "./fold";
+} from "../../../lib/api/analytics";
+import { timingActionSchema, type TimingAction } from "../../../lib/events/schemas";
+import type { StoreWriter } from "../writer";
+import type { CycleFact, FoldState, SilenceFact } from "../../analytics/fold";
 
 export interface Cursor {
   seq: number;
