@@ -10,6 +10,7 @@ import {
   type AnalyticsCycles,
   type AnalyticsSeries,
 } from "../../lib/api/analytics";
+import { createdAccountSchema } from "../../lib/api/accounts";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { PrismaLedger } from "../../server/db/ledger";
 import { FAST_CHAT, startTestServer, tempDatabaseUrl, type TestServer } from "../server/support";
@@ -242,6 +243,15 @@ describe("analytics caught up from the ledger", () => {
     const before = await series(server, `${range}&bucket=hour`);
     await server.app.analytics.rebuild();
     expect(await series(server, `${range}&bucket=hour`)).toEqual(before);
+  });
+
+  it("lets a viewer read both routes", async () => {
+    const created = await server.api("POST", "/api/accounts", { name: "analytics-viewer", role: "viewer" });
+    expect(created.status, created.text).toBe(201);
+    const { token } = createdAccountSchema.parse(created.json);
+    for (const route of [`/api/analytics?${range}`, `/api/analytics/cycles?${range}&metric=cycles`])
+      expect((await server.api("GET", route, undefined, { token })).status, route).toBe(200);
+    expect((await server.api("GET", `/api/analytics?${range}`, undefined, { token: null })).status).toBe(401);
   });
 
   it("answers bad queries with 400, not a crash", async () => {
