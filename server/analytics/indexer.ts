@@ -78,11 +78,14 @@ export class AnalyticsIndexer {
     while (this.running) await this.running;
   }
 
-  /** Stops following the bus once what was delivered is folded (the rest waits for the next start). */
+  /**
+   * Stops after the page being committed: a long catch-up must not hold up a shutdown, and what is
+   * left is folded at the next start.
+   */
   async close(): Promise<void> {
+    this.closed = true;
     this.unsubscribe?.();
     await this.idle();
-    this.closed = true;
   }
 
   private mark(sessionId: string): void {
@@ -117,7 +120,7 @@ export class AnalyticsIndexer {
   private async catchUp(sessionId: string): Promise<void> {
     const pageSize = this.opts.pageSize ?? 1_000;
     let cursor = this.cursors.get(sessionId) ?? { seq: 0, state: emptyFoldState() };
-    for (;;) {
+    while (!this.closed) {
       const page = await this.opts.ledger.read(sessionId, cursor.seq, pageSize);
       if (!page.length) return;
       let state = cursor.state;
