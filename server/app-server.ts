@@ -6,6 +6,8 @@ import { Server as SocketServer } from "socket.io";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
 import { AccountService } from "./accounts/accounts";
+import { AnalyticsIndexer } from "./analytics/indexer";
+import { AnalyticsStore } from "./db/stores/analytics";
 import { AuditLog } from "./accounts/audit";
 import { clientAddress, LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
@@ -49,6 +51,7 @@ import { McpServerService } from "./http/services/mcp-servers";
 import type { OneBotAudiencePatch } from "../lib/platforms/status";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { publicDir } from "./db/seed";
+import { StoreWriter } from "./db/writer";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { logProtocolRefusals } from "./realtime/protocol-refusals";
@@ -122,6 +125,8 @@ export interface AppServer {
   /** Plugin runner and MCP servers register their status here. */
   providerStatus: ProviderStatusRegistry;
   monitor: Monitor;
+  /** Behaviour analytics' derived tables, caught up in the background from start (idle() waits for it). */
+  analytics: AnalyticsIndexer;
   /** The OneBot v11 connections; null when the config asks for none. */
   platforms: OneBotService | null;
   /** Sessions brought back at start (pending messages or an armed wait). */
@@ -275,8 +280,18 @@ async function serveEngine(
   }
   const mcp = engine.mcp;
   providerStatus.register({ name: "mcp", type: "mcp", status: () => mcpProviderStatuses(mcp) });
+  const analyticsStore = new AnalyticsStore(database.prisma, new StoreWriter({ health: database.health }));
+  const analytics = new AnalyticsIndexer({
+    store: analyticsStore,
+    ledger: database.ledger,
+    events: engine.bus,
+    onError: (error) => logger.warn(`analytics: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  // In the background: a large instance's first catch-up must not hold up the start.
+  void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
   const ctx: ApiContext = {
     engine,
+    analytics: analyticsStore,
     ledger: database.ledger,
     auth,
     accounts,
@@ -416,6 +431,7 @@ async function serveEngine(
         // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
         // servers, then waits until every event is in the ledger.
         await engine.close(reason);
+        await analytics.close();
         monitor.close();
         await io.close();
         httpServer.closeAllConnections();
@@ -429,7 +445,7 @@ async function serveEngine(
     return closing;
   };
 
-  return { url, host, port, engine, database, providerStatus, monitor, platforms, restored, close };
+  return { url, host, port, engine, database, providerStatus, monitor, analytics, platforms, restored, close };
 }
 
 const UNAVAILABLE = {

@@ -27,7 +27,8 @@ import { Scrubber, type ScrubberMarks } from "./Scrubber";
 /** Events loaded before the player shows (it starts at the beginning); the rest stream in behind. */
 const REPLAY_HEAD = 500;
 
-export function SessionReplay({ sessionId }: { sessionId: string }) {
+/** `cycle`: a cycle id to open the replay at (the ?cycle= deep link of analytics and search). */
+export function SessionReplay({ sessionId, cycle }: { sessionId: string; cycle?: string }) {
   // The recording is the ledger; it keeps growing while the session runs (live: true).
   const { query, timeline, progress } = useLiveTimeline(sessionId, { head: REPLAY_HEAD });
   const session = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
@@ -71,7 +72,7 @@ export function SessionReplay({ sessionId }: { sessionId: string }) {
         />
       )}
       {timeline && timeline.events.length > 0 && timeline.gaps.length === 0 && (
-        <ReplayBody sessionId={sessionId} events={timeline.events} />
+        <ReplayBody sessionId={sessionId} events={timeline.events} cycle={cycle} />
       )}
     </div>
   );
@@ -90,10 +91,19 @@ export function ReplayHeading({ sessionId, name }: { sessionId: string; name: st
   );
 }
 
-function ReplayBody({ sessionId, events }: { sessionId: string; events: readonly MonitorEvent[] }) {
+function ReplayBody({
+  sessionId,
+  events,
+  cycle,
+}: {
+  sessionId: string;
+  events: readonly MonitorEvent[];
+  cycle?: string;
+}) {
   const [dragging, setDragging] = useState(false);
   const { player, snapshot, visible } = useReplay(sessionId, events, { dragging });
   const t = useT();
+  useSeekToCycle(player, events, cycle);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [followChat, setFollowChat] = useState(true);
   const [followCycles, setFollowCycles] = useState(true);
@@ -290,6 +300,19 @@ function PlayheadClock({ player, durationMs }: { player: ReplayPlayer; durationM
     return player.subscribePosition(paint);
   }, [player, durationMs]);
   return <span ref={ref} className="mono playhead-clock" data-testid="playhead-clock" />;
+}
+
+/** Once: the playhead just after the cycle's end (or its last event so far), so its card is the current one. */
+function useSeekToCycle(player: ReplayPlayer, events: readonly MonitorEvent[], cycle: string | undefined): void {
+  const done = useRef(false);
+  useEffect(() => {
+    if (!cycle || done.current) return;
+    const end = events.findIndex((e) => e.type === "cycle.end" && e.data.cycleId === cycle);
+    const start = end < 0 ? events.findIndex((e) => e.type === "cycle.start" && e.data.cycleId === cycle) : end;
+    if (start < 0) return;
+    done.current = true;
+    player.seekIndex(start + 1);
+  }, [player, events, cycle]);
 }
 
 function useReplayKeys(player: ReplayPlayer): void {

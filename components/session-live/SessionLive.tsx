@@ -113,6 +113,9 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
         <Link className="btn btn-sm" href={`/sessions/${encodeURIComponent(sessionId)}/replay`}>
           {t("live.replay")}
         </Link>
+        <Link className="btn btn-sm" href={`/sessions/${encodeURIComponent(sessionId)}/analytics`}>
+          {t("live.analytics")}
+        </Link>
         <Link className="btn btn-sm" href={`/tools?session=${encodeURIComponent(sessionId)}`}>
           {t("live.toolsForSession")}
         </Link>

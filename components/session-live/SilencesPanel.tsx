@@ -6,7 +6,7 @@ import { useMemo, useState } from "react";
 import { formatClock, formatDuration } from "../../lib/client/format";
 import { useNow } from "../../lib/client/react/use-now";
 import { useThrottled } from "../../lib/client/react/use-throttled";
-import { silenceCauseLabel, silences, type SilenceCause } from "../../lib/client/silences";
+import { silenceCauseLabel, silences, type SilenceCause } from "../../lib/events/silences";
 import type { Timeline } from "../../lib/client/timeline";
 
 const SHOWN = 50;

@@ -68,6 +68,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/usage" className={active("/usage") ? "active" : ""}>
             {t("nav.usage")}
           </Link>
+          <Link href="/analytics" className={active("/analytics") ? "active" : ""}>
+            {t("nav.analytics")}
+          </Link>
           <Link href="/audit" className={active("/audit") ? "active" : ""}>
             Audit
           </Link>

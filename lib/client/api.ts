@@ -52,6 +52,12 @@ import {
   type McpServerChanges,
   type McpServerCreateBody,
 } from "../api/sources";
+import {
+  analyticsCyclesSchema,
+  analyticsSeriesSchema,
+  type AnalyticsCyclesQuery,
+  type AnalyticsQuery,
+} from "../api/analytics";
 
 export class ApiRequestError extends Error {
   override name = "ApiRequestError";
@@ -226,6 +232,11 @@ export const api = {
   revokeLoginSession: (id: string) => request<z.ZodVoid>(`/api/auth/sessions/${enc(id)}`, null, { method: "DELETE" }),
   /** Every operator change, newest first; pass the previous page's nextCursor as cursor. */
   auditLog: (query: Partial<AuditListQuery>) => request(`/api/audit${queryString(query)}`, auditPageSchema),
+  /** Behaviour analytics: series per metric over [from, to). */
+  analytics: (query: Partial<AnalyticsQuery>) => request(`/api/analytics${queryString(query)}`, analyticsSeriesSchema),
+  /** The cycles behind one bar of an analytics chart, newest first. */
+  analyticsCycles: (query: Partial<AnalyticsCyclesQuery>) =>
+    request(`/api/analytics/cycles${queryString(query)}`, analyticsCyclesSchema),
   /** Speaks as the bot into the session's real chat (platform sessions) or its local stream; 502: not delivered. */
   sendAsBot: (id: string, body: OperatorSendBody) =>
     request(`/api/sessions/${enc(id)}/send`, operatorSendResponseSchema, json("POST", body)),

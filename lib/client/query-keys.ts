@@ -21,4 +21,6 @@ export const queryKeys = {
   /** Every usage query of the usage page (one range, one split), refetched together. */
   usage: (range: Record<string, string | number>) => ["usage", range] as const,
   usageBudget: ["usage-budget"] as const,
+  analytics: (query: Record<string, string | number>) => ["analytics", query] as const,
+  analyticsCycles: (query: Record<string, string | number>) => ["analytics", "cycles", query] as const,
 };

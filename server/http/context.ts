@@ -9,6 +9,7 @@ import type {
 } from "../../lib/platforms/status";
 import type { AccountService } from "../accounts/accounts";
 import type { AuditLog } from "../accounts/audit";
+import type { AnalyticsStore } from "../db/stores/analytics";
 import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
@@ -28,6 +29,8 @@ import type { ToolToggleService } from "./services/tool-toggles";
 export interface ApiContext {
   engine: Engine;
   ledger: EventLedger;
+  /** Behaviour analytics: series and the cycles behind a bar, from the derived tables. */
+  analytics: AnalyticsStore;
   auth: OperatorAuth;
   /** Named accounts (the router identifies the actor; handlers get it as `actor`). */
   accounts: AccountService;

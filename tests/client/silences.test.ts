@@ -2,7 +2,7 @@
 // message, with what held the bot back and for how long.
 import { describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
-import { silenceCauseLabel, silences } from "../../lib/client/silences";
+import { silenceCauseLabel, silences } from "../../lib/events/silences";
 import { fixtureEvents } from "./fixture";
 
 const S = "s1";

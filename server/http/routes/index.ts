@@ -2,6 +2,7 @@
 import type { Route } from "../route";
 import type { ApiContext } from "../context";
 import { createAccountRoute, deleteAccountRoute, listAccountsRoute, updateAccountRoute } from "./accounts";
+import { analyticsCyclesRoute, analyticsRoute } from "./analytics";
 import { auditRoute } from "./audit";
 import { listLoginSessionsRoute, loginRoute, logoutRoute, meRoute, revokeLoginSessionRoute } from "./auth";
 import { botDataRoutes } from "./bot-data";
@@ -49,6 +50,8 @@ export const apiRoutes: Route<ApiContext>[] = [
   usageRoute,
   usageSeriesRoute,
   usageBudgetRoute,
+  analyticsRoute,
+  analyticsCyclesRoute,
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,

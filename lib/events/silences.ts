@@ -2,7 +2,7 @@
 // the first inbound message after a bot message (or the session's start) and ends at the bot's next
 // message. What held the bot back inside it (timing gate decisions, why its messages waited, turns
 // that ended without a reply) is counted, and the last of those is the stretch's reason.
-import type { MonitorEvent, PendingReason } from "../events/schemas";
+import type { MonitorEvent, PendingReason } from "./schemas";
 
 export type SilenceCause =
   "gate_no_action" | "gate_wait" | Exclude<PendingReason, "running"> | "llm_error" | "no_reply" | "stopped";
@@ -22,10 +22,14 @@ export interface Silence {
   reason: SilenceCause | null;
 }
 
-interface Open {
+/** A stretch still open: plain data, so a fold can be saved and resumed (server/analytics). */
+export interface OpenSilence {
   startTs: number;
+  /** Seq of the event that opened it. */
+  startSeq: number;
   messages: number;
-  seen: Set<string>;
+  /** Message ids counted (a pending message is ingested later: one message). */
+  seen: string[];
   causes: Partial<Record<SilenceCause, number>>;
   reason: SilenceCause | null;
 }
@@ -52,47 +56,53 @@ function causeOf(event: MonitorEvent): SilenceCause | null {
   }
 }
 
+/**
+ * One event folded into a session's open stretch (events ascending by seq): the stretch still open
+ * (null: none) and the one this event closed, if any.
+ */
+export function foldSilence(
+  open: OpenSilence | null,
+  event: MonitorEvent,
+): { open: OpenSilence | null; closed: (Silence & { startSeq: number }) | null } {
+  if (event.type === "message.sent" || event.type === "session.stop") {
+    if (!open) return { open: null, closed: null };
+    const stopped = event.type === "session.stop";
+    const last = stopped ? bump(open, "stopped") : open;
+    const closed = { ...summary(last), endTs: event.ts, durationMs: Math.max(0, event.ts - last.startTs) };
+    return { open: null, closed: { ...closed, startSeq: last.startSeq } };
+  }
+  let next = open;
+  if (event.type === "message.pending" || event.type === "message.ingested") {
+    next ??= { startTs: event.ts, startSeq: event.seq, messages: 0, seen: [], causes: {}, reason: null };
+    if (!next.seen.includes(event.data.messageId))
+      next = { ...next, seen: [...next.seen, event.data.messageId], messages: next.messages + 1 };
+  }
+  const cause = next ? causeOf(event) : null;
+  if (next && cause) next = bump(next, cause);
+  return { open: next, closed: null };
+}
+
 /** Every quiet stretch, oldest first; `now` measures the one still open. Events ascending by seq. */
 export function silences(events: readonly MonitorEvent[], now: number): Silence[] {
   const out: Silence[] = [];
-  let open: Open | null = null;
-  const close = (endTs: number, stopped: boolean) => {
-    if (!open) return;
-    if (stopped) bump(open, "stopped");
-    out.push({ ...summary(open), endTs, durationMs: Math.max(0, endTs - open.startTs) });
-    open = null;
-  };
+  let open: OpenSilence | null = null;
   for (const event of events) {
-    if (event.type === "message.sent") {
-      close(event.ts, false);
-      continue;
+    const step = foldSilence(open, event);
+    open = step.open;
+    if (step.closed) {
+      const { startSeq: _seq, ...closed } = step.closed;
+      out.push(closed);
     }
-    if (event.type === "session.stop") {
-      close(event.ts, true);
-      continue;
-    }
-    if (event.type === "message.pending" || event.type === "message.ingested") {
-      open ??= { startTs: event.ts, messages: 0, seen: new Set(), causes: {}, reason: null };
-      // A pending message is ingested later: one message, counted at its first event.
-      if (!open.seen.has(event.data.messageId)) {
-        open.seen.add(event.data.messageId);
-        open.messages++;
-      }
-    }
-    const cause = open ? causeOf(event) : null;
-    if (open && cause) bump(open, cause);
   }
-  const last: Open | null = open;
-  if (last) out.push({ ...summary(last), endTs: null, durationMs: Math.max(0, now - last.startTs) });
+  if (open) out.push({ ...summary(open), endTs: null, durationMs: Math.max(0, now - open.startTs) });
   return out;
 }
 
-function bump(open: Open, cause: SilenceCause): void {
-  open.causes[cause] = (open.causes[cause] ?? 0) + 1;
-  open.reason = cause;
+function bump(open: OpenSilence, cause: SilenceCause): OpenSilence {
+  return { ...open, causes: { ...open.causes, [cause]: (open.causes[cause] ?? 0) + 1 }, reason: cause };
 }
 
-function summary(open: Open): Omit<Silence, "endTs" | "durationMs"> {
+function summary(open: OpenSilence): Omit<Silence, "endTs" | "durationMs"> {
   return { startTs: open.startTs, messages: open.messages, causes: open.causes, reason: open.reason };
 }
 

@@ -1,0 +1,5 @@
+import { AnalyticsView } from "../../components/analytics/AnalyticsView";
+
+export default function AnalyticsPage() {
+  return <AnalyticsView />;
+}
