@@ -627,7 +627,7 @@ describe.each([
         out.push(...page.rows.map((r) => r.id));
         const last = page.rows[page.rows.length - 1];
         if (!page.more || !last) return out;
-        after = last;
+        after = { value: last.createdAt, id: last.id };
       }
     };
     expect(await walk({}, 2)).toEqual(["e", "d", "a", "b", "c"]);
@@ -641,6 +641,6 @@ describe.each([
       ["b", 0, 0],
       ["c", 0, 0],
     ]);
-    expect(await sessions.page({ limit: 5, after: { createdAt: 10, id: "c" } })).toEqual({ rows: [], more: false });
+    expect(await sessions.page({ limit: 5, after: { value: 10, id: "c" } })).toEqual({ rows: [], more: false });
   });
 });

@@ -14,7 +14,14 @@ import { sessionHistoryRoute } from "./session-history";
 import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
-import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
+import {
+  archiveSessionRoute,
+  createSessionRoute,
+  deleteSessionRoute,
+  getSessionRoute,
+  listSessionsRoute,
+  unarchiveSessionRoute,
+} from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 import { usageRoute } from "./usage";
 
@@ -33,6 +40,9 @@ export const apiRoutes: Route<ApiContext>[] = [
   listSessionsRoute,
   createSessionRoute,
   getSessionRoute,
+  archiveSessionRoute,
+  unarchiveSessionRoute,
+  deleteSessionRoute,
   postMessageRoute,
   operatorSendRoute,
   sessionEventsRoute,
