@@ -148,7 +148,7 @@ export const sessionsQuerySchema = z.object({
 });
 export type SessionsQuery = z.infer<typeof sessionsQuerySchema>;
 
-/** In the query's sort, ties by id: a keyset order, so pages never overlap or skip (inserts included). */
+/** In the query's sort, ties by id (same direction): a keyset order, so pages never overlap or skip (inserts included). */
 export const sessionListSchema = z.object({
   sessions: z.array(sessionSummarySchema),
   /** Pass as `cursor` for the next page; null on the last one. */

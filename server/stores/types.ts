@@ -428,7 +428,7 @@ export interface SessionSort {
   dir: "asc" | "desc";
 }
 
-/** Where a page starts: after the row with this sort value and id (ties by id, ascending). */
+/** Where a page starts: after the row with this sort value and id (ties by id, in the sort's direction). */
 export interface SessionPosition {
   value: number | string;
   id: string;
@@ -471,7 +471,7 @@ export interface SessionStore {
   upsert(session: SessionRecord): Promise<void>;
   get(id: string): Promise<SessionRecord | null>;
   list(): Promise<SessionRecord[]>;
-  /** In `sort` order (ties by id ascending); reads no snapshot. `more` says whether rows follow. */
+  /** In `sort` order (ties by id in the same direction); reads no snapshot. `more` says whether rows follow. */
   page(query: SessionPageQuery): Promise<{ rows: SessionListRow[]; more: boolean }>;
   touch(id: string, ts: number): Promise<void>;
   /** Also updates the session's list counts (snapshotCounts). */
@@ -505,10 +505,11 @@ export function sortValue(row: SessionListRow, key: SessionSortKey): number | st
   return row[key];
 }
 
-/** The page order of `sort`: by the value (strings by UTF-16 code units, like SQLite's BINARY), ties by id. */
+/** The page order of `sort`: by the value, ties by id, both in the sort's direction (strings by code unit). */
 export function compareSessionPosition(sort: SessionSort, a: SessionPosition, b: SessionPosition): number {
   const byValue = a.value < b.value ? -1 : a.value > b.value ? 1 : 0;
-  return (sort.dir === "asc" ? byValue : -byValue) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const order = byValue || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return sort.dir === "asc" ? order : -order;
 }
 
 export const DEFAULT_SESSION_SORT: SessionSort = { key: "createdAt", dir: "desc" };

@@ -602,7 +602,7 @@ describe.each([
   ["memory", async () => createMemoryStores().sessions],
   ["prisma", async () => createPrismaStores((await dbs.prisma()).prisma).sessions],
 ] as const)("%s session list pages", (_name, make) => {
-  it("pages newest first with ties by id, filters, and counts from the last snapshot", async () => {
+  it("pages newest first with ties by id (descending too), filters, and counts from the last snapshot", async () => {
     const sessions: SessionStore = await make();
     const ids = ["b", "a", "c", "d", "e"];
     for (const [i, id] of ids.entries()) {
@@ -630,17 +630,17 @@ describe.each([
         after = { value: last.createdAt, id: last.id };
       }
     };
-    expect(await walk({}, 2)).toEqual(["e", "d", "a", "b", "c"]);
+    expect(await walk({}, 2)).toEqual(["e", "d", "c", "b", "a"]);
     expect(await walk({ q: "DEEP" }, 2)).toEqual(["d"]);
     expect(await walk({ platform: "qq" }, 1)).toEqual(["e"]);
-    expect(await walk({ onlyIds: ["a", "c", "zz"] }, 1)).toEqual(["a", "c"]);
-    expect(await walk({ exceptIds: ["a", "e"] }, 10)).toEqual(["d", "b", "c"]);
+    expect(await walk({ onlyIds: ["a", "c", "zz"] }, 1)).toEqual(["c", "a"]);
+    expect(await walk({ exceptIds: ["a", "e"] }, 10)).toEqual(["d", "c", "b"]);
     const { rows } = await sessions.page({ limit: 10, onlyIds: ["a", "b", "c"] });
     expect(rows.map((r) => [r.id, r.cycleCount, r.pendingMessages])).toEqual([
-      ["a", 3, 1],
-      ["b", 0, 0],
       ["c", 0, 0],
+      ["b", 0, 0],
+      ["a", 3, 1],
     ]);
-    expect(await sessions.page({ limit: 5, after: { value: 10, id: "c" } })).toEqual({ rows: [], more: false });
+    expect(await sessions.page({ limit: 5, after: { value: 10, id: "a" } })).toEqual({ rows: [], more: false });
   });
 });

@@ -57,8 +57,11 @@ export class PrismaSessionStore implements SessionStore {
     const and: Prisma.ChatSessionWhereInput[] = [];
     const { after } = query;
     if (after) {
-      const beyond = sort.dir === "asc" ? { gt: after.value } : { lt: after.value };
-      and.push({ OR: [{ [sort.key]: beyond }, { [sort.key]: after.value, id: { gt: after.id } }] });
+      // value ≤ v AND (value < v OR id < id0) (mirrored for asc): the first term is the index range
+      // the page is read from, the second drops the ties already seen.
+      const [op, upTo] = sort.dir === "asc" ? (["gt", "gte"] as const) : (["lt", "lte"] as const);
+      and.push({ [sort.key]: { [upTo]: after.value } });
+      and.push({ OR: [{ [sort.key]: { [op]: after.value } }, { id: { [op]: after.id } }] });
     }
     // SQLite's LIKE, which Prisma's `contains` uses, ignores ASCII case.
     if (query.q) and.push({ OR: [{ name: { contains: query.q } }, { id: { contains: query.q } }] });
@@ -67,14 +70,15 @@ export class PrismaSessionStore implements SessionStore {
     if (query.exceptIds?.length) and.push({ id: { notIn: [...query.exceptIds] } });
     if (query.archived === "exclude") and.push({ archivedAt: null });
     if (query.archived === "only") and.push({ archivedAt: { not: null } });
-    for (const key of ["lastActiveAt", "totalTokens", "costUsd"] as const) {
+    for (const key of ["lastActiveAt", "totalTokens", "costUsd", "archivedAt"] as const) {
       const range = query[key];
       if (range?.min !== undefined) and.push({ [key]: { gte: range.min } });
       if (range?.max !== undefined) and.push({ [key]: { lte: range.max } });
     }
     const found = await this.prisma.chatSession.findMany({
       where: { AND: and },
-      orderBy: [{ [sort.key]: sort.dir }, { id: "asc" }],
+      // Ties by id in the same direction: one index (archivedAt, value, id) read forwards or backwards.
+      orderBy: [{ [sort.key]: sort.dir }, { id: sort.dir }],
       take: query.limit + 1,
     });
     const rows = found.slice(0, query.limit).map((r) => ({

@@ -56,6 +56,7 @@ export class MemorySessionStore implements SessionStore {
       .filter((s) => query.archived !== "only" || s.archivedAt !== null)
       .filter((s) => inRange(s.lastActiveAt, query.lastActiveAt))
       .filter((s) => inRange(s.totalTokens, query.totalTokens) && inRange(s.costUsd, query.costUsd))
+      .filter((s) => !query.archivedAt || (s.archivedAt !== null && inRange(s.archivedAt, query.archivedAt)))
       .sort((a, b) => compareSessionPosition(sort, position(a), position(b)));
     return { rows: matching.slice(0, query.limit), more: matching.length > query.limit };
   }

@@ -22,15 +22,14 @@ DROP TABLE "ChatSession";
 ALTER TABLE "new_ChatSession" RENAME TO "ChatSession";
 CREATE INDEX "ChatSession_lastActiveAt_idx" ON "ChatSession"("lastActiveAt");
 CREATE INDEX "ChatSession_createdAt_id_idx" ON "ChatSession"("createdAt", "id");
-CREATE INDEX "ChatSession_lastActiveAt_id_idx" ON "ChatSession"("lastActiveAt", "id");
-CREATE INDEX "ChatSession_name_id_idx" ON "ChatSession"("name", "id");
-CREATE INDEX "ChatSession_totalTokens_id_idx" ON "ChatSession"("totalTokens", "id");
-CREATE INDEX "ChatSession_costUsd_id_idx" ON "ChatSession"("costUsd", "id");
-CREATE INDEX "ChatSession_pendingMessages_id_idx" ON "ChatSession"("pendingMessages", "id");
-CREATE INDEX "ChatSession_archivedAt_idx" ON "ChatSession"("archivedAt");
+CREATE INDEX "ChatSession_archivedAt_createdAt_id_idx" ON "ChatSession"("archivedAt", "createdAt", "id");
+CREATE INDEX "ChatSession_archivedAt_lastActiveAt_id_idx" ON "ChatSession"("archivedAt", "lastActiveAt", "id");
+CREATE INDEX "ChatSession_archivedAt_name_id_idx" ON "ChatSession"("archivedAt", "name", "id");
+CREATE INDEX "ChatSession_archivedAt_totalTokens_id_idx" ON "ChatSession"("archivedAt", "totalTokens", "id");
+CREATE INDEX "ChatSession_archivedAt_costUsd_id_idx" ON "ChatSession"("archivedAt", "costUsd", "id");
+CREATE INDEX "ChatSession_archivedAt_pendingMessages_id_idx" ON "ChatSession"("archivedAt", "pendingMessages", "id");
 PRAGMA foreign_keys=ON;
 PRAGMA defer_foreign_keys=OFF;
-
 
 -- Backfill (written by hand): the usage sums from the calls recorded before this migration.
 UPDATE "ChatSession" SET
