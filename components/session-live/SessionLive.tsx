@@ -35,9 +35,14 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
   const { query, timeline, progress } = useLiveTimeline(sessionId, {
     live: !isNotFound(session.error),
     window: LIVE_WINDOW,
-    // The header's token and cost totals come from the store: one small refetch per finished cycle.
+    // The header's token and cost totals come from the store: one small refetch per finished cycle
+    // (and per archive / unarchive, for the badge).
     onEvents: (events) => {
-      if (events.some((e) => e.type === "cycle.end"))
+      if (
+        events.some(
+          (e) => e.type === "cycle.end" || (e.type === "operator.action" && e.data.action.startsWith("session.")),
+        )
+      )
         void queryClient.invalidateQueries({ queryKey: queryKeys.session(sessionId), exact: true });
     },
   });
@@ -63,6 +68,11 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           <>
             <Badge tone="muted">{t(session.data.isGroupChat ? "session.group" : "session.private")}</Badge>
             <PlatformBadge platform={session.data.platform} />
+            {session.data.archivedAt !== null && (
+              <Badge tone="warn" testId="session-archived">
+                {t("sessions.archivedBadge")}
+              </Badge>
+            )}
             {(session.data.groupId ?? session.data.userId) && (
               <span className="mono muted small" title={session.data.groupId ? "group id" : "user id"}>
                 {session.data.groupId ? `group ${session.data.groupId}` : `user ${session.data.userId}`}

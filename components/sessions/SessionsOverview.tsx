@@ -10,6 +10,7 @@ import { useLiveSessions, type SessionFilters } from "../../lib/client/react/use
 import { useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
 import { usageSummary } from "../../lib/client/usage";
+import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { ChangeOnly } from "../shell/ChangeOnly";
 import { CreateSessionForm } from "./CreateSessionForm";
@@ -285,9 +286,9 @@ function SessionTable(props: { rows: SessionSummary[]; sort: SortState; onSort: 
                 </Link>{" "}
                 {chatPlatformLabel(s.platform) && <PlatformBadge platform={s.platform} />}
                 {s.archivedAt !== null && (
-                  <span className="badge" title={formatDateTime(s.archivedAt)}>
+                  <Badge tone="warn" title={formatDateTime(s.archivedAt)}>
                     {t("sessions.archivedBadge")}
-                  </span>
+                  </Badge>
                 )}
                 <div className="sub mono">
                   {s.id} · {t(s.isGroupChat ? "session.group" : "session.private")} · {s.platform}
