@@ -51,7 +51,7 @@ export function SessionActionDialog(props: { session: SessionSummary; action: Se
         onClose();
       }}
     >
-      <form onSubmit={submit}>
+      <form className="session-action-form" onSubmit={submit}>
         <h2 id="session-action-title">{t(`sessions.${action}.title`, { name })}</h2>
         <p className="text">{t(`sessions.${action}.body`)}</p>
         <label className="field">
