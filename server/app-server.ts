@@ -14,7 +14,14 @@ import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
 import { OperatorAuth } from "./auth/operator-auth";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, stateOfError, type MaisakaDatabase } from "./db";
-import { promptNames, stderrLogger, type EngineLogger, type OutboundSink } from "./engine";
+import {
+  promptNames,
+  SessionArchivedError,
+  stderrLogger,
+  type Clock,
+  type EngineLogger,
+  type OutboundSink,
+} from "./engine";
 import { LiveSettingsService } from "./settings/live-settings";
 import type { ApiContext } from "./http/context";
 import { HttpError } from "./http/errors";
@@ -27,6 +34,8 @@ import { IconProxy, type IconProxyOptions } from "./http/services/icon-proxy";
 import { DB_RETRY_AFTER_S } from "./http/routes/session-messages";
 import { ProviderStatusRegistry } from "./http/services/provider-status";
 import { SessionDirectory } from "./http/services/session-directory";
+import { SessionLifecycle } from "./http/services/session-lifecycle";
+import { RetentionSweep } from "./http/services/retention";
 import { ToolCatalog } from "./http/services/tool-catalog";
 import { ToggleProvenance } from "./http/services/toggle-provenance";
 import { ToolToggleService } from "./http/services/tool-toggles";
@@ -104,6 +113,8 @@ export interface AppServerOptions {
   icons?: Partial<IconProxyOptions>;
   /** Where the bot's messages go (createEngine's `outbound`; absent: they stay local). */
   outbound?: OutboundSink;
+  /** The engine's clock (tests of the retention sweep pass a fake one; absent: the system clock). */
+  clock?: Clock;
   /** Start the plugin Runner (npm start does; API tests leave it off so the example plugins stay out of their requests). */
   plugins?: boolean;
   /**
@@ -131,6 +142,8 @@ export interface AppServer {
   platforms: OneBotService | null;
   /** Sessions brought back at start (pending messages or an armed wait). */
   restored: number;
+  /** The retention setting's periodic sweep (sweep() runs one pass now). */
+  retention: RetentionSweep;
   /** Graceful stop: intake first, then runtimes (snapshots saved), ledger flush, providers, database. */
   close(reason?: string): Promise<void>;
 }
@@ -187,6 +200,7 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     env: opts.env,
     logger,
     model: opts.model,
+    clock: opts.clock,
     outbound: opts.outbound ?? new OutboundRouter({ onebot: onebotOutbound ?? undefined }),
   });
   const inbound =
@@ -289,6 +303,8 @@ async function serveEngine(
   });
   // In the background: a large instance's first catch-up must not hold up the start.
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
+  const lifecycle = new SessionLifecycle(engine, audit);
+  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention);
   const ctx: ApiContext = {
     engine,
     analytics: analyticsStore,
@@ -297,6 +313,7 @@ async function serveEngine(
     accounts,
     audit,
     sessions: new SessionDirectory(engine),
+    lifecycle,
     tools: catalog,
     icons,
     chatImages,
@@ -330,7 +347,7 @@ async function serveEngine(
     auth,
     logger,
     bodyLimit: MAX_BODY_BYTES,
-    mapError: databaseUnavailable,
+    mapError: (error) => archivedSession(error) ?? databaseUnavailable(error),
   });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
   const mcpGateway = new McpGateway({
@@ -413,6 +430,7 @@ async function serveEngine(
   const restored = await engine.manager.restoreAll();
   // After the restore: inbound platform messages meet the sessions as they were.
   platforms?.startForward();
+  retention.start();
 
   let closing: Promise<void> | null = null;
   const close = (reason = "shutdown"): Promise<void> => {
@@ -428,6 +446,7 @@ async function serveEngine(
         // Sends still waiting for a rate slot fail now instead of holding the runtimes' stop.
         onebotOutbound?.close();
         await mcpGateway.close();
+        await retention.stop();
         // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
         // servers, then waits until every event is in the ledger.
         await engine.close(reason);
@@ -445,7 +464,20 @@ async function serveEngine(
     return closing;
   };
 
-  return { url, host, port, engine, database, providerStatus, monitor, analytics, platforms, restored, close };
+  return {
+    url,
+    host,
+    port,
+    engine,
+    database,
+    providerStatus,
+    monitor,
+    analytics,
+    platforms,
+    restored,
+    retention,
+    close,
+  };
 }
 
 const UNAVAILABLE = {
@@ -458,6 +490,11 @@ const UNAVAILABLE = {
  * A write the database refused answers 503 with Retry-After and a plain message: no 500, no stack trace
  * in the log (the database health logs the state change once).
  */
+/** A message, send or tool run for an archived session: 409 until it is unarchived. */
+function archivedSession(error: unknown): HttpError | null {
+  return error instanceof SessionArchivedError ? new HttpError(409, error.message) : null;
+}
+
 function databaseUnavailable(error: unknown): HttpError | null {
   const state = stateOfError(error);
   if (!state) return null;

@@ -71,9 +71,15 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
     live: !isNotFound(session.error),
     window: LIVE_WINDOW,
     // The header's token and cost totals come from the store: one small refetch after finished
-    // cycles, at most once a second (a busy session ends several cycles a second).
+    // cycles, at most once a second (a busy session ends several cycles a second); archive and
+    // unarchive refetch it too (the badge).
     onEvents: (events) => {
-      if (events.some((e) => e.type === "cycle.end")) refetchSession();
+      if (
+        events.some(
+          (e) => e.type === "cycle.end" || (e.type === "operator.action" && e.data.action.startsWith("session.")),
+        )
+      )
+        refetchSession();
     },
   });
   const t = useT();
@@ -98,6 +104,11 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           <>
             <Badge tone="muted">{t(session.data.isGroupChat ? "session.group" : "session.private")}</Badge>
             <PlatformBadge platform={session.data.platform} />
+            {session.data.archivedAt !== null && (
+              <Badge tone="warn" testId="session-archived">
+                {t("sessions.archivedBadge")}
+              </Badge>
+            )}
             {(session.data.groupId ?? session.data.userId) && (
               <span className="mono muted small" title={session.data.groupId ? "group id" : "user id"}>
                 {session.data.groupId ? `group ${session.data.groupId}` : `user ${session.data.userId}`}

@@ -102,6 +102,8 @@ export const sessionSummarySchema = z.object({
   costUsd: z.number(),
   /** Calls whose model has no price. */
   unpricedCalls: z.number().int(),
+  /** Archived since then (runtime unloaded, ledger kept for replay); null: listed. */
+  archivedAt: z.number().nullable(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -120,19 +122,40 @@ export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 /** Largest page of GET /api/sessions. */
 const MAX_SESSIONS_PAGE = 200;
 
+/** What GET /api/sessions sorts by (ties by id): created, last activity, name, tokens, cost, pending. */
+export const sessionSortSchema = z.enum(["created", "lastActivity", "name", "tokens", "cost", "pending"]);
+export type SessionSortField = z.infer<typeof sessionSortSchema>;
+/** exclude (default): listed sessions only; only: the archived ones; include: both. */
+export const archivedFilterSchema = z.enum(["exclude", "only", "include"]);
+export type ArchivedFilter = z.infer<typeof archivedFilterSchema>;
+
+const bound = z.coerce.number().finite().min(0).optional();
+
 export const sessionsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_SESSIONS_PAGE).default(50),
-  /** nextCursor of the previous page (opaque). */
+  /** nextCursor of the previous page (opaque; only valid with the same sort and order). */
   cursor: z.string().min(1).max(512).optional(),
   /** Substring of the name or id (case-insensitive). */
   q: z.string().trim().max(200).optional(),
   /** The agent state now: running, waiting or idle (stop). */
   state: agentStateSchema.optional(),
   platform: z.string().trim().min(1).max(64).optional(),
+  sort: sessionSortSchema.default("created"),
+  /** Default: asc for name, desc for the others (newest, most active, largest first). */
+  order: z.enum(["asc", "desc"]).optional(),
+  archived: archivedFilterSchema.default("exclude"),
+  /** Last activity within [activeFrom, activeTo] (epoch ms). */
+  activeFrom: bound,
+  activeTo: bound,
+  minTokens: bound,
+  maxTokens: bound,
+  /** USD. */
+  minCost: bound,
+  maxCost: bound,
 });
 export type SessionsQuery = z.infer<typeof sessionsQuerySchema>;
 
-/** Newest session first (createdAt, then id): a stable order, so pages never overlap or skip. */
+/** In the query's sort, ties by id (same direction): a keyset order, so pages never overlap or skip (inserts included). */
 export const sessionListSchema = z.object({
   sessions: z.array(sessionSummarySchema),
   /** Pass as `cursor` for the next page; null on the last one. */
@@ -141,6 +164,19 @@ export const sessionListSchema = z.object({
 export type SessionList = z.infer<typeof sessionListSchema>;
 export const createdSessionSchema = z.object({ id: z.string() });
 export const sessionParamsSchema = z.object({ id: idSchema });
+
+/** POST /api/sessions/:id/archive and /unarchive. */
+export const archiveSessionBodySchema = z.object({ reason: z.string().trim().max(500).default("") }).strict();
+export const archivedSessionSchema = z.object({ id: z.string(), archivedAt: z.number().nullable() });
+export type ArchivedSession = z.infer<typeof archivedSessionSchema>;
+/** DELETE /api/sessions/:id: gone for good (every table's rows), so a reason is required (audited). */
+export const deleteSessionBodySchema = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
+export const deletedSessionSchema = z.object({
+  id: z.string(),
+  /** Rows removed per table. */
+  removed: z.record(z.string(), z.number().int()),
+});
+export type DeletedSession = z.infer<typeof deletedSessionSchema>;
 
 export const inboundMessageBodySchema = z
   .object({

@@ -4,9 +4,11 @@
 import { z } from "zod";
 import {
   acceptedMessageSchema,
+  archivedSessionSchema,
   apiErrorSchema,
   authMeSchema,
   createdSessionSchema,
+  deletedSessionSchema,
   eventsPageSchema,
   healthSchema,
   endpointListSchema,
@@ -191,6 +193,13 @@ export const api = {
   /** One page of the session list (newest first); pass the previous page's nextCursor as cursor. */
   sessions: (query: Partial<SessionsQuery> = {}) => request(`/api/sessions${queryString(query)}`, sessionListSchema),
   session: (id: string) => request(`/api/sessions/${enc(id)}`, sessionSummarySchema),
+  archiveSession: (id: string, reason: string) =>
+    request(`/api/sessions/${enc(id)}/archive`, archivedSessionSchema, json("POST", { reason })),
+  unarchiveSession: (id: string) =>
+    request(`/api/sessions/${enc(id)}/unarchive`, archivedSessionSchema, json("POST", {})),
+  /** Gone for good (every row of the session); the reason is audited. */
+  deleteSession: (id: string, reason: string) =>
+    request(`/api/sessions/${enc(id)}`, deletedSessionSchema, json("DELETE", { reason })),
   createSession: (body: Partial<CreateSessionBody>) =>
     request("/api/sessions", createdSessionSchema, json("POST", body)),
   sendMessage: (id: string, body: InboundMessageBody) =>

@@ -1,6 +1,8 @@
 // Live merge of the all-sessions stream ("*") into the sessions list: stage badge, round, last
 // activity, cycle count, pending messages and the wait's deadline follow the engine without refetching. Dedup is by each row's lastSeq.
-import { MAX_AFTER_SEQS, type SessionSummary } from "../api/schemas";
+// Archive, unarchive and delete (operator.action events) drop the rows the list's archived filter no
+// longer shows.
+import { MAX_AFTER_SEQS, SESSIONLESS_STREAM_IDS, type ArchivedFilter, type SessionSummary } from "../api/schemas";
 import type { MonitorEvent } from "../events/schemas";
 
 export interface SessionListMerge {
@@ -13,28 +15,48 @@ export interface SessionListMerge {
 
 /**
  * `ignore`: sessions known to be off the loaded pages (older ones, or outside a filter): their events
- * change nothing and ask for no refetch.
+ * change nothing and ask for no refetch. `archived`: the list's archived filter (default "exclude").
  */
 export function applySessionEvents(
   sessions: readonly SessionSummary[],
   events: readonly MonitorEvent[],
   ignore: ReadonlySet<string> = new Set(),
+  archived: ArchivedFilter = "exclude",
 ): SessionListMerge {
   const byId = new Map(sessions.map((s, i) => [s.id, i]));
-  const next = [...sessions];
+  const next: (SessionSummary | null)[] = [...sessions];
   const unknown = new Set<string>();
   for (const event of events) {
+    if (SESSIONLESS_STREAM_IDS.has(event.sessionId)) {
+      // A deleted session's news comes on the global stream (its own is gone).
+      if (event.type === "operator.action" && event.data.action === "session.delete") {
+        const index = byId.get(event.data.target);
+        if (index !== undefined) next[index] = null;
+      }
+      continue;
+    }
     const index = byId.get(event.sessionId);
     if (index === undefined) {
-      // Global toggles live in their own stream; they name no session row.
-      if (event.type !== "tool.toggled" && !ignore.has(event.sessionId)) unknown.add(event.sessionId);
+      if (!ignore.has(event.sessionId)) unknown.add(event.sessionId);
       continue;
     }
     const row = next[index];
-    if (event.seq <= row.lastSeq) continue;
-    next[index] = patchRow(row, event);
+    if (!row || event.seq <= row.lastSeq) continue;
+    const patched = patchRow(row, event);
+    next[index] = visible(patched, archived) ? patched : null;
   }
-  return { sessions: next, unknownSession: unknown.size > 0, unknownIds: [...unknown] };
+  return {
+    sessions: next.filter((s): s is SessionSummary => s !== null),
+    unknownSession: unknown.size > 0,
+    unknownIds: [...unknown],
+  };
+}
+
+/** Whether the archived filter still shows the row. */
+function visible(row: SessionSummary, archived: ArchivedFilter): boolean {
+  if (archived === "exclude") return row.archivedAt === null;
+  if (archived === "only") return row.archivedAt !== null;
+  return true;
 }
 
 function patchRow(row: SessionSummary, event: MonitorEvent): SessionSummary {
@@ -79,6 +101,13 @@ function patchRow(row: SessionSummary, event: MonitorEvent): SessionSummary {
     }
     case "session.stop":
       return { ...base, running: false };
+    case "operator.action":
+      if (event.data.action === "session.archive") {
+        const at = event.data.detail.archivedAt;
+        return { ...base, archivedAt: typeof at === "number" ? at : event.ts, running: false };
+      }
+      if (event.data.action === "session.unarchive") return { ...base, archivedAt: null };
+      return base;
     default:
       return base;
   }

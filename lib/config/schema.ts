@@ -300,6 +300,18 @@ export const maisakaConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** Housekeeping of old sessions by a periodic sweep (docs/sessions.md); both off by default. */
+    retention: z
+      .object({
+        /** Archive sessions inactive this many days (runtime unloaded, ledger kept for replay). */
+        archiveAfterDays: z.number().positive().optional(),
+        /** Delete sessions archived this many days ago (every row gone; audited). */
+        deleteArchivedAfterDays: z.number().positive().optional(),
+        /** How often the sweep runs. */
+        sweepIntervalMinutes: z.number().positive().default(60),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

@@ -17,6 +17,14 @@ export type OperatorSendResult =
   | { delivered: true; messageId: string }
   | { delivered: false; reason: "not_delivered" | "unknown_reply_target"; error: string };
 
+/** An archived session gets no runtime (no turn, no send) until it is unarchived. */
+export class SessionArchivedError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is archived: unarchive it first`);
+    this.name = "SessionArchivedError";
+  }
+}
+
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
   private readonly runtimes = new Map<string, SessionRuntime>();
@@ -115,6 +123,7 @@ export class HeartflowManager {
   private async create(session: SessionRecord): Promise<SessionRuntime> {
     const { stores } = this.deps;
     await this.stopping.get(session.id);
+    if ((await stores.sessions.archivedAt(session.id)) !== null) throw new SessionArchivedError(session.id);
     const stored = await stores.sessions.get(session.id);
     if (!stored) await stores.sessions.upsert(session);
     const runtime = new SessionRuntime(stored ?? session, this.deps);
@@ -137,6 +146,7 @@ export class HeartflowManager {
   async restoreAll(): Promise<number> {
     let restored = 0;
     for (const session of await this.deps.stores.sessions.list()) {
+      if ((await this.deps.stores.sessions.archivedAt(session.id)) !== null) continue;
       if (!hasWork(await this.savedState(session.id))) continue;
       await this.getOrCreate(session);
       restored++;
@@ -236,6 +246,19 @@ export class HeartflowManager {
     if (this.runtimes.size > max) {
       this.deps.logger.warn(`[heartflow] ${this.runtimes.size} runtimes over the cap of ${max}: none idle to stop`);
     }
+  }
+
+  /**
+   * Stops a session's runtime (state saved, session.stop emitted) and drops it; a runtime being
+   * created is awaited first. Call it after archiving, so no new runtime starts meanwhile.
+   */
+  async unload(sessionId: string, reason: string): Promise<void> {
+    await this.creating.get(sessionId)?.catch(() => undefined);
+    await this.stopping.get(sessionId);
+    const runtime = this.runtimes.get(sessionId);
+    if (!runtime) return;
+    this.runtimes.delete(sessionId);
+    await runtime.stop(reason);
   }
 
   async stopAll(reason: string): Promise<void> {

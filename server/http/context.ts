@@ -22,6 +22,7 @@ import type { IconProxy } from "./services/icon-proxy";
 import type { McpServerService } from "./services/mcp-servers";
 import type { ProviderStatusRegistry } from "./services/provider-status";
 import type { SessionDirectory } from "./services/session-directory";
+import type { SessionLifecycle } from "./services/session-lifecycle";
 import type { ToolCatalog } from "./services/tool-catalog";
 import type { ToolInvokeService } from "./services/tool-invoke";
 import type { ToolToggleService } from "./services/tool-toggles";
@@ -37,6 +38,8 @@ export interface ApiContext {
   /** The one audit trail: `ctx.audit.record({ actor, action, target, before, after, reason })`. */
   audit: AuditLog;
   sessions: SessionDirectory;
+  /** Archive, unarchive and delete (audited), shared with the retention sweep. */
+  lifecycle: SessionLifecycle;
   tools: ToolCatalog;
   /** Tool icons fetched server-side for the dashboard. */
   icons: IconProxy;

@@ -98,6 +98,12 @@ export class MonitorBus implements EventSink {
     });
   }
 
+  /** A deleted session's stream starts again from seq 1 (its ledger rows are gone). */
+  forget(sessionId: string): void {
+    this.lastSeq.delete(sessionId);
+    this.committedSeq.delete(sessionId);
+  }
+
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);

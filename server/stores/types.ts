@@ -451,20 +451,41 @@ export interface RuntimeSnapshot {
   ts: number;
 }
 
-/** A session as the list shows it: the record plus counts kept from its last snapshot. */
+/** A session as the list shows it: the record plus counts kept from its last snapshot and its calls. */
 export interface SessionListRow extends SessionRecord {
   cycleCount: number;
   pendingMessages: number;
+  /** Archived (runtime unloaded, ledger kept) since then; null: listed. */
+  archivedAt: number | null;
+  totalTokens: number;
+  costUsd: number;
+  unpricedCalls: number;
 }
 
-/** Where a page of the session list starts: after this row in the order (createdAt desc, id asc). */
+/** The list's sort keys: columns of the session row, each indexed with the id (the keyset cursor). */
+export type SessionSortKey = "createdAt" | "lastActiveAt" | "name" | "totalTokens" | "costUsd" | "pendingMessages";
+
+export interface SessionSort {
+  key: SessionSortKey;
+  dir: "asc" | "desc";
+}
+
+/** Where a page starts: after the row with this sort value and id (ties by id, in the sort's direction). */
 export interface SessionPosition {
-  createdAt: number;
+  value: number | string;
   id: string;
+}
+
+/** An inclusive range; either end may be absent. */
+export interface NumberRange {
+  min?: number;
+  max?: number;
 }
 
 export interface SessionPageQuery {
   limit: number;
+  /** Default: createdAt desc (newest first). */
+  sort?: SessionSort;
   after?: SessionPosition;
   /** Case-insensitive substring of the name or the id. */
   q?: string;
@@ -473,18 +494,40 @@ export interface SessionPageQuery {
   onlyIds?: readonly string[];
   /** …or every id but these. */
   exceptIds?: readonly string[];
+  /** Default "include". */
+  archived?: "exclude" | "only" | "include";
+  lastActiveAt?: NumberRange;
+  totalTokens?: NumberRange;
+  costUsd?: NumberRange;
+  /** Archived within the range (never-archived sessions never match). */
+  archivedAt?: NumberRange;
 }
+
+/** Rows of each table a purge removed. */
+export type SessionPurgeCounts = Record<
+  "sessions" | "snapshots" | "messages" | "events" | "toolRecords" | "usage" | "toggles",
+  number
+>;
 
 export interface SessionStore {
   upsert(session: SessionRecord): Promise<void>;
   get(id: string): Promise<SessionRecord | null>;
   list(): Promise<SessionRecord[]>;
-  /** Newest first (createdAt desc, id asc); reads no snapshot. `more` says whether rows follow. */
+  /** In `sort` order (ties by id in the same direction); reads no snapshot. `more` says whether rows follow. */
   page(query: SessionPageQuery): Promise<{ rows: SessionListRow[]; more: boolean }>;
   touch(id: string, ts: number): Promise<void>;
   /** Also updates the session's list counts (snapshotCounts). */
   saveSnapshot(snapshot: RuntimeSnapshot): Promise<void>;
   loadSnapshot(sessionId: string): Promise<RuntimeSnapshot | null>;
+  /** Archives (a time) or unarchives (null); false when the session is unknown. */
+  setArchived(id: string, at: number | null): Promise<boolean>;
+  /** When the session was archived; null when listed or unknown. */
+  archivedAt(id: string): Promise<number | null>;
+  /**
+   * Removes the session and every row of it: snapshot, messages, ledger events, tool records, usage
+   * rows and session tool switches. All or nothing (the database store: one transaction).
+   */
+  purge(id: string): Promise<SessionPurgeCounts>;
 }
 
 /**
@@ -499,7 +542,16 @@ export function snapshotCounts(state: unknown): { cycleCount: number; pendingMes
   };
 }
 
-/** The page order: newest first, ties by id. */
-export function compareSessionPosition(a: SessionPosition, b: SessionPosition): number {
-  return b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** The value a row sorts by. */
+export function sortValue(row: SessionListRow, key: SessionSortKey): number | string {
+  return row[key];
 }
+
+/** The page order of `sort`: by the value, ties by id, both in the sort's direction (strings by code unit). */
+export function compareSessionPosition(sort: SessionSort, a: SessionPosition, b: SessionPosition): number {
+  const byValue = a.value < b.value ? -1 : a.value > b.value ? 1 : 0;
+  const order = byValue || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return sort.dir === "asc" ? order : -order;
+}
+
+export const DEFAULT_SESSION_SORT: SessionSort = { key: "createdAt", dir: "desc" };

@@ -49,6 +49,7 @@ export function summaryRow(over: Partial<SessionSummary> = {}): SessionSummary {
     totalTokens: 0,
     costUsd: 0,
     unpricedCalls: 0,
+    archivedAt: null,
     ...over,
   };
 }

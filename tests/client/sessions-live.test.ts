@@ -42,6 +42,36 @@ describe("applySessionEvents", () => {
     expect(merged.sessions).toEqual([row]);
   });
 
+  it("drops rows archived, unarchived or deleted out of the list's archived filter", () => {
+    const action = (seq: number, sessionId: string, action: string, detail: Record<string, unknown> = {}) =>
+      ({
+        seq,
+        sessionId,
+        ts: 5_000 + seq,
+        type: "operator.action",
+        data: { actor: "op", action, target: SESSION, detail },
+      }) as MonitorEvent;
+    const other = summaryRow({ id: "other" });
+    const archive = action(1, SESSION, "session.archive", { archivedAt: 4_000 });
+    // The default list hides archived sessions; "include" keeps the row, marked.
+    expect(applySessionEvents([row, other], [archive]).sessions.map((s) => s.id)).toEqual(["other"]);
+    const kept = applySessionEvents([row], [archive], new Set(), "include").sessions;
+    expect(kept).toMatchObject([{ id: SESSION, archivedAt: 4_000, running: false }]);
+    // The archived list drops a row once it is unarchived.
+    const archivedRow = summaryRow({ archivedAt: 4_000, lastSeq: 1 });
+    expect(
+      applySessionEvents([archivedRow], [action(2, SESSION, "session.unarchive")], new Set(), "only").sessions,
+    ).toEqual([]);
+    // A delete comes on the global stream, which never asks for a refetch.
+    const deleted = applySessionEvents([row, other], [action(9, "_global", "session.delete")], new Set(), "include");
+    expect(deleted.sessions.map((s) => s.id)).toEqual(["other"]);
+    expect(deleted.unknownSession).toBe(false);
+    // Other operator actions change nothing but the row's seq.
+    expect(applySessionEvents([row], [action(3, SESSION, "message.send")]).sessions).toMatchObject([
+      { archivedAt: null },
+    ]);
+  });
+
   it("resumes each session from its own last seq", () => {
     expect(sessionCursors([row, { ...row, id: "b", lastSeq: 9 }])).toEqual({ [SESSION]: 0, b: 9 });
     expect(sessionCursors(undefined)).toEqual({});

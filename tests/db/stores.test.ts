@@ -602,7 +602,7 @@ describe.each([
   ["memory", async () => createMemoryStores().sessions],
   ["prisma", async () => createPrismaStores((await dbs.prisma()).prisma).sessions],
 ] as const)("%s session list pages", (_name, make) => {
-  it("pages newest first with ties by id, filters, and counts from the last snapshot", async () => {
+  it("pages newest first with ties by id (descending too), filters, and counts from the last snapshot", async () => {
     const sessions: SessionStore = await make();
     const ids = ["b", "a", "c", "d", "e"];
     for (const [i, id] of ids.entries()) {
@@ -627,20 +627,93 @@ describe.each([
         out.push(...page.rows.map((r) => r.id));
         const last = page.rows[page.rows.length - 1];
         if (!page.more || !last) return out;
-        after = last;
+        after = { value: last.createdAt, id: last.id };
       }
     };
-    expect(await walk({}, 2)).toEqual(["e", "d", "a", "b", "c"]);
+    expect(await walk({}, 2)).toEqual(["e", "d", "c", "b", "a"]);
     expect(await walk({ q: "DEEP" }, 2)).toEqual(["d"]);
     expect(await walk({ platform: "qq" }, 1)).toEqual(["e"]);
-    expect(await walk({ onlyIds: ["a", "c", "zz"] }, 1)).toEqual(["a", "c"]);
-    expect(await walk({ exceptIds: ["a", "e"] }, 10)).toEqual(["d", "b", "c"]);
+    expect(await walk({ onlyIds: ["a", "c", "zz"] }, 1)).toEqual(["c", "a"]);
+    expect(await walk({ exceptIds: ["a", "e"] }, 10)).toEqual(["d", "c", "b"]);
     const { rows } = await sessions.page({ limit: 10, onlyIds: ["a", "b", "c"] });
     expect(rows.map((r) => [r.id, r.cycleCount, r.pendingMessages])).toEqual([
-      ["a", 3, 1],
-      ["b", 0, 0],
       ["c", 0, 0],
+      ["b", 0, 0],
+      ["a", 3, 1],
     ]);
-    expect(await sessions.page({ limit: 5, after: { createdAt: 10, id: "c" } })).toEqual({ rows: [], more: false });
+    expect(await sessions.page({ limit: 5, after: { value: 10, id: "a" } })).toEqual({ rows: [], more: false });
+  });
+});
+
+describe.each([
+  ["memory", async () => createMemoryStores()],
+  ["prisma", async () => createPrismaStores((await dbs.prisma()).prisma)],
+] as const)("%s session overview", (_name, make) => {
+  it("sorts by any key both ways, filters by range and archived, keeps usage sums, archives and purges", async () => {
+    const stores = await make();
+    const { sessions, usage } = stores;
+    for (const [i, id] of ["a", "b", "c", "d"].entries()) {
+      await sessions.upsert({
+        id,
+        name: ["Zed", "alpha", "Mid", "Mid"][i],
+        isGroupChat: true,
+        platform: "dashboard",
+        groupId: null,
+        userId: null,
+        createdAt: 10 + i,
+        lastActiveAt: [50, 10, 30, 30][i],
+      });
+    }
+    // Sums kept with each call: b 330 tokens and $0.003, c one unpriced call.
+    for (const rec of [
+      usageRecord({ sessionId: "b", promptTokens: 100, completionTokens: 10, costUsd: 0.001 }),
+      usageRecord({ sessionId: "b", promptTokens: 200, completionTokens: 20, costUsd: 0.002 }),
+      usageRecord({ sessionId: "c", promptTokens: 5, completionTokens: 5, costUsd: null }),
+      usageRecord({ sessionId: null, promptTokens: 9, completionTokens: 9 }),
+    ])
+      await usage.record(rec);
+    const walk = async (query: Omit<SessionPageQuery, "limit" | "after">) => {
+      const out: string[] = [];
+      const sort = query.sort ?? { key: "createdAt", dir: "desc" };
+      let after: SessionPageQuery["after"];
+      for (;;) {
+        const page = await sessions.page({ ...query, limit: 1, after });
+        out.push(...page.rows.map((r) => r.id));
+        const last = page.rows[page.rows.length - 1];
+        if (!page.more || !last) return out;
+        after = { value: last[sort.key], id: last.id };
+      }
+    };
+    // Names by code unit (upper case first), ties by id in the sort's direction.
+    expect(await walk({ sort: { key: "name", dir: "asc" } })).toEqual(["c", "d", "a", "b"]);
+    expect(await walk({ sort: { key: "name", dir: "desc" } })).toEqual(["b", "a", "d", "c"]);
+    expect(await walk({ sort: { key: "lastActiveAt", dir: "desc" } })).toEqual(["a", "d", "c", "b"]);
+    expect(await walk({ sort: { key: "totalTokens", dir: "desc" } })).toEqual(["b", "c", "d", "a"]);
+    expect(await walk({ sort: { key: "costUsd", dir: "asc" } })).toEqual(["a", "c", "d", "b"]);
+    const { rows } = await sessions.page({ limit: 10, onlyIds: ["b", "c"] });
+    expect(rows.map((r) => [r.id, r.totalTokens, Number(r.costUsd.toFixed(6)), r.unpricedCalls])).toEqual([
+      ["c", 10, 0, 1],
+      ["b", 330, 0.003, 0],
+    ]);
+    expect(await walk({ lastActiveAt: { min: 20, max: 40 } })).toEqual(["d", "c"]);
+    expect(await walk({ totalTokens: { min: 1 }, costUsd: { max: 0.001 } })).toEqual(["c"]);
+
+    expect(await sessions.setArchived("c", 99)).toBe(true);
+    expect(await sessions.setArchived("nope", 99)).toBe(false);
+    expect(await sessions.archivedAt("c")).toBe(99);
+    expect(await walk({ archived: "exclude" })).toEqual(["d", "b", "a"]);
+    expect(await walk({ archived: "only" })).toEqual(["c"]);
+    expect(await walk({ archivedAt: { max: 98 } })).toEqual([]);
+    expect(await walk({ archivedAt: { max: 99 } })).toEqual(["c"]);
+    await sessions.setArchived("c", null);
+    expect(await walk({ archived: "only" })).toEqual([]);
+
+    await sessions.saveSnapshot({ sessionId: "c", state: { cycleCounter: 1 }, ts: 1 });
+    const removed = await sessions.purge("c");
+    expect(removed).toMatchObject({ sessions: 1, snapshots: 1 });
+    expect(await sessions.get("c")).toBeNull();
+    expect(await sessions.loadSnapshot("c")).toBeNull();
+    expect(await walk({})).toEqual(["d", "b", "a"]);
+    expect((await sessions.purge("c")).sessions).toBe(0);
   });
 });

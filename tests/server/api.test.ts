@@ -309,7 +309,8 @@ describe("session list pagination", () => {
   const expected = (keep: (i: number) => boolean) =>
     Array.from({ length: total }, (_, i) => i)
       .filter(keep)
-      .sort((a, b) => Math.floor(b / 3) - Math.floor(a / 3) || a - b)
+      // Newest first, ties by id in the same (descending) direction.
+      .sort((a, b) => Math.floor(b / 3) - Math.floor(a / 3) || b - a)
       .map((i) => `p-${String(i).padStart(4, "0")}`);
 
   it("walks 1,200+ sessions newest first with a cursor: stable order, no duplicates, nothing missed", async () => {
@@ -319,7 +320,7 @@ describe("session list pagination", () => {
     expect(ids).toEqual(expected(() => true));
     // A session created meanwhile lands on the first page, never shifting later pages.
     const first = sessionListSchema.parse((await paged.api("GET", "/api/sessions?limit=1")).json);
-    expect(first.sessions[0].id).toBe("p-1200");
+    expect(first.sessions[0].id).toBe("p-1202");
   });
 
   it("filters by platform, text and state while paging", async () => {

@@ -13,7 +13,12 @@ import { subscribeMonitor } from "../monitor-socket";
 import { queryKeys } from "../query-keys";
 import { applySessionEvents, sessionCursors } from "../sessions-live";
 
-export type SessionFilters = Pick<SessionsQuery, "q" | "state" | "platform">;
+export type SessionFilters = Partial<
+  Pick<
+    SessionsQuery,
+    "q" | "state" | "platform" | "sort" | "order" | "archived" | "activeFrom" | "activeTo" | "minTokens" | "minCost"
+  >
+>;
 
 /** Rows per page: a screenful or two. */
 const SESSIONS_PAGE = 50;
@@ -26,12 +31,19 @@ export function useLiveSessions(opts: { filters?: SessionFilters; onEvents?: (ev
   const queryClient = useQueryClient();
   const onEvents = useRef(opts.onEvents);
   onEvents.current = opts.onEvents;
-  const { q, state, platform } = opts.filters ?? {};
-  const key = useMemo(() => [...queryKeys.sessions, { q, state, platform }] as const, [q, state, platform]);
+  const filters = opts.filters ?? {};
+  const archived = filters.archived ?? "exclude";
+  // One key per filter combination, stable across renders with equal filters.
+  const filterKey = JSON.stringify(filters);
+  const key = useMemo(() => [...queryKeys.sessions, JSON.parse(filterKey) as SessionFilters] as const, [filterKey]);
   const query = useInfiniteQuery({
     queryKey: key,
     queryFn: ({ pageParam }) =>
-      api.sessions({ limit: SESSIONS_PAGE, q, state, platform, cursor: pageParam ?? undefined }),
+      api.sessions({
+        ...(JSON.parse(filterKey) as SessionFilters),
+        limit: SESSIONS_PAGE,
+        cursor: pageParam ?? undefined,
+      }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
   });
@@ -51,13 +63,13 @@ export function useLiveSessions(opts: { filters?: SessionFilters; onEvents?: (ev
       onEvents: (events) => {
         const current = read();
         if (current) {
-          const merged = applySessionEvents(rowsOf(current), events, offList);
-          let at = 0;
-          const pages = current.pages.map((page) => {
-            const sessions = merged.sessions.slice(at, at + page.sessions.length);
-            at += page.sessions.length;
-            return { ...page, sessions };
-          });
+          const merged = applySessionEvents(rowsOf(current), events, offList, archived);
+          // Each row back on its page; rows the merge dropped (archived, deleted) leave theirs.
+          const byId = new Map(merged.sessions.map((s) => [s.id, s]));
+          const pages = current.pages.map((page) => ({
+            ...page,
+            sessions: page.sessions.flatMap((s) => byId.get(s.id) ?? []),
+          }));
           queryClient.setQueryData<Pages>(key, { ...current, pages });
           if (merged.unknownIds.length && !refetching) {
             refetching = true;
@@ -77,7 +89,7 @@ export function useLiveSessions(opts: { filters?: SessionFilters; onEvents?: (ev
       subscription.close();
       reporter.release();
     };
-  }, [ready, queryClient, key]);
+  }, [ready, queryClient, key, archived]);
 
   const data = useMemo(() => (query.data ? rowsOf(query.data) : undefined), [query.data]);
   return {

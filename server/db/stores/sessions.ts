@@ -1,9 +1,11 @@
 import type { ChatSession, Prisma, PrismaClient } from "../../../generated/prisma/client";
 import {
+  DEFAULT_SESSION_SORT,
   snapshotCounts,
   type RuntimeSnapshot,
   type SessionListRow,
   type SessionPageQuery,
+  type SessionPurgeCounts,
   type SessionRecord,
   type SessionStore,
 } from "../../stores/types";
@@ -45,29 +47,90 @@ export class PrismaSessionStore implements SessionStore {
     return (await this.prisma.chatSession.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map(toRecord);
   }
 
-  /** One page of the list, read with the (createdAt, id) index; the counts are columns, no snapshot is read. */
+  /**
+   * One page of the list in the sort's order, read with that sort's (value, id) index and a keyset
+   * cursor: a page starts strictly after the last row seen, so rows inserted meanwhile never shift
+   * it. The counts and usage sums are columns, no snapshot or usage row is read.
+   */
   async page(query: SessionPageQuery): Promise<{ rows: SessionListRow[]; more: boolean }> {
+    const sort = query.sort ?? DEFAULT_SESSION_SORT;
     const and: Prisma.ChatSessionWhereInput[] = [];
     const { after } = query;
     if (after) {
-      and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] });
+      // value ≤ v AND (value < v OR id < id0) (mirrored for asc): the first term is the index range
+      // the page is read from, the second drops the ties already seen.
+      const [op, upTo] = sort.dir === "asc" ? (["gt", "gte"] as const) : (["lt", "lte"] as const);
+      and.push({ [sort.key]: { [upTo]: after.value } });
+      and.push({ OR: [{ [sort.key]: { [op]: after.value } }, { id: { [op]: after.id } }] });
     }
     // SQLite's LIKE, which Prisma's `contains` uses, ignores ASCII case.
     if (query.q) and.push({ OR: [{ name: { contains: query.q } }, { id: { contains: query.q } }] });
     if (query.platform !== undefined) and.push({ platform: query.platform });
     if (query.onlyIds) and.push({ id: { in: [...query.onlyIds] } });
     if (query.exceptIds?.length) and.push({ id: { notIn: [...query.exceptIds] } });
+    if (query.archived === "exclude") and.push({ archivedAt: null });
+    if (query.archived === "only") and.push({ archivedAt: { not: null } });
+    for (const key of ["lastActiveAt", "totalTokens", "costUsd", "archivedAt"] as const) {
+      const range = query[key];
+      if (range?.min !== undefined) and.push({ [key]: { gte: range.min } });
+      if (range?.max !== undefined) and.push({ [key]: { lte: range.max } });
+    }
     const found = await this.prisma.chatSession.findMany({
       where: { AND: and },
-      orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+      // Ties by id in the same direction: one index (archivedAt, value, id) read forwards or backwards.
+      orderBy: [{ [sort.key]: sort.dir }, { id: sort.dir }],
       take: query.limit + 1,
     });
     const rows = found.slice(0, query.limit).map((r) => ({
       ...toRecord(r),
       cycleCount: r.cycleCount,
       pendingMessages: r.pendingMessages,
+      archivedAt: r.archivedAt,
+      totalTokens: r.totalTokens,
+      costUsd: r.costUsd,
+      unpricedCalls: r.unpricedCalls,
     }));
     return { rows, more: found.length > query.limit };
+  }
+
+  async setArchived(id: string, at: number | null): Promise<boolean> {
+    const { count } = await this.writer.write(() =>
+      this.prisma.chatSession.updateMany({ where: { id }, data: { archivedAt: at } }),
+    );
+    return count > 0;
+  }
+
+  async archivedAt(id: string): Promise<number | null> {
+    const row = await this.prisma.chatSession.findUnique({ where: { id }, select: { archivedAt: true } });
+    return row?.archivedAt ?? null;
+  }
+
+  /**
+   * One batch transaction over every table holding the session's rows: SQLite commits it whole or
+   * not at all, so a crash mid-way leaves the session as it was (and a repeat finishes the job).
+   */
+  async purge(id: string): Promise<SessionPurgeCounts> {
+    const p = this.prisma;
+    const [sessions, snapshots, messages, events, toolRecords, usage, toggles] = await this.writer.write(() =>
+      p.$transaction([
+        p.chatSession.deleteMany({ where: { id } }),
+        p.sessionSnapshot.deleteMany({ where: { sessionId: id } }),
+        p.message.deleteMany({ where: { sessionId: id } }),
+        p.monitorEvent.deleteMany({ where: { sessionId: id } }),
+        p.toolRecord.deleteMany({ where: { sessionId: id } }),
+        p.modelUsage.deleteMany({ where: { sessionId: id } }),
+        p.toolToggle.deleteMany({ where: { scope: "session", sessionId: id } }),
+      ]),
+    );
+    return {
+      sessions: sessions.count,
+      snapshots: snapshots.count,
+      messages: messages.count,
+      events: events.count,
+      toolRecords: toolRecords.count,
+      usage: usage.count,
+      toggles: toggles.count,
+    };
   }
 
   /** Unknown ids are ignored. */

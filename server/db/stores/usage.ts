@@ -86,8 +86,24 @@ export class PrismaUsageStore implements UsageStore {
     private readonly writer: StoreWriter,
   ) {}
 
+  /**
+   * The call, then the session row's sums (the list sorts by them). Two writes like saveSnapshot: a
+   * crash between them loses one call's share of the sums, never the call.
+   */
   async record(rec: ModelUsageRecord): Promise<void> {
     await this.writer.write(() => this.prisma.modelUsage.create({ data: { ...rec } }));
+    const { sessionId } = rec;
+    if (!sessionId) return;
+    await this.writer.write(() =>
+      this.prisma.chatSession.updateMany({
+        where: { id: sessionId },
+        data: {
+          totalTokens: { increment: rec.promptTokens + rec.completionTokens },
+          costUsd: { increment: rec.costUsd ?? 0 },
+          unpricedCalls: { increment: rec.costUsd === null ? 1 : 0 },
+        },
+      }),
+    );
   }
 
   /**

@@ -17,7 +17,14 @@ import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
 import { sourceRoutes } from "./sources";
 import { getSettingsRoute, patchSettingsRoute } from "./settings";
-import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
+import {
+  archiveSessionRoute,
+  createSessionRoute,
+  deleteSessionRoute,
+  getSessionRoute,
+  listSessionsRoute,
+  unarchiveSessionRoute,
+} from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 import { usageBudgetRoute, usageRoute, usageSeriesRoute } from "./usage";
 
@@ -36,6 +43,9 @@ export const apiRoutes: Route<ApiContext>[] = [
   listSessionsRoute,
   createSessionRoute,
   getSessionRoute,
+  archiveSessionRoute,
+  unarchiveSessionRoute,
+  deleteSessionRoute,
   postMessageRoute,
   operatorSendRoute,
   sessionEventsRoute,

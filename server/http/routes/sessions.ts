@@ -1,7 +1,12 @@
-// Sessions: list (paginated, stored rows merged with live runtime status), create, one.
+// Sessions: list (paginated, sorted, filtered; stored rows merged with live runtime status), create,
+// one, archive / unarchive, delete (audited; viewers are refused by the router).
 import {
+  archivedSessionSchema,
+  archiveSessionBodySchema,
   createdSessionSchema,
   createSessionBodySchema,
+  deletedSessionSchema,
+  deleteSessionBodySchema,
   sessionListSchema,
   sessionParamsSchema,
   sessionSummarySchema,
@@ -37,5 +42,38 @@ export const getSessionRoute = apiRoute({
   response: sessionSummarySchema,
   async handle({ params }, ctx) {
     return { body: await ctx.sessions.summary(await ctx.sessions.require(params.id)) };
+  },
+});
+
+export const archiveSessionRoute = apiRoute({
+  method: "POST",
+  path: "/api/sessions/:id/archive",
+  params: sessionParamsSchema,
+  body: archiveSessionBodySchema,
+  response: archivedSessionSchema,
+  async handle({ params, body, actor }, ctx) {
+    return { body: await ctx.lifecycle.archive(params.id, actor, body.reason) };
+  },
+});
+
+export const unarchiveSessionRoute = apiRoute({
+  method: "POST",
+  path: "/api/sessions/:id/unarchive",
+  params: sessionParamsSchema,
+  body: archiveSessionBodySchema,
+  response: archivedSessionSchema,
+  async handle({ params, body, actor }, ctx) {
+    return { body: await ctx.lifecycle.unarchive(params.id, actor, body.reason) };
+  },
+});
+
+export const deleteSessionRoute = apiRoute({
+  method: "DELETE",
+  path: "/api/sessions/:id",
+  params: sessionParamsSchema,
+  body: deleteSessionBodySchema,
+  response: deletedSessionSchema,
+  async handle({ params, body, actor }, ctx) {
+    return { body: await ctx.lifecycle.remove(params.id, actor, body.reason) };
   },
 });

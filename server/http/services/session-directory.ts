@@ -10,28 +10,41 @@ import {
   type InboundMessageBody,
   type SessionHistory,
   type SessionList,
+  type SessionSortField,
   type SessionsQuery,
   type SessionSummary,
 } from "../../../lib/api/schemas";
 import type { Engine } from "../../composition";
-import type {
-  ChatMessageRecord,
-  SessionListRow,
-  SessionPageQuery,
-  SessionPosition,
-  SessionRecord,
-  SessionUsageTotals,
+import {
+  sortValue,
+  type ChatMessageRecord,
+  type SessionListRow,
+  type SessionPageQuery,
+  type SessionPosition,
+  type SessionRecord,
+  type SessionSort,
+  type SessionSortKey,
 } from "../../stores/types";
 import { HttpError, notFound } from "../errors";
 
-/** The list cursor: the last row's position, opaque to clients. */
-const cursorSchema = z.tuple([z.number(), idSchema]);
+/** The API's sort names and the columns they read. */
+const SORT_KEYS: Record<SessionSortField, SessionSortKey> = {
+  created: "createdAt",
+  lastActivity: "lastActiveAt",
+  name: "name",
+  tokens: "totalTokens",
+  cost: "costUsd",
+  pending: "pendingMessages",
+};
 
-function encodeCursor(row: SessionPosition): string {
-  return Buffer.from(JSON.stringify([row.createdAt, row.id])).toString("base64url");
+/** The list cursor: the sort it belongs to and the last row's position, opaque to clients. */
+const cursorSchema = z.tuple([z.string(), z.enum(["asc", "desc"]), z.union([z.number(), z.string()]), idSchema]);
+
+function encodeCursor(sort: SessionSort, row: SessionListRow): string {
+  return Buffer.from(JSON.stringify([sort.key, sort.dir, sortValue(row, sort.key), row.id])).toString("base64url");
 }
 
-function decodeCursor(cursor: string): SessionPosition {
+function decodeCursor(cursor: string, sort: SessionSort): SessionPosition {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
@@ -39,12 +52,32 @@ function decodeCursor(cursor: string): SessionPosition {
     value = null;
   }
   const parsed = cursorSchema.safeParse(value);
-  if (!parsed.success) {
+  const [key, dir, position, id] = parsed.success ? parsed.data : [];
+  const fits = key === sort.key && dir === sort.dir && typeof position === (sort.key === "name" ? "string" : "number");
+  if (!parsed.success || !fits || position === undefined || id === undefined) {
     throw new HttpError(400, "invalid request", [
-      { path: "cursor", message: "not a cursor of this list", in: "query" },
+      { path: "cursor", message: "not a cursor of this list (in this sort and order)", in: "query" },
     ]);
   }
-  return { createdAt: parsed.data[0], id: parsed.data[1] };
+  return { value: position, id };
+}
+
+/** The store query of GET /api/sessions' sort, order and range filters. */
+function storeQuery(query: SessionsQuery): Omit<SessionPageQuery, "limit" | "onlyIds" | "exceptIds"> & {
+  sort: SessionSort;
+} {
+  const key = SORT_KEYS[query.sort];
+  const sort: SessionSort = { key, dir: query.order ?? (key === "name" ? "asc" : "desc") };
+  return {
+    sort,
+    after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort),
+    q: query.q || undefined,
+    platform: query.platform,
+    archived: query.archived,
+    lastActiveAt: { min: query.activeFrom, max: query.activeTo },
+    totalTokens: { min: query.minTokens, max: query.maxTokens },
+    costUsd: { min: query.minCost, max: query.maxCost },
+  };
 }
 
 export class SessionDirectory {
@@ -61,7 +94,7 @@ export class SessionDirectory {
   }
 
   /**
-   * One page of the list, newest first. Stored rows carry their counts (saved with each snapshot), live
+   * One page of the list in the query's sort. Stored rows carry their counts and usage sums, live
    * sessions take theirs from the runtime's status: no snapshot is read. The state filter is decided
    * by the live runtimes (a session without one is idle), so it pages through the database like the
    * other filters.
@@ -76,32 +109,27 @@ export class SessionDirectory {
     if (query.state === "stop") filter = { exceptIds: [...reserved, ...ids.filter((id) => stateOf(id) !== "stop")] };
     else if (query.state)
       filter = { onlyIds: ids.filter((id) => stateOf(id) === query.state && !isReservedSessionId(id)) };
-    const { rows, more } = await this.engine.stores.sessions.page({
-      limit: query.limit,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      q: query.q || undefined,
-      platform: query.platform,
-      ...filter,
-    });
+    const page = storeQuery(query);
+    const { rows, more } = await this.engine.stores.sessions.page({ ...page, limit: query.limit, ...filter });
     const last = rows[rows.length - 1];
-    const usage = await this.engine.stores.usage.sessionTotals(rows.map((row) => row.id));
     return {
-      sessions: rows.map((row) => this.summaryOf(row, usage.get(row.id))),
-      nextCursor: more && last ? encodeCursor(last) : null,
+      sessions: rows.map((row) => this.summaryOf(row)),
+      nextCursor: more && last ? encodeCursor(page.sort, last) : null,
     };
   }
 
   async summary(session: SessionRecord): Promise<SessionSummary> {
     const { rows } = await this.engine.stores.sessions.page({ limit: 1, onlyIds: [session.id] });
-    const usage = await this.engine.stores.usage.sessionTotals([session.id]);
-    return this.summaryOf(rows[0] ?? { ...session, cycleCount: 0, pendingMessages: 0 }, usage.get(session.id));
+    const empty = { cycleCount: 0, pendingMessages: 0, archivedAt: null, totalTokens: 0, costUsd: 0, unpricedCalls: 0 };
+    return this.summaryOf(rows[0] ?? { ...session, ...empty });
   }
 
-  private summaryOf(row: SessionListRow, usage: SessionUsageTotals | undefined): SessionSummary {
+  private summaryOf(row: SessionListRow): SessionSummary {
     const base = {
-      totalTokens: usage?.totalTokens ?? 0,
-      costUsd: usage?.costUsd ?? 0,
-      unpricedCalls: usage?.unpricedCalls ?? 0,
+      totalTokens: row.totalTokens,
+      costUsd: row.costUsd,
+      unpricedCalls: row.unpricedCalls,
+      archivedAt: row.archivedAt,
       id: row.id,
       name: row.name,
       isGroupChat: row.isGroupChat,

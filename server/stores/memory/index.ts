@@ -36,6 +36,7 @@ export interface MemoryStores extends Stores {
 export function createMemoryStores(opts: MemoryStoresOptions = {}): MemoryStores {
   const now = opts.now ?? Date.now;
   const newId = opts.newId ?? counterIds();
+  const usage = new MemoryUsageStore();
   return {
     messages: new MemoryMessageStore(),
     emojis: new MemoryEmojiStore(opts.emojis),
@@ -45,8 +46,8 @@ export function createMemoryStores(opts: MemoryStoresOptions = {}): MemoryStores
     learned: new MemoryLearnedStore(),
     toolRecords: new MemoryToolRecordStore(newId),
     toggles: new MemoryToggleStore(newId),
-    usage: new MemoryUsageStore(),
-    sessions: new MemorySessionStore(),
+    usage,
+    sessions: new MemorySessionStore((id) => usage.totalsOf(id)),
   };
 }
 

@@ -1,17 +1,29 @@
 import {
   compareSessionPosition,
+  DEFAULT_SESSION_SORT,
   snapshotCounts,
+  sortValue,
+  type NumberRange,
   type RuntimeSnapshot,
   type SessionListRow,
   type SessionPageQuery,
+  type SessionPurgeCounts,
   type SessionRecord,
   type SessionStore,
+  type SessionUsageTotals,
 } from "../types";
 import { copy } from "./support";
+
+const inRange = (value: number, range: NumberRange | undefined) =>
+  (range?.min === undefined || value >= range.min) && (range?.max === undefined || value <= range.max);
 
 export class MemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly snapshots = new Map<string, RuntimeSnapshot>();
+  private readonly archived = new Map<string, number>();
+
+  /** `usageOf`: the session's usage sums (the in-process usage store's). */
+  constructor(private readonly usageOf: (id: string) => SessionUsageTotals | undefined = () => undefined) {}
 
   async upsert(session: SessionRecord): Promise<void> {
     this.sessions.set(session.id, copy(session));
@@ -28,21 +40,37 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async page(query: SessionPageQuery): Promise<{ rows: SessionListRow[]; more: boolean }> {
+    const sort = query.sort ?? DEFAULT_SESSION_SORT;
     const q = query.q?.toLowerCase();
     const only = query.onlyIds && new Set(query.onlyIds);
     const except = new Set(query.exceptIds ?? []);
     const { after } = query;
+    const position = (row: SessionListRow) => ({ value: sortValue(row, sort.key), id: row.id });
     const matching = [...this.sessions.values()]
-      .filter((s) => !after || compareSessionPosition(after, s) < 0)
+      .map((s) => this.rowOf(s))
+      .filter((s) => !after || compareSessionPosition(sort, after, position(s)) < 0)
       .filter((s) => !q || s.name.toLowerCase().includes(q) || s.id.toLowerCase().includes(q))
       .filter((s) => query.platform === undefined || s.platform === query.platform)
       .filter((s) => (!only || only.has(s.id)) && !except.has(s.id))
-      .sort(compareSessionPosition);
-    const rows = matching.slice(0, query.limit).map((s) => ({
+      .filter((s) => query.archived !== "exclude" || s.archivedAt === null)
+      .filter((s) => query.archived !== "only" || s.archivedAt !== null)
+      .filter((s) => inRange(s.lastActiveAt, query.lastActiveAt))
+      .filter((s) => inRange(s.totalTokens, query.totalTokens) && inRange(s.costUsd, query.costUsd))
+      .filter((s) => !query.archivedAt || (s.archivedAt !== null && inRange(s.archivedAt, query.archivedAt)))
+      .sort((a, b) => compareSessionPosition(sort, position(a), position(b)));
+    return { rows: matching.slice(0, query.limit), more: matching.length > query.limit };
+  }
+
+  private rowOf(s: SessionRecord): SessionListRow {
+    const usage = this.usageOf(s.id);
+    return {
       ...copy(s),
       ...snapshotCounts(this.snapshots.get(s.id)?.state),
-    }));
-    return { rows, more: matching.length > query.limit };
+      archivedAt: this.archived.get(s.id) ?? null,
+      totalTokens: usage?.totalTokens ?? 0,
+      costUsd: usage?.costUsd ?? 0,
+      unpricedCalls: usage?.unpricedCalls ?? 0,
+    };
   }
 
   /** Unknown ids are ignored, like an UPDATE that matches no row. */
@@ -59,5 +87,25 @@ export class MemorySessionStore implements SessionStore {
   async loadSnapshot(sessionId: string): Promise<RuntimeSnapshot | null> {
     const snapshot = this.snapshots.get(sessionId);
     return snapshot ? copy(snapshot) : null;
+  }
+
+  async setArchived(id: string, at: number | null): Promise<boolean> {
+    if (!this.sessions.has(id)) return false;
+    if (at === null) this.archived.delete(id);
+    else this.archived.set(id, at);
+    return true;
+  }
+
+  async archivedAt(id: string): Promise<number | null> {
+    return this.archived.get(id) ?? null;
+  }
+
+  /** The session and its snapshot; the other in-process stores are separate objects and keep their rows. */
+  async purge(id: string): Promise<SessionPurgeCounts> {
+    const counts = { sessions: 0, snapshots: 0, messages: 0, events: 0, toolRecords: 0, usage: 0, toggles: 0 };
+    counts.sessions = Number(this.sessions.delete(id));
+    counts.snapshots = Number(this.snapshots.delete(id));
+    this.archived.delete(id);
+    return counts;
   }
 }

@@ -30,8 +30,8 @@ export class MemoryUsageStore implements UsageStore {
   async sessionTotals(sessionIds: readonly string[]): Promise<Map<string, SessionUsageTotals>> {
     const totals = new Map<string, SessionUsageTotals>();
     for (const id of new Set(sessionIds)) {
-      const recs = this.records.filter((r) => r.sessionId === id);
-      if (recs.length) totals.set(id, totalsOf(recs));
+      const sums = this.totalsOf(id);
+      if (sums) totals.set(id, sums);
     }
     return totals;
   }
@@ -45,5 +45,11 @@ export class MemoryUsageStore implements UsageStore {
     for (const r of this.records)
       if (r.ts >= from && r.ts < to) cost.set(r.endpoint, (cost.get(r.endpoint) ?? 0) + (r.costUsd ?? 0));
     return cost;
+  }
+
+  /** One session's sums (undefined: no call recorded). */
+  totalsOf(sessionId: string): SessionUsageTotals | undefined {
+    const recs = this.records.filter((r) => r.sessionId === sessionId);
+    return recs.length ? totalsOf(recs) : undefined;
   }
 }
