@@ -95,6 +95,8 @@ export const sessionSummarySchema = z.object({
   costUsd: z.number(),
   /** Calls whose model has no price. */
   unpricedCalls: z.number().int(),
+  /** Imported from an export bundle (POST /api/sessions/import): read-only, never run. */
+  imported: z.boolean().optional(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

@@ -13,6 +13,8 @@ export interface EventLedger {
   lastSeqs(): Promise<Map<string, number>>;
   /** Events with seq > afterSeq, ascending, at most `limit`. */
   read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]>;
+  /** Like read(), only events of the given types (absent: read() and filter). */
+  readOfTypes?(sessionId: string, types: readonly string[], afterSeq: number, limit: number): Promise<MonitorEvent[]>;
 }
 
 /**

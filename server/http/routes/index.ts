@@ -10,12 +10,14 @@ import { healthRoute } from "./health";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { sessionEventsRoute } from "./session-events";
+import { exportSessionRoute, importSessionRoute } from "./session-export";
 import { sessionHistoryRoute } from "./session-history";
 import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
 import { createSessionRoute, getSessionRoute, listSessionsRoute } from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
+import { sessionOtelRoute, telemetryRoute } from "./telemetry";
 import { usageRoute } from "./usage";
 
 export const apiRoutes: Route<ApiContext>[] = [
@@ -38,6 +40,10 @@ export const apiRoutes: Route<ApiContext>[] = [
   sessionEventsRoute,
   sessionHistoryRoute,
   chatImageRoute,
+  exportSessionRoute,
+  importSessionRoute,
+  sessionOtelRoute,
+  telemetryRoute,
   listToolsRoute,
   toggleToolRoute,
   toolAuditRoute,
