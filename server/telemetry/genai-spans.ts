@@ -160,7 +160,11 @@ export function emitCycleTrace(tracer: Tracer, sessionId: string, events: CycleE
 
   const gate = events.find((e) => e.type === "timing_gate.result");
   let plannerFrom = start.ts;
-  if (gate?.type === "timing_gate.result") {
+  // A forced gate (an @ of the bot) decided without a model call: no chat span, only the root's mark.
+  if (gate?.type === "timing_gate.result" && gate.data.forced && !finalized?.timingGate?.request) {
+    root.setAttribute("maisaka.timing_gate.forced", true);
+    plannerFrom = gate.ts;
+  } else if (gate?.type === "timing_gate.result") {
     const g = gate.data;
     chat(
       "timing_gate",
