@@ -211,3 +211,25 @@ describe("import refuses bad bundles, writing nothing", () => {
     expect((await importBundle(target, bundle, token)).status).toBe(403);
   });
 });
+
+describe("size limits", () => {
+  it("refuses a bundle over export.maxImportBytes (413) and media over export.maxMediaBytes (413)", async () => {
+    const small = await startTestServer({ config: { export: { maxImportBytes: Buffer.byteLength(bundle) - 1 } } });
+    const tiny = await startTestServer({ config: { export: { maxMediaBytes: PNG.length - 1 } } });
+    try {
+      const over = await importBundle(small, bundle);
+      expect(over.status).toBe(413);
+      expect((over.json as { error: string }).error).toContain("export.maxImportBytes");
+      expect(((await small.api("GET", "/api/sessions")).json as { sessions: unknown[] }).sessions).toHaveLength(0);
+      const res = await importBundle(tiny, bundle);
+      expect(res.status, res.text).toBe(201);
+      const { id } = importedSessionSchema.parse(res.json);
+      const refused = await exportText(tiny, id);
+      expect(refused.status).toBe(413);
+      expect(refused.text).toContain("export.maxMediaBytes");
+    } finally {
+      await small.close();
+      await tiny.close();
+    }
+  });
+});
