@@ -187,6 +187,12 @@ export class PrismaLedger implements EventLedger {
     );
   }
 
+  /** The export's read: the data stays the JSON text append() stored, so it is copied out unparsed. */
+  async readRaw(sessionId: string, afterSeq: number, limit: number): Promise<[number, string, number, string][]> {
+    if (limit <= 0) return [];
+    return this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
+  }
+
   /** Only the rows of `types` are parsed: the export's media scan skips the rest of the session cheaply. */
   async readOfTypes(
     sessionId: string,

@@ -68,6 +68,38 @@ export async function* ledgerPages(
   }
 }
 
+/**
+ * The event lines up to `lastSeq` (events emitted while the export runs belong to a later export), one
+ * string per page: far fewer writes than one per event. With the ledger's raw read the stored data text
+ * is copied as is (it is what JSON.stringify wrote), so the lines equal those of the parsed path.
+ */
+async function* eventLinePages(
+  ledger: EventLedger,
+  sessionId: string,
+  lastSeq: number,
+): AsyncGenerator<{ text: string; count: number }> {
+  const id = JSON.stringify(sessionId);
+  for (let after = 0; after < lastSeq;) {
+    const limit = Math.min(EXPORT_PAGE_EVENTS, lastSeq - after);
+    let text = "";
+    let count: number;
+    if (ledger.readRaw) {
+      const rows = await ledger.readRaw(sessionId, after, limit);
+      for (const [seq, type, ts, data] of rows)
+        text += `{"kind":"event","event":{"seq":${seq},"sessionId":${id},"type":${JSON.stringify(type)},"ts":${JSON.stringify(ts)},"data":${data}}}\n`;
+      count = rows.length;
+      after = rows.at(-1)?.[0] ?? lastSeq;
+    } else {
+      const page = await ledger.read(sessionId, after, limit);
+      for (const event of page) text += `{"kind":"event","event":${JSON.stringify(event)}}\n`;
+      count = page.length;
+      after = page.at(-1)?.seq ?? lastSeq;
+    }
+    if (count === 0) return;
+    yield { text, count };
+  }
+}
+
 async function referencedMedia(deps: SessionExportDeps, sessionId: string): Promise<MediaRef[]> {
   const refs = new Map<string, MediaRef>();
   for (let after = 0; ;) {
@@ -169,14 +201,9 @@ export async function sessionBundle(deps: SessionExportDeps, session: SessionRec
   return (async function* lines() {
     yield `${JSON.stringify(header)}\n`;
     let events = 0;
-    for await (const page of ledgerPages(deps.ledger, session.id)) {
-      // Events emitted while the export runs belong to a later export: the header's count holds.
-      const upTo = page.filter((e) => e.seq <= lastSeq);
-      if (upTo.length === 0) break;
-      events += upTo.length;
-      // One string per page: far fewer writes than one per event.
-      yield upTo.map((event) => `{"kind":"event","event":${JSON.stringify(event)}}\n`).join("");
-      if (upTo.length < page.length) break;
+    for await (const page of eventLinePages(deps.ledger, session.id, lastSeq)) {
+      events += page.count;
+      yield page.text;
     }
     for (const line of media.lines) yield `${JSON.stringify(line)}\n`;
     const end: BundleEnd = { kind: "end", events, media: media.lines.length, missingMedia: media.missing };
