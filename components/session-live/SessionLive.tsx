@@ -16,6 +16,7 @@ import { BotSendBox } from "../chat/BotSendBox";
 import { ChangeOnly } from "../shell/ChangeOnly";
 import { ChatBox } from "../chat/ChatBox";
 import { CycleCard } from "../cycle/CycleCard";
+import { ImportedBadge } from "../sessions/ImportedBadge";
 import { PlatformBadge } from "../sessions/PlatformBadge";
 import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
@@ -63,6 +64,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           <>
             <Badge tone="muted">{t(session.data.isGroupChat ? "session.group" : "session.private")}</Badge>
             <PlatformBadge platform={session.data.platform} />
+            {session.data.imported && <ImportedBadge />}
             {(session.data.groupId ?? session.data.userId) && (
               <span className="mono muted small" title={session.data.groupId ? "group id" : "user id"}>
                 {session.data.groupId ? `group ${session.data.groupId}` : `user ${session.data.userId}`}
@@ -81,6 +83,9 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
         <Link className="btn btn-sm" href={`/tools?session=${encodeURIComponent(sessionId)}`}>
           {t("live.toolsForSession")}
         </Link>
+        <a className="btn btn-sm" href={api.exportUrl(sessionId)} download title={t("transfer.exportTitle")}>
+          {t("transfer.export")}
+        </a>
       </div>
       {query.isError && (
         <ErrorState
@@ -109,6 +114,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           platform={session.data?.platform}
           isGroupChat={session.data?.isGroupChat}
           waitDeadline={session.data?.waitDeadline ?? null}
+          readOnly={session.data?.imported ?? false}
         />
       )}
     </div>
@@ -121,6 +127,7 @@ function LiveBody({
   platform,
   isGroupChat,
   waitDeadline,
+  readOnly,
 }: {
   sessionId: string;
   timeline: Timeline;
@@ -128,6 +135,8 @@ function LiveBody({
   isGroupChat: boolean | undefined;
   /** The session's wait deadline as loaded, for a wait decided before the loaded events. */
   waitDeadline: number | null;
+  /** An imported session: nothing can be sent into it. */
+  readOnly: boolean;
 }) {
   const [follow, setFollow] = useState(true);
   const [pausedAtSeq, setPausedAtSeq] = useState(0);
@@ -271,10 +280,12 @@ function LiveBody({
             }
           />
         </div>
-        <ChangeOnly>
-          <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
-          <BotSendBox sessionId={sessionId} platform={platform} />
-        </ChangeOnly>
+        {!readOnly && (
+          <ChangeOnly>
+            <ChatBox sessionId={sessionId} isGroupChat={isGroupChat} />
+            <BotSendBox sessionId={sessionId} platform={platform} />
+          </ChangeOnly>
+        )}
       </div>
       <aside className="live-side">
         <StagePanel timeline={timeline} live waitDeadline={waitDeadline} />

@@ -10,6 +10,8 @@ import { usageSummary } from "../../lib/client/usage";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { ChangeOnly } from "../shell/ChangeOnly";
 import { CreateSessionForm } from "./CreateSessionForm";
+import { ImportedBadge } from "./ImportedBadge";
+import { ImportSessionButton } from "./ImportSessionButton";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import { PlatformBadge } from "./PlatformBadge";
 import { StageBadge } from "./StageBadge";
@@ -50,6 +52,7 @@ export function SessionsOverview() {
         <div className="grow" />
         <ChangeOnly>
           <CreateSessionForm />
+          <ImportSessionButton />
         </ChangeOnly>
       </div>
       <div className="toolbar">
@@ -136,6 +139,7 @@ function SessionTable({ rows }: { rows: SessionSummary[] }) {
                 {s.name || s.id}
               </Link>{" "}
               {chatPlatformLabel(s.platform) && <PlatformBadge platform={s.platform} />}
+              {s.imported && <ImportedBadge />}
               <div className="sub mono">
                 {s.id} · {t(s.isGroupChat ? "session.group" : "session.private")} · {s.platform}
                 {s.groupId && <span data-testid="session-group-id"> · group {s.groupId}</span>}

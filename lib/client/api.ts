@@ -34,6 +34,8 @@ import {
   type LoginBody,
   type UpdateAccountBody,
 } from "../api/accounts";
+import { importedSessionSchema, BUNDLE_CONTENT_TYPE } from "../api/bundle";
+import { telemetryStatusSchema } from "../api/telemetry";
 import { operatorSendResponseSchema, platformsResponseSchema, type OperatorSendBody } from "../platforms/status";
 
 export class ApiRequestError extends Error {
@@ -155,6 +157,16 @@ export const api = {
     request(`/api/tools/${enc(name)}/invoke`, invokeToolResponseSchema, json("POST", body)),
   audit: () => request("/api/tools/audit", toggleAuditListSchema),
   providers: () => request("/api/providers", providerListSchema),
+  telemetry: () => request("/api/telemetry", telemetryStatusSchema),
+  /** An export bundle (a file the operator picked) becomes a new read-only session. */
+  importSession: (bundle: Blob) =>
+    request("/api/sessions/import", importedSessionSchema, {
+      method: "POST",
+      body: bundle,
+      headers: { "content-type": BUNDLE_CONTENT_TYPE },
+    }),
+  /** Where the browser downloads a session's bundle (the login cookie authenticates the GET). */
+  exportUrl: (id: string) => `/api/sessions/${enc(id)}/export`,
   endpoints: () => request("/api/endpoints", endpointListSchema),
   platforms: () => request("/api/platforms", platformsResponseSchema),
   accounts: () => request("/api/accounts", accountListSchema),
