@@ -295,6 +295,7 @@ async function serveEngine(
           },
           emoji: (file) => emojiFiles.read(file),
         },
+        loadSnapshot: (sessionId) => database.stores.sessions.loadSnapshot(sessionId),
         importedMedia: database.stores.sessionMedia,
         maxMediaBytes: opts.config.export.maxMediaBytes,
         now: () => engine.clock.now(),

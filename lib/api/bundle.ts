@@ -1,7 +1,8 @@
 // The session export bundle (GET /api/sessions/:id/export, POST /api/sessions/import): NDJSON, one
 // JSON object a line. A header first, then every event in seq order, then the media the events
-// reference, then an end line with the counts (a bundle cut short has none and is refused).
+// reference (after the session's last snapshot, when it has one), then an end line with the counts (a bundle cut short has none and is refused).
 import { z } from "zod";
+import { runtimeSnapshotSchema } from "../chat/runtime-snapshot";
 import { monitorEventSchema } from "../events/schemas";
 
 export const BUNDLE_SCHEMA_VERSION = 1;
@@ -31,6 +32,17 @@ export const bundleHeaderSchema = z.object({
 export type BundleHeader = z.infer<typeof bundleHeaderSchema>;
 
 export const bundleEventSchema = z.object({ kind: z.literal("event"), event: monitorEventSchema });
+
+/**
+ * The session's last saved runtime snapshot (history window, counts), at most one, after the events:
+ * the imported session's history and list counts come from it.
+ */
+export const bundleSnapshotSchema = z.object({
+  kind: z.literal("snapshot"),
+  ts: z.number(),
+  state: runtimeSnapshotSchema,
+});
+export type BundleSnapshot = z.infer<typeof bundleSnapshotSchema>;
 
 /** Where an event names a medium: a chat message's image, or an emoji the bot sent. */
 export const mediaRefSchema = z.discriminatedUnion("type", [
@@ -62,7 +74,12 @@ export const bundleEndSchema = z.object({
 export type BundleEnd = z.infer<typeof bundleEndSchema>;
 
 /** Any line after the header. */
-export const bundleLineSchema = z.discriminatedUnion("kind", [bundleEventSchema, bundleMediaSchema, bundleEndSchema]);
+export const bundleLineSchema = z.discriminatedUnion("kind", [
+  bundleEventSchema,
+  bundleSnapshotSchema,
+  bundleMediaSchema,
+  bundleEndSchema,
+]);
 export type BundleLine = z.infer<typeof bundleLineSchema>;
 
 /** What POST /api/sessions/import answers. */

@@ -135,6 +135,12 @@ describe("import into a fresh instance", () => {
     });
     expect(image.status).toBe(200);
     expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+    // The history window comes from the bundle's snapshot line: the one the source had saved.
+    const snapshot = linesOf(bundle).rest.find((l) => l.kind === "snapshot");
+    if (snapshot?.kind !== "snapshot") throw new Error("no snapshot line");
+    expect(snapshot.state.history.length).toBeGreaterThan(0);
+    const history = await target.api("GET", `/api/sessions/${imported}/history`);
+    expect(history.json).toEqual({ sessionId: imported, source: "snapshot", history: snapshot.state.history });
   });
 
   it("exports again to the same bundle (header time aside)", async () => {

@@ -34,6 +34,8 @@ export interface SessionExportDeps {
   /** The session's last seq once the ledger holds every event up to it (events still being written are waited for). */
   lastSeq(sessionId: string): Promise<number>;
   media: MediaSources;
+  /** The session's last saved runtime snapshot (JSON state), or null. */
+  loadSnapshot(sessionId: string): Promise<{ state: unknown; ts: number } | null>;
   /** Media already stored for imported sessions. */
   importedMedia: PrismaSessionMediaStore;
   maxMediaBytes: number;
@@ -205,6 +207,9 @@ export async function sessionBundle(deps: SessionExportDeps, session: SessionRec
       events += page.count;
       yield page.text;
     }
+    const snapshot = await deps.loadSnapshot(session.id);
+    // As stored (an opaque state to the store): import validates it with the runtime's schema.
+    if (snapshot) yield `${JSON.stringify({ kind: "snapshot", ts: snapshot.ts, state: snapshot.state })}\n`;
     for (const line of media.lines) yield `${JSON.stringify(line)}\n`;
     const end: BundleEnd = { kind: "end", events, media: media.lines.length, missingMedia: media.missing };
     yield `${JSON.stringify(end)}\n`;

@@ -16,6 +16,7 @@ import {
   bundleLineSchema,
   type BundleHeader,
   type BundleMedia,
+  type BundleSnapshot,
   type ImportedSession,
 } from "../../../lib/api/bundle";
 import { isReservedSessionId } from "../../../lib/api/schemas";
@@ -83,6 +84,7 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
   let n = 0;
   let events = 0;
   let media = 0;
+  let snapshots = 0;
   let ended = false;
   let blankAt = 0;
   try {
@@ -110,10 +112,14 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
         if (sessionId !== header.session.id)
           throw lineError(n, `event of session ${sessionId}, not ${header.session.id}`);
         if (seq !== events + 1) throw lineError(n, `event seq ${seq} where ${events + 1} was expected`);
-        if (media) throw lineError(n, "an event after the media");
+        if (media || snapshots) throw lineError(n, "an event after the snapshot or the media");
         events++;
         // The event as it was sent (not zod's output): the round trip stays exact.
         await write(out, `${JSON.stringify((value as { event: unknown }).event)}\n`);
+      } else if (entry.kind === "snapshot") {
+        if (snapshots++ || media) throw lineError(n, "a snapshot line must follow the events, once");
+        // As sent, like the events: the runtime's own schema checked it.
+        await write(out, `${JSON.stringify(value)}\n`);
       } else if (entry.kind === "media") {
         const data = Buffer.from(entry.data, "base64");
         const hash = createHash("sha256").update(data).digest("hex");
@@ -160,7 +166,14 @@ async function writeSpooled(deps: SessionImportDeps, spooled: Spooled): Promise<
   let lastSeq = 0;
   const lines = createInterface({ input: createReadStream(spooled.file), crlfDelay: Infinity });
   for await (const text of lines) {
-    const value = JSON.parse(text) as MonitorEvent | BundleMedia; // written by pass one
+    const value = JSON.parse(text) as MonitorEvent | BundleMedia | BundleSnapshot; // written by pass one
+    if ("kind" in value && value.kind === "snapshot") {
+      // After the events: the snapshot's coveredSeq is in the ledger before it is.
+      await deps.ledger.append(batch);
+      batch = [];
+      await deps.sessions.saveSnapshot({ sessionId: id, state: value.state, ts: value.ts });
+      continue;
+    }
     if ("kind" in value) {
       const bytes = Buffer.from(value.data, "base64");
       await deps.media.save(id, {
