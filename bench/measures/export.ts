@@ -2,6 +2,7 @@
 // event-mix.ts) through the real HTTP API, the whole NDJSON bundle read by the client: events per
 // second. Baseline: reading the same events from the ledger raw (better-sqlite3 SELECT pages on the
 // primary key, data parsed), no server, no serialising. --quick: 20,000 events.
+import { get } from "node:http";
 import Database from "better-sqlite3";
 import { openDatabase } from "../../server/db";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
@@ -28,24 +29,34 @@ async function fill(url: string, events: number): Promise<number> {
 }
 
 /** Seconds to receive the whole bundle, and its bytes; checks it ends with the end line of every event. */
-async function timedExport(base: string, events: number): Promise<{ s: number; bytes: number }> {
+function timedExport(base: string, events: number): Promise<{ s: number; bytes: number }> {
   const started = performance.now();
-  const res = await fetch(`${base}/api/sessions/${SESSION}/export`, {
-    headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+  // node:http, bytes counted as they arrive and only the tail kept: fetch's web streams and decoding
+  // 200 MB would be measured otherwise (the client shares the server's process).
+  return new Promise((resolve, reject) => {
+    const req = get(
+      `${base}/api/sessions/${SESSION}/export`,
+      { headers: { authorization: `Bearer ${BENCH_TOKEN}` } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`export: ${res.statusCode}`));
+        let bytes = 0;
+        let tail: Buffer = Buffer.alloc(0);
+        res.on("data", (chunk: Buffer) => {
+          bytes += chunk.length;
+          tail = chunk.length >= 256 ? chunk.subarray(-256) : Buffer.concat([tail, chunk]).subarray(-256);
+        });
+        res.on("error", reject);
+        res.on("end", () => {
+          const s = (performance.now() - started) / 1000;
+          const text = tail.toString("utf8").trimEnd();
+          const last = text.slice(text.lastIndexOf("\n") + 1);
+          if (!last.startsWith(`{"kind":"end","events":${events},`)) reject(new Error(`export ends with ${last}`));
+          else resolve({ s, bytes });
+        });
+      },
+    );
+    req.on("error", reject);
   });
-  if (res.status !== 200 || !res.body) throw new Error(`export: ${res.status}`);
-  // Bytes as they arrive, only the tail kept: the client decoding 200 MB would be measured otherwise.
-  let bytes = 0;
-  let tail = Buffer.alloc(0);
-  for await (const chunk of res.body) {
-    bytes += chunk.length;
-    tail = Buffer.concat([tail, chunk]).subarray(-256);
-  }
-  const s = (performance.now() - started) / 1000;
-  const text = tail.toString("utf8").trimEnd();
-  const last = text.slice(text.lastIndexOf("\n") + 1);
-  if (!last.startsWith(`{"kind":"end","events":${events},`)) throw new Error(`export ends with ${last}`);
-  return { s, bytes };
 }
 
 /** Seconds to read every event raw, in the export's page size. */

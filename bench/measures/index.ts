@@ -66,7 +66,7 @@ export const measures: MeasureSpec[] = [
   {
     name: "export_100k",
     unit: "events/s",
-    target: { op: ">=", value: 10_000, minRatio: 0.33 },
+    target: { op: ">=", value: 10_000, minRatio: 0.5 },
     load: async () => (await import("./export")).run,
   },
 ];
