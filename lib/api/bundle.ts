@@ -18,7 +18,6 @@ export const bundleSessionSchema = z.object({
   createdAt: z.number(),
   lastActiveAt: z.number(),
 });
-export type BundleSession = z.infer<typeof bundleSessionSchema>;
 
 export const bundleHeaderSchema = z.object({
   kind: z.literal("header"),
