@@ -1,6 +1,7 @@
 // Export and import of a session (GET /api/sessions/:id/export, POST /api/sessions/import): a session
 // recorded by the real engine with the scripted model is exported, imported into a fresh instance (its
 // own database), and compared event by event and byte by byte; the imported session is read-only.
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,6 +82,15 @@ beforeAll(async () => {
     (e) => e.type === "cycle.end" && e.seq > 0 && e.data.endReason !== "continue",
     20_000,
   );
+  // An emoji the bot sent (send_emoji's message.sent names its library file), as the session host emits it.
+  source.app.engine.bus.emit(sessionId, "message.sent", {
+    content: "[表情包] 开心",
+    messageId: "bot-emoji-1",
+    replyTo: null,
+    kind: "emoji",
+    emojiFile: "emoji/happy.png",
+  });
+  await source.app.engine.bus.whenFlushed();
   const exported = await exportText(source, sessionId);
   expect(exported.status, exported.text).toBe(200);
   expect(exported.type).toMatch(/^application\/x-ndjson/);
@@ -105,12 +115,17 @@ describe("session export bundle", () => {
     expect(events.length).toBe(h.counts.events);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     const media = rest.filter((l) => l.kind === "media");
-    expect(media).toHaveLength(1);
-    expect(media[0]).toMatchObject({
+    expect(media).toHaveLength(2);
+    const image = media.find((m) => m.refs[0].type === "chat_image");
+    expect(image).toMatchObject({
       contentType: "image/png",
       refs: [{ type: "chat_image", messageId: "img-1", index: 0 }],
     });
-    expect(rest.at(-1)).toEqual({ kind: "end", events: events.length, media: 1, missingMedia: 0 });
+    expect(Buffer.from(image?.data ?? "", "base64").equals(PNG)).toBe(true);
+    const emoji = media.find((m) => m.refs[0].type === "emoji");
+    expect(emoji?.refs).toEqual([{ type: "emoji", file: "emoji/happy.png" }]);
+    expect(Buffer.from(emoji?.data ?? "", "base64").equals(readFileSync("public/emoji/happy.png"))).toBe(true);
+    expect(rest.at(-1)).toEqual({ kind: "end", events: events.length, media: 2, missingMedia: 0 });
   });
 });
 

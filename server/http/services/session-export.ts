@@ -174,7 +174,8 @@ async function gatherMedia(deps: SessionExportDeps, session: SessionRecord): Pro
       refs: [ref],
     });
   }
-  return { lines: [...byHash.values()], missing };
+  // By hash, as an imported session lists them: its export gives the same lines.
+  return { lines: [...byHash.values()].sort((a, b) => (a.hash < b.hash ? -1 : 1)), missing };
 }
 
 /**
