@@ -177,6 +177,10 @@ describe("import into a fresh instance", () => {
     const invoke = await target.api("POST", "/api/tools/query_jargon/invoke", { sessionId: imported, arguments: {} });
     expect(invoke.status).toBe(409);
     expect(target.app.engine.manager.runningSessionIds()).not.toContain(imported);
+    // The engine itself refuses to run it, whoever asks.
+    const record = await target.app.engine.stores.sessions.get(imported);
+    expect(record?.imported).toBe(true);
+    if (record) await expect(target.app.engine.manager.getOrCreate(record)).rejects.toThrow(/read-only/);
   });
 
   it("takes a new id when the original is taken, and audits the import", async () => {

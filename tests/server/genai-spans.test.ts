@@ -5,6 +5,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { CycleCollector, emitCycleTrace } from "../../server/telemetry/genai-spans";
+import { OtlpPush } from "../../server/telemetry/otel";
 
 const SESSION = "s-spans";
 const naming = { provider: "openai", agentName: "麦麦" };
@@ -134,5 +135,29 @@ describe("a cycle as GenAI spans", () => {
     collector.forget(SESSION);
     collector.add(events[4]);
     expect(whole).toHaveLength(1);
+  });
+});
+
+describe("the live push's queue", () => {
+  it("drops a whole cycle that would take it over maxQueuedSpans, and counts it", async () => {
+    const push = new OtlpPush({
+      // Nothing listens on port 9 (discard) on loopback: the export fails, which is not what is tested.
+      endpoint: "http://127.0.0.1:9/v1/traces",
+      headers: {},
+      timeoutMs: 500,
+      maxQueuedSpans: 4,
+      naming,
+      now: () => 0,
+      scheduledDelayMs: 60_000,
+    });
+    try {
+      // Root, gate, planner and one tool: 4 spans fit; the second cycle's 4 would not.
+      for (const e of cycle({ forced: false, endReason: "finish", toolOk: true })) push.add(e);
+      expect(push.status()).toMatchObject({ queuedSpans: 4, droppedSpans: 0 });
+      for (const e of cycle({ forced: false, endReason: "finish", toolOk: true })) push.add(e);
+      expect(push.status()).toMatchObject({ queuedSpans: 4, droppedSpans: 4, state: "idle" });
+    } finally {
+      await push.close();
+    }
   });
 });
