@@ -42,6 +42,7 @@ import { ToolToggleService } from "./http/services/tool-toggles";
 import { ToolInvokeService } from "./http/services/tool-invoke";
 import { BotDataService } from "./http/services/bot-data";
 import { EmojiFiles } from "./http/services/emoji-files";
+import { startTelemetry } from "./telemetry/service";
 import type { ModelClient } from "./llm/model-client";
 import { isGatewayPath, McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
@@ -125,6 +126,8 @@ export interface AppServerOptions {
   onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning> };
   /** The folder emoji files are under (records name them "emoji/…"; default public/, tests a temp one). */
   emojiRoot?: string;
+  /** The live OTLP push's batching delay (tests shorten it). */
+  telemetry?: { scheduledDelayMs?: number };
 }
 
 export interface AppServer {
@@ -305,6 +308,8 @@ async function serveEngine(
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
   const lifecycle = new SessionLifecycle(engine, audit);
   const retention = new RetentionSweep(engine, lifecycle, opts.config.retention);
+  const emojiFiles = new EmojiFiles(opts.emojiRoot ?? publicDir);
+  const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
   const ctx: ApiContext = {
     engine,
     analytics: analyticsStore,
@@ -323,7 +328,7 @@ async function serveEngine(
     botData: new BotDataService({
       audit,
       stores: engine.stores,
-      files: new EmojiFiles(opts.emojiRoot ?? publicDir),
+      files: emojiFiles,
       now: () => engine.clock.now(),
     }),
     providers: providerStatus,
@@ -332,6 +337,35 @@ async function serveEngine(
     logins: loginLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
     database: database.health,
+    bundles: {
+      export: {
+        ledger: database.ledger,
+        async lastSeq(sessionId) {
+          const seq = engine.bus.seqOf(sessionId);
+          await engine.bus.whenDurable(sessionId, seq);
+          return seq;
+        },
+        media: {
+          async chatImage(url) {
+            const image = await chatImages.fetchSource(url);
+            return { bytes: image.body, contentType: image.mimeType };
+          },
+          emoji: (file) => emojiFiles.read(file),
+        },
+        loadSnapshot: (sessionId) => database.stores.sessions.loadSnapshot(sessionId),
+        importedMedia: database.stores.sessionMedia,
+        maxMediaBytes: opts.config.export.maxMediaBytes,
+        now: () => engine.clock.now(),
+      },
+      import: {
+        ledger: database.ledger,
+        sessions: database.stores.sessions,
+        media: database.stores.sessionMedia,
+        adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
+        maxBytes: opts.config.export.maxImportBytes,
+      },
+    },
+    telemetry,
     ...(onebot
       ? {
           platforms: {
@@ -451,6 +485,8 @@ async function serveEngine(
         // servers, then waits until every event is in the ledger.
         await engine.close(reason);
         await analytics.close();
+        // After the engine: the last cycles' traces go out (within the exporter's timeout).
+        await telemetry.close();
         monitor.close();
         await io.close();
         httpServer.closeAllConnections();

@@ -1,5 +1,13 @@
 import { PlatformsPanel } from "../../components/platforms/PlatformsPanel";
+import { TelemetryPanel } from "../../components/platforms/TelemetryPanel";
 
 export default function PlatformsPage() {
-  return <PlatformsPanel />;
+  return (
+    <>
+      <PlatformsPanel />
+      <div className="page">
+        <TelemetryPanel />
+      </div>
+    </>
+  );
 }

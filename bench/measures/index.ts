@@ -88,4 +88,10 @@ export const measures: MeasureSpec[] = [
     target: { op: "<", value: 1_000 },
     load: async () => (await import("./usage-page")).run,
   },
+  {
+    name: "export_100k",
+    unit: "events/s",
+    target: { op: ">=", value: 10_000, minRatio: 0.5 },
+    load: async () => (await import("./export")).run,
+  },
 ];

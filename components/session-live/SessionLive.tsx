@@ -16,6 +16,7 @@ import { BotSendBox } from "../chat/BotSendBox";
 import { ChangeOnly } from "../shell/ChangeOnly";
 import { ChatBox } from "../chat/ChatBox";
 import { CycleCard } from "../cycle/CycleCard";
+import { ImportedBadge } from "../sessions/ImportedBadge";
 import { PlatformBadge } from "../sessions/PlatformBadge";
 import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
@@ -109,6 +110,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
                 {t("sessions.archivedBadge")}
               </Badge>
             )}
+            {session.data.imported && <ImportedBadge />}
             {(session.data.groupId ?? session.data.userId) && (
               <span className="mono muted small" title={session.data.groupId ? "group id" : "user id"}>
                 {session.data.groupId ? `group ${session.data.groupId}` : `user ${session.data.userId}`}
@@ -130,6 +132,9 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
         <Link className="btn btn-sm" href={`/tools?session=${encodeURIComponent(sessionId)}`}>
           {t("live.toolsForSession")}
         </Link>
+        <a className="btn btn-sm" href={api.exportUrl(sessionId)} download title={t("transfer.exportTitle")}>
+          {t("transfer.export")}
+        </a>
       </div>
       {query.isError && (
         <ErrorState
@@ -158,6 +163,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           platform={session.data?.platform}
           isGroupChat={session.data?.isGroupChat}
           waitDeadline={session.data?.waitDeadline ?? null}
+          readOnly={session.data?.imported ?? false}
         />
       )}
     </div>
@@ -171,6 +177,7 @@ const LiveBody = memo(function LiveBody({
   platform,
   isGroupChat,
   waitDeadline,
+  readOnly,
 }: {
   sessionId: string;
   timeline: Timeline;
@@ -178,6 +185,8 @@ const LiveBody = memo(function LiveBody({
   isGroupChat: boolean | undefined;
   /** The session's wait deadline as loaded, for a wait decided before the loaded events. */
   waitDeadline: number | null;
+  /** An imported session: nothing can be sent into it. */
+  readOnly: boolean;
 }) {
   const [follow, setFollow] = useState(true);
   const [pausedAtSeq, setPausedAtSeq] = useState(0);
@@ -321,7 +330,7 @@ const LiveBody = memo(function LiveBody({
             }
           />
         </div>
-        <Composers sessionId={sessionId} isGroupChat={isGroupChat} platform={platform} />
+        {!readOnly && <Composers sessionId={sessionId} isGroupChat={isGroupChat} platform={platform} />}
       </div>
       <aside className="live-side">
         <StagePanel timeline={timeline} live waitDeadline={waitDeadline} />

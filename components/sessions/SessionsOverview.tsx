@@ -14,6 +14,8 @@ import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { ChangeOnly } from "../shell/ChangeOnly";
 import { CreateSessionForm } from "./CreateSessionForm";
+import { ImportedBadge } from "./ImportedBadge";
+import { ImportSessionButton } from "./ImportSessionButton";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import { PlatformBadge } from "./PlatformBadge";
 import { SessionActionDialog, type SessionAction } from "./SessionActionDialog";
@@ -97,6 +99,7 @@ export function SessionsOverview() {
         <div className="grow" />
         <ChangeOnly>
           <CreateSessionForm />
+          <ImportSessionButton />
         </ChangeOnly>
       </div>
       <div className="toolbar">
@@ -285,6 +288,7 @@ function SessionTable(props: { rows: SessionSummary[]; sort: SortState; onSort: 
                   {s.name || s.id}
                 </Link>{" "}
                 {chatPlatformLabel(s.platform) && <PlatformBadge platform={s.platform} />}
+                {s.imported && <ImportedBadge />}
                 {s.archivedAt !== null && (
                   <Badge tone="warn" title={formatDateTime(s.archivedAt)}>
                     {t("sessions.archivedBadge")}

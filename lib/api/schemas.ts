@@ -104,6 +104,8 @@ export const sessionSummarySchema = z.object({
   unpricedCalls: z.number().int(),
   /** Archived since then (runtime unloaded, ledger kept for replay); null: listed. */
   archivedAt: z.number().nullable(),
+  /** Imported from an export bundle (POST /api/sessions/import): read-only, never run. */
+  imported: z.boolean().optional(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

@@ -60,6 +60,8 @@ import {
   type AnalyticsCyclesQuery,
   type AnalyticsQuery,
 } from "../api/analytics";
+import { importedSessionSchema, BUNDLE_CONTENT_TYPE } from "../api/bundle";
+import { telemetryStatusSchema } from "../api/telemetry";
 
 export class ApiRequestError extends Error {
   override name = "ApiRequestError";
@@ -215,6 +217,16 @@ export const api = {
     request(`/api/tools/${enc(name)}/invoke`, invokeToolResponseSchema, json("POST", body)),
   audit: () => request("/api/tools/audit", toggleAuditListSchema),
   providers: () => request("/api/providers", providerListSchema),
+  telemetry: () => request("/api/telemetry", telemetryStatusSchema),
+  /** An export bundle (a file the operator picked) becomes a new read-only session. */
+  importSession: (bundle: Blob) =>
+    request("/api/sessions/import", importedSessionSchema, {
+      method: "POST",
+      body: bundle,
+      headers: { "content-type": BUNDLE_CONTENT_TYPE },
+    }),
+  /** Where the browser downloads a session's bundle (the login cookie authenticates the GET). */
+  exportUrl: (id: string) => `/api/sessions/${enc(id)}/export`,
   endpoints: () => request("/api/endpoints", endpointListSchema),
   platforms: () => request("/api/platforms", platformsResponseSchema),
   /** Refused (a conflict) when a part changed is no longer what `base` says. */

@@ -1,6 +1,7 @@
 // TanStack Query keys: one place, so live merges and invalidations hit exactly what views read.
 export const queryKeys = {
   health: ["health"] as const,
+  telemetry: ["telemetry"] as const,
   me: ["auth", "me"] as const,
   sessions: ["sessions"] as const,
   session: (id: string) => ["session", id] as const,

@@ -312,6 +312,43 @@ export const maisakaConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** Session export bundles and their import (docs/export.md). */
+    export: z
+      .object({
+        /** Largest bundle POST /api/sessions/import reads (413 over it). */
+        maxImportBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(512 * 1024 * 1024),
+        /** Largest total of media bytes one export carries (413 over it, before anything is sent). */
+        maxMediaBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(64 * 1024 * 1024),
+      })
+      .strict()
+      .prefault({}),
+    /** OpenTelemetry: each finished cycle pushed as a GenAI trace (docs/export.md). */
+    telemetry: z
+      .object({
+        /** Absent: nothing is pushed (GET /api/sessions/:id/otel still answers). */
+        otlp: z
+          .object({
+            /** OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces (JSON encoding). */
+            endpoint: z.url({ protocol: /^https?$/ }),
+            headers: z.record(z.string(), z.string()).default({}),
+            /** One export request's limit (the exporter retries within it). */
+            timeoutMs: z.number().int().positive().default(10_000),
+            /** Spans waiting to be pushed; a cycle that would go over is dropped (and counted). */
+            maxQueuedSpans: z.number().int().positive().default(2048),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

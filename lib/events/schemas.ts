@@ -143,6 +143,8 @@ const messageSentData = z.object({
   messageId: z.string(),
   replyTo: z.string().nullable(),
   kind: z.enum(["text", "emoji"]).optional(),
+  /** kind "emoji": the emoji library's file it sent (so an export bundle can carry the image). */
+  emojiFile: z.string().optional(),
 });
 
 const cycleStartData = z.object({

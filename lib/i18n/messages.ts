@@ -348,6 +348,19 @@ const en = {
   "analytics.noCycle": "no cycle ran",
   "analytics.close": "Close",
   "analytics.failedOf": "{failures} of {calls} failed",
+  "transfer.export": "Export",
+  "transfer.exportTitle": "Download this session as a bundle (every event and its media)",
+  "transfer.import": "Import session",
+  "transfer.importing": "Importing…",
+  "transfer.imported": "read-only (imported)",
+  "transfer.importedTitle": "Imported from an export bundle: never run, messages and tools are refused",
+  "telemetry.title": "OpenTelemetry",
+  "telemetry.disabled": "No OTLP endpoint configured (telemetry.otlp)",
+  "telemetry.state.idle": "waiting for the first cycle",
+  "telemetry.state.ok": "exporting",
+  "telemetry.state.error": "export failing",
+  "telemetry.counts": "{exported} spans sent · {queued} queued · {failed} failed · {dropped} dropped",
+  "telemetry.lastOk": "last sent {when}",
 } satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof en;
@@ -673,6 +686,19 @@ const zh: Record<MessageKey, Message> = {
   "analytics.noCycle": "未运行循环",
   "analytics.close": "关闭",
   "analytics.failedOf": "{calls} 次中失败 {failures} 次",
+  "transfer.export": "导出",
+  "transfer.exportTitle": "将此会话下载为导出包（全部事件及其媒体）",
+  "transfer.import": "导入会话",
+  "transfer.importing": "导入中…",
+  "transfer.imported": "只读（导入）",
+  "transfer.importedTitle": "从导出包导入：不会运行，消息与工具调用均被拒绝",
+  "telemetry.title": "OpenTelemetry",
+  "telemetry.disabled": "未配置 OTLP 端点（telemetry.otlp）",
+  "telemetry.state.idle": "等待第一个循环",
+  "telemetry.state.ok": "正在导出",
+  "telemetry.state.error": "导出失败",
+  "telemetry.counts": "已发送 {exported} 个 span · 排队 {queued} · 失败 {failed} · 丢弃 {dropped}",
+  "telemetry.lastOk": "上次发送于 {when}",
 };
 
 const catalogs: Record<Locale, Record<MessageKey, Message>> = { en, "zh-CN": zh };

@@ -187,6 +187,31 @@ export class PrismaLedger implements EventLedger {
     );
   }
 
+  /** The export's read: the data stays the JSON text append() stored, so it is copied out unparsed. */
+  async readRaw(sessionId: string, afterSeq: number, limit: number): Promise<[number, string, number, string][]> {
+    if (limit <= 0) return [];
+    return this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
+  }
+
+  /** Only the rows of `types` are parsed: the export's media scan skips the rest of the session cheaply. */
+  async readOfTypes(
+    sessionId: string,
+    types: readonly string[],
+    afterSeq: number,
+    limit: number,
+  ): Promise<MonitorEvent[]> {
+    if (limit <= 0 || types.length === 0) return [];
+    const marks = types.map(() => "?").join(", ");
+    const stmt = this.db.prepare<unknown[]>(
+      `SELECT "seq", "type", "ts", "data" FROM "MonitorEvent" WHERE "sessionId" = ? AND "seq" > ? AND "type" IN (${marks}) ORDER BY "seq" LIMIT ?`,
+    );
+    stmt.raw(true);
+    const rows = stmt.all(sessionId, afterSeq, ...types, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
+    return rows.map(
+      ([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) as unknown }) as MonitorEvent,
+    );
+  }
+
   /** Transactions committed so far (group commit makes this smaller than the number of appends). */
   get commits(): number {
     return this.commitCount;

@@ -108,6 +108,8 @@ export class HeartflowManager {
   /** The runtime of a session, created (and restored from its snapshot) when absent. */
   async getOrCreate(session: SessionRecord): Promise<SessionRuntime> {
     if (this.closed) throw new Error("engine is shutting down");
+    // An imported session is a record of another run: its events are history, never resumed.
+    if (session.imported) throw new Error(`session ${session.id} is imported and read-only`);
     const existing = this.runtimes.get(session.id);
     if (existing) {
       this.touch(session.id, existing);
@@ -147,6 +149,7 @@ export class HeartflowManager {
     let restored = 0;
     for (const session of await this.deps.stores.sessions.list()) {
       if ((await this.deps.stores.sessions.archivedAt(session.id)) !== null) continue;
+      if (session.imported) continue;
       if (!hasWork(await this.savedState(session.id))) continue;
       await this.getOrCreate(session);
       restored++;

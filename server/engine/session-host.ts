@@ -168,6 +168,7 @@ export class SessionToolHost implements BuiltinToolHost {
       messageId: record.messageId,
       replyTo: record.replyTo ?? null,
       kind: req.kind,
+      ...(req.emojiFile !== undefined ? { emojiFile: req.emojiFile } : {}),
     });
     if (req.kind === "text" && opts.countsAsReply) this.links.replySent(now);
     return { delivered: true, message: record };

@@ -23,6 +23,9 @@ import type { McpServerService } from "./services/mcp-servers";
 import type { ProviderStatusRegistry } from "./services/provider-status";
 import type { SessionDirectory } from "./services/session-directory";
 import type { SessionLifecycle } from "./services/session-lifecycle";
+import type { SessionExportDeps } from "./services/session-export";
+import type { SessionImportDeps } from "./services/session-import";
+import type { Telemetry } from "../telemetry/service";
 import type { ToolCatalog } from "./services/tool-catalog";
 import type { ToolInvokeService } from "./services/tool-invoke";
 import type { ToolToggleService } from "./services/tool-toggles";
@@ -61,6 +64,10 @@ export interface ApiContext {
   logins: LoginLimiter;
   /** Throws when the database cannot answer a trivial query. */
   pingDatabase(): Promise<void>;
+  /** Export bundles and their import (GET /api/sessions/:id/export, POST /api/sessions/import). */
+  bundles: { export: SessionExportDeps; import: SessionImportDeps };
+  /** OpenTelemetry: span naming for GET /api/sessions/:id/otel and the live push's state. */
+  telemetry: Pick<Telemetry, "naming" | "status">;
   /** Whether the database takes writes (server/db/health.ts owns the state). */
   database: DatabaseStatusView;
   /** The chat platform connections (absent when no platform is configured). */

@@ -14,6 +14,8 @@ export interface Reply<T> {
   body?: T;
   /** A non-JSON answer (an image), sent as is instead of `body`. */
   raw?: { bytes: Buffer; contentType: string };
+  /** A long answer written as it is produced (an export bundle), instead of `body`. */
+  stream?: { chunks: AsyncIterable<string>; contentType: string };
   headers?: Record<string, string | string[]>;
 }
 

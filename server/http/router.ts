@@ -1,6 +1,8 @@
 // The /api router of the custom server: matches a route, checks origin and auth, runs it and writes
 // the JSON answer. Every failure becomes a JSON error body; only a bug answers 5xx.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { TLSSocket } from "node:tls";
 import type { ApiError } from "../../lib/api/schemas";
 import { clientAddress } from "../auth/login-limiter";
@@ -110,7 +112,8 @@ export class ApiRouter<Ctx> {
       },
       principal?.actor ?? ANONYMOUS_ACTOR,
     );
-    writeJson(res, reply);
+    if (reply.stream) await writeStream(res, reply, reply.stream);
+    else writeJson(res, reply);
   }
 }
 
@@ -138,6 +141,16 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
 
 function pathOf(req: IncomingMessage): string {
   return (req.url ?? "/").split("?")[0];
+}
+
+/** A streamed answer; a failure midway destroys the response, so the client sees it cut short. */
+async function writeStream(res: ServerResponse, reply: Reply<unknown>, stream: NonNullable<Reply<unknown>["stream"]>) {
+  res.statusCode = reply.status ?? 200;
+  res.setHeader("cache-control", "no-store");
+  res.setHeader("x-content-type-options", "nosniff");
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.setHeader("content-type", stream.contentType);
+  await pipeline(Readable.from(stream.chunks), res);
 }
 
 export function writeJson(res: ServerResponse, reply: Reply<unknown>): void {

@@ -80,6 +80,16 @@ export class MonitorBus implements EventSink {
     return this.queue.length + this.writing;
   }
 
+  /**
+   * Takes over the seq of a session whose events were written to the ledger directly (an imported
+   * session): its lastSeq and the events API then count them like any other session's.
+   */
+  adopt(sessionId: string, seq: number): void {
+    if (seq <= this.seqOf(sessionId)) return;
+    this.lastSeq.set(sessionId, seq);
+    this.committedSeq.set(sessionId, seq);
+  }
+
   /** Last assigned seq of a session (0 when none). */
   seqOf(sessionId: string): number {
     return this.lastSeq.get(sessionId) ?? 0;

@@ -13,6 +13,13 @@ export interface EventLedger {
   lastSeqs(): Promise<Map<string, number>>;
   /** Events with seq > afterSeq, ascending, at most `limit`. */
   read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]>;
+  /**
+   * Like read(), each event's data left as the JSON text stored (absent: read() and JSON.stringify).
+   * Rows are [seq, type, ts, dataJson].
+   */
+  readRaw?(sessionId: string, afterSeq: number, limit: number): Promise<[number, string, number, string][]>;
+  /** Like read(), only events of the given types (absent: read() and filter). */
+  readOfTypes?(sessionId: string, types: readonly string[], afterSeq: number, limit: number): Promise<MonitorEvent[]>;
 }
 
 /**

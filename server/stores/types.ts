@@ -441,6 +441,8 @@ export interface SessionRecord {
   userId: string | null;
   createdAt: number;
   lastActiveAt: number;
+  /** Imported from an export bundle: read-only, the engine never runs it (absent: false). */
+  imported?: boolean;
 }
 
 /** What a runtime needs to resume after a restart (history window, pending state). */

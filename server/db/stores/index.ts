@@ -10,6 +10,7 @@ import { PrismaLoginSessionStore } from "./login-sessions";
 import { PrismaMemoryStore } from "./memories";
 import { PrismaMessageStore } from "./messages";
 import { PrismaPersonStore } from "./persons";
+import { PrismaSessionMediaStore } from "./session-media";
 import { PrismaSessionStore } from "./sessions";
 import { PrismaSettingStore } from "./settings";
 import { storeContext, type PrismaStoresOptions } from "./support";
@@ -36,6 +37,8 @@ export interface PrismaStores extends Stores {
   audit: PrismaAuditStore;
   /** Settings changed live from the dashboard or the API. */
   settings: PrismaSettingStore;
+  /** Media of imported sessions (their bundles' images). */
+  sessionMedia: PrismaSessionMediaStore;
 }
 
 /** Every store writes through one StoreWriter: one write at a time, in call order (see writer.ts). */
@@ -57,6 +60,7 @@ export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptio
     accounts: new PrismaAccountStore(prisma, writer),
     audit: new PrismaAuditStore(prisma, writer),
     settings: new PrismaSettingStore(prisma, writer),
+    sessionMedia: new PrismaSessionMediaStore(prisma, writer),
   };
 }
 

@@ -20,6 +20,7 @@ const toRecord = (r: ChatSession): SessionRecord => ({
   userId: r.userId,
   createdAt: r.createdAt,
   lastActiveAt: r.lastActiveAt,
+  ...(r.imported ? { imported: true } : {}),
 });
 
 /** Chat sessions and the runtime snapshot each one resumes from after a restart. */
@@ -31,7 +32,16 @@ export class PrismaSessionStore implements SessionStore {
 
   async upsert(session: SessionRecord): Promise<void> {
     const { id, name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt } = session;
-    const fields = { name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt };
+    const fields = {
+      name,
+      isGroupChat,
+      platform,
+      groupId,
+      userId,
+      createdAt,
+      lastActiveAt,
+      imported: session.imported ?? false,
+    };
     await this.writer.write(() =>
       this.prisma.chatSession.upsert({ where: { id }, create: { id, ...fields }, update: fields }),
     );

@@ -11,6 +11,7 @@ import { healthRoute } from "./health";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { sessionEventsRoute } from "./session-events";
+import { exportSessionRoute, importSessionRoute } from "./session-export";
 import { sessionHistoryRoute } from "./session-history";
 import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
@@ -27,6 +28,7 @@ import {
 } from "./sessions";
 import { iconRoute, invokeToolRoute, listToolsRoute, toggleToolRoute, toolAuditRoute } from "./tools";
 import { usageBudgetRoute, usageRoute, usageSeriesRoute } from "./usage";
+import { sessionOtelRoute, telemetryRoute } from "./telemetry";
 
 export const apiRoutes: Route<ApiContext>[] = [
   healthRoute,
@@ -51,6 +53,10 @@ export const apiRoutes: Route<ApiContext>[] = [
   sessionEventsRoute,
   sessionHistoryRoute,
   chatImageRoute,
+  exportSessionRoute,
+  importSessionRoute,
+  sessionOtelRoute,
+  telemetryRoute,
   listToolsRoute,
   toggleToolRoute,
   toolAuditRoute,

@@ -14,7 +14,7 @@ export const postMessageRoute = apiRoute({
   body: inboundMessageBodySchema,
   response: acceptedMessageSchema,
   async handle({ params, body }, ctx) {
-    const session = await ctx.sessions.require(params.id);
+    const session = await ctx.sessions.requireWritable(params.id);
     // Backpressure: a message accepted now could not be stored, nor its events written; refusing it
     // keeps the ledger's backlog bounded until the database takes writes again.
     if (!ctx.database.acceptsWrites()) {

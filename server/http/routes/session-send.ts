@@ -14,7 +14,7 @@ export const operatorSendRoute = apiRoute({
   body: operatorSendBodySchema,
   response: operatorSendResponseSchema,
   async handle({ params, body, actor }, ctx) {
-    const session = await ctx.sessions.require(params.id);
+    const session = await ctx.sessions.requireWritable(params.id);
     if (!ctx.database.acceptsWrites()) {
       const { state } = ctx.database.status();
       throw new HttpError(503, `the database cannot take writes (${state}); try again later`, undefined, {

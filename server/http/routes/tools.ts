@@ -36,7 +36,7 @@ export const toggleToolRoute = apiRoute({
   body: toggleToolBodySchema,
   response: toggleResultSchema,
   async handle({ params, body, actor }, ctx) {
-    const session = body.sessionId ? await ctx.sessions.require(body.sessionId) : null;
+    const session = body.sessionId ? await ctx.sessions.requireWritable(body.sessionId) : null;
     return { body: await ctx.toggles.toggle(params.name, session, body, actor) };
   },
 });
@@ -48,7 +48,7 @@ export const invokeToolRoute = apiRoute({
   body: invokeToolBodySchema,
   response: z.union([invokeToolResponseSchema, apiErrorSchema]),
   async handle({ params, body, actor }, ctx) {
-    const session = body.sessionId ? await ctx.sessions.require(body.sessionId) : null;
+    const session = body.sessionId ? await ctx.sessions.requireWritable(body.sessionId) : null;
     try {
       return { body: { result: await ctx.invocations.invoke(params.name, session, body, actor.name) } };
     } catch (error) {

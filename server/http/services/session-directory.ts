@@ -93,6 +93,13 @@ export class SessionDirectory {
     return session;
   }
 
+  /** A session that may take messages and tool calls: 409 for an imported (read-only) one. */
+  async requireWritable(id: string): Promise<SessionRecord> {
+    const session = await this.require(id);
+    if (session.imported) throw new HttpError(409, `session ${id} is imported and read-only`);
+    return session;
+  }
+
   /**
    * One page of the list in the query's sort. Stored rows carry their counts and usage sums, live
    * sessions take theirs from the runtime's status: no snapshot is read. The state filter is decided
@@ -138,6 +145,7 @@ export class SessionDirectory {
       userId: row.userId,
       createdAt: row.createdAt,
       lastSeq: this.engine.bus.seqOf(row.id),
+      ...(row.imported ? { imported: true } : {}),
     };
     const status = this.engine.manager.status(row.id);
     if (status) {

@@ -1,0 +1,210 @@
+// POST /api/sessions/import: an export bundle (lib/api/bundle.ts) becomes a new read-only session.
+// Two passes: the body is read line by line, each line validated and spooled to a temp file (bounded
+// memory whatever the size, a size cap), and only a bundle valid to its end line is written: a
+// malformed line answers 400 naming it, with nothing written.
+import { createHash, randomUUID } from "node:crypto";
+import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { once } from "node:events";
+import type { z } from "zod";
+import {
+  bundleHeaderSchema,
+  bundleLineSchema,
+  type BundleHeader,
+  type BundleMedia,
+  type BundleSnapshot,
+  type ImportedSession,
+} from "../../../lib/api/bundle";
+import { isReservedSessionId } from "../../../lib/api/schemas";
+import type { MonitorEvent } from "../../../lib/events/schemas";
+import type { PrismaSessionMediaStore } from "../../db/stores/session-media";
+import type { EventLedger } from "../../monitor/ledger";
+import type { SessionStore } from "../../stores/types";
+import { HttpError } from "../errors";
+
+/** Events per ledger append while writing an imported session. */
+const WRITE_BATCH = 2000;
+
+export interface SessionImportDeps {
+  ledger: EventLedger;
+  sessions: SessionStore;
+  media: PrismaSessionMediaStore;
+  /** Tells the bus the imported session's last seq. */
+  adoptSeq(sessionId: string, seq: number): void;
+  maxBytes: number;
+}
+
+function lineError(line: number, message: string): HttpError {
+  return new HttpError(400, `line ${line}: ${message}`, [{ path: `line ${line}`, message, in: "body" }]);
+}
+
+function zodMessage(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
+  return `${where}${issue.message}`;
+}
+
+function parseLine(text: string, line: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw lineError(line, `not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+interface Spooled {
+  header: BundleHeader;
+  file: string;
+  events: number;
+  media: number;
+}
+
+async function write(out: WriteStream, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, "drain");
+}
+
+/** Pass one: every line checked, events and media spooled; throws on the first bad line. */
+async function validateAndSpool(body: Readable, maxBytes: number, file: string): Promise<Spooled> {
+  let bytes = 0;
+  let tooLarge = false;
+  const lines = createInterface({ input: body, crlfDelay: Infinity });
+  body.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > maxBytes && !tooLarge) {
+      tooLarge = true;
+      lines.close();
+    }
+  });
+  const out = createWriteStream(file);
+  let header: BundleHeader | null = null;
+  let n = 0;
+  let events = 0;
+  let media = 0;
+  let snapshots = 0;
+  let ended = false;
+  let blankAt = 0;
+  try {
+    for await (const text of lines) {
+      n++;
+      if (tooLarge) break;
+      if (text.trim() === "") {
+        blankAt ||= n;
+        continue;
+      }
+      if (blankAt) throw lineError(blankAt, "blank line inside the bundle");
+      if (ended) throw lineError(n, "a line after the end line");
+      const value = parseLine(text, n);
+      if (!header) {
+        const parsed = bundleHeaderSchema.safeParse(value);
+        if (!parsed.success) throw lineError(n, `not a bundle header (${zodMessage(parsed.error)})`);
+        header = parsed.data;
+        continue;
+      }
+      const parsed = bundleLineSchema.safeParse(value);
+      if (!parsed.success) throw lineError(n, zodMessage(parsed.error));
+      const entry = parsed.data;
+      if (entry.kind === "event") {
+        const { seq, sessionId } = entry.event;
+        if (sessionId !== header.session.id)
+          throw lineError(n, `event of session ${sessionId}, not ${header.session.id}`);
+        if (seq !== events + 1) throw lineError(n, `event seq ${seq} where ${events + 1} was expected`);
+        if (media || snapshots) throw lineError(n, "an event after the snapshot or the media");
+        events++;
+        // The event as it was sent (not zod's output): the round trip stays exact.
+        await write(out, `${JSON.stringify((value as { event: unknown }).event)}\n`);
+      } else if (entry.kind === "snapshot") {
+        if (snapshots++ || media) throw lineError(n, "a snapshot line must follow the events, once");
+        // As sent, like the events: the runtime's own schema checked it.
+        await write(out, `${JSON.stringify(value)}\n`);
+      } else if (entry.kind === "media") {
+        const data = Buffer.from(entry.data, "base64");
+        const hash = createHash("sha256").update(data).digest("hex");
+        if (hash !== entry.hash) throw lineError(n, `media bytes hash to ${hash}, not ${entry.hash}`);
+        media++;
+        await write(out, `${JSON.stringify(entry)}\n`);
+      } else {
+        if (entry.events !== events || entry.events !== header.counts.events)
+          throw lineError(
+            n,
+            `end line counts ${entry.events} events, the header ${header.counts.events}, the bundle has ${events}`,
+          );
+        if (entry.media !== media) throw lineError(n, `end line counts ${entry.media} media, the bundle has ${media}`);
+        ended = true;
+      }
+    }
+  } finally {
+    out.end();
+    await once(out, "close");
+  }
+  if (tooLarge) {
+    body.resume();
+    throw new HttpError(413, `bundle larger than ${maxBytes} bytes (config export.maxImportBytes)`, undefined, {
+      connection: "close",
+    });
+  }
+  if (!header) throw lineError(1, "empty body: a bundle starts with its header line");
+  if (!ended) throw lineError(n + 1, "the bundle ends without its end line (cut short?)");
+  return { header, file, events, media };
+}
+
+/** The original id when it is free, else a new one. */
+async function chooseId(deps: SessionImportDeps, wanted: string): Promise<string> {
+  const taken = isReservedSessionId(wanted) || (await deps.sessions.get(wanted)) !== null;
+  const lastSeqs = taken ? null : await deps.ledger.lastSeqs();
+  return taken || lastSeqs?.has(wanted) ? `s-${randomUUID()}` : wanted;
+}
+
+/** Pass two: the session record, its events with their seqs, its media. */
+async function writeSpooled(deps: SessionImportDeps, spooled: Spooled): Promise<ImportedSession> {
+  const id = await chooseId(deps, spooled.header.session.id);
+  await deps.sessions.upsert({ ...spooled.header.session, id, imported: true });
+  let batch: MonitorEvent[] = [];
+  let lastSeq = 0;
+  const lines = createInterface({ input: createReadStream(spooled.file), crlfDelay: Infinity });
+  for await (const text of lines) {
+    const value = JSON.parse(text) as MonitorEvent | BundleMedia | BundleSnapshot; // written by pass one
+    if ("kind" in value && value.kind === "snapshot") {
+      // After the events: the snapshot's coveredSeq is in the ledger before it is.
+      await deps.ledger.append(batch);
+      batch = [];
+      await deps.sessions.saveSnapshot({ sessionId: id, state: value.state, ts: value.ts });
+      continue;
+    }
+    if ("kind" in value) {
+      const bytes = Buffer.from(value.data, "base64");
+      await deps.media.save(id, {
+        hash: value.hash,
+        contentType: value.contentType,
+        bytes,
+        refs: JSON.stringify(value.refs),
+      });
+      continue;
+    }
+    batch.push(id === value.sessionId ? value : { ...value, sessionId: id });
+    lastSeq = value.seq;
+    if (batch.length >= WRITE_BATCH) {
+      await deps.ledger.append(batch);
+      batch = [];
+    }
+  }
+  await deps.ledger.append(batch);
+  deps.adoptSeq(id, lastSeq);
+  return { id, events: spooled.events, media: spooled.media };
+}
+
+export async function importBundle(
+  deps: SessionImportDeps,
+  body: Readable,
+): Promise<ImportedSession & { from: string }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "maisaka-import-"));
+  try {
+    const spooled = await validateAndSpool(body, deps.maxBytes, path.join(dir, "bundle.ndjson"));
+    return { ...(await writeSpooled(deps, spooled)), from: spooled.header.session.id };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,260 @@
+// Export and import of a session (GET /api/sessions/:id/export, POST /api/sessions/import): a session
+// recorded by the real engine with the scripted model is exported, imported into a fresh instance (its
+// own database), and compared event by event and byte by byte; the imported session is read-only.
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleHeaderSchema, bundleLineSchema, importedSessionSchema, type BundleLine } from "../../lib/api/bundle";
+import type { MonitorEvent } from "../../lib/events/schemas";
+import { PING_PONG_CHAT, PING_PONG_MODELS, startPingPongModel } from "../support/ping-pong-model";
+import type { ScriptedOpenAi } from "../support/scripted-openai";
+import { startTestServer, type TestServer } from "./support";
+
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+let model: ScriptedOpenAi;
+let imageHost: Server;
+let imageUrl = "";
+let source: TestServer;
+let target: TestServer;
+let sessionId = "";
+let bundle = "";
+
+const NDJSON = { "content-type": "application/x-ndjson" };
+
+async function exportText(s: TestServer, id: string): Promise<{ status: number; type: string | null; text: string }> {
+  const res = await s.api("GET", `/api/sessions/${id}/export`);
+  return { status: res.status, type: res.headers.get("content-type"), text: res.text };
+}
+
+const importBundle = (s: TestServer, text: string, token?: string) =>
+  s.api("POST", "/api/sessions/import", undefined, { raw: text, headers: NDJSON, ...(token ? { token } : {}) });
+
+function linesOf(text: string): { header: unknown; rest: BundleLine[] } {
+  const [first, ...rest] = text.trimEnd().split("\n");
+  return {
+    header: bundleHeaderSchema.parse(JSON.parse(first)),
+    rest: rest.map((l) => bundleLineSchema.parse(JSON.parse(l))),
+  };
+}
+
+beforeAll(async () => {
+  model = await startPingPongModel(40);
+  imageHost = createServer((req, res) => {
+    if (req.url === "/cat.png") return void res.writeHead(200, { "content-type": "image/png" }).end(PNG);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => imageHost.listen(0, "127.0.0.1", resolve));
+  imageUrl = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/cat.png`;
+  source = await startTestServer({
+    config: {
+      chat: PING_PONG_CHAT,
+      models: PING_PONG_MODELS,
+      platforms: { onebot: { imagesFromPrivateNetworks: true } },
+    },
+    env: { ...process.env, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "k", MAISAKA_MODEL: undefined },
+  });
+  target = await startTestServer({});
+  // A recorded session: a turn with tool calls and a reply, then a message with an image.
+  sessionId = await source.createSession({ name: "export me", isGroupChat: true, platform: "api" });
+  expect((await source.say(sessionId, "ping-1 你好", { atBot: true })).status).toBe(202);
+  await source.waitForEvent(sessionId, (e) => e.type === "message.sent", 20_000);
+  const session = await source.app.engine.stores.sessions.get(sessionId);
+  if (!session) throw new Error("session missing");
+  await source.app.engine.manager.registerMessage(session, {
+    sessionId,
+    messageId: "img-1",
+    direction: "inbound",
+    userId: "u2",
+    userName: "Bob",
+    text: "ping-2 [图片]",
+    images: [{ url: imageUrl, file: "cat.png" }],
+    atBot: true,
+    ts: Date.now(),
+  });
+  await source.waitForEvent(sessionId, (e) => e.type === "message.ingested" && e.data.messageId === "img-1", 20_000);
+  await source.waitForEvent(
+    sessionId,
+    (e) => e.type === "cycle.end" && e.seq > 0 && e.data.endReason !== "continue",
+    20_000,
+  );
+  // An emoji the bot sent (send_emoji's message.sent names its library file), as the session host emits it.
+  source.app.engine.bus.emit(sessionId, "message.sent", {
+    content: "[表情包] 开心",
+    messageId: "bot-emoji-1",
+    replyTo: null,
+    kind: "emoji",
+    emojiFile: "emoji/happy.png",
+  });
+  await source.app.engine.bus.whenFlushed();
+  const exported = await exportText(source, sessionId);
+  expect(exported.status, exported.text).toBe(200);
+  expect(exported.type).toMatch(/^application\/x-ndjson/);
+  bundle = exported.text;
+}, 60_000);
+
+afterAll(async () => {
+  await source?.close();
+  await target?.close();
+  await model?.close();
+  imageHost?.closeAllConnections();
+  await new Promise((resolve) => imageHost?.close(resolve));
+});
+
+describe("session export bundle", () => {
+  it("is a versioned header, every event in seq order, the referenced media and an end line", () => {
+    const { header, rest } = linesOf(bundle);
+    const h = bundleHeaderSchema.parse(header);
+    expect(h.schemaVersion).toBe(1);
+    expect(h.session).toMatchObject({ id: sessionId, name: "export me", isGroupChat: true });
+    const events = rest.flatMap((l) => (l.kind === "event" ? [l.event] : []));
+    expect(events.length).toBe(h.counts.events);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const media = rest.filter((l) => l.kind === "media");
+    expect(media).toHaveLength(2);
+    const image = media.find((m) => m.refs[0].type === "chat_image");
+    expect(image).toMatchObject({
+      contentType: "image/png",
+      refs: [{ type: "chat_image", messageId: "img-1", index: 0 }],
+    });
+    expect(Buffer.from(image?.data ?? "", "base64").equals(PNG)).toBe(true);
+    const emoji = media.find((m) => m.refs[0].type === "emoji");
+    expect(emoji?.refs).toEqual([{ type: "emoji", file: "emoji/happy.png" }]);
+    expect(Buffer.from(emoji?.data ?? "", "base64").equals(readFileSync("public/emoji/happy.png"))).toBe(true);
+    expect(rest.at(-1)).toEqual({ kind: "end", events: events.length, media: 2, missingMedia: 0 });
+  });
+});
+
+describe("import into a fresh instance", () => {
+  let imported = "";
+  let sourceEvents: MonitorEvent[] = [];
+
+  it("recreates the session with every event as it was, and its media byte for byte", async () => {
+    const res = await importBundle(target, bundle);
+    expect(res.status, res.text).toBe(201);
+    const body = importedSessionSchema.parse(res.json);
+    imported = body.id;
+    // The original id was free in the fresh database.
+    expect(imported).toBe(sessionId);
+    const count = bundleHeaderSchema.parse(JSON.parse(bundle.split("\n")[0])).counts.events;
+    sourceEvents = (await source.events(sessionId)).slice(0, count);
+    const targetEvents = await target.events(imported);
+    expect(targetEvents.length).toBe(count);
+    for (let i = 0; i < count; i++) expect(targetEvents[i]).toEqual(sourceEvents[i]);
+    const image = await fetch(`${target.url}/api/sessions/${imported}/messages/img-1/images/0`, {
+      headers: { authorization: `Bearer test-operator-token-0123456789` },
+    });
+    expect(image.status).toBe(200);
+    expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+    // The history window comes from the bundle's snapshot line: the one the source had saved.
+    const snapshot = linesOf(bundle).rest.find((l) => l.kind === "snapshot");
+    if (snapshot?.kind !== "snapshot") throw new Error("no snapshot line");
+    expect(snapshot.state.history.length).toBeGreaterThan(0);
+    const history = await target.api("GET", `/api/sessions/${imported}/history`);
+    expect(history.json).toEqual({ sessionId: imported, source: "snapshot", history: snapshot.state.history });
+  });
+
+  it("exports again to the same bundle (header time aside)", async () => {
+    const again = await exportText(target, imported);
+    expect(again.status).toBe(200);
+    const a = bundle.trimEnd().split("\n");
+    const b = again.text.trimEnd().split("\n");
+    expect(b.length).toBe(a.length);
+    const strip = (line: string) => ({ ...bundleHeaderSchema.parse(JSON.parse(line)), exportedAt: 0 });
+    expect(strip(b[0])).toEqual(strip(a[0]));
+    expect(b.slice(1)).toEqual(a.slice(1));
+  });
+
+  it("is read-only: marked imported, lastSeq counted, messages/send/tool calls answer 409, never run", async () => {
+    const summary = await target.api("GET", `/api/sessions/${imported}`);
+    expect(summary.json).toMatchObject({ id: imported, imported: true, lastSeq: sourceEvents.length, running: false });
+    expect((await target.say(imported, "hello?")).status).toBe(409);
+    expect((await target.api("POST", `/api/sessions/${imported}/send`, { text: "as the bot" })).status).toBe(409);
+    const invoke = await target.api("POST", "/api/tools/query_jargon/invoke", { sessionId: imported, arguments: {} });
+    expect(invoke.status).toBe(409);
+    expect(target.app.engine.manager.runningSessionIds()).not.toContain(imported);
+    // The engine itself refuses to run it, whoever asks.
+    const record = await target.app.engine.stores.sessions.get(imported);
+    expect(record?.imported).toBe(true);
+    if (record) await expect(target.app.engine.manager.getOrCreate(record)).rejects.toThrow(/read-only/);
+  });
+
+  it("takes a new id when the original is taken, and audits the import", async () => {
+    const res = await importBundle(target, bundle);
+    expect(res.status, res.text).toBe(201);
+    const { id } = importedSessionSchema.parse(res.json);
+    expect(id).not.toBe(sessionId);
+    const events = await target.events(id);
+    expect(events.map((e) => ({ ...e, sessionId }))).toEqual(sourceEvents);
+    const audit = await target.api("GET", "/api/audit");
+    expect(JSON.stringify(audit.json)).toContain(`session:${id}`);
+  });
+});
+
+describe("import refuses bad bundles, writing nothing", () => {
+  async function sessionCount(): Promise<number> {
+    return ((await target.api("GET", "/api/sessions?limit=100")).json as { sessions: unknown[] }).sessions.length;
+  }
+
+  it("names the malformed line (400)", async () => {
+    const lines = bundle.trimEnd().split("\n");
+    const cases: [string, number][] = [
+      [[...lines.slice(0, 2), "{not json", ...lines.slice(3)].join("\n"), 3],
+      [[...lines.slice(0, 3), JSON.stringify({ kind: "event", event: { seq: 3 } }), ...lines.slice(4)].join("\n"), 4],
+      // Events out of order.
+      [[lines[0], lines[2], lines[1], ...lines.slice(3)].join("\n"), 2],
+      // Cut short: no end line.
+      [lines.slice(0, -1).join("\n"), lines.length],
+      ["{}", 1],
+    ];
+    const before = await sessionCount();
+    for (const [text, line] of cases) {
+      const res = await importBundle(target, text);
+      expect(res.status, res.text).toBe(400);
+      expect((res.json as { error: string }).error).toMatch(new RegExp(`^line ${line}: `));
+    }
+    expect(await sessionCount()).toBe(before);
+  });
+
+  it("refuses a medium whose bytes do not match its hash", async () => {
+    const lines = bundle.trimEnd().split("\n");
+    const at = lines.findIndex((l) => l.includes('"kind":"media"'));
+    const media = JSON.parse(lines[at]) as { data: string };
+    lines[at] = JSON.stringify({ ...media, data: Buffer.from("not the png").toString("base64") });
+    const res = await importBundle(target, lines.join("\n"));
+    expect(res.status).toBe(400);
+    expect((res.json as { error: string }).error).toMatch(new RegExp(`^line ${at + 1}: media bytes hash`));
+  });
+
+  it("refuses viewers (403)", async () => {
+    const created = await target.api("POST", "/api/accounts", { name: "export-viewer", role: "viewer" });
+    const { token } = created.json as { token: string };
+    expect((await importBundle(target, bundle, token)).status).toBe(403);
+  });
+});
+
+describe("size limits", () => {
+  it("refuses a bundle over export.maxImportBytes (413) and media over export.maxMediaBytes (413)", async () => {
+    const small = await startTestServer({ config: { export: { maxImportBytes: Buffer.byteLength(bundle) - 1 } } });
+    const tiny = await startTestServer({ config: { export: { maxMediaBytes: PNG.length - 1 } } });
+    try {
+      const over = await importBundle(small, bundle);
+      expect(over.status).toBe(413);
+      expect((over.json as { error: string }).error).toContain("export.maxImportBytes");
+      expect(((await small.api("GET", "/api/sessions")).json as { sessions: unknown[] }).sessions).toHaveLength(0);
+      const res = await importBundle(tiny, bundle);
+      expect(res.status, res.text).toBe(201);
+      const { id } = importedSessionSchema.parse(res.json);
+      const refused = await exportText(tiny, id);
+      expect(refused.status).toBe(413);
+      expect(refused.text).toContain("export.maxMediaBytes");
+    } finally {
+      await small.close();
+      await tiny.close();
+    }
+  });
+});
