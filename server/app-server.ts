@@ -46,6 +46,8 @@ import { OneBotAudienceSettings } from "./platforms/onebot/audience-settings";
 import type { OneBotAudiencePatch } from "../lib/platforms/status";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { publicDir } from "./db/seed";
+import { sqlitePathFromUrl } from "./db/database-url";
+import { SearchService } from "./search/service";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { logProtocolRefusals } from "./realtime/protocol-refusals";
@@ -123,6 +125,8 @@ export interface AppServer {
   platforms: OneBotService | null;
   /** Sessions brought back at start (pending messages or an armed wait). */
   restored: number;
+  /** Full-text search over the ledger (null when its index could not be opened: /api/search answers 503). */
+  search: SearchService | null;
   /** Graceful stop: intake first, then runtimes (snapshots saved), ledger flush, providers, database. */
   close(reason?: string): Promise<void>;
 }
@@ -196,9 +200,11 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   const onebot =
     platforms && onebotOutbound ? { service: platforms, outbound: onebotOutbound, inbound, audience } : null;
   if (onebot) await audience.load();
+  const search = await startSearch(opts.databaseUrl, engine, logger);
   try {
-    return await serveEngine(opts, database, engine, onebot, logger);
+    return await serveEngine(opts, database, engine, onebot, search, logger);
   } catch (error) {
+    await search?.close();
     await platforms?.close("start failed");
     onebotOutbound?.close();
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
@@ -212,6 +218,7 @@ async function serveEngine(
   database: MaisakaDatabase,
   engine: Engine,
   onebot: OneBotParts | null,
+  search: SearchService | null,
   logger: EngineLogger,
 ): Promise<AppServer> {
   const platforms = onebot?.service ?? null;
@@ -275,6 +282,7 @@ async function serveEngine(
     logins: loginLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
     database: database.health,
+    search,
     ...(onebot
       ? {
           platforms: {
@@ -396,6 +404,7 @@ async function serveEngine(
         httpServer.closeAllConnections();
         await closed;
         await next?.app.close();
+        await search?.close();
       } finally {
         clearTimeout(force);
         await database.close();
@@ -404,7 +413,17 @@ async function serveEngine(
     return closing;
   };
 
-  return { url, host, port, engine, database, providerStatus, monitor, platforms, restored, close };
+  return { url, host, port, engine, database, providerStatus, monitor, platforms, restored, search, close };
+}
+
+/** The search index is derived data: when it cannot open, the server runs without search rather than not at all. */
+async function startSearch(databaseUrl: string, engine: Engine, logger: EngineLogger): Promise<SearchService | null> {
+  try {
+    return await SearchService.start({ ledgerFile: sqlitePathFromUrl(databaseUrl), bus: engine.bus });
+  } catch (error) {
+    logger.warn(`[search] unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
 }
 
 const UNAVAILABLE = {

@@ -334,7 +334,7 @@ export const monitorErrorSchema = z.object({
 export type MonitorError = z.infer<typeof monitorErrorSchema>;
 
 /** A point in time in a query: ms since the epoch, or ISO 8601 text ("2026-12-01T10:00:00Z"). */
-const instantSchema = z
+export const instantSchema = z
   .string()
   .trim()
   .min(1)

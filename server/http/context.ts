@@ -12,6 +12,7 @@ import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
+import type { SearchService } from "../search/service";
 import type { TokenBuckets } from "./rate-limit";
 import { routeBuilder } from "./route";
 import type { BotDataService } from "./services/bot-data";
@@ -50,6 +51,8 @@ export interface ApiContext {
   pingDatabase(): Promise<void>;
   /** Whether the database takes writes (server/db/health.ts owns the state). */
   database: DatabaseStatusView;
+  /** Full-text search over the ledger (null when its index could not be opened). */
+  search?: Pick<SearchService, "search"> | null;
   /** The chat platform connections (absent when no platform is configured). */
   platforms?: PlatformStatusView;
 }

@@ -9,6 +9,7 @@ import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
+import { searchRoute } from "./search";
 import { sessionEventsRoute } from "./session-events";
 import { sessionHistoryRoute } from "./session-history";
 import { chatImageRoute } from "./session-images";
@@ -45,6 +46,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   iconRoute,
   providersRoute,
   usageRoute,
+  searchRoute,
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,
