@@ -63,4 +63,10 @@ export const measures: MeasureSpec[] = [
     target: { op: "<", value: 1_000 },
     load: async () => (await import("./replay-load")).run,
   },
+  {
+    name: "search_1m_p95",
+    unit: "ms",
+    target: { op: "<", value: 100 },
+    load: async () => (await import("./search")).run,
+  },
 ];

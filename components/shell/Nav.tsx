@@ -59,6 +59,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/platforms" className={active("/platforms") ? "active" : ""}>
             {t("nav.platforms")}
           </Link>
+          <Link href="/search" className={active("/search") ? "active" : ""}>
+            {t("nav.search")}
+          </Link>
           <Link href="/audit" className={active("/audit") ? "active" : ""}>
             Audit
           </Link>

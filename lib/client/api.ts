@@ -34,6 +34,7 @@ import {
   type LoginBody,
   type UpdateAccountBody,
 } from "../api/accounts";
+import { searchResultSchema } from "../api/search";
 import { operatorSendResponseSchema, platformsResponseSchema, type OperatorSendBody } from "../platforms/status";
 
 export class ApiRequestError extends Error {
@@ -167,6 +168,9 @@ export const api = {
   revokeLoginSession: (id: string) => request<z.ZodVoid>(`/api/auth/sessions/${enc(id)}`, null, { method: "DELETE" }),
   /** Every operator change, newest first; pass the previous page's nextCursor as cursor. */
   auditLog: (query: Partial<AuditListQuery>) => request(`/api/audit${queryString(query)}`, auditPageSchema),
+  /** GET /api/search: parameters as the route takes them (lib/api/search.ts). */
+  search: (query: Record<string, string | number | undefined>) =>
+    request(`/api/search${queryString(query)}`, searchResultSchema),
   /** Speaks as the bot into the session's real chat (platform sessions) or its local stream; 502: not delivered. */
   sendAsBot: (id: string, body: OperatorSendBody) =>
     request(`/api/sessions/${enc(id)}/send`, operatorSendResponseSchema, json("POST", body)),

@@ -7,14 +7,15 @@
 // The trigram index can only look up terms of three or more characters (a shorter one has no
 // trigram, so MATCH would find nothing). Those terms are checked with LIKE on the documents the long
 // terms matched; a query made only of short terms ("好", "ok" — common in Chinese, where two
-// characters are a word) has no index to use and scans the documents with LIKE, newest first, at most
-// SHORT_SCAN_WINDOW of them per request so one query never holds the event loop for long; the answer's
-// `next` continues the scan further back.
+// characters are a word) has no index to use and scans the documents with LIKE, newest first.
+// Such scans, and term lookups with filters (a rare filter on a common term visits every match), look
+// at most SCAN_WINDOW documents per request, so one query never holds the event loop for long; the
+// answer's `next` continues further back.
 import type Database from "better-sqlite3";
 import type { SearchHit, SearchQuery } from "../../lib/api/search";
 
-/** Documents one short-term query scans (newest first) before it answers with what it found. */
-export const SHORT_SCAN_WINDOW = 100_000;
+/** Documents a scanning query (filters, short terms) looks at, newest first, before it answers with what it found. */
+export const SCAN_WINDOW = 100_000;
 /** Characters of context on each side of the first match in a snippet. */
 const SNIPPET_CONTEXT = 60;
 const MIN_TRIGRAM_CHARS = 3;
@@ -85,26 +86,24 @@ export function searchIndex(db: Database.Database, query: SearchQuery): IndexSea
   let next: number | undefined;
   const limit = query.limit;
   const columns = "d.id, d.sessionId, d.seq, d.kind, d.cycleId, d.ts, d.tool, d.failed, d.text";
+  const filtered = where.length > 0;
+  // Unfiltered term lookups stop after `limit` hits; anything that has to look at each candidate (a
+  // filter, a short term, no long term at all) is bounded to a window of documents.
+  const top = query.before ?? (db.prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM doc").pluck().get() as number); // an integer
+  const floor = long.length && !filtered ? 0 : Math.max(0, top - SCAN_WINDOW);
+  const rest = where.map((w) => `AND ${w}`).join(" ");
   if (long.length) {
-    if (query.before !== undefined) add("docFts.rowid < ?", query.before);
     const sql = `SELECT ${columns} FROM docFts JOIN doc d ON d.id = docFts.rowid
-      WHERE docFts MATCH ? ${where.map((w) => `AND ${w}`).join(" ")} ORDER BY docFts.rowid DESC LIMIT ?`;
-    rows = db.prepare(sql).all(long.map(ftsPhrase).join(" "), ...params, limit + 1) as Row[]; // the columns selected above
-    if (rows.length > limit) {
-      rows = rows.slice(0, limit);
-      next = rows[rows.length - 1].id;
-    }
+      WHERE docFts MATCH ? AND docFts.rowid < ? AND docFts.rowid >= ? ${rest} ORDER BY docFts.rowid DESC LIMIT ?`;
+    rows = db.prepare(sql).all(long.map(ftsPhrase).join(" "), top, floor, ...params, limit + 1) as Row[]; // the columns selected above
   } else {
-    const top = query.before ?? (db.prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM doc").pluck().get() as number); // an integer
-    const floor = Math.max(0, top - SHORT_SCAN_WINDOW);
-    const sql = `SELECT ${columns} FROM doc d WHERE d.id < ? AND d.id >= ? ${where.map((w) => `AND ${w}`).join(" ")}
-      ORDER BY d.id DESC LIMIT ?`;
+    const sql = `SELECT ${columns} FROM doc d WHERE d.id < ? AND d.id >= ? ${rest} ORDER BY d.id DESC LIMIT ?`;
     rows = db.prepare(sql).all(top, floor, ...params, limit + 1) as Row[]; // the columns selected above
-    if (rows.length > limit) {
-      rows = rows.slice(0, limit);
-      next = rows[rows.length - 1].id;
-    } else if (floor > 0) next = floor; // the window ended before the documents did
   }
+  if (rows.length > limit) {
+    rows = rows.slice(0, limit);
+    next = rows[rows.length - 1].id;
+  } else if (floor > 0) next = floor; // the window ended before the documents did
   return { hits: rows.map((row) => toHit(row, terms)), ...(next !== undefined ? { next } : {}) };
 }
 
