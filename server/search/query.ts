@@ -58,7 +58,11 @@ export interface IndexSearchResult {
   next?: number;
 }
 
-export function searchIndex(db: Database.Database, query: SearchQuery): IndexSearchResult {
+export function searchIndex(
+  db: Database.Database,
+  query: SearchQuery,
+  scanWindow: number = SCAN_WINDOW,
+): IndexSearchResult {
   const terms = searchTerms(query.q);
   const long = terms.filter((t) => charCount(t) >= MIN_TRIGRAM_CHARS);
   const short = terms.filter((t) => charCount(t) < MIN_TRIGRAM_CHARS);
@@ -90,7 +94,7 @@ export function searchIndex(db: Database.Database, query: SearchQuery): IndexSea
   // Unfiltered term lookups stop after `limit` hits; anything that has to look at each candidate (a
   // filter, a short term, no long term at all) is bounded to a window of documents.
   const top = query.before ?? (db.prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM doc").pluck().get() as number); // an integer
-  const floor = long.length && !filtered ? 0 : Math.max(0, top - SCAN_WINDOW);
+  const floor = long.length && !filtered ? 0 : Math.max(0, top - scanWindow);
   const rest = where.map((w) => `AND ${w}`).join(" ");
   if (long.length) {
     const sql = `SELECT ${columns} FROM docFts JOIN doc d ON d.id = docFts.rowid

@@ -25,6 +25,8 @@ export interface SearchServiceOptions {
   batchRows?: number;
   pollMs?: number;
   purgeMs?: number;
+  /** Documents a scanning query looks at per request (default SCAN_WINDOW). */
+  scanWindow?: number;
 }
 
 /** `data/maisaka.db` → `data/maisaka-search.db`. */
@@ -45,8 +47,10 @@ export class SearchService {
   private failure: string | null = null;
   private readonly exited: Promise<void>;
   readonly indexFile: string;
+  private readonly scanWindow: number | undefined;
 
   private constructor(opts: SearchServiceOptions) {
+    this.scanWindow = opts.scanWindow;
     this.indexFile = opts.indexFile ?? indexFileFor(opts.ledgerFile);
     const data: IndexerWorkerData = {
       ledgerFile: opts.ledgerFile,
@@ -87,7 +91,7 @@ export class SearchService {
 
   search(query: SearchQuery): SearchResult {
     if (!this.reader) throw new Error(`search index is not open${this.failure ? `: ${this.failure}` : ""}`);
-    const result = searchIndex(this.reader, query);
+    const result = searchIndex(this.reader, query, this.scanWindow);
     return { ...result, behind: Math.max(0, this.ledgerEnd - this.indexed) };
   }
 

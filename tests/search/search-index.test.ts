@@ -19,13 +19,17 @@ afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
 });
 
-async function setup(opts: { pollMs?: number } = {}) {
+async function setup(opts: { pollMs?: number; scanWindow?: number } = {}) {
   const url = await dbs.url();
   const ledger = new PrismaLedger(url);
   open.push(ledger);
   const file = sqlitePathFromUrl(url);
   const start = async () => {
-    const service = await SearchService.start({ ledgerFile: file, pollMs: opts.pollMs ?? 60_000 });
+    const service = await SearchService.start({
+      ledgerFile: file,
+      pollMs: opts.pollMs ?? 60_000,
+      scanWindow: opts.scanWindow,
+    });
     open.push(service);
     return service;
   };
@@ -256,6 +260,28 @@ describe("search index", () => {
     } while (before !== undefined);
     expect(paged).toEqual(all);
     expect(all).toHaveLength(9);
+  });
+
+  it("bounds scanning queries (filters, short terms) to a window of documents and continues with next", async () => {
+    const { ledger, service } = await setup({ scanWindow: 3 });
+    await ledger.append(Array.from({ length: 10 }, (_, i) => message(i % 2 ? "s1" : "s2", i + 1, `alpha 好 ${i}`)));
+    await service.caughtUp();
+    // Unfiltered term lookups stop after `limit` hits: no window.
+    expect(keys(service, { q: "alpha" })).toHaveLength(10);
+    for (const query of [{ q: "alpha", sessionId: "s1" }, { q: "好" }, { q: "alpha 好" }]) {
+      const pages: string[][] = [];
+      let before: number | undefined;
+      do {
+        const page = service.search(q({ ...query, ...(before ? { before: String(before) } : {}) }));
+        pages.push(page.hits.map((h) => `${h.sessionId}#${h.seq}`));
+        before = page.next;
+      } while (before !== undefined);
+      expect(pages.length, JSON.stringify(query)).toBeGreaterThanOrEqual(3);
+      expect(pages.every((p) => p.length <= 3)).toBe(true);
+      const all = pages.flat();
+      expect(new Set(all).size).toBe(all.length);
+      expect(all).toHaveLength(query.sessionId ? 5 : 10);
+    }
   });
 
   it("catches up after a restart from where it stopped, without indexing anything twice", async () => {
