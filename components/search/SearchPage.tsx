@@ -31,10 +31,13 @@ function toEpoch(value: string): string {
   return Number.isFinite(ms) ? String(ms) : "";
 }
 
-/** The replay at the hit's event; the live view of its session. */
-export function hitLinks(hit: Pick<SearchHit, "sessionId" | "seq">): { replay: string; live: string } {
+/** The replay at the hit's event; the live view at its cycle (or of its session). */
+function hitLinks(hit: Pick<SearchHit, "sessionId" | "seq" | "cycleId">): { replay: string; live: string } {
   const session = `/sessions/${encodeURIComponent(hit.sessionId)}`;
-  return { replay: `${session}/replay?seq=${hit.seq}`, live: session };
+  return {
+    replay: `${session}/replay?seq=${hit.seq}`,
+    live: hit.cycleId ? `${session}?cycle=${encodeURIComponent(hit.cycleId)}` : session,
+  };
 }
 
 export function SearchPage() {
