@@ -225,7 +225,7 @@ export function SearchPage() {
   );
 }
 
-function HitRow({ hit, selected, onSelect }: { hit: SearchHit; selected: boolean; onSelect: () => void }) {
+export function HitRow({ hit, selected, onSelect }: { hit: SearchHit; selected: boolean; onSelect: () => void }) {
   const t = useT();
   const links = hitLinks(hit);
   return (
