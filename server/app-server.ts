@@ -125,8 +125,8 @@ export interface AppServer {
   platforms: OneBotService | null;
   /** Sessions brought back at start (pending messages or an armed wait). */
   restored: number;
-  /** Full-text search over the ledger (null when its index could not be opened: /api/search answers 503). */
-  search: SearchService | null;
+  /** Full-text search over the ledger (/api/search answers 503 while its index is not open). */
+  search: SearchService;
   /** Graceful stop: intake first, then runtimes (snapshots saved), ledger flush, providers, database. */
   close(reason?: string): Promise<void>;
 }
@@ -200,11 +200,11 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   const onebot =
     platforms && onebotOutbound ? { service: platforms, outbound: onebotOutbound, inbound, audience } : null;
   if (onebot) await audience.load();
-  const search = await startSearch(opts.databaseUrl, engine, logger);
+  const search = openSearch(opts.databaseUrl, engine, logger);
   try {
     return await serveEngine(opts, database, engine, onebot, search, logger);
   } catch (error) {
-    await search?.close();
+    await search.close();
     await platforms?.close("start failed");
     onebotOutbound?.close();
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
@@ -218,7 +218,7 @@ async function serveEngine(
   database: MaisakaDatabase,
   engine: Engine,
   onebot: OneBotParts | null,
-  search: SearchService | null,
+  search: SearchService,
   logger: EngineLogger,
 ): Promise<AppServer> {
   const platforms = onebot?.service ?? null;
@@ -404,7 +404,7 @@ async function serveEngine(
         httpServer.closeAllConnections();
         await closed;
         await next?.app.close();
-        await search?.close();
+        await search.close();
       } finally {
         clearTimeout(force);
         await database.close();
@@ -416,14 +416,16 @@ async function serveEngine(
   return { url, host, port, engine, database, providerStatus, monitor, platforms, restored, search, close };
 }
 
-/** The search index is derived data: when it cannot open, the server runs without search rather than not at all. */
-async function startSearch(databaseUrl: string, engine: Engine, logger: EngineLogger): Promise<SearchService | null> {
-  try {
-    return await SearchService.start({ ledgerFile: sqlitePathFromUrl(databaseUrl), bus: engine.bus });
-  } catch (error) {
-    logger.warn(`[search] unavailable: ${error instanceof Error ? error.message : String(error)}`);
-    return null;
-  }
+/**
+ * The search index is derived data: the server does not wait for it to open, and when it cannot open
+ * the server runs without search (GET /api/search answers 503) rather than not at all.
+ */
+function openSearch(databaseUrl: string, engine: Engine, logger: EngineLogger): SearchService {
+  const search = SearchService.open({ ledgerFile: sqlitePathFromUrl(databaseUrl), bus: engine.bus });
+  search.ready.catch((error: unknown) =>
+    logger.warn(`[search] unavailable: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  return search;
 }
 
 const UNAVAILABLE = {

@@ -51,8 +51,8 @@ export interface ApiContext {
   pingDatabase(): Promise<void>;
   /** Whether the database takes writes (server/db/health.ts owns the state). */
   database: DatabaseStatusView;
-  /** Full-text search over the ledger (null when its index could not be opened). */
-  search?: Pick<SearchService, "search"> | null;
+  /** Full-text search over the ledger (throws SearchUnavailableError while its index is not open). */
+  search?: Pick<SearchService, "search">;
   /** The chat platform connections (absent when no platform is configured). */
   platforms?: PlatformStatusView;
 }

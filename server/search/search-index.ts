@@ -10,7 +10,7 @@
 // it has no spaces for a word tokenizer to split on). Ids grow with the ledger's order, so "newest
 // first" is the FTS index's own rowid order and a query stops after `limit` hits instead of ranking
 // every match.
-import { rmSync } from "node:fs";
+import { closeSync, openSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { documentsOf } from "./documents";
@@ -67,15 +67,24 @@ CREATE TRIGGER IF NOT EXISTS doc_ad AFTER DELETE ON doc BEGIN
 END;
 `;
 
+/**
+ * The index holds the chats' text like the database does: created owner-only (SQLite gives its -wal
+ * and -shm files the database file's mode).
+ */
+function openPrivate(file: string): Database.Database {
+  closeSync(openSync(file, "a", 0o600));
+  return new Database(file);
+}
+
 /** Opens (creating or rebuilding as needed) the index file for writing. */
 export function openIndexForWriting(file: string): Database.Database {
-  let db = new Database(file);
+  let db = openPrivate(file);
   const version = db.pragma("user_version", { simple: true }) as number; // a number for this pragma
   if (version !== 0 && version !== SEARCH_SCHEMA_VERSION) {
     // Derived data of another shape: start over from the ledger.
     db.close();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
-    db = new Database(file);
+    db = openPrivate(file);
   }
   db.pragma("journal_mode = WAL");
   // Derived data: a crash loses at most the last batches, which the next catch-up writes again.

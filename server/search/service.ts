@@ -35,6 +35,11 @@ export function indexFileFor(ledgerFile: string): string {
   return path.join(dir, `${name}-search.db`);
 }
 
+/** The index is not open (yet, or at all). */
+export class SearchUnavailableError extends Error {
+  override name = "SearchUnavailableError";
+}
+
 export class SearchService {
   private readonly worker: Worker;
   private reader: Database.Database | null = null;
@@ -72,25 +77,43 @@ export class SearchService {
     if (opts.bus) this.unsubscribe = opts.bus.subscribe(() => this.pokeSoon());
   }
 
-  /** Starts the indexer thread; resolves once the index file is open (rejects with why it could not be). */
-  static async start(opts: SearchServiceOptions): Promise<SearchService> {
+  /**
+   * Starts the indexer thread without waiting for it: searches answer SearchUnavailableError until the
+   * index file is open (`ready` resolves then, or rejects with why it could not be opened).
+   */
+  static open(opts: SearchServiceOptions): SearchService {
     const service = new SearchService(opts);
-    await new Promise<void>((resolve, reject) => {
+    service.ready = new Promise<void>((resolve, reject) => {
       service.onReady = resolve;
       service.onFailed = (message) => reject(new Error(`search index ${service.indexFile}: ${message}`));
-    }).catch(async (err: unknown) => {
-      await service.close();
-      throw err;
+    }).then(() => {
+      service.reader = new Database(service.indexFile, { readonly: true, fileMustExist: true, timeout: 0 });
     });
-    service.reader = new Database(service.indexFile, { readonly: true, fileMustExist: true, timeout: 0 });
+    service.ready.catch(() => undefined);
     return service;
   }
 
+  /** As open(), resolving once the index file is open. */
+  static async start(opts: SearchServiceOptions): Promise<SearchService> {
+    const service = SearchService.open(opts);
+    try {
+      await service.ready;
+    } catch (err) {
+      await service.close();
+      throw err;
+    }
+    return service;
+  }
+
+  ready: Promise<void> = Promise.resolve();
   private onReady: () => void = () => undefined;
   private onFailed: (message: string) => void = () => undefined;
 
   search(query: SearchQuery): SearchResult {
-    if (!this.reader) throw new Error(`search index is not open${this.failure ? `: ${this.failure}` : ""}`);
+    if (!this.reader)
+      throw new SearchUnavailableError(
+        this.failure ? `search is unavailable: ${this.failure}` : "the search index is opening",
+      );
     const result = searchIndex(this.reader, query, this.scanWindow);
     return { ...result, behind: Math.max(0, this.ledgerEnd - this.indexed) };
   }
@@ -144,6 +167,7 @@ export class SearchService {
     if (reply.kind === "ready") return this.onReady();
     if (reply.kind === "failed") {
       this.failure = reply.message;
+      this.releaseWaiters();
       return this.onFailed(reply.message);
     }
     if (reply.kind === "progress") {

@@ -1,6 +1,7 @@
 // Search over a real ledger (SQLite file, the PrismaLedger's writer thread) through the SearchService
 // and its indexer thread: CJK and Latin hits, short queries, hostile query syntax, every filter, paging,
 // catch-up after a restart, rows written to the ledger directly, deleted sessions.
+import { statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { searchQuerySchema, type SearchQuery } from "../../lib/api/search";
@@ -305,6 +306,8 @@ describe("search index", () => {
       index.close();
     }
     expect(again.indexFile).toBe(file.replace(/\.db$/, "-search.db"));
+    // Chat text: owner-only like the database.
+    expect(statSync(again.indexFile).mode & 0o777).toBe(0o600);
   });
 
   it("indexes rows written to the ledger by another connection (an import), found by its poll", async () => {

@@ -11,6 +11,8 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
+  // The server does not wait for its index to open; until then searches answer 503 (checked below).
+  await server.app.search.ready;
 });
 afterAll(async () => {
   await server.close();
@@ -36,7 +38,7 @@ describe("GET /api/search", () => {
     expect(event?.type).toBe("message.ingested");
     // The cycle it started ends; the gate's and the planner's texts are found with their cycle id.
     const end = await server.waitForEvent(sessionId, (e) => e.type === "cycle.end", 20_000);
-    await server.app.search?.caughtUp();
+    await server.app.search.caughtUp();
     const events = await server.events(sessionId);
     const gate = events.find((e) => e.type === "timing_gate.result");
     if (gate?.type !== "timing_gate.result") throw new Error("no timing gate result");
@@ -47,6 +49,19 @@ describe("GET /api/search", () => {
       expect.objectContaining({ sessionId, seq: gate.seq, kind: "gate", cycleId: gate.data.cycleId }),
     );
     expect(end.type === "cycle.end" && end.data.cycleId).toBe(gate.data.cycleId);
+  });
+
+  it("answers 503 with Retry-After while the index is not open", async () => {
+    const other = await startTestServer();
+    try {
+      const res = await other.api("GET", "/api/search?q=abc");
+      if (res.status === 503) expect(res.headers.get("retry-after")).toBe("1");
+      else expect(res.status).toBe(200); // it opened first: nothing to check on this machine
+      await other.app.search.ready;
+      expect((await other.api("GET", "/api/search?q=abc")).status).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 
   it("lets a viewer search", async () => {

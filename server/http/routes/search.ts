@@ -1,5 +1,6 @@
 // Full-text search across sessions (interface.md "Usage, search, export"); viewers may search.
 import { searchQuerySchema, searchResultSchema } from "../../../lib/api/search";
+import { SearchUnavailableError } from "../../search/service";
 import { apiRoute } from "../context";
 import { HttpError } from "../errors";
 
@@ -9,8 +10,13 @@ export const searchRoute = apiRoute({
   query: searchQuerySchema,
   response: searchResultSchema,
   async handle({ query }, ctx) {
-    if (!ctx.search)
-      throw new HttpError(503, "search is unavailable: its index could not be opened (see the server log)");
-    return { body: ctx.search.search(query) };
+    if (!ctx.search) throw new HttpError(503, "search is not served by this server");
+    try {
+      return { body: ctx.search.search(query) };
+    } catch (error) {
+      // Opening (the first moments after start) or not openable (the server log says why).
+      if (error instanceof SearchUnavailableError) throw new HttpError(503, error.message, [], { "retry-after": "1" });
+      throw error;
+    }
   },
 });
