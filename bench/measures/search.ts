@@ -218,7 +218,7 @@ export const run: MeasureFn = ({ quick }) =>
     const parsed = new Map(QUERIES.concat(SHORT_QUERIES).map((q) => [q, searchQuerySchema.parse(q)]));
     const app = (q: Record<string, string>) => searchIndex(reader, parsed.get(q)!); // every query was parsed above
     const rawStmt = reader.prepare(
-      "SELECT rowid, snippet(docFts, 0, '[', ']', '…', 24) FROM docFts WHERE docFts MATCH ? ORDER BY rowid DESC LIMIT 50",
+      "SELECT rowid, snippet(docFts, 0, '[', ']', '…', 24) FROM docFts WHERE docFts MATCH ? ORDER BY rowid LIMIT 50",
     );
     const raw = (q: Record<string, string>) => rawStmt.all(searchTerms(q.q).map(ftsPhrase).join(" "));
     const rounds = quick ? 5 : 20;
@@ -236,6 +236,6 @@ export const run: MeasureFn = ({ quick }) =>
       note:
         `${total.toLocaleString("en-US")} events (${docs.toLocaleString("en-US")} documents, ${SESSIONS} sessions) written in ${f(writeS)} s, indexed in ${f(indexS)} s (${Math.round(total / indexS).toLocaleString("en-US")} events/s); ` +
         `${appMs.length} queries of ${QUERIES.length} kinds (Latin, CJK, two terms, phrase, rare, absent, session/kind/model/failure filters): p50 ${f(percentile(appMs, 0.5))} ms, slowest kind ${JSON.stringify(slowest.q)} ${f(slowest.ms)} ms; ` +
-        `short queries (1-2 characters, LIKE over at most ${SCAN_WINDOW.toLocaleString("en-US")} documents, as filtered queries) p95 ${f(percentile(shortMs, 0.95))} ms; baseline = the same terms as a bare FTS5 MATCH with snippet(), newest first, LIMIT 50`,
+        `short queries (1-2 characters, LIKE over at most ${SCAN_WINDOW.toLocaleString("en-US")} documents, as filtered queries) p95 ${f(percentile(shortMs, 0.95))} ms; baseline = the same terms as a bare FTS5 MATCH with snippet(), newest first (ascending rowid: ids fall), LIMIT 50`,
     };
   });

@@ -28,8 +28,8 @@ export const searchQuerySchema = z
     /** Hits in cycles whose gate or planner ran on this model. */
     model: z.string().trim().min(1).max(128).optional(),
     limit: z.coerce.number().int().min(1).max(MAX_SEARCH_LIMIT).default(50),
-    /** Paging: the `next` of the previous page (hits come newest first). */
-    before: z.coerce.number().int().positive().optional(),
+    /** Paging: the `next` of the previous page (hits come newest first; an opaque position, may be negative). */
+    before: z.coerce.number().int().optional(),
   })
   .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
     message: "from must not be after to",

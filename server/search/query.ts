@@ -92,22 +92,28 @@ export function searchIndex(
   const columns = "d.id, d.sessionId, d.seq, d.kind, d.cycleId, d.ts, d.tool, d.failed, d.text";
   const filtered = where.length > 0;
   // Unfiltered term lookups stop after `limit` hits; anything that has to look at each candidate (a
-  // filter, a short term, no long term at all) is bounded to a window of documents.
-  const top = query.before ?? (db.prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM doc").pluck().get() as number); // an integer
-  const floor = long.length && !filtered ? 0 : Math.max(0, top - scanWindow);
+  // filter, a short term, no long term at all) is bounded to a window of documents. Ids fall as
+  // documents are added (search-index.ts), so newest first is ascending order, the direction FTS5
+  // seeks in: a window [after, after + scanWindow] costs the same however large the index grows
+  // (descending, FTS5 reads a term's whole doclist).
+  const after = query.before ?? (db.prepare("SELECT COALESCE(MIN(id), 0) - 1 FROM doc").pluck().get() as number); // an integer
+  const windowed = !long.length || filtered;
+  const end = windowed ? after + scanWindow : Number.MAX_SAFE_INTEGER;
   const rest = where.map((w) => `AND ${w}`).join(" ");
   if (long.length) {
     const sql = `SELECT ${columns} FROM docFts JOIN doc d ON d.id = docFts.rowid
-      WHERE docFts MATCH ? AND docFts.rowid < ? AND docFts.rowid >= ? ${rest} ORDER BY docFts.rowid DESC LIMIT ?`;
-    rows = db.prepare(sql).all(long.map(ftsPhrase).join(" "), top, floor, ...params, limit + 1) as Row[]; // the columns selected above
+      WHERE docFts MATCH ? AND docFts.rowid > ? AND docFts.rowid <= ? ${rest} ORDER BY docFts.rowid LIMIT ?`;
+    rows = db.prepare(sql).all(long.map(ftsPhrase).join(" "), after, end, ...params, limit + 1) as Row[]; // the columns selected above
   } else {
-    const sql = `SELECT ${columns} FROM doc d WHERE d.id < ? AND d.id >= ? ${rest} ORDER BY d.id DESC LIMIT ?`;
-    rows = db.prepare(sql).all(top, floor, ...params, limit + 1) as Row[]; // the columns selected above
+    const sql = `SELECT ${columns} FROM doc d WHERE d.id > ? AND d.id <= ? ${rest} ORDER BY d.id LIMIT ?`;
+    rows = db.prepare(sql).all(after, end, ...params, limit + 1) as Row[]; // the columns selected above
   }
   if (rows.length > limit) {
     rows = rows.slice(0, limit);
     next = rows[rows.length - 1].id;
-  } else if (floor > 0) next = floor; // the window ended before the documents did
+  } else if (windowed && (db.prepare("SELECT COALESCE(MAX(id), 0) FROM doc").pluck().get() as number) > end) {
+    next = end; // the window ended before the documents did
+  }
   return { hits: rows.map((row) => toHit(row, terms)), ...(next !== undefined ? { next } : {}) };
 }
 

@@ -7,16 +7,16 @@
 //
 // Documents live in "doc" (filter columns and the text) with an external-content FTS5 table over the
 // text ("trigram": any substring of three or more characters matches, which is what Chinese needs —
-// it has no spaces for a word tokenizer to split on). Ids grow with the ledger's order, so "newest
-// first" is the FTS index's own rowid order and a query stops after `limit` hits instead of ranking
-// every match.
+// it has no spaces for a word tokenizer to split on). Ids FALL with the ledger's order (-1, -2, …), so
+// "newest first" is the FTS index's own ascending rowid order, the one it seeks in, and a query stops
+// after `limit` hits instead of ranking every match.
 import { closeSync, openSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { documentsOf } from "./documents";
 
 /** Bump when the tables or what documentsOf extracts change: an index of another version is rebuilt. */
-export const SEARCH_SCHEMA_VERSION = 1;
+export const SEARCH_SCHEMA_VERSION = 2;
 
 /** Event types documentsOf reads; the JSON of any other row is not even fetched. */
 const INDEXED_TYPES = [
@@ -118,6 +118,8 @@ export class SearchIndexer {
   private readonly setMark: Database.Statement<[number]>;
   private readonly indexRows: (rows: LedgerRow[]) => void;
   private mark: number;
+  /** The id the next document gets (ids fall, see above). */
+  private nextId: number;
 
   constructor(
     private readonly index: Database.Database,
@@ -130,8 +132,8 @@ export class SearchIndexer {
     );
     this.maxRowid = ledger.prepare('SELECT COALESCE(MAX(rowid), 0) FROM "MonitorEvent"').pluck();
     this.insertDoc = index.prepare(
-      `INSERT OR IGNORE INTO doc (sessionId, seq, part, kind, cycleId, ts, tool, failed, text)
-       VALUES (@sessionId, @seq, @part, @kind, @cycleId, @ts, @tool, @failed, @text)`,
+      `INSERT OR IGNORE INTO doc (id, sessionId, seq, part, kind, cycleId, ts, tool, failed, text)
+       VALUES (@id, @sessionId, @seq, @part, @kind, @cycleId, @ts, @tool, @failed, @text)`,
     );
     this.upsertCycle = index.prepare(
       `INSERT INTO cycle (sessionId, cycleId, endReason, failed) VALUES (@sessionId, @cycleId, @endReason, @failed)
@@ -143,6 +145,7 @@ export class SearchIndexer {
     );
     this.mark =
       (index.prepare("SELECT value FROM meta WHERE key = 'ledgerRowid'").pluck().get() as number | undefined) ?? 0; // an INTEGER column
+    this.nextId = index.prepare("SELECT COALESCE(MIN(id), 0) - 1 FROM doc").pluck().get() as number; // an integer
     this.indexRows = index.transaction((rows: LedgerRow[]) => {
       for (const row of rows) this.indexRow(row);
       this.setMark.run(rows[rows.length - 1].rowid);
@@ -215,7 +218,8 @@ export class SearchIndexer {
       return; // a row of an older shape: skipped rather than stopping the index
     }
     for (const doc of found.docs) {
-      this.insertDoc.run({
+      const { changes } = this.insertDoc.run({
+        id: this.nextId,
         sessionId: row.sessionId,
         seq: row.seq,
         part: doc.part,
@@ -226,6 +230,7 @@ export class SearchIndexer {
         failed: doc.failed ? 1 : 0,
         text: doc.text,
       });
+      if (changes) this.nextId--;
     }
     const cycle = found.cycle;
     if (cycle) {

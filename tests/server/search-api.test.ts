@@ -82,7 +82,7 @@ describe("GET /api/search", () => {
       "q=a&failed=maybe",
       `q=${"x".repeat(201)}`,
       "q=a&sessionId=a%2Fb",
-      "q=a&before=-1",
+      "q=a&before=1.5",
     ]) {
       const res = await server.api("GET", `/api/search?${query}`);
       expect(res.status, query).toBe(400);
