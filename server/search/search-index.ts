@@ -16,7 +16,7 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { documentsOf } from "./documents";
 
 /** Bump when the tables or what documentsOf extracts change: an index of another version is rebuilt. */
-export const SEARCH_SCHEMA_VERSION = 2;
+export const SEARCH_SCHEMA_VERSION = 3;
 
 /** Event types documentsOf reads; the JSON of any other row is not even fetched. */
 const INDEXED_TYPES = [
@@ -32,6 +32,7 @@ const INDEXED_TYPES = [
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS session (sessionId TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS doc (
   id INTEGER PRIMARY KEY,
   sessionId TEXT NOT NULL,
@@ -78,14 +79,36 @@ function openPrivate(file: string): Database.Database {
 
 /** Opens (creating or rebuilding as needed) the index file for writing. */
 export function openIndexForWriting(file: string): Database.Database {
+  try {
+    return openIndex(file, false);
+  } catch (err) {
+    // A damaged file (synchronous=OFF and a power loss) is derived data: start over from the ledger.
+    const code = (err as { code?: unknown }).code;
+    if (code !== "SQLITE_CORRUPT" && code !== "SQLITE_NOTADB") throw err;
+    return openIndex(file, true);
+  }
+}
+
+function openIndex(file: string, fresh: boolean): Database.Database {
+  if (fresh) removeIndex(file);
   let db = openPrivate(file);
   const version = db.pragma("user_version", { simple: true }) as number; // a number for this pragma
   if (version !== 0 && version !== SEARCH_SCHEMA_VERSION) {
     // Derived data of another shape: start over from the ledger.
     db.close();
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
+    removeIndex(file);
     db = openPrivate(file);
   }
+  try {
+    configure(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+function configure(db: Database.Database): void {
   db.pragma("journal_mode = WAL");
   // Derived data: a crash loses at most the last batches, which the next catch-up writes again.
   db.pragma("synchronous = OFF");
@@ -93,7 +116,10 @@ export function openIndexForWriting(file: string): Database.Database {
   db.pragma("cache_size = -65536");
   db.exec(SCHEMA);
   db.pragma(`user_version = ${SEARCH_SCHEMA_VERSION}`);
-  return db;
+}
+
+function removeIndex(file: string): void {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
 }
 
 interface LedgerRow {
@@ -146,8 +172,11 @@ export class SearchIndexer {
     this.mark =
       (index.prepare("SELECT value FROM meta WHERE key = 'ledgerRowid'").pluck().get() as number | undefined) ?? 0; // an INTEGER column
     this.nextId = index.prepare("SELECT COALESCE(MIN(id), 0) - 1 FROM doc").pluck().get() as number; // an integer
+    const insertSession = index.prepare("INSERT OR IGNORE INTO session (sessionId) VALUES (?)");
     this.indexRows = index.transaction((rows: LedgerRow[]) => {
       for (const row of rows) this.indexRow(row);
+      // The sessions the index holds, for purgeDeletedSessions (no scan of every document).
+      for (const sessionId of new Set(rows.map((r) => r.sessionId))) insertSession.run(sessionId);
       this.setMark.run(rows[rows.length - 1].rowid);
     });
   }
@@ -184,13 +213,14 @@ export class SearchIndexer {
 
   /** Drops the documents of sessions the ledger no longer has (a deleted session). Returns how many sessions. */
   purgeDeletedSessions(): number {
-    const sessions = this.index.prepare("SELECT DISTINCT sessionId FROM doc").pluck().all() as string[]; // TEXT column
+    const sessions = this.index.prepare("SELECT sessionId FROM session").pluck().all() as string[]; // TEXT column
     const exists = this.ledger.prepare('SELECT 1 FROM "MonitorEvent" WHERE "sessionId" = ? LIMIT 1').pluck();
     const gone = sessions.filter((s) => exists.get(s) === undefined);
     const drop = this.index.transaction((sessionId: string) => {
       this.index.prepare("DELETE FROM doc WHERE sessionId = ?").run(sessionId);
       this.index.prepare("DELETE FROM cycle WHERE sessionId = ?").run(sessionId);
       this.index.prepare("DELETE FROM cycleModel WHERE sessionId = ?").run(sessionId);
+      this.index.prepare("DELETE FROM session WHERE sessionId = ?").run(sessionId);
     });
     for (const sessionId of gone) drop(sessionId);
     return gone.length;

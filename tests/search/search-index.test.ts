@@ -1,7 +1,7 @@
 // Search over a real ledger (SQLite file, the PrismaLedger's writer thread) through the SearchService
 // and its indexer thread: CJK and Latin hits, short queries, hostile query syntax, every filter, paging,
 // catch-up after a restart, rows written to the ledger directly, deleted sessions.
-import { statSync } from "node:fs";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { searchQuerySchema, type SearchQuery } from "../../lib/api/search";
@@ -323,6 +323,29 @@ describe("search index", () => {
     // No poke: only the indexer's poll can find it.
     await until(() => service.search(q({ q: "导入的会话" })).hits.length === 1, "the imported row to be indexed");
     expect(keys(service, { q: "导入的会话" })).toEqual(["imported#1:message"]);
+  });
+
+  it("rebuilds an index file that is damaged or of another schema version", async () => {
+    const { ledger, service, start } = await setup();
+    await ledger.append([message("s1", 1, "rebuilt from the ledger")]);
+    await service.caughtUp();
+    const file = service.indexFile;
+    await service.close();
+    open.splice(open.indexOf(service), 1);
+    const old = new Database(file);
+    old.pragma("user_version = 1");
+    old.exec("DELETE FROM doc");
+    old.close();
+    const again = await start();
+    await again.caughtUp();
+    expect(keys(again, { q: "rebuilt" })).toEqual(["s1#1:message"]);
+    await again.close();
+    open.splice(open.indexOf(again), 1);
+    for (const suffix of ["-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
+    writeFileSync(file, "this is not a database ".repeat(400));
+    const third = await start();
+    await third.caughtUp();
+    expect(keys(third, { q: "rebuilt" })).toEqual(["s1#1:message"]);
   });
 
   it("drops a session deleted from the ledger", async () => {
