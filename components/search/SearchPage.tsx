@@ -81,6 +81,10 @@ export function SearchPage() {
     list.current?.scrollToIndex(next);
   };
   const onKeyDown = (e: KeyboardEvent) => {
+    // From the search box or the hits; the filters' own keys (a select's arrows) stay theirs.
+    const target = e.target as HTMLElement;
+    if (target !== input.current && !target.closest(".search-results")) return;
+    if (target.tagName === "A") return; // a focused link opens itself
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault();
       choose(selected + (e.key === "ArrowDown" ? 1 : -1));
