@@ -9,7 +9,7 @@
 import Database from "better-sqlite3";
 import { searchQuerySchema } from "../../lib/api/search";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
-import { ftsPhrase, SCAN_WINDOW, searchIndex, searchTerms } from "../../server/search/query";
+import { ftsPhrase, SCAN_LIMITS, searchIndex, searchTerms } from "../../server/search/query";
 import { openIndexForWriting, SearchIndexer } from "../../server/search/search-index";
 import type { MeasureFn } from "../measure";
 import { percentile, timeMs } from "../support/stats";
@@ -236,6 +236,6 @@ export const run: MeasureFn = ({ quick }) =>
       note:
         `${total.toLocaleString("en-US")} events (${docs.toLocaleString("en-US")} documents, ${SESSIONS} sessions) written in ${f(writeS)} s, indexed in ${f(indexS)} s (${Math.round(total / indexS).toLocaleString("en-US")} events/s); ` +
         `${appMs.length} queries of ${QUERIES.length} kinds (Latin, CJK, two terms, phrase, rare, absent, session/kind/model/failure filters): p50 ${f(percentile(appMs, 0.5))} ms, slowest kind ${JSON.stringify(slowest.q)} ${f(slowest.ms)} ms; ` +
-        `short queries (1-2 characters, LIKE over at most ${SCAN_WINDOW.toLocaleString("en-US")} documents, as filtered queries) p95 ${f(percentile(shortMs, 0.95))} ms; baseline = the same terms as a bare FTS5 MATCH with snippet(), newest first (ascending rowid: ids fall), LIMIT 50`,
+        `short queries (1-2 characters, LIKE window by window of ${SCAN_LIMITS.window.toLocaleString("en-US")} documents for at most ${SCAN_LIMITS.budgetMs} ms, as filtered queries) p95 ${f(percentile(shortMs, 0.95))} ms; baseline = the same terms as a bare FTS5 MATCH with snippet(), newest first (ascending rowid: ids fall), LIMIT 50`,
     };
   });

@@ -8,14 +8,19 @@
 // trigram, so MATCH would find nothing). Those terms are checked with LIKE on the documents the long
 // terms matched; a query made only of short terms ("好", "ok" — common in Chinese, where two
 // characters are a word) has no index to use and scans the documents with LIKE, newest first.
-// Such scans, and term lookups with filters (a rare filter on a common term visits every match), look
-// at most SCAN_WINDOW documents per request, so one query never holds the event loop for long; the
-// answer's `next` continues further back.
+// Such scans, and term lookups with filters (a rare filter on a common term visits every match), go
+// window by window (SCAN_LIMITS.window documents) until they have a page of hits or spent
+// SCAN_LIMITS.budgetMs, so one query never holds the event loop for long; the answer's `next`
+// continues further back.
 import type Database from "better-sqlite3";
 import type { SearchHit, SearchQuery } from "../../lib/api/search";
 
-/** Documents a scanning query (filters, short terms) looks at, newest first, before it answers with what it found. */
-export const SCAN_WINDOW = 100_000;
+/** How scanning queries (filters, short terms) are bounded: documents per window, and time per request. */
+export interface ScanLimits {
+  window: number;
+  budgetMs: number;
+}
+export const SCAN_LIMITS: ScanLimits = { window: 10_000, budgetMs: 40 };
 /** Characters of context on each side of the first match in a snippet. */
 const SNIPPET_CONTEXT = 60;
 const MIN_TRIGRAM_CHARS = 3;
@@ -61,7 +66,7 @@ export interface IndexSearchResult {
 export function searchIndex(
   db: Database.Database,
   query: SearchQuery,
-  scanWindow: number = SCAN_WINDOW,
+  scan: ScanLimits = SCAN_LIMITS,
 ): IndexSearchResult {
   const terms = searchTerms(query.q);
   const long = terms.filter((t) => charCount(t) >= MIN_TRIGRAM_CHARS);
@@ -92,27 +97,35 @@ export function searchIndex(
   const columns = "d.id, d.sessionId, d.seq, d.kind, d.cycleId, d.ts, d.tool, d.failed, d.text";
   const filtered = where.length > 0;
   // Unfiltered term lookups stop after `limit` hits; anything that has to look at each candidate (a
-  // filter, a short term, no long term at all) is bounded to a window of documents. Ids fall as
-  // documents are added (search-index.ts), so newest first is ascending order, the direction FTS5
-  // seeks in: a window [after, after + scanWindow] costs the same however large the index grows
-  // (descending, FTS5 reads a term's whole doclist).
-  const after = query.before ?? (db.prepare("SELECT COALESCE(MIN(id), 0) - 1 FROM doc").pluck().get() as number); // an integer
+  // filter, a short term, no long term at all) goes window by window. Ids fall as documents are added
+  // (search-index.ts), so newest first is ascending order, the direction FTS5 seeks in: a window
+  // (after, after + window] costs the same however large the index grows (descending, FTS5 reads a
+  // term's whole doclist).
+  let after = query.before ?? (db.prepare("SELECT COALESCE(MIN(id), 0) - 1 FROM doc").pluck().get() as number); // an integer
   const windowed = !long.length || filtered;
-  const end = windowed ? after + scanWindow : Number.MAX_SAFE_INTEGER;
   const rest = where.map((w) => `AND ${w}`).join(" ");
-  if (long.length) {
-    const sql = `SELECT ${columns} FROM docFts JOIN doc d ON d.id = docFts.rowid
-      WHERE docFts MATCH ? AND docFts.rowid > ? AND docFts.rowid <= ? ${rest} ORDER BY docFts.rowid LIMIT ?`;
-    rows = db.prepare(sql).all(long.map(ftsPhrase).join(" "), after, end, ...params, limit + 1) as Row[]; // the columns selected above
-  } else {
-    const sql = `SELECT ${columns} FROM doc d WHERE d.id > ? AND d.id <= ? ${rest} ORDER BY d.id LIMIT ?`;
-    rows = db.prepare(sql).all(after, end, ...params, limit + 1) as Row[]; // the columns selected above
+  const page = long.length
+    ? db.prepare(`SELECT ${columns} FROM docFts JOIN doc d ON d.id = docFts.rowid
+      WHERE docFts MATCH ? AND docFts.rowid > ? AND docFts.rowid <= ? ${rest} ORDER BY docFts.rowid LIMIT ?`)
+    : db.prepare(`SELECT ${columns} FROM doc d WHERE d.id > ? AND d.id <= ? ${rest} ORDER BY d.id LIMIT ?`);
+  const match = long.length ? [long.map(ftsPhrase).join(" ")] : [];
+  const read = (from: number, to: number, count: number) => page.all(...match, from, to, ...params, count) as Row[]; // the columns selected above
+  if (!windowed) rows = read(after, Number.MAX_SAFE_INTEGER, limit + 1);
+  else {
+    rows = [];
+    const last = db.prepare("SELECT COALESCE(MAX(id), 0) FROM doc").pluck().get() as number; // an integer
+    const started = performance.now();
+    while (rows.length <= limit && after < last) {
+      rows.push(...read(after, after + scan.window, limit + 1 - rows.length));
+      after += scan.window;
+      if (performance.now() - started >= scan.budgetMs) break;
+    }
+    // Out of time before the documents ended: the next page goes on from there.
+    if (rows.length <= limit && after < last) next = after;
   }
   if (rows.length > limit) {
     rows = rows.slice(0, limit);
     next = rows[rows.length - 1].id;
-  } else if (windowed && (db.prepare("SELECT COALESCE(MAX(id), 0) FROM doc").pluck().get() as number) > end) {
-    next = end; // the window ended before the documents did
   }
   return { hits: rows.map((row) => toHit(row, terms)), ...(next !== undefined ? { next } : {}) };
 }

@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import type { SearchQuery, SearchResult } from "../../lib/api/search";
 import type { MonitorBus } from "../monitor/bus";
 import type { IndexerReply, IndexerRequest, IndexerWorkerData } from "./indexer-protocol";
-import { searchIndex } from "./query";
+import { searchIndex, type ScanLimits } from "./query";
 
 const WORKER_ENTRY = new URL("./indexer-worker.ts", import.meta.url).href;
 /** As for the ledger's writer thread (ledger.ts): tsx is registered in the worker before its entry loads. */
@@ -25,8 +25,8 @@ export interface SearchServiceOptions {
   batchRows?: number;
   pollMs?: number;
   purgeMs?: number;
-  /** Documents a scanning query looks at per request (default SCAN_WINDOW). */
-  scanWindow?: number;
+  /** How scanning queries are bounded (default SCAN_LIMITS). */
+  scan?: ScanLimits;
 }
 
 /** `data/maisaka.db` → `data/maisaka-search.db`. */
@@ -52,10 +52,10 @@ export class SearchService {
   private failure: string | null = null;
   private readonly exited: Promise<void>;
   readonly indexFile: string;
-  private readonly scanWindow: number | undefined;
+  private readonly scan: ScanLimits | undefined;
 
   private constructor(opts: SearchServiceOptions) {
-    this.scanWindow = opts.scanWindow;
+    this.scan = opts.scan;
     this.indexFile = opts.indexFile ?? indexFileFor(opts.ledgerFile);
     const data: IndexerWorkerData = {
       ledgerFile: opts.ledgerFile,
@@ -114,7 +114,7 @@ export class SearchService {
       throw new SearchUnavailableError(
         this.failure ? `search is unavailable: ${this.failure}` : "the search index is opening",
       );
-    const result = searchIndex(this.reader, query, this.scanWindow);
+    const result = searchIndex(this.reader, query, this.scan);
     return { ...result, behind: Math.max(0, this.ledgerEnd - this.indexed) };
   }
 

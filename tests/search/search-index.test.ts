@@ -8,6 +8,7 @@ import { searchQuerySchema, type SearchQuery } from "../../lib/api/search";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { PrismaLedger } from "../../server/db/ledger";
+import type { ScanLimits } from "../../server/search/query";
 import { SearchService } from "../../server/search/service";
 import { useTempDatabases } from "../db/helpers";
 import { until } from "../support/until";
@@ -20,7 +21,7 @@ afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
 });
 
-async function setup(opts: { pollMs?: number; scanWindow?: number } = {}) {
+async function setup(opts: { pollMs?: number; scan?: ScanLimits } = {}) {
   const url = await dbs.url();
   const ledger = new PrismaLedger(url);
   open.push(ledger);
@@ -29,7 +30,7 @@ async function setup(opts: { pollMs?: number; scanWindow?: number } = {}) {
     const service = await SearchService.start({
       ledgerFile: file,
       pollMs: opts.pollMs ?? 60_000,
-      scanWindow: opts.scanWindow,
+      scan: opts.scan,
     });
     open.push(service);
     return service;
@@ -263,8 +264,9 @@ describe("search index", () => {
     expect(all).toHaveLength(9);
   });
 
-  it("bounds scanning queries (filters, short terms) to a window of documents and continues with next", async () => {
-    const { ledger, service } = await setup({ scanWindow: 3 });
+  it("bounds scanning queries (filters, short terms) by windows of documents and time, continuing with next", async () => {
+    // No time: one window per request.
+    const { ledger, service } = await setup({ scan: { window: 3, budgetMs: 0 } });
     await ledger.append(Array.from({ length: 10 }, (_, i) => message(i % 2 ? "s1" : "s2", i + 1, `alpha 好 ${i}`)));
     await service.caughtUp();
     // Unfiltered term lookups stop after `limit` hits: no window.
