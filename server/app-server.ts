@@ -62,6 +62,8 @@ import type { OneBotAudiencePatch } from "../lib/platforms/status";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { publicDir } from "./db/seed";
 import { StoreWriter } from "./db/writer";
+import { sqlitePathFromUrl } from "./db/database-url";
+import { SearchService } from "./search/service";
 import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { logProtocolRefusals } from "./realtime/protocol-refusals";
@@ -147,6 +149,8 @@ export interface AppServer {
   restored: number;
   /** The retention setting's periodic sweep (sweep() runs one pass now). */
   retention: RetentionSweep;
+  /** Full-text search over the ledger (/api/search answers 503 while its index is not open). */
+  search: SearchService;
   /** Graceful stop: intake first, then runtimes (snapshots saved), ledger flush, providers, database. */
   close(reason?: string): Promise<void>;
 }
@@ -239,9 +243,11 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   // Before any turn runs: restored sessions start on the saved settings.
   await settings.load();
   const live = settings;
+  const search = openSearch(opts.databaseUrl, engine, logger);
   try {
-    return await serveEngine(opts, database, engine, onebot, mcpSettings, live, logger);
+    return await serveEngine(opts, database, engine, onebot, mcpSettings, live, search, logger);
   } catch (error) {
+    await search.close();
     await platforms?.close("start failed");
     onebotOutbound?.close();
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
@@ -257,6 +263,7 @@ async function serveEngine(
   onebot: OneBotParts | null,
   mcpSettings: McpServerSettings,
   settings: LiveSettingsService,
+  search: SearchService,
   logger: EngineLogger,
 ): Promise<AppServer> {
   const platforms = onebot?.service ?? null;
@@ -366,6 +373,7 @@ async function serveEngine(
       },
     },
     telemetry,
+    search,
     ...(onebot
       ? {
           platforms: {
@@ -492,6 +500,7 @@ async function serveEngine(
         httpServer.closeAllConnections();
         await closed;
         await next?.app.close();
+        await search.close();
       } finally {
         clearTimeout(force);
         await database.close();
@@ -512,8 +521,21 @@ async function serveEngine(
     platforms,
     restored,
     retention,
+    search,
     close,
   };
+}
+
+/**
+ * The search index is derived data: the server does not wait for it to open, and when it cannot open
+ * the server runs without search (GET /api/search answers 503) rather than not at all.
+ */
+function openSearch(databaseUrl: string, engine: Engine, logger: EngineLogger): SearchService {
+  const search = SearchService.open({ ledgerFile: sqlitePathFromUrl(databaseUrl), bus: engine.bus });
+  search.ready.catch((error: unknown) =>
+    logger.warn(`[search] unavailable: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  return search;
 }
 
 const UNAVAILABLE = {

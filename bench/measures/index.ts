@@ -94,4 +94,10 @@ export const measures: MeasureSpec[] = [
     target: { op: ">=", value: 10_000, minRatio: 0.5 },
     load: async () => (await import("./export")).run,
   },
+  {
+    name: "search_1m_p95",
+    unit: "ms",
+    target: { op: "<", value: 100 },
+    load: async () => (await import("./search")).run,
+  },
 ];

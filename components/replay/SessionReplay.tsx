@@ -78,6 +78,22 @@ export function SessionReplay({ sessionId, cycle }: { sessionId: string; cycle?:
   );
 }
 
+/**
+ * `?seq=N` (a search hit's link): the playhead starts just after event N, so it and its cycle so far
+ * are on screen. Read once from the address, when the recording is loaded.
+ */
+function useSeekToLinkedSeq(player: ReplayPlayer, events: readonly MonitorEvent[]) {
+  const done = useRef(false);
+  useEffect(() => {
+    if (done.current) return;
+    done.current = true;
+    const seq = Number(new URLSearchParams(window.location.search).get("seq"));
+    if (!Number.isInteger(seq) || seq <= 0) return;
+    const index = events.findIndex((e) => e.seq >= seq);
+    player.seekIndex(index < 0 ? events.length : index + 1);
+  }, [player, events]);
+}
+
 /** The session's name first; the id beside it, secondary. */
 export function ReplayHeading({ sessionId, name }: { sessionId: string; name: string }) {
   const t = useT();
@@ -108,6 +124,7 @@ function ReplayBody({
   const [followChat, setFollowChat] = useState(true);
   const [followCycles, setFollowCycles] = useState(true);
   useReplayKeys(player);
+  useSeekToLinkedSeq(player, events);
 
   const marks = useMemo(() => marksOf(events), [events]);
   const scale = useMemo(() => createScrubScale(events.map((e) => e.ts)), [events]);

@@ -26,6 +26,7 @@ import { SilencesPanel } from "./SilencesPanel";
 import { StagePanel } from "./StagePanel";
 import { MessageRow, NoticeRow } from "./TimelineRows";
 import { useCycleKeys } from "./use-cycle-keys";
+import { useLinkedCycle } from "./use-linked-cycle";
 
 /** Events shown at once on open; older ones load behind them (the view opens at its end). */
 const LIVE_WINDOW = 1_000;
@@ -234,6 +235,12 @@ const LiveBody = memo(function LiveBody({
     },
     onToggle: toggleExpanded,
     onEnd: resume,
+  });
+
+  useLinkedCycle(timeline.items, (key, index) => {
+    setSelected(key);
+    changeFollow(false);
+    list.current?.scrollToIndex(index);
   });
 
   const newEvents = follow ? 0 : Math.max(0, timeline.lastSeq - pausedAtSeq);

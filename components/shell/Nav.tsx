@@ -71,6 +71,9 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
           <Link href="/analytics" className={active("/analytics") ? "active" : ""}>
             {t("nav.analytics")}
           </Link>
+          <Link href="/search" className={active("/search") ? "active" : ""}>
+            {t("nav.search")}
+          </Link>
           <Link href="/audit" className={active("/audit") ? "active" : ""}>
             Audit
           </Link>

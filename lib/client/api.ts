@@ -62,6 +62,7 @@ import {
 } from "../api/analytics";
 import { importedSessionSchema, BUNDLE_CONTENT_TYPE } from "../api/bundle";
 import { telemetryStatusSchema } from "../api/telemetry";
+import { searchResultSchema } from "../api/search";
 
 export class ApiRequestError extends Error {
   override name = "ApiRequestError";
@@ -258,6 +259,9 @@ export const api = {
   /** The cycles behind one bar of an analytics chart, newest first. */
   analyticsCycles: (query: Partial<AnalyticsCyclesQuery>) =>
     request(`/api/analytics/cycles${queryString(query)}`, analyticsCyclesSchema),
+  /** GET /api/search: parameters as the route takes them (lib/api/search.ts). */
+  search: (query: Record<string, string | number | undefined>) =>
+    request(`/api/search${queryString(query)}`, searchResultSchema),
   /** Speaks as the bot into the session's real chat (platform sessions) or its local stream; 502: not delivered. */
   sendAsBot: (id: string, body: OperatorSendBody) =>
     request(`/api/sessions/${enc(id)}/send`, operatorSendResponseSchema, json("POST", body)),

@@ -14,6 +14,7 @@ export const queryKeys = {
   accounts: ["accounts"] as const,
   loginSessions: ["auth", "sessions"] as const,
   auditLog: (filters: Record<string, string>) => ["audit", filters] as const,
+  search: (filters: Record<string, string>) => ["search", filters] as const,
   providers: ["providers"] as const,
   endpoints: ["endpoints"] as const,
   platforms: ["platforms"] as const,

@@ -15,6 +15,7 @@ import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
 import type { LiveSettingsService } from "../settings/live-settings";
+import type { SearchService } from "../search/service";
 import type { TokenBuckets } from "./rate-limit";
 import { routeBuilder } from "./route";
 import type { BotDataService } from "./services/bot-data";
@@ -70,6 +71,8 @@ export interface ApiContext {
   telemetry: Pick<Telemetry, "naming" | "status">;
   /** Whether the database takes writes (server/db/health.ts owns the state). */
   database: DatabaseStatusView;
+  /** Full-text search over the ledger (throws SearchUnavailableError while its index is not open). */
+  search?: Pick<SearchService, "search">;
   /** The chat platform connections (absent when no platform is configured). */
   platforms?: PlatformStatusView;
 }

@@ -10,6 +10,7 @@ import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
+import { searchRoute } from "./search";
 import { sessionEventsRoute } from "./session-events";
 import { exportSessionRoute, importSessionRoute } from "./session-export";
 import { sessionHistoryRoute } from "./session-history";
@@ -68,6 +69,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   usageBudgetRoute,
   analyticsRoute,
   analyticsCyclesRoute,
+  searchRoute,
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,

@@ -1,0 +1,5 @@
+import { SearchPage } from "../../components/search/SearchPage";
+
+export default function Search() {
+  return <SearchPage />;
+}
