@@ -55,6 +55,8 @@ test("a settings change takes effect at the next turn", async ({ page, api }) =>
 
     // A second operator who loaded the page before that change: the save is refused and says why.
     await page.goto("/settings");
+    // The page has loaded the settings before the other change lands.
+    await expect(page.getByTestId("settings-version")).toContainText(`version ${version}`);
     const stale = await api.ctx.patch("/api/settings", {
       data: { version: start.version, reason: "stale edit", chat: { talkValue: 0.5 } },
     });
