@@ -7,8 +7,24 @@ import { queryKeys } from "../../lib/client/query-keys";
 import { useAccount } from "../../lib/client/react/use-account";
 import { useConnection } from "../../lib/client/react/use-connection";
 import { useT } from "../../lib/client/react/use-locale";
+import type { MessageKey } from "../../lib/i18n/messages";
 import { LocaleSwitch } from "./LocaleSwitch";
 import { ThemeToggle } from "./ThemeToggle";
+
+/** Watching first (sessions, finding, figures), then what the bot is made of, then who changed what. */
+const NAV_LINKS: { href: string; label: MessageKey; adminOnly?: boolean }[] = [
+  { href: "/", label: "nav.sessions" },
+  { href: "/search", label: "nav.search" },
+  { href: "/analytics", label: "nav.analytics" },
+  { href: "/usage", label: "nav.usage" },
+  { href: "/tools", label: "nav.tools" },
+  { href: "/sources", label: "nav.sources" },
+  { href: "/platforms", label: "nav.platforms" },
+  { href: "/data", label: "nav.data" },
+  { href: "/settings", label: "nav.settings" },
+  { href: "/audit", label: "nav.audit" },
+  { href: "/accounts", label: "nav.accounts", adminOnly: true },
+];
 
 export function Nav({ showLinks }: { showLinks: boolean }) {
   const pathname = usePathname();
@@ -50,41 +66,11 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
       </Link>
       {showLinks && (
         <nav className="nav-links" aria-label="Main">
-          <Link href="/" className={active("/") ? "active" : ""}>
-            {t("nav.sessions")}
-          </Link>
-          <Link href="/tools" className={active("/tools") ? "active" : ""}>
-            {t("nav.tools")}
-          </Link>
-          <Link href="/platforms" className={active("/platforms") ? "active" : ""}>
-            {t("nav.platforms")}
-          </Link>
-          <Link href="/sources" className={active("/sources") ? "active" : ""}>
-            {t("nav.sources")}
-          </Link>
-          <Link href="/settings" className={active("/settings") ? "active" : ""}>
-            {t("nav.settings")}
-          </Link>
-          <Link href="/usage" className={active("/usage") ? "active" : ""}>
-            {t("nav.usage")}
-          </Link>
-          <Link href="/analytics" className={active("/analytics") ? "active" : ""}>
-            {t("nav.analytics")}
-          </Link>
-          <Link href="/search" className={active("/search") ? "active" : ""}>
-            {t("nav.search")}
-          </Link>
-          <Link href="/audit" className={active("/audit") ? "active" : ""}>
-            Audit
-          </Link>
-          {account?.role === "admin" && (
-            <Link href="/accounts" className={active("/accounts") ? "active" : ""}>
-              Accounts
+          {NAV_LINKS.filter((link) => !link.adminOnly || account?.role === "admin").map((link) => (
+            <Link key={link.href} href={link.href} className={active(link.href) ? "active" : ""}>
+              {t(link.label)}
             </Link>
-          )}
-          <Link href="/data" className={active("/data") ? "active" : ""}>
-            Data
-          </Link>
+          ))}
         </nav>
       )}
       <div className="nav-right">
