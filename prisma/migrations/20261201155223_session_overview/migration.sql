@@ -12,12 +12,13 @@ CREATE TABLE "new_ChatSession" (
     "lastActiveAt" REAL NOT NULL,
     "cycleCount" INTEGER NOT NULL DEFAULT 0,
     "pendingMessages" INTEGER NOT NULL DEFAULT 0,
+    "imported" BOOLEAN NOT NULL DEFAULT false,
     "archivedAt" REAL,
     "totalTokens" INTEGER NOT NULL DEFAULT 0,
     "costUsd" REAL NOT NULL DEFAULT 0,
     "unpricedCalls" INTEGER NOT NULL DEFAULT 0
 );
-INSERT INTO "new_ChatSession" ("createdAt", "cycleCount", "groupId", "id", "isGroupChat", "lastActiveAt", "name", "pendingMessages", "platform", "userId") SELECT "createdAt", "cycleCount", "groupId", "id", "isGroupChat", "lastActiveAt", "name", "pendingMessages", "platform", "userId" FROM "ChatSession";
+INSERT INTO "new_ChatSession" ("createdAt", "cycleCount", "groupId", "id", "imported", "isGroupChat", "lastActiveAt", "name", "pendingMessages", "platform", "userId") SELECT "createdAt", "cycleCount", "groupId", "id", "imported", "isGroupChat", "lastActiveAt", "name", "pendingMessages", "platform", "userId" FROM "ChatSession";
 DROP TABLE "ChatSession";
 ALTER TABLE "new_ChatSession" RENAME TO "ChatSession";
 CREATE INDEX "ChatSession_lastActiveAt_idx" ON "ChatSession"("lastActiveAt");
