@@ -210,6 +210,8 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     clock: opts.clock,
     outbound: opts.outbound ?? new OutboundRouter({ onebot: onebotOutbound ?? undefined }),
   });
+  const audit = new AuditLog(database.stores.audit, () => engine.clock.now());
+  const lifecycle = new SessionLifecycle(engine, audit);
   const inbound =
     platforms && !opts.onebot?.onEvent
       ? createOneBotInbound({
@@ -218,6 +220,10 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
           config: () => engine.config,
           clock: engine.clock,
           logger,
+          // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
+          // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
+          reopen: async (sessionId) =>
+            void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
         })
       : null;
   if (platforms && inbound) platforms.setEventHandler((event, api) => inbound.onEvent(event, api));
@@ -245,7 +251,12 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   const live = settings;
   const search = openSearch(opts.databaseUrl, engine, logger);
   try {
-    return await serveEngine(opts, database, engine, onebot, mcpSettings, live, search, logger);
+    return await serveEngine(
+      opts,
+      database,
+      { engine, onebot, mcpSettings, settings: live, search, audit, lifecycle },
+      logger,
+    );
   } catch (error) {
     await search.close();
     await platforms?.close("start failed");
@@ -256,16 +267,27 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   }
 }
 
+/** Who the audit names when a platform's message brings an archived session back. */
+const PLATFORM_ACTOR = { id: "platform", name: "platform" };
+
+/** What serve() built before the HTTP server: the engine and the services made around it. */
+interface EngineParts {
+  engine: Engine;
+  onebot: OneBotParts | null;
+  mcpSettings: McpServerSettings;
+  settings: LiveSettingsService;
+  search: SearchService;
+  audit: AuditLog;
+  lifecycle: SessionLifecycle;
+}
+
 async function serveEngine(
   opts: AppServerOptions,
   database: MaisakaDatabase,
-  engine: Engine,
-  onebot: OneBotParts | null,
-  mcpSettings: McpServerSettings,
-  settings: LiveSettingsService,
-  search: SearchService,
+  parts: EngineParts,
   logger: EngineLogger,
 ): Promise<AppServer> {
+  const { engine, onebot, mcpSettings, settings, search, audit, lifecycle } = parts;
   const platforms = onebot?.service ?? null;
   const onebotOutbound = onebot?.outbound ?? null;
   const host = opts.host ?? "127.0.0.1";
@@ -275,7 +297,6 @@ async function serveEngine(
   const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now());
   // A disabled or deleted account's logins end at once (and their live sockets close).
   accounts.onDisable((accountId) => void logins.revokeAccount(accountId).catch(() => undefined));
-  const audit = new AuditLog(database.stores.audit, () => engine.clock.now());
   const auth = new OperatorAuth(opts.token, logins, loginLimiter, accounts);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const icons = new IconProxy(opts.icons);
@@ -313,7 +334,6 @@ async function serveEngine(
   });
   // In the background: a large instance's first catch-up must not hold up the start.
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
-  const lifecycle = new SessionLifecycle(engine, audit);
   const retention = new RetentionSweep(engine, lifecycle, opts.config.retention);
   const emojiFiles = new EmojiFiles(opts.emojiRoot ?? publicDir);
   const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);

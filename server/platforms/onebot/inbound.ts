@@ -10,7 +10,7 @@ import {
   type OneBotMessageEvent,
   type OneBotNoticeEvent,
 } from "../../../lib/platforms/onebot";
-import type { Clock, EngineLogger, HeartflowManager } from "../../engine";
+import { SessionArchivedError, type Clock, type EngineLogger, type HeartflowManager } from "../../engine";
 import type { ChatMessageRecord, MessageStore, SessionRecord, SessionStore } from "../../stores/types";
 import type { InboundCounters } from "../../../lib/platforms/status";
 import type { OneBotApi } from "./api";
@@ -32,6 +32,8 @@ export interface OneBotInboundDeps {
   nameTtlMs?: number;
   /** How soon a failed name lookup is tried again (default 1 min). */
   nameRetryMs?: number;
+  /** Brings an archived session back when its chat speaks again (absent: the message is refused). */
+  reopen?: (sessionId: string) => Promise<void>;
 }
 
 export interface OneBotInbound {
@@ -139,7 +141,14 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
         counters.duplicates++;
         return;
       }
-      await deps.manager.registerMessage(session, await build());
+      const message = await build();
+      try {
+        await deps.manager.registerMessage(session, message);
+      } catch (e) {
+        if (!(e instanceof SessionArchivedError) || !deps.reopen) throw e;
+        await deps.reopen(session.id);
+        await deps.manager.registerMessage(session, message);
+      }
       counters.ingested++;
     } catch (e) {
       // Not taken: a redelivery may try again.
