@@ -505,9 +505,9 @@ export interface SessionPageQuery {
   archivedAt?: NumberRange;
 }
 
-/** Rows of each table a purge removed. */
+/** Rows of each table a purge removed (analytics: the derived behaviour tables together). */
 export type SessionPurgeCounts = Record<
-  "sessions" | "snapshots" | "messages" | "events" | "toolRecords" | "usage" | "toggles",
+  "sessions" | "snapshots" | "messages" | "events" | "toolRecords" | "usage" | "toggles" | "media" | "analytics",
   number
 >;
 

@@ -266,6 +266,14 @@ describe("sessions overview: archive and delete", () => {
       await prisma.toolToggle.create({
         data: { toolName: "t", scope: "session", sessionId: s, enabled: false, updatedAt: 1 },
       });
+      await prisma.sessionMedia.create({
+        data: { sessionId: s, hash: "h", contentType: "image/png", bytes: Buffer.from([1]), refs: "[]" },
+      });
+      await prisma.analyticsCursor.upsert({
+        where: { sessionId: s },
+        create: { sessionId: s, seq: 0, state: "{}" },
+        update: {},
+      });
     }
     const rowsOf = async (s: string) => ({
       sessions: await prisma.chatSession.count({ where: { id: s } }),
@@ -275,6 +283,8 @@ describe("sessions overview: archive and delete", () => {
       toolRecords: await prisma.toolRecord.count({ where: { sessionId: s } }),
       usage: await prisma.modelUsage.count({ where: { sessionId: s } }),
       toggles: await prisma.toolToggle.count({ where: { sessionId: s } }),
+      media: await prisma.sessionMedia.count({ where: { sessionId: s } }),
+      analytics: await prisma.analyticsCursor.count({ where: { sessionId: s } }),
     });
     const had = await rowsOf(id);
     for (const [table, n] of Object.entries(had)) expect(n, table).toBeGreaterThan(0);
@@ -300,6 +310,8 @@ describe("sessions overview: archive and delete", () => {
       toolRecords: 0,
       usage: 0,
       toggles: 0,
+      media: 0,
+      analytics: 0,
     });
     // The neighbour keeps all of its rows.
     for (const [table, n] of Object.entries(await rowsOf(keep))) expect(n, table).toBeGreaterThan(0);

@@ -121,17 +121,23 @@ export class PrismaSessionStore implements SessionStore {
    */
   async purge(id: string): Promise<SessionPurgeCounts> {
     const p = this.prisma;
-    const [sessions, snapshots, messages, events, toolRecords, usage, toggles] = await this.writer.write(() =>
-      p.$transaction([
-        p.chatSession.deleteMany({ where: { id } }),
-        p.sessionSnapshot.deleteMany({ where: { sessionId: id } }),
-        p.message.deleteMany({ where: { sessionId: id } }),
-        p.monitorEvent.deleteMany({ where: { sessionId: id } }),
-        p.toolRecord.deleteMany({ where: { sessionId: id } }),
-        p.modelUsage.deleteMany({ where: { sessionId: id } }),
-        p.toolToggle.deleteMany({ where: { scope: "session", sessionId: id } }),
-      ]),
-    );
+    const [sessions, snapshots, messages, events, toolRecords, usage, toggles, media, ...analytics] =
+      await this.writer.write(() =>
+        p.$transaction([
+          p.chatSession.deleteMany({ where: { id } }),
+          p.sessionSnapshot.deleteMany({ where: { sessionId: id } }),
+          p.message.deleteMany({ where: { sessionId: id } }),
+          p.monitorEvent.deleteMany({ where: { sessionId: id } }),
+          p.toolRecord.deleteMany({ where: { sessionId: id } }),
+          p.modelUsage.deleteMany({ where: { sessionId: id } }),
+          p.toolToggle.deleteMany({ where: { scope: "session", sessionId: id } }),
+          p.sessionMedia.deleteMany({ where: { sessionId: id } }),
+          p.analyticsCycle.deleteMany({ where: { sessionId: id } }),
+          p.analyticsToolCall.deleteMany({ where: { sessionId: id } }),
+          p.analyticsSilence.deleteMany({ where: { sessionId: id } }),
+          p.analyticsCursor.deleteMany({ where: { sessionId: id } }),
+        ]),
+      );
     return {
       sessions: sessions.count,
       snapshots: snapshots.count,
@@ -140,6 +146,8 @@ export class PrismaSessionStore implements SessionStore {
       toolRecords: toolRecords.count,
       usage: usage.count,
       toggles: toggles.count,
+      media: media.count,
+      analytics: analytics.reduce((sum, removed) => sum + removed.count, 0),
     };
   }
 
