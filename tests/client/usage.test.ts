@@ -65,6 +65,7 @@ describe("session totals followed live", () => {
       unpricedCalls: 0,
       lastSeq: 0,
       lastActiveAt: 0,
+      archivedAt: null,
     } as SessionSummary;
     const end: MonitorEvent = {
       seq: 1,
