@@ -13,5 +13,8 @@ describe("maisaka.config.example.json", () => {
     expect(config.models.prices["deepseek-chat"]?.outputPerMTok).toBeGreaterThan(0);
     expect(config.models.prices["gpt-4o-mini"]?.inputPerMTok).toBeGreaterThan(0);
     expect(config.models.tasks.planner?.fallback).toEqual([{ endpoint: "local", model: "qwen3:8b" }]);
+    expect(config.models.budgets).toEqual({ dailyUsd: 5, perEndpoint: { deepseek: 3 } });
+    expect(config.retention).toMatchObject({ archiveAfterDays: 30, deleteArchivedAfterDays: 180 });
+    expect(config.telemetry.otlp?.endpoint).toBe("http://127.0.0.1:4318/v1/traces");
   });
 });
