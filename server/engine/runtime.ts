@@ -421,7 +421,13 @@ export class SessionRuntime {
    */
   private pinTurnSettings(): void {
     const version = this.deps.settingsVersion?.() ?? 0;
-    const deps: EngineDeps = { ...this.deps, config: { ...this.deps.config }, settingsVersion: () => version };
+    const deps: EngineDeps = {
+      ...this.deps,
+      config: { ...this.deps.config },
+      // The model routes too: a task's model changed live applies from the next turn.
+      model: this.deps.model.pinned?.() ?? this.deps.model,
+      settingsVersion: () => version,
+    };
     this.scope.deps = deps;
     this.scope.maxContextSize = this.contextSizeOf(deps);
   }

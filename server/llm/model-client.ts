@@ -59,6 +59,11 @@ export interface ModelClient {
    * Throws, changing nothing, on an endpoint the client does not have.
    */
   reroute?(routes: Partial<Record<ModelTask, { endpoint: string; model: string }[]>>): void;
+  /**
+   * This client as it routes now, whatever a later reroute does: a turn calls through it, so a route
+   * changed live applies from the next turn (absent for test doubles: the client itself).
+   */
+  pinned?(): ModelClient;
 }
 
 export class ModelAbortedError extends Error {

@@ -154,8 +154,23 @@ export class OpenAiModelClient implements ModelClient {
     return this.endpoints.map((e) => e.status());
   }
 
-  async chat(request: ChatRequest): Promise<ChatResponse> {
-    const routes = this.routes[request.task];
+  chat(request: ChatRequest): Promise<ChatResponse> {
+    return this.chatOn(this.routes, request);
+  }
+
+  pinned(): ModelClient {
+    // reroute() replaces the table, never edits it: holding it keeps the routes of this moment.
+    const routes = this.routes;
+    return {
+      chat: (request) => this.chatOn(routes, request),
+      modelFor: (task) => routes[task][0].model,
+      info: () => this.info(),
+      endpointStatuses: () => this.endpointStatuses(),
+    };
+  }
+
+  private async chatOn(table: Record<ModelTask, Route[]>, request: ChatRequest): Promise<ChatResponse> {
+    const routes = table[request.task];
     const failures: string[] = [];
     for (const [i, route] of routes.entries()) {
       const started = performance.now();

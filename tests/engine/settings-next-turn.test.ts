@@ -1,7 +1,7 @@
 // Settings changed live take effect from the next turn: a turn already running (its planner waiting on
 // the model) keeps the nickname and prompts it started with through all its model calls, the next
-// turn uses the new ones and names the new settings version; a changed task route is followed from
-// the model client's next call.
+// turn uses the new ones and names the new settings version; a changed task route too (the turn calls
+// the model client as it routed when the turn began).
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
 import { taskRoutes } from "../../server/composition";
@@ -84,9 +84,9 @@ describe("settings changed live", () => {
     expect(systemText(planner1)).toContain("你的名字是麦麦");
     expect(systemText(replyer)).toContain("你的名字是麦麦");
     expect(systemText(planner2)).toContain("你的名字是麦麦");
-    // The model client follows the new route from its next call on.
+    // The running turn keeps the route it began with.
     expect(planner1.model).toBe("planner-model");
-    expect(planner2.model).toBe("planner-v2");
+    expect(planner2.model).toBe("planner-model");
     const firstTurn = h.ofType("planner.finalized");
     expect(firstTurn.map((e) => e.data.request?.promptVersion?.settingsVersion)).toEqual([0, 0]);
 
