@@ -2,7 +2,6 @@
 // and the Next.js dashboard, with the engine running in-process on the Prisma stores and ledger.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Server as SocketServer } from "socket.io";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
 import type { AnalyticsIndexer } from "./analytics/indexer";
@@ -16,11 +15,9 @@ import { publicDir } from "./db/seed";
 import { promptNames, stderrLogger, type Clock, type EngineLogger, type OutboundSink } from "./engine";
 import { apiErrorOf } from "./http/api-errors";
 import { createApiServices, type EngineParts } from "./http/api-services";
-import { isCrossOrigin } from "./http/origin";
 import { prepareDashboard, requestListener, type DashboardOptions } from "./http/requests";
 import { ApiRouter } from "./http/router";
 import { apiRoutes } from "./http/routes";
-import { addTransportHeaders } from "./http/security-headers";
 import type { IconProxyOptions } from "./http/services/icon-proxy";
 import type { ProviderStatusRegistry } from "./http/services/provider-status";
 import type { RetentionSweep } from "./http/services/retention";
@@ -33,7 +30,7 @@ import type { OneBotEventHandler, OneBotService, OneBotTuning } from "./platform
 import { createOneBotPlatform } from "./platforms/onebot/wiring";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
-import { logProtocolRefusals } from "./realtime/protocol-refusals";
+import { createSocketServer } from "./realtime/socket-server";
 import { LiveSettingsService } from "./settings/live-settings";
 import { SearchService } from "./search/service";
 
@@ -231,21 +228,10 @@ async function serveEngine(
     }),
   );
 
-  const io = new SocketServer(httpServer, {
-    serveClient: false,
-    // Next's dev server owns other upgrade requests (hot reload): engine.io must not destroy them.
-    destroyUpgrade: false,
-    // Client messages are subscribe requests; 1 MB leaves room for a "*" resync's per-session cursors.
-    maxHttpBufferSize: 1024 * 1024,
-    // No CORS headers, and no handshake from a page of another origin (cross-site WebSocket hijacking).
-    allowRequest: (req, callback) =>
-      callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
-  });
-  io.engine.on("headers", addTransportHeaders);
+  const io = createSocketServer(httpServer, logger);
   platforms?.bindEvents(engine.bus);
   // Only the OneBot paths: every other upgrade stays Socket.IO's (and Next's).
   platforms?.attachReverse(httpServer);
-  logProtocolRefusals(io, logger);
   const monitor = await attachMonitor(
     io,
     { bus: engine.bus, ledger: database.ledger, auth, logger },
