@@ -1,100 +1,43 @@
 // The composition root of the server: one HTTP server serving /api (our router), Socket.IO /monitor
 // and the Next.js dashboard, with the engine running in-process on the Prisma stores and ledger.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Server as SocketServer } from "socket.io";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
-import { AccountService } from "./accounts/accounts";
-import { AnalyticsIndexer } from "./analytics/indexer";
-import { AnalyticsStore } from "./db/stores/analytics";
+import type { AnalyticsIndexer } from "./analytics/indexer";
 import { AuditLog } from "./accounts/audit";
-import { clientAddress, LoginLimiter, type LoginLimitOptions } from "./auth/login-limiter";
-import { LoginSessions, type LoginSessionOptions } from "./auth/login-sessions";
-import { OperatorAuth } from "./auth/operator-auth";
+import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
+import type { LoginSessionOptions } from "./auth/login-sessions";
 import { createEngine, taskRoutes, type Engine } from "./composition";
-import { openDatabase, stateOfError, type MaisakaDatabase } from "./db";
-import {
-  promptNames,
-  SessionArchivedError,
-  stderrLogger,
-  type Clock,
-  type EngineLogger,
-  type OutboundSink,
-} from "./engine";
-import { LiveSettingsService } from "./settings/live-settings";
-import type { ApiContext } from "./http/context";
-import { HttpError } from "./http/errors";
-import { isCrossOrigin } from "./http/origin";
-import { addTransportHeaders, preparePageRequest, setApiHeaders } from "./http/security-headers";
-import { TokenBuckets } from "./http/rate-limit";
-import { ApiRouter, writeJson } from "./http/router";
-import { apiRoutes } from "./http/routes";
-import { IconProxy, type IconProxyOptions } from "./http/services/icon-proxy";
-import { DB_RETRY_AFTER_S } from "./http/routes/session-messages";
-import { ProviderStatusRegistry } from "./http/services/provider-status";
-import { SessionDirectory } from "./http/services/session-directory";
-import { SessionLifecycle } from "./http/services/session-lifecycle";
-import { RetentionSweep } from "./http/services/retention";
-import { ToolCatalog } from "./http/services/tool-catalog";
-import { ToggleProvenance } from "./http/services/toggle-provenance";
-import { ToolToggleService } from "./http/services/tool-toggles";
-import { ToolInvokeService } from "./http/services/tool-invoke";
-import { BotDataService } from "./http/services/bot-data";
-import { EmojiFiles } from "./http/services/emoji-files";
-import { startTelemetry } from "./telemetry/service";
-import type { ModelClient } from "./llm/model-client";
-import { isGatewayPath, McpGateway } from "./mcp/gateway";
-import { engineToolSource } from "./mcp/gateway-source";
-import { mcpProviderStatuses } from "./mcp/status";
-import {
-  onebotConfigured,
-  OneBotService,
-  type OneBotEventHandler,
-  type OneBotTuning,
-} from "./platforms/onebot/service";
-import { createOneBotInbound, type OneBotInbound } from "./platforms/onebot/inbound";
-import { OneBotOutbound } from "./platforms/onebot/outbound";
-import { OneBotAudienceSettings } from "./platforms/onebot/audience-settings";
-import { loadSavedMcpServers, McpServerSettings } from "./mcp/server-settings";
-import { McpServerService } from "./http/services/mcp-servers";
-import type { OneBotAudiencePatch } from "../lib/platforms/status";
-import { OutboundRouter } from "./platforms/outbound-router";
-import { publicDir } from "./db/seed";
-import { StoreWriter } from "./db/writer";
+import { openDatabase, type MaisakaDatabase } from "./db";
 import { sqlitePathFromUrl } from "./db/database-url";
-import { SearchService } from "./search/service";
-import { PLUGIN_PROVIDER_NAME } from "./plugins/runtime";
+import { publicDir } from "./db/seed";
+import { promptNames, stderrLogger, type Clock, type EngineLogger, type OutboundSink } from "./engine";
+import { apiErrorOf } from "./http/api-errors";
+import { createApiServices, type EngineParts } from "./http/api-services";
+import { prepareDashboard, requestListener, type DashboardOptions } from "./http/requests";
+import { ApiRouter } from "./http/router";
+import { apiRoutes } from "./http/routes";
+import type { IconProxyOptions } from "./http/services/icon-proxy";
+import type { ProviderStatusRegistry } from "./http/services/provider-status";
+import type { RetentionSweep } from "./http/services/retention";
+import { SessionLifecycle } from "./http/services/session-lifecycle";
+import type { ModelClient } from "./llm/model-client";
+import { McpGateway } from "./mcp/gateway";
+import { engineToolSource } from "./mcp/gateway-source";
+import { loadSavedMcpServers, McpServerSettings } from "./mcp/server-settings";
+import type { OneBotEventHandler, OneBotService, OneBotTuning } from "./platforms/onebot/service";
+import { createOneBotPlatform } from "./platforms/onebot/wiring";
+import { OutboundRouter } from "./platforms/outbound-router";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
-import { logProtocolRefusals } from "./realtime/protocol-refusals";
-import { BUILTIN_PROVIDER_NAME } from "./tools/builtin/provider";
+import { createSocketServer } from "./realtime/socket-server";
+import { LiveSettingsService } from "./settings/live-settings";
+import { SearchService } from "./search/service";
 
-/**
- * Inbound chat messages per session: a burst of 20, then 5 per second. Far above any human typing
- * into the dashboard, far below what would swamp a session's turn queue.
- */
-const INBOUND_BURST = 20;
-const INBOUND_PER_SECOND = 5;
-
-/** Chat images as QQ serves them (photos, stickers, GIFs) stay well under this. */
-const CHAT_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
-const CHAT_IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
-const CHAT_IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/png",
-  "image/gif",
-  "image/jpeg",
-  "image/webp",
-  "image/avif",
-]);
+export type { DashboardOptions } from "./http/requests";
 
 /** Shutdown closes whatever is still open after this long. */
 const SHUTDOWN_GRACE_MS = 10_000;
-
-export interface DashboardOptions {
-  dev: boolean;
-  /** The Next.js project folder (default: the working directory). */
-  dir?: string;
-}
 
 export interface AppServerOptions {
   host?: string;
@@ -155,16 +98,6 @@ export interface AppServer {
   close(reason?: string): Promise<void>;
 }
 
-/** The OneBot adapter's parts: connections, outbound sink, inbound mapping (null when an option replaced it). */
-interface OneBotParts {
-  service: OneBotService;
-  outbound: OneBotOutbound;
-  inbound: OneBotInbound | null;
-  audience: OneBotAudienceSettings;
-}
-
-type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
 export async function startAppServer(opts: AppServerOptions): Promise<AppServer> {
   const database = await openDatabase(opts.databaseUrl, { logger: opts.logger ?? stderrLogger });
   try {
@@ -178,22 +111,13 @@ export async function startAppServer(opts: AppServerOptions): Promise<AppServer>
 async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise<AppServer> {
   const logger = opts.logger ?? stderrLogger;
   // Before the engine: its outbound deliveries go through the platform connections.
-  const platforms = onebotConfigured(opts.config.platforms.onebot)
-    ? new OneBotService({
-        config: () => opts.config.platforms.onebot,
-        logger,
-        onEvent: opts.onebot?.onEvent,
-        tuning: opts.onebot?.tuning,
-      })
-    : null;
-  // OneBot chats' messages go out through the connections of their bot account; other sessions stay local.
-  const onebotOutbound = platforms
-    ? new OneBotOutbound({
-        apiOf: (selfId) => platforms.api(selfId),
-        config: () => opts.config.platforms.onebot,
-        emojiRoot: opts.emojiRoot ?? publicDir,
-      })
-    : null;
+  const connections = createOneBotPlatform({
+    config: opts.config,
+    logger,
+    onEvent: opts.onebot?.onEvent,
+    tuning: opts.onebot?.tuning,
+    emojiRoot: opts.emojiRoot ?? publicDir,
+  });
   // The operator's saved MCP server list replaces the config file's (server/mcp/server-settings.ts).
   const savedMcpServers = await loadSavedMcpServers(database.stores.settings, logger);
   // Created before the engine, whose turns name its version; loaded once the model client exists.
@@ -208,36 +132,26 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     logger,
     model: opts.model,
     clock: opts.clock,
-    outbound: opts.outbound ?? new OutboundRouter({ onebot: onebotOutbound ?? undefined }),
+    // OneBot chats' messages go out through the connections of their bot account; other sessions stay local.
+    outbound: opts.outbound ?? new OutboundRouter({ onebot: connections?.outbound }),
   });
   const audit = new AuditLog(database.stores.audit, () => engine.clock.now());
   const lifecycle = new SessionLifecycle(engine, audit);
-  const inbound =
-    platforms && !opts.onebot?.onEvent
-      ? createOneBotInbound({
-          manager: engine.manager,
-          stores: engine.stores,
-          config: () => engine.config,
-          clock: engine.clock,
-          logger,
-          // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
-          // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
-          reopen: async (sessionId) =>
-            void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
-        })
-      : null;
-  if (platforms && inbound) platforms.setEventHandler((event, api) => inbound.onEvent(event, api));
-  // Operators' live changes of which chats are served, laid over the config file before any event.
-  const audience = new OneBotAudienceSettings(
-    opts.config.platforms.onebot,
-    database.stores.settings,
-    engine.clock,
-    logger,
-  );
   const mcpSettings = new McpServerSettings(engine.mcp, database.stores.settings, engine.clock, savedMcpServers);
-  const onebot =
-    platforms && onebotOutbound ? { service: platforms, outbound: onebotOutbound, inbound, audience } : null;
-  if (onebot) await audience.load();
+  // Operators' live changes of which chats are served, laid over the config file before any event.
+  const onebot = connections
+    ? await connections.attach({
+        manager: engine.manager,
+        stores: engine.stores,
+        settings: database.stores.settings,
+        config: () => engine.config,
+        clock: engine.clock,
+        // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
+        // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
+        reopen: async (sessionId) =>
+          void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
+      })
+    : null;
   settings = new LiveSettingsService({
     config: engine.config,
     store: database.stores.settings,
@@ -259,8 +173,7 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     );
   } catch (error) {
     await search.close();
-    await platforms?.close("start failed");
-    onebotOutbound?.close();
+    await connections?.close("start failed");
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
     await engine.close("start failed");
     throw error;
@@ -270,147 +183,22 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
 /** Who the audit names when a platform's message brings an archived session back. */
 const PLATFORM_ACTOR = { id: "platform", name: "platform" };
 
-/** What serve() built before the HTTP server: the engine and the services made around it. */
-interface EngineParts {
-  engine: Engine;
-  onebot: OneBotParts | null;
-  mcpSettings: McpServerSettings;
-  settings: LiveSettingsService;
-  search: SearchService;
-  audit: AuditLog;
-  lifecycle: SessionLifecycle;
-}
-
 async function serveEngine(
   opts: AppServerOptions,
   database: MaisakaDatabase,
   parts: EngineParts,
   logger: EngineLogger,
 ): Promise<AppServer> {
-  const { engine, onebot, mcpSettings, settings, search, audit, lifecycle } = parts;
+  const { engine, onebot, search } = parts;
   const platforms = onebot?.service ?? null;
-  const onebotOutbound = onebot?.outbound ?? null;
   const host = opts.host ?? "127.0.0.1";
-  const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
-  await logins.load();
-  const loginLimiter = new LoginLimiter(opts.auth?.limits);
-  const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now());
-  // A disabled or deleted account's logins end at once (and their live sockets close).
-  accounts.onDisable((accountId) => void logins.revokeAccount(accountId).catch(() => undefined));
-  const auth = new OperatorAuth(opts.token, logins, loginLimiter, accounts);
-  const provenance = await ToggleProvenance.load(engine.stores.toggles);
-  const icons = new IconProxy(opts.icons);
-  const chatImages = new IconProxy({
-    maxBytes: CHAT_IMAGE_MAX_BYTES,
-    maxCacheBytes: CHAT_IMAGE_CACHE_BYTES,
-    cacheTtlMs: 86_400_000,
-    // No SVG from chats: a raster image cannot carry script whatever a platform serves.
-    mimeTypes: CHAT_IMAGE_TYPES,
-    allowPrivate: opts.config.platforms.onebot.imagesFromPrivateNetworks || (opts.icons?.allowPrivate ?? false),
-  });
-  const catalog = new ToolCatalog(engine, provenance, icons);
-  const providerStatus = new ProviderStatusRegistry();
-  providerStatus.register({
-    name: BUILTIN_PROVIDER_NAME,
-    type: "builtin",
-    async status() {
-      const entries = await catalog.entries(null);
-      const toolCount = entries.filter((e) => e.spec.providerType === "builtin").length;
-      return { name: BUILTIN_PROVIDER_NAME, type: "builtin", state: "ready", toolCount, lastError: null, detail: {} };
-    },
-  });
-  if (opts.plugins) {
-    await engine.plugins.start();
-    providerStatus.register({ name: PLUGIN_PROVIDER_NAME, type: "plugin", status: () => engine.plugins.statuses() });
-  }
-  const mcp = engine.mcp;
-  providerStatus.register({ name: "mcp", type: "mcp", status: () => mcpProviderStatuses(mcp) });
-  const analyticsStore = new AnalyticsStore(database.prisma, new StoreWriter({ health: database.health }));
-  const analytics = new AnalyticsIndexer({
-    store: analyticsStore,
-    ledger: database.ledger,
-    events: engine.bus,
-    onError: (error) => logger.warn(`analytics: ${error instanceof Error ? error.message : String(error)}`),
-  });
-  // In the background: a large instance's first catch-up must not hold up the start.
-  void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
-  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention);
-  const emojiFiles = new EmojiFiles(opts.emojiRoot ?? publicDir);
-  const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
-  const ctx: ApiContext = {
-    engine,
-    analytics: analyticsStore,
-    ledger: database.ledger,
-    auth,
-    accounts,
-    audit,
-    sessions: new SessionDirectory(engine),
-    lifecycle,
-    tools: catalog,
-    icons,
-    chatImages,
-    toggles: new ToolToggleService(engine, catalog, provenance, audit),
-    settings,
-    invocations: new ToolInvokeService(engine, provenance),
-    botData: new BotDataService({
-      audit,
-      stores: engine.stores,
-      files: emojiFiles,
-      now: () => engine.clock.now(),
-    }),
-    providers: providerStatus,
-    mcpServers: new McpServerService(engine.mcp, mcpSettings, audit, opts.config.mcp.enabled),
-    inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
-    logins: loginLimiter,
-    pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
-    database: database.health,
-    bundles: {
-      export: {
-        ledger: database.ledger,
-        async lastSeq(sessionId) {
-          const seq = engine.bus.seqOf(sessionId);
-          await engine.bus.whenDurable(sessionId, seq);
-          return seq;
-        },
-        media: {
-          async chatImage(url) {
-            const image = await chatImages.fetchSource(url);
-            return { bytes: image.body, contentType: image.mimeType };
-          },
-          emoji: (file) => emojiFiles.read(file),
-        },
-        loadSnapshot: (sessionId) => database.stores.sessions.loadSnapshot(sessionId),
-        importedMedia: database.stores.sessionMedia,
-        maxMediaBytes: opts.config.export.maxMediaBytes,
-        now: () => engine.clock.now(),
-      },
-      import: {
-        ledger: database.ledger,
-        sessions: database.stores.sessions,
-        media: database.stores.sessionMedia,
-        adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
-        maxBytes: opts.config.export.maxImportBytes,
-      },
-    },
-    telemetry,
-    search,
-    ...(onebot
-      ? {
-          platforms: {
-            status: () => onebot.service.status(),
-            inbound: () => onebot.inbound?.counters() ?? null,
-            audience: () => onebot.audience.current(),
-            changeAudience: (patch: OneBotAudiencePatch) => onebot.audience.change(patch),
-          },
-        }
-      : {}),
-  };
-  const router = new ApiRouter(apiRoutes, ctx, {
-    auth,
+  const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry } = await createApiServices(
+    { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
+    database,
+    parts,
     logger,
-    bodyLimit: MAX_BODY_BYTES,
-    mapError: (error) => archivedSession(error) ?? databaseUnavailable(error),
-  });
+  );
+  const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES, mapError: apiErrorOf });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
   const mcpGateway = new McpGateway({
     source: engineToolSource(engine),
@@ -428,47 +216,22 @@ async function serveEngine(
   const httpServer = createServer();
   const next = opts.dashboard ? await prepareDashboard(opts.dashboard, httpServer, host, opts.port ?? 3000) : null;
   let draining = false;
-  const dev = opts.dashboard ? opts.dashboard.dev : false;
-  httpServer.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    if (isApiPath(req.url)) {
-      setApiHeaders(res);
-      if (draining)
-        return writeJson(res, {
-          status: 503,
-          body: { error: "server is shutting down" },
-          headers: { connection: "close" },
-        });
-      if (isGatewayPath(req.url)) return void mcpGateway.handle(req, res);
-      void router.handle(req, res);
-      return;
-    }
-    preparePageRequest(req, res, dev);
-    if (!next)
-      return writeJson(res, {
-        status: 404,
-        body: { error: "the dashboard is not served in this mode (MAISAKA_NO_UI)" },
-      });
-    next.handle(req, res).catch((error: unknown) => {
-      logger.error(`[next] ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
-      if (!res.headersSent) writeJson(res, { status: 500, body: { error: "internal error" } });
-    });
-  });
+  httpServer.on(
+    "request",
+    requestListener({
+      router,
+      gateway: mcpGateway,
+      dashboard: next,
+      dev: opts.dashboard ? opts.dashboard.dev : false,
+      draining: () => draining,
+      logger,
+    }),
+  );
 
-  const io = new SocketServer(httpServer, {
-    serveClient: false,
-    // Next's dev server owns other upgrade requests (hot reload): engine.io must not destroy them.
-    destroyUpgrade: false,
-    // Client messages are subscribe requests; 1 MB leaves room for a "*" resync's per-session cursors.
-    maxHttpBufferSize: 1024 * 1024,
-    // No CORS headers, and no handshake from a page of another origin (cross-site WebSocket hijacking).
-    allowRequest: (req, callback) =>
-      callback(isCrossOrigin(req) ? "cross-origin connection refused" : null, !isCrossOrigin(req)),
-  });
-  io.engine.on("headers", addTransportHeaders);
+  const io = createSocketServer(httpServer, logger);
   platforms?.bindEvents(engine.bus);
   // Only the OneBot paths: every other upgrade stays Socket.IO's (and Next's).
   platforms?.attachReverse(httpServer);
-  logProtocolRefusals(io, logger);
   const monitor = await attachMonitor(
     io,
     { bus: engine.bus, ledger: database.ledger, auth, logger },
@@ -504,9 +267,8 @@ async function serveEngine(
       const force = setTimeout(() => httpServer.closeAllConnections(), SHUTDOWN_GRACE_MS);
       try {
         // First: no platform event may arrive once the runtimes stop; those received are handed over.
-        await platforms?.close(reason);
         // Sends still waiting for a rate slot fail now instead of holding the runtimes' stop.
-        onebotOutbound?.close();
+        await onebot?.close(reason);
         await mcpGateway.close();
         await retention.stop();
         // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
@@ -556,46 +318,4 @@ function openSearch(databaseUrl: string, engine: Engine, logger: EngineLogger): 
     logger.warn(`[search] unavailable: ${error instanceof Error ? error.message : String(error)}`),
   );
   return search;
-}
-
-const UNAVAILABLE = {
-  busy: "the database is locked by another process; try again shortly",
-  full: "the database's disk is full; try again once space is freed",
-  error: "the database cannot be written; try again later",
-} as const;
-
-/**
- * A write the database refused answers 503 with Retry-After and a plain message: no 500, no stack trace
- * in the log (the database health logs the state change once).
- */
-/** A message, send or tool run for an archived session: 409 until it is unarchived. */
-function archivedSession(error: unknown): HttpError | null {
-  return error instanceof SessionArchivedError ? new HttpError(409, error.message) : null;
-}
-
-function databaseUnavailable(error: unknown): HttpError | null {
-  const state = stateOfError(error);
-  if (!state) return null;
-  return new HttpError(503, UNAVAILABLE[state], undefined, {
-    "retry-after": String(state === "busy" ? 5 : DB_RETRY_AFTER_S),
-  });
-}
-
-function isApiPath(url: string | undefined): boolean {
-  const path = (url ?? "/").split("?")[0];
-  return path === "/api" || path.startsWith("/api/");
-}
-
-async function prepareDashboard(
-  opts: DashboardOptions,
-  httpServer: ReturnType<typeof createServer>,
-  hostname: string,
-  port: number,
-): Promise<{ app: { close(): Promise<void> }; handle: NextHandler }> {
-  // Loaded only when the dashboard is served: API-only servers (tests) never pay for Next.
-  const { default: next } = await import("next");
-  const app = next({ dev: opts.dev, dir: opts.dir ?? process.cwd(), hostname, port, httpServer });
-  await app.prepare();
-  const handle = app.getRequestHandler();
-  return { app, handle: (req, res) => handle(req, res) };
 }

@@ -1,0 +1,33 @@
+// Errors of the engine and the database that the router answers as such instead of a 500.
+import { stateOfError } from "../db";
+import { SessionArchivedError } from "../engine";
+import { HttpError } from "./errors";
+import { DB_RETRY_AFTER_S } from "./routes/session-messages";
+
+const UNAVAILABLE = {
+  busy: "the database is locked by another process; try again shortly",
+  full: "the database's disk is full; try again once space is freed",
+  error: "the database cannot be written; try again later",
+} as const;
+
+/** The router's mapError: the answer for an error thrown by a handler, or null for a bug (500). */
+export function apiErrorOf(error: unknown): HttpError | null {
+  return archivedSession(error) ?? databaseUnavailable(error);
+}
+
+/** A message, send or tool run for an archived session: 409 until it is unarchived. */
+function archivedSession(error: unknown): HttpError | null {
+  return error instanceof SessionArchivedError ? new HttpError(409, error.message) : null;
+}
+
+/**
+ * A write the database refused answers 503 with Retry-After and a plain message: no 500, no stack trace
+ * in the log (the database health logs the state change once).
+ */
+function databaseUnavailable(error: unknown): HttpError | null {
+  const state = stateOfError(error);
+  if (!state) return null;
+  return new HttpError(503, UNAVAILABLE[state], undefined, {
+    "retry-after": String(state === "busy" ? 5 : DB_RETRY_AFTER_S),
+  });
+}

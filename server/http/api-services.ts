@@ -1,0 +1,215 @@
+// The services behind /api, built on the engine and the parts made around it: logins and accounts,
+// the tool catalog and provider status, analytics, retention, telemetry, and the ApiContext through
+// which the handlers reach them.
+import type { MaisakaConfig } from "../../lib/config/schema";
+import type { OneBotAudiencePatch } from "../../lib/platforms/status";
+import { AccountService } from "../accounts/accounts";
+import type { AuditLog } from "../accounts/audit";
+import { AnalyticsIndexer } from "../analytics/indexer";
+import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
+import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
+import { OperatorAuth } from "../auth/operator-auth";
+import type { Engine } from "../composition";
+import type { MaisakaDatabase } from "../db";
+import { AnalyticsStore } from "../db/stores/analytics";
+import { StoreWriter } from "../db/writer";
+import type { EngineLogger } from "../engine";
+import type { McpServerSettings } from "../mcp/server-settings";
+import { mcpProviderStatuses } from "../mcp/status";
+import type { OneBotPlatform } from "../platforms/onebot/wiring";
+import { PLUGIN_PROVIDER_NAME } from "../plugins/runtime";
+import type { SearchService } from "../search/service";
+import type { LiveSettingsService } from "../settings/live-settings";
+import { startTelemetry, type Telemetry } from "../telemetry/service";
+import { BUILTIN_PROVIDER_NAME } from "../tools/builtin/provider";
+import type { ApiContext } from "./context";
+import { TokenBuckets } from "./rate-limit";
+import { BotDataService } from "./services/bot-data";
+import { EmojiFiles } from "./services/emoji-files";
+import { IconProxy, type IconProxyOptions } from "./services/icon-proxy";
+import { McpServerService } from "./services/mcp-servers";
+import { ProviderStatusRegistry } from "./services/provider-status";
+import { RetentionSweep } from "./services/retention";
+import { SessionDirectory } from "./services/session-directory";
+import type { SessionLifecycle } from "./services/session-lifecycle";
+import { ToggleProvenance } from "./services/toggle-provenance";
+import { ToolCatalog } from "./services/tool-catalog";
+import { ToolInvokeService } from "./services/tool-invoke";
+import { ToolToggleService } from "./services/tool-toggles";
+
+/**
+ * Inbound chat messages per session: a burst of 20, then 5 per second. Far above any human typing
+ * into the dashboard, far below what would swamp a session's turn queue.
+ */
+const INBOUND_BURST = 20;
+const INBOUND_PER_SECOND = 5;
+
+/** Chat images as QQ serves them (photos, stickers, GIFs) stay well under this. */
+const CHAT_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+const CHAT_IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
+const CHAT_IMAGE_TYPES: ReadonlySet<string> = new Set([
+  "image/png",
+  "image/gif",
+  "image/jpeg",
+  "image/webp",
+  "image/avif",
+]);
+
+/** The server options the services read (AppServerOptions names them the same). */
+export interface ApiServicesOptions {
+  config: MaisakaConfig;
+  token: string;
+  auth?: { sessions?: Partial<LoginSessionOptions>; limits?: Partial<LoginLimitOptions> };
+  icons?: Partial<IconProxyOptions>;
+  plugins?: boolean;
+  /** The folder emoji files are under. */
+  emojiRoot: string;
+  telemetry?: { scheduledDelayMs?: number };
+}
+
+/** What the server built before the HTTP services: the engine and the services made around it. */
+export interface EngineParts {
+  engine: Engine;
+  onebot: OneBotPlatform | null;
+  mcpSettings: McpServerSettings;
+  settings: LiveSettingsService;
+  search: SearchService;
+  audit: AuditLog;
+  lifecycle: SessionLifecycle;
+}
+
+/** The context, and the services the server itself starts, closes or hands out. */
+export interface ApiServices {
+  ctx: ApiContext;
+  auth: OperatorAuth;
+  accounts: AccountService;
+  providerStatus: ProviderStatusRegistry;
+  analytics: AnalyticsIndexer;
+  retention: RetentionSweep;
+  telemetry: Telemetry;
+}
+
+/** Starts the plugin runner (when asked) and the analytics catch-up; the retention sweep is left to start. */
+export async function createApiServices(
+  opts: ApiServicesOptions,
+  database: MaisakaDatabase,
+  parts: EngineParts,
+  logger: EngineLogger,
+): Promise<ApiServices> {
+  const { engine, onebot, mcpSettings, settings, search, audit, lifecycle } = parts;
+  const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
+  await logins.load();
+  const loginLimiter = new LoginLimiter(opts.auth?.limits);
+  const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now());
+  // A disabled or deleted account's logins end at once (and their live sockets close).
+  accounts.onDisable((accountId) => void logins.revokeAccount(accountId).catch(() => undefined));
+  const auth = new OperatorAuth(opts.token, logins, loginLimiter, accounts);
+  const provenance = await ToggleProvenance.load(engine.stores.toggles);
+  const icons = new IconProxy(opts.icons);
+  const chatImages = new IconProxy({
+    maxBytes: CHAT_IMAGE_MAX_BYTES,
+    maxCacheBytes: CHAT_IMAGE_CACHE_BYTES,
+    cacheTtlMs: 86_400_000,
+    // No SVG from chats: a raster image cannot carry script whatever a platform serves.
+    mimeTypes: CHAT_IMAGE_TYPES,
+    allowPrivate: opts.config.platforms.onebot.imagesFromPrivateNetworks || (opts.icons?.allowPrivate ?? false),
+  });
+  const catalog = new ToolCatalog(engine, provenance, icons);
+  const providerStatus = new ProviderStatusRegistry();
+  providerStatus.register({
+    name: BUILTIN_PROVIDER_NAME,
+    type: "builtin",
+    async status() {
+      const entries = await catalog.entries(null);
+      const toolCount = entries.filter((e) => e.spec.providerType === "builtin").length;
+      return { name: BUILTIN_PROVIDER_NAME, type: "builtin", state: "ready", toolCount, lastError: null, detail: {} };
+    },
+  });
+  if (opts.plugins) {
+    await engine.plugins.start();
+    providerStatus.register({ name: PLUGIN_PROVIDER_NAME, type: "plugin", status: () => engine.plugins.statuses() });
+  }
+  const mcp = engine.mcp;
+  providerStatus.register({ name: "mcp", type: "mcp", status: () => mcpProviderStatuses(mcp) });
+  const analyticsStore = new AnalyticsStore(database.prisma, new StoreWriter({ health: database.health }));
+  const analytics = new AnalyticsIndexer({
+    store: analyticsStore,
+    ledger: database.ledger,
+    events: engine.bus,
+    onError: (error) => logger.warn(`analytics: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  // In the background: a large instance's first catch-up must not hold up the start.
+  void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
+  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention);
+  const emojiFiles = new EmojiFiles(opts.emojiRoot);
+  const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
+  const ctx: ApiContext = {
+    engine,
+    analytics: analyticsStore,
+    ledger: database.ledger,
+    auth,
+    accounts,
+    audit,
+    sessions: new SessionDirectory(engine),
+    lifecycle,
+    tools: catalog,
+    icons,
+    chatImages,
+    toggles: new ToolToggleService(engine, catalog, provenance, audit),
+    settings,
+    invocations: new ToolInvokeService(engine, provenance),
+    botData: new BotDataService({
+      audit,
+      stores: engine.stores,
+      files: emojiFiles,
+      now: () => engine.clock.now(),
+    }),
+    providers: providerStatus,
+    mcpServers: new McpServerService(engine.mcp, mcpSettings, audit, opts.config.mcp.enabled),
+    inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
+    logins: loginLimiter,
+    pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
+    database: database.health,
+    bundles: {
+      export: {
+        ledger: database.ledger,
+        async lastSeq(sessionId) {
+          const seq = engine.bus.seqOf(sessionId);
+          await engine.bus.whenDurable(sessionId, seq);
+          return seq;
+        },
+        media: {
+          async chatImage(url) {
+            const image = await chatImages.fetchSource(url);
+            return { bytes: image.body, contentType: image.mimeType };
+          },
+          emoji: (file) => emojiFiles.read(file),
+        },
+        loadSnapshot: (sessionId) => database.stores.sessions.loadSnapshot(sessionId),
+        importedMedia: database.stores.sessionMedia,
+        maxMediaBytes: opts.config.export.maxMediaBytes,
+        now: () => engine.clock.now(),
+      },
+      import: {
+        ledger: database.ledger,
+        sessions: database.stores.sessions,
+        media: database.stores.sessionMedia,
+        adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
+        maxBytes: opts.config.export.maxImportBytes,
+      },
+    },
+    telemetry,
+    search,
+    ...(onebot
+      ? {
+          platforms: {
+            status: () => onebot.service.status(),
+            inbound: () => onebot.inbound?.counters() ?? null,
+            audience: () => onebot.audience.current(),
+            changeAudience: (patch: OneBotAudiencePatch) => onebot.audience.change(patch),
+          },
+        }
+      : {}),
+  };
+  return { ctx, auth, accounts, providerStatus, analytics, retention, telemetry };
+}
