@@ -29,7 +29,11 @@ describe("GET /api/search", () => {
     const sessionId = await server.createSession({ name: "search" });
     expect((await server.say(sessionId, "请帮我查一下明天上海的天气")).status).toBe(202);
     const found = await until(
-      async () => (await search(`q=${encodeURIComponent("上海的天气")}`)).hits,
+      async () => {
+        // An empty list is not found yet (the index follows the ledger within about a second).
+        const { hits } = await search(`q=${encodeURIComponent("上海的天气")}`);
+        return hits.length ? hits : undefined;
+      },
       "the message to be searchable",
       { timeoutMs: 20_000 },
     );
