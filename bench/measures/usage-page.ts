@@ -4,7 +4,7 @@
 // usage_page_30d_paint: the page's first paint in Chromium (the production dashboard): a cold load
 // (a fresh browser context each time: no HTTP cache, no client state) of /usage?range=30d,
 // navigation start → the first animation frame with its five uPlot charts drawn; the totals must
-// then read the 120,000 calls. Median of several loads. Baseline, taking turns with it on the same
+// then read the 30 days' calls. Median of several loads. Baseline, taking turns with it on the same
 // server: a bare page (no React, no uPlot) fetching the same series JSON and drawing the same five
 // charts as plain bars and lines on canvases, navigation start → its first frame with them.
 //
@@ -149,15 +149,21 @@ interface Load {
   data: number;
 }
 
-/** One cold load of a side's page in a fresh context; it must then show `expectCalls` as the range's calls. */
+/** One cold load of a side's page in a fresh context; it must then show the 30 days' `expectCalls` calls. */
 async function coldLoad(browser: Browser, base: string, side: "app" | "bare", expectCalls: number): Promise<Load> {
   const page = await loggedInPage(browser, base);
   try {
     await page.route("**/__bench/usage-bare", (route) => route.fulfill({ contentType: "text/html", body: barePage() }));
     await page.goto(side === "app" ? "/usage?range=30d" : "/__bench/usage-bare", { waitUntil: "commit" });
     const paint = await firstFrameWith(page, side === "app" ? CHARTS_DRAWN : "#drawn");
-    const shown = await page.locator(side === "app" ? '[data-testid="usage-calls"]' : "#drawn").textContent();
-    if (shown !== expectCalls.toLocaleString("en-US"))
+    // The range moves on with the minute (the preset's rule), leaving the oldest few calls out.
+    const shown = Number(
+      (await page.locator(side === "app" ? '[data-testid="usage-calls"]' : "#drawn").textContent())?.replaceAll(
+        ",",
+        "",
+      ),
+    );
+    if (!(shown >= 0.99 * expectCalls && shown <= expectCalls))
       throw new Error(`${side}: the page shows ${shown} calls, not the 30 days' ${expectCalls}`);
     const data = await page.evaluate(
       () =>
