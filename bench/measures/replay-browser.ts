@@ -10,7 +10,14 @@
 import type { Page } from "@playwright/test";
 import { openDatabase } from "../../server/db";
 import type { MeasureFn } from "../measure";
-import { ensureBuild, launchChromium, loggedInPage, recordedEvents, startDashboardServer } from "../support/browser";
+import {
+  ensureBuild,
+  firstFrameWith,
+  launchChromium,
+  loggedInPage,
+  recordedEvents,
+  startDashboardServer,
+} from "../support/browser";
 import { sessionRecord } from "../support/engine";
 import { median, percentile } from "../support/stats";
 import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
@@ -31,16 +38,6 @@ async function seed(url: string): Promise<void> {
   } finally {
     await database.close();
   }
-}
-
-/** The page clock at the first animation frame where `selector` matches (polled every frame). */
-async function firstFrameWith(page: Page, selector: string): Promise<number> {
-  const handle = await page.waitForFunction(
-    (sel) => (document.querySelector(sel) ? performance.now() : null),
-    selector,
-    { timeout: 60_000, polling: "raf" },
-  );
-  return Number(await handle.jsonValue());
 }
 
 /** The player is usable: the replay starts before the first event, so its lists are still empty. */

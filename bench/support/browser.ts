@@ -82,6 +82,16 @@ export async function loggedInPage(browser: Browser, baseURL: string): Promise<P
   return page;
 }
 
+/** The page clock (ms since its navigation started) at the first animation frame where `selector` matches. */
+export async function firstFrameWith(page: Page, selector: string): Promise<number> {
+  const handle = await page.waitForFunction(
+    (sel) => (document.querySelector(sel) ? performance.now() : null),
+    selector,
+    { timeout: 60_000, polling: "raf" },
+  );
+  return Number(await handle.jsonValue());
+}
+
 /** The socket.io client as a browser script, for the bare baseline pages. */
 export function socketIoClientScript(): string {
   return readFileSync(path.join(root, "node_modules/socket.io-client/dist/socket.io.min.js"), "utf8");

@@ -34,10 +34,19 @@ function keyLabeller(t: Translate, split: Split) {
 const int = (n: number) => n.toLocaleString("en-US");
 const msText = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`);
 
-export function UsagePage() {
+/** The address names the preset, so a reload or a shared link opens on it (a custom range is not named). */
+function showRangeInAddress(preset: Exclude<RangePreset, "custom"> | null): void {
+  const url = new URL(window.location.href);
+  if (preset) url.searchParams.set("range", preset);
+  else url.searchParams.delete("range");
+  window.history.replaceState(window.history.state, "", url);
+}
+
+/** `initialPreset`: the range the page opens on (app/usage/page.tsx reads it from `?range=`). */
+export function UsagePage({ initialPreset = "24h" }: { initialPreset?: Exclude<RangePreset, "custom"> }) {
   const t = useT();
   const now = useNow();
-  const [preset, setPreset] = useState<RangePreset>("24h");
+  const [preset, setPreset] = useState<RangePreset>(initialPreset);
   const [custom, setCustom] = useState<UsageRange | null>(null);
   const [split, setSplit] = useState<Split>("task");
   // Presets end at the next full minute: the range (and every query) moves on once a minute.
@@ -78,10 +87,14 @@ export function UsagePage() {
         <RangePicker
           preset={preset}
           range={range}
-          onPreset={(p) => setPreset(p)}
+          onPreset={(p) => {
+            setPreset(p);
+            showRangeInAddress(p);
+          }}
           onCustom={(r) => {
             setCustom(r);
             setPreset("custom");
+            showRangeInAddress(null);
           }}
         />
         <div className="seg" role="group" aria-label={t("usage.split")}>

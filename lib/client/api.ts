@@ -2,6 +2,7 @@
 // the wire schema from lib/api, so a contract drift fails loudly at the edge instead of in a view.
 // Auth rides on the httpOnly login cookie; the token never lives in page JavaScript.
 import { z } from "zod";
+import { EARLY_FETCH_INIT, takeEarlyFetch } from "./early-fetch";
 import {
   acceptedMessageSchema,
   archivedSessionSchema,
@@ -94,15 +95,18 @@ export async function fetchJson(
 ): Promise<{ status: number; body: unknown }> {
   let res: Response;
   try {
-    res = await fetch(path, {
-      ...init,
-      credentials: "same-origin",
-      headers: {
-        accept: "application/json",
-        ...(init.body ? { "content-type": "application/json" } : {}),
-        ...init.headers,
-      },
-    });
+    const early = init.method === undefined && init.headers === undefined && takeEarlyFetch(path);
+    res = await (early
+      ? fetch(path, EARLY_FETCH_INIT)
+      : fetch(path, {
+          ...init,
+          credentials: "same-origin",
+          headers: {
+            accept: "application/json",
+            ...(init.body ? { "content-type": "application/json" } : {}),
+            ...init.headers,
+          },
+        }));
   } catch (error) {
     throw new NetworkError(error instanceof Error ? error.message : String(error));
   }
@@ -175,6 +179,11 @@ export async function editOrConflict<S extends z.ZodType>(
 }
 
 /** "?a=1&b=x" from the defined, non-empty values ("" when none). */
+/** The chart series' path (app/usage/page.tsx starts the page's first one early with it). */
+export function usageSeriesPath(query: Partial<UsageSeriesQuery>): string {
+  return `/api/usage/series${queryString(query)}`;
+}
+
 export function queryString(query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query))
@@ -268,8 +277,7 @@ export const api = {
   /** Usage groups over [from, to) (ms epochs) with sums and latency percentiles. */
   usage: (query: { from: number; to: number; groupBy: "task" | "model" | "endpoint" | "session" | "hour" | "day" }) =>
     request(`/api/usage${queryString(query)}`, usageListSchema),
-  usageSeries: (query: Partial<UsageSeriesQuery>) =>
-    request(`/api/usage/series${queryString(query)}`, usageSeriesSchema),
+  usageSeries: (query: Partial<UsageSeriesQuery>) => request(usageSeriesPath(query), usageSeriesSchema),
   usageBudget: () => request("/api/usage/budget", usageBudgetStateSchema),
 };
 

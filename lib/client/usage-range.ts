@@ -4,6 +4,11 @@ export type RangePreset = "24h" | "7d" | "30d" | "custom";
 
 export const RANGE_PRESETS: readonly Exclude<RangePreset, "custom">[] = ["24h", "7d", "30d"];
 
+/** The preset a `?range=` value names (a link to the page with its range); null for anything else. */
+export function presetParam(value: unknown): Exclude<RangePreset, "custom"> | null {
+  return RANGE_PRESETS.find((p) => p === value) ?? null;
+}
+
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const PRESET_MS: Record<Exclude<RangePreset, "custom">, number> = {

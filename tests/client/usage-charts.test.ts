@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { UsageList, UsageSeries } from "../../lib/api/schemas";
 import { chartX, metricSeries, sortRows, totalsOf } from "../../lib/client/usage-charts";
-import { customRange, presetRange } from "../../lib/client/usage-range";
+import { customRange, presetParam, presetRange } from "../../lib/client/usage-range";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 11, 1, 0, 0, 0);
@@ -21,6 +21,11 @@ const row = (key: string, over: Partial<UsageList["rows"][number]> = {}): UsageL
 });
 
 describe("usage ranges", () => {
+  it("takes a preset from the page's ?range= value and nothing else", () => {
+    expect(presetParam("30d")).toBe("30d");
+    expect(presetParam("24h")).toBe("24h");
+    for (const bad of [undefined, "", "custom", "30D", ["30d"], "90d"]) expect(presetParam(bad)).toBeNull();
+  });
   it("presets end at the next full minute and chart by hour up to a week, by day beyond", () => {
     const now = T0 + 12 * HOUR + 30_500;
     expect(presetRange("24h", now)).toEqual({
