@@ -266,7 +266,8 @@ function ToolCalls({
   );
 }
 
-function ToolCallRow({ t }: { t: ToolExecutionData }) {
+// Memoised: a running cycle re-renders with each of its events; its finished calls stay as they are.
+const ToolCallRow = memo(function ToolCallRow({ t }: { t: ToolExecutionData }) {
   const [open, setOpen] = useState(false);
   const result = t.result ?? t.summary;
   const long = result.length > 240 || result.includes("\n");
@@ -304,7 +305,7 @@ function ToolCallRow({ t }: { t: ToolExecutionData }) {
       )}
     </li>
   );
-}
+});
 
 function compactArgs(args: Record<string, unknown>): string {
   const s = JSON.stringify(args);

@@ -2,7 +2,7 @@
 // The scrubber: cycle markers (acted / stayed silent) and message ticks drawn as SVG paths however
 // long the session, a playhead moved by the player's position stream without re-rendering, click or
 // drag to seek, arrow keys to step. It is scaled by event (replay-scale.ts), not by wall time.
-import { useEffect, useMemo, useRef, type KeyboardEvent, type PointerEvent } from "react";
+import { memo, useEffect, useMemo, useRef, type KeyboardEvent, type PointerEvent } from "react";
 import { formatPlayhead } from "../../lib/client/format";
 import type { ReplayPlayer } from "../../lib/client/replay-player";
 import type { ScrubScale } from "../../lib/client/replay-scale";
@@ -25,7 +25,8 @@ function ticks(indices: number[], scale: ScrubScale, y0: number, y1: number): st
   return [...xs].map((x) => `M${x} ${y0}V${y1}`).join("");
 }
 
-export function Scrubber({
+// Memoised: the replay re-renders with every seek, the scrubber paints its playhead itself.
+export const Scrubber = memo(function Scrubber({
   player,
   durationMs,
   marks,
@@ -140,4 +141,4 @@ export function Scrubber({
       <div ref={headRef} className="scrub-head" />
     </div>
   );
-}
+});

@@ -4,7 +4,7 @@
 // and cycle cards as they stood at the playhead. Lists are virtualised: 10,000+ events open as is.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { api } from "../../lib/client/api";
 import { formatClock, formatPlayhead } from "../../lib/client/format";
@@ -15,7 +15,7 @@ import { useReplay } from "../../lib/client/react/use-replay";
 import { REPLAY_SPEEDS, type ReplayPlayer } from "../../lib/client/replay-player";
 import { createScrubScale } from "../../lib/client/replay-scale";
 import { sessionTitle } from "../../lib/client/session-title";
-import type { CycleView, TimelineItem } from "../../lib/client/timeline";
+import type { CycleView, Timeline, TimelineItem } from "../../lib/client/timeline";
 import { CycleCard } from "../cycle/CycleCard";
 import { StageBadge } from "../sessions/StageBadge";
 import { MessageRow, NoticeRow } from "../session-live/TimelineRows";
@@ -118,52 +118,13 @@ function ReplayBody({
 }) {
   const [dragging, setDragging] = useState(false);
   const { player, snapshot, visible } = useReplay(sessionId, events, { dragging });
-  const t = useT();
   useSeekToCycle(player, events, cycle);
-  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
-  const [followChat, setFollowChat] = useState(true);
-  const [followCycles, setFollowCycles] = useState(true);
   useReplayKeys(player);
   useSeekToLinkedSeq(player, events);
 
   const marks = useMemo(() => marksOf(events), [events]);
   const scale = useMemo(() => createScrubScale(events.map((e) => e.ts)), [events]);
-  const transcript = useMemo(() => visible.items.filter((i) => i.kind !== "cycle"), [visible.items]);
-  const cycles = useMemo(
-    () => visible.items.filter((i): i is Extract<TimelineItem, { kind: "cycle" }> => i.kind === "cycle"),
-    [visible.items],
-  );
-  const current = cycles.length ? cycles[cycles.length - 1].key : null;
   const lastEvent = snapshot.index > 0 ? events[snapshot.index - 1] : null;
-
-  const toggle = useCallback((key: string) => {
-    setExpanded((prev) => {
-      const next = new Set(prev);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
-  }, []);
-  const renderCycle = useCallback(
-    (item: { key: string; cycle: CycleView }) => (
-      <CycleCard
-        cycle={item.cycle}
-        selected={item.key === current}
-        expanded={expanded.has(item.key)}
-        onToggleExpanded={toggle}
-      />
-    ),
-    [current, expanded, toggle],
-  );
-  const renderChat = useCallback(
-    (item: TimelineItem) =>
-      item.kind === "message" ? (
-        <MessageRow event={item.event} recalled={item.recalled} arrival={item.arrival} />
-      ) : item.kind === "notice" ? (
-        <NoticeRow event={item.event} />
-      ) : null,
-    [],
-  );
 
   return (
     <div
@@ -266,46 +227,97 @@ function ReplayBody({
           cycle · <kbd>[</kbd>/<kbd>]</kbd> speed
         </span>
       </div>
-      {/* Rows re-mount on every scrub frame: small overscans keep each frame cheap. */}
-      <div className="replay-cols">
-        <section className="replay-col" aria-label="Chat transcript at the playhead">
-          <div className="col-title">
-            Transcript <span className="muted">{t("replay.messages", { count: visible.messageCount })}</span>
-          </div>
-          <VirtualList
-            items={transcript}
-            getKey={(i) => i.key}
-            estimateSize={() => 30}
-            render={renderChat}
-            follow={followChat}
-            onFollowChange={setFollowChat}
-            label="Transcript"
-            testId="replay-transcript"
-            overscan={2}
-            empty={<div className="muted pad">No message yet at this point. Press play or step forward.</div>}
-          />
-        </section>
-        <section className="replay-col replay-col-wide" aria-label="Cycles at the playhead">
-          <div className="col-title">
-            Cycles <span className="muted">{visible.cycleCount.toLocaleString()}</span>
-          </div>
-          <VirtualList
-            items={cycles}
-            getKey={(i) => i.key}
-            estimateSize={() => 190}
-            render={renderCycle}
-            follow={followCycles}
-            onFollowChange={setFollowCycles}
-            label="Cycles"
-            testId="replay-cycles"
-            overscan={1}
-            empty={<div className="muted pad">No cycle yet at this point.</div>}
-          />
-        </section>
-      </div>
+      <ReplayLists visible={visible} />
     </div>
   );
 }
+
+/**
+ * The transcript and the cycle cards at the lists' index. Memoised: the player's state changes with
+ * every scrubber move (the counter, the stage line), and redrawing the lists' rows each time would
+ * cost more than the frame; they change only when `visible` does.
+ */
+const ReplayLists = memo(function ReplayLists({ visible }: { visible: Timeline }) {
+  const t = useT();
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const [followChat, setFollowChat] = useState(true);
+  const [followCycles, setFollowCycles] = useState(true);
+  const transcript = useMemo(() => visible.items.filter((i) => i.kind !== "cycle"), [visible.items]);
+  const cycles = useMemo(
+    () => visible.items.filter((i): i is Extract<TimelineItem, { kind: "cycle" }> => i.kind === "cycle"),
+    [visible.items],
+  );
+  const current = cycles.length ? cycles[cycles.length - 1].key : null;
+
+  const toggle = useCallback((key: string) => {
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  }, []);
+  const renderCycle = useCallback(
+    (item: { key: string; cycle: CycleView }) => (
+      <CycleCard
+        cycle={item.cycle}
+        selected={item.key === current}
+        expanded={expanded.has(item.key)}
+        onToggleExpanded={toggle}
+      />
+    ),
+    [current, expanded, toggle],
+  );
+  const renderChat = useCallback(
+    (item: TimelineItem) =>
+      item.kind === "message" ? (
+        <MessageRow event={item.event} recalled={item.recalled} arrival={item.arrival} />
+      ) : item.kind === "notice" ? (
+        <NoticeRow event={item.event} />
+      ) : null,
+    [],
+  );
+
+  // Rows re-mount on every scrub frame: small overscans keep each frame cheap.
+  return (
+    <div className="replay-cols">
+      <section className="replay-col" aria-label="Chat transcript at the playhead">
+        <div className="col-title">
+          Transcript <span className="muted">{t("replay.messages", { count: visible.messageCount })}</span>
+        </div>
+        <VirtualList
+          items={transcript}
+          getKey={(i) => i.key}
+          estimateSize={() => 30}
+          render={renderChat}
+          follow={followChat}
+          onFollowChange={setFollowChat}
+          label="Transcript"
+          testId="replay-transcript"
+          overscan={2}
+          empty={<div className="muted pad">No message yet at this point. Press play or step forward.</div>}
+        />
+      </section>
+      <section className="replay-col replay-col-wide" aria-label="Cycles at the playhead">
+        <div className="col-title">
+          Cycles <span className="muted">{visible.cycleCount.toLocaleString()}</span>
+        </div>
+        <VirtualList
+          items={cycles}
+          getKey={(i) => i.key}
+          estimateSize={() => 190}
+          render={renderCycle}
+          follow={followCycles}
+          onFollowChange={setFollowCycles}
+          label="Cycles"
+          testId="replay-cycles"
+          overscan={1}
+          empty={<div className="muted pad">No cycle yet at this point.</div>}
+        />
+      </section>
+    </div>
+  );
+});
 
 function PlayheadClock({ player, durationMs }: { player: ReplayPlayer; durationMs: number }) {
   const ref = useRef<HTMLSpanElement>(null);

@@ -5,6 +5,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import {
   useCallback,
+  useEffect,
   useImperativeHandle,
   useLayoutEffect,
   useRef,
@@ -77,13 +78,29 @@ export function VirtualList<T>({
   // per-row scroll writes avoids a forced layout for every row measured.
   virtualizer.shouldAdjustScrollPositionOnItemSizeChange = follow ? NEVER : undefined;
   const total = virtualizer.getTotalSize();
+  const innerRef = useRef<HTMLDivElement>(null);
+  const following = useRef(follow);
+  following.current = follow;
 
+  // Following starts (or the list opens following): pin the end at once.
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    // The inner block is exactly `total` high: writing it (no read of scrollHeight) pins the end
-    // with a single layout.
-    if (follow && el) el.scrollTop = total;
-  }, [follow, total, items.length]);
+    if (follow && el) el.scrollTop = el.scrollHeight;
+  }, [follow]);
+  // While following, the end is pinned when the inner block (exactly `total` high) changes height,
+  // from a ResizeObserver: it runs after the browser's own layout and before paint, so the write
+  // costs no layout and no frame shows the list unpinned. Writing scrollTop in a layout effect right
+  // after new rows were committed forced an extra layout of the list on every live merge.
+  useEffect(() => {
+    const el = scrollRef.current;
+    const inner = innerRef.current;
+    if (!el || !inner || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => {
+      if (following.current) el.scrollTop = el.scrollHeight;
+    });
+    observer.observe(inner);
+    return () => observer.disconnect();
+  }, []);
 
   useImperativeHandle(handle, () => ({
     scrollToIndex: (index) => virtualizer.scrollToIndex(index, { align: "auto" }),
@@ -131,7 +148,7 @@ export function VirtualList<T>({
       tabIndex={0}
     >
       {items.length === 0 && empty}
-      <div className="vlist-inner" style={{ height: total }}>
+      <div ref={innerRef} className="vlist-inner" style={{ height: total }}>
         {virtualizer.getVirtualItems().map((v) => (
           <div
             key={v.key}

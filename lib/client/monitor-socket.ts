@@ -50,8 +50,10 @@ const MIN_FLUSH_INTERVAL_MS = 16;
 /**
  * Batches flushes without delaying a lone event: the first event after a quiet spell flushes at
  * once (microtask); events arriving faster are merged and flushed together on the next animation
- * frame at the earliest MIN_FLUSH_INTERVAL_MS later (or after 50 ms when the tab is hidden and
- * frames stop), so 200 events/s cost one render per frame at most, not 200.
+ * frame (or after 50 ms when the tab is hidden and frames stop), so 200 events/s cost one render
+ * per frame, not 200. A frame skips its flush only when one ran less than half the interval before
+ * it (a lone event flushed just ahead of the frame): requiring the whole interval made a frame whose
+ * callback ran a little early wait for the next one, a second frame of latency.
  */
 export function createFrameScheduler(
   now: () => number = () => performance.now(),
@@ -75,7 +77,7 @@ export function createFrameScheduler(
     }
     const onFrame = () => {
       raf = null;
-      if (now() - lastRun >= minIntervalMs) run();
+      if (now() - lastRun >= minIntervalMs / 2) run();
       else raf = requestAnimationFrame(onFrame);
     };
     if (typeof requestAnimationFrame === "function") raf = requestAnimationFrame(onFrame);

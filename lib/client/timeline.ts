@@ -160,12 +160,30 @@ function applyFresh(prev: Timeline, fresh: readonly MonitorEvent[]): Timeline {
   return draft.finish();
 }
 
-/** Copy-on-write working state for one batch: each collection is copied once per batch. */
+/** A map copied on its first write: most live batches add no message and start no cycle. */
+class CopyOnWrite<K, V> {
+  private copy: Map<K, V> | null = null;
+  constructor(private readonly base: ReadonlyMap<K, V>) {}
+  get(key: K): V | undefined {
+    return (this.copy ?? this.base).get(key);
+  }
+  has(key: K): boolean {
+    return (this.copy ?? this.base).has(key);
+  }
+  set(key: K, value: V): void {
+    (this.copy ??= new Map(this.base)).set(key, value);
+  }
+  result(): ReadonlyMap<K, V> {
+    return this.copy ?? this.base;
+  }
+}
+
+/** Copy-on-write working state for one batch: each collection is copied at most once per batch. */
 class Draft {
   private readonly items: TimelineItem[];
-  private readonly messageIndex: Map<string, number>;
-  private readonly cycleIndex: Map<string, number>;
-  private readonly cycleKeyById: Map<string, string>;
+  private readonly messageIndex: CopyOnWrite<string, number>;
+  private readonly cycleIndex: CopyOnWrite<string, number>;
+  private readonly cycleKeyById: CopyOnWrite<string, string>;
   private readonly events: MonitorEvent[];
   private readonly gaps: SeqGap[];
   private recentStages: EventOf<"stage.status">[];
@@ -178,9 +196,9 @@ class Draft {
 
   constructor(private readonly prev: Timeline) {
     this.items = [...prev.items];
-    this.messageIndex = new Map(prev.messageIndex);
-    this.cycleIndex = new Map(prev.cycleIndex);
-    this.cycleKeyById = new Map(prev.cycleKeyById);
+    this.messageIndex = new CopyOnWrite(prev.messageIndex);
+    this.cycleIndex = new CopyOnWrite(prev.cycleIndex);
+    this.cycleKeyById = new CopyOnWrite(prev.cycleKeyById);
     this.events = [...prev.events];
     this.gaps = [...prev.gaps];
     this.recentStages = [...prev.recentStages];
@@ -283,9 +301,9 @@ class Draft {
       events: this.events,
       lastSeq: this.lastSeq,
       items: this.items,
-      messageIndex: this.messageIndex,
-      cycleIndex: this.cycleIndex,
-      cycleKeyById: this.cycleKeyById,
+      messageIndex: this.messageIndex.result(),
+      cycleIndex: this.cycleIndex.result(),
+      cycleKeyById: this.cycleKeyById.result(),
       stage: this.stage,
       recentStages: this.recentStages,
       messageCount: this.messageCount,

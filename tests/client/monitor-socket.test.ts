@@ -1,6 +1,6 @@
 // The /monitor subscription with a fake socket: subscribe from the cursor on every (re)connect,
 // batched and validated delivery, resync handed over, auth refusal reported, clean close.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import {
   createFrameScheduler,
@@ -168,5 +168,37 @@ describe("createFrameScheduler", () => {
     cancel();
     await Promise.resolve();
     expect(runs).toEqual(["first", "burst"]);
+  });
+
+  it("flushes a burst on the next frame, not a frame later, unless a flush ran just before it", async () => {
+    const frames: FrameRequestCallback[] = [];
+    const runFrame = () => frames.splice(0).forEach((f) => f(0));
+    vi.stubGlobal("requestAnimationFrame", (f: FrameRequestCallback) => frames.push(f));
+    vi.stubGlobal("cancelAnimationFrame", () => undefined);
+    try {
+      let now = 1_000;
+      const schedule = createFrameScheduler(() => now, 16);
+      const runs: string[] = [];
+      schedule(() => runs.push("lone"));
+      await Promise.resolve();
+      // 12 ms later (a frame's callback running a little early): the burst goes out on this frame.
+      now += 5;
+      const cancelBurst = schedule(() => runs.push("burst"));
+      now += 7;
+      runFrame();
+      expect(runs).toEqual(["lone", "burst"]);
+      cancelBurst();
+      // A frame arriving 3 ms after a flush waits for the next one: one flush per frame at most.
+      now += 3;
+      const cancelNext = schedule(() => runs.push("next"));
+      runFrame();
+      expect(runs).toEqual(["lone", "burst"]);
+      now += 16;
+      runFrame();
+      expect(runs).toEqual(["lone", "burst", "next"]);
+      cancelNext();
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -1,12 +1,13 @@
 "use client";
 // A session's timeline: ledger pages first, then the live merge (see live-session.ts).
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { hashKey, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { MonitorEvent } from "../../events/schemas";
 import { api } from "../api";
 import { connectionStore } from "../connection-store";
 import { fetchTimeline, startLiveTimeline } from "../live-session";
 import { queryKeys } from "../query-keys";
+import type { Timeline } from "../timeline";
 
 export interface LoadProgress {
   loaded: number;
@@ -60,5 +61,20 @@ export function useLiveTimeline(
     };
   }, [ready, live, queryClient, sessionId]);
 
-  return { query, timeline: query.data, progress };
+  // The timeline is read straight from the cache, whose listeners run as the merge writes: the view
+  // renders in the same frame as the merge. useQuery's own notification comes a timer task later
+  // (a frame later under load), and reading `query.data` would make it render again for nothing.
+  const subscribe = useCallback(
+    (onChange: () => void) => {
+      const hash = hashKey(queryKeys.timeline(sessionId));
+      return queryClient.getQueryCache().subscribe((e) => {
+        if (e.query.queryHash === hash) onChange();
+      });
+    },
+    [queryClient, sessionId],
+  );
+  const read = () => queryClient.getQueryData<Timeline>(queryKeys.timeline(sessionId));
+  const timeline = useSyncExternalStore(subscribe, read, read);
+
+  return { query, timeline, progress };
 }

@@ -29,10 +29,13 @@ export function useReplay(
 
   const snapshot = useSyncExternalStore(player.subscribe, player.getSnapshot, player.getSnapshot);
   const cursor = useMemo(() => createTimelineCursor(sessionId, events), [sessionId, events]);
-  useEffect(() => warmWhenIdle(cursor), [cursor]);
+  const dragging = opts.dragging ?? false;
+  // Not while the scrubber is dragged: a snapshot of a long recording takes longer than a frame,
+  // idle callback or not, and the lists hold still meanwhile (they need no snapshot until it rests).
+  useEffect(() => (dragging ? undefined : warmWhenIdle(cursor)), [cursor, dragging]);
   // The lists follow the playhead at most every 100 ms, in an interruptible render, and hold still
   // while the scrubber is dragged: redrawing them costs more than a frame, the playhead does not.
-  const index = useDeferredValue(useListIndex(snapshot.index, opts.dragging ?? false));
+  const index = useDeferredValue(useListIndex(snapshot.index, dragging));
   const visible = useMemo(() => cursor.at(index), [cursor, index]);
   return { player, snapshot, visible };
 }
