@@ -4,29 +4,14 @@
 // primary key, data parsed), no server, no serialising. --quick: 20,000 events.
 import { get } from "node:http";
 import Database from "better-sqlite3";
-import { openDatabase } from "../../server/db";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { EXPORT_PAGE_EVENTS } from "../../server/http/services/session-export";
 import type { MeasureFn } from "../measure";
-import { sessionRecord } from "../support/engine";
-import { eventStream, meanBytes, recordEventMix } from "../support/event-mix";
+import { fillSessionLedger } from "../support/event-mix";
 import { BENCH_TOKEN, startBenchServer } from "../support/server";
 import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
 
 const SESSION = "export-100k";
-
-async function fill(url: string, events: number): Promise<number> {
-  const database = await openDatabase(url, { ledger: { synchronous: "normal" } });
-  try {
-    await database.stores.sessions.upsert(sessionRecord(SESSION));
-    const mix = await recordEventMix();
-    for (let seq = 1; seq <= events; seq += 5_000)
-      await database.ledger.append(eventStream(mix, SESSION, Math.min(5_000, events - seq + 1), seq));
-    return meanBytes(mix);
-  } finally {
-    await database.close();
-  }
-}
 
 /** Seconds to receive the whole bundle, and its bytes; checks it ends with the end line of every event. */
 function timedExport(base: string, events: number): Promise<{ s: number; bytes: number }> {
@@ -85,7 +70,7 @@ export const run: MeasureFn = ({ quick }) =>
   withTempDir(async (dir) => {
     const events = quick ? 20_000 : 100_000;
     const url = await tempDatabaseUrl(dir);
-    const meanEventBytes = await fill(url, events);
+    const meanEventBytes = await fillSessionLedger(url, SESSION, events);
     const raw = Math.min(rawRead(sqlitePathFromUrl(url), events), rawRead(sqlitePathFromUrl(url), events));
     const app = await startBenchServer(url);
     try {

@@ -5,30 +5,15 @@
 // SELECT on the primary key, data parsed), no server in between.
 import { BENCH_TOKEN, startBenchServer } from "../support/server";
 import Database from "better-sqlite3";
-import { openDatabase } from "../../server/db";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import type { MeasureFn } from "../measure";
-import { sessionRecord } from "../support/engine";
-import { eventStream, meanBytes, recordEventMix } from "../support/event-mix";
+import { fillSessionLedger } from "../support/event-mix";
 import { median, percentile } from "../support/stats";
 import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
 
 const EVENTS = 100_000;
 const PAGE = 500;
 const SESSION = "replay-100k";
-
-async function fill(url: string): Promise<number> {
-  const database = await openDatabase(url, { ledger: { synchronous: "normal" } });
-  try {
-    await database.stores.sessions.upsert(sessionRecord(SESSION));
-    const mix = await recordEventMix();
-    for (let seq = 1; seq <= EVENTS; seq += 5_000)
-      await database.ledger.append(eventStream(mix, SESSION, Math.min(5_000, EVENTS - seq + 1), seq));
-    return meanBytes(mix);
-  } finally {
-    await database.close();
-  }
-}
 
 async function timedPage(base: string, afterSeq: number): Promise<number> {
   const started = performance.now();
@@ -62,7 +47,7 @@ function rawPage(file: string, afterSeq: number): number {
 export const run: MeasureFn = ({ quick }) =>
   withTempDir(async (dir) => {
     const url = await tempDatabaseUrl(dir);
-    const meanEventBytes = await fill(url);
+    const meanEventBytes = await fillSessionLedger(url, SESSION, EVENTS);
     const raw = rawPage(sqlitePathFromUrl(url), 0);
     const app = await startBenchServer(url);
     try {

@@ -2,6 +2,7 @@
 // model: gate, planner, reply, replyer, finish), recorded once and then repeated as long streams.
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { createEngine } from "../../server/composition";
+import { openDatabase } from "../../server/db";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
 import { ScriptedModel } from "../../tests/load/scripted-model";
@@ -49,4 +50,21 @@ export function eventStream(
 /** Mean size of an event's JSON, in bytes. */
 export function meanBytes(events: readonly MonitorEvent[]): number {
   return events.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0) / events.length;
+}
+
+/**
+ * A database at `url` holding one session of `events` events of the recorded mix in its ledger
+ * (written in pages of 5,000); resolves with the mix's mean event size in bytes.
+ */
+export async function fillSessionLedger(url: string, sessionId: string, events: number): Promise<number> {
+  const database = await openDatabase(url, { ledger: { synchronous: "normal" } });
+  try {
+    await database.stores.sessions.upsert(sessionRecord(sessionId));
+    const mix = await recordEventMix();
+    for (let seq = 1; seq <= events; seq += 5_000)
+      await database.ledger.append(eventStream(mix, sessionId, Math.min(5_000, events - seq + 1), seq));
+    return meanBytes(mix);
+  } finally {
+    await database.close();
+  }
 }
