@@ -12,6 +12,15 @@ rm -f test-results/static-checks.json test-results/vitest.json test-results/vite
 node scripts/static-checks.mjs --report test-results/static-checks.json
 static_rc=$?
 
+# Postgres and Redis come from Debian: the database and cluster tests start their own servers on
+# loopback (tests/support/services.ts), never the system-wide services.
+if [ ! -x /usr/lib/postgresql/15/bin/initdb ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
+  ! command -v redis-server >/dev/null; then
+  echo "installing postgresql and redis-server from apt..."
+  { apt-get update -qq && apt-get install -y -qq postgresql redis-server; } >test-results/apt-services.log 2>&1 ||
+    echo "could not install postgresql/redis-server (see test-results/apt-services.log)" >&2
+fi
+
 npx vitest run --exclude 'tests/load/**' --reporter=default --reporter=json --outputFile=test-results/vitest.json
 vitest_rc=$?
 # The load test saturates both cores: it runs on its own so timing-sensitive suites are not starved.

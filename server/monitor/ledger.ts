@@ -51,3 +51,14 @@ export class MemoryLedger implements EventLedger {
       .map((e) => structuredClone(e));
   }
 }
+
+/**
+ * An append refused because this node no longer owns some of the batch's sessions (cluster fencing):
+ * nothing of the batch was written; the bus drops those sessions' events and writes the rest again.
+ */
+export class FencedError extends Error {
+  constructor(readonly sessionIds: string[]) {
+    super(`not the owner of session(s) ${sessionIds.join(", ")} any more: their events were not written`);
+    this.name = "FencedError";
+  }
+}

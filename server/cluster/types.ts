@@ -1,0 +1,37 @@
+// What the parts of a cluster ask of each other. A node joins a cluster when DATABASE_URL is a
+// postgresql:// URL and REDIS_URL is set: Postgres holds every row (ledger, stores, leases), Redis carries
+// the messages between nodes (calls, notices, the live event feed).
+import type { PoolClient } from "pg";
+
+export interface ClusterIdentity {
+  /** MAISAKA_NODE_ID, default `<hostname>:<port>`. */
+  nodeId: string;
+  /** MAISAKA_NODE_URL, default `http://<HOST>:<PORT>`. */
+  url: string;
+}
+
+/** Messaging between nodes over Redis (server/cluster/messenger.ts). */
+export interface NodeMessenger {
+  readonly nodeId: string;
+  /**
+   * Calls `method` on another node (or this one) and resolves with its handler's JSON result; rejects
+   * with NodeCallError when the handler threw, or NodeUnreachableError after `timeoutMs` (default 5,000).
+   */
+  call<T = unknown>(nodeId: string, method: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T>;
+  /** Serves `method` for the other nodes; one handler per method. */
+  handle(method: string, handler: (payload: unknown, fromNodeId: string) => Promise<unknown>): void;
+  /** A cluster-wide notice, delivered to every node subscribed to `topic`, this one included. */
+  publish(topic: string, payload: unknown): Promise<void>;
+  subscribe(topic: string, listener: (payload: unknown, fromNodeId: string) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** The fencing check the Postgres ledger runs inside its append transaction (server/cluster/fence.ts). */
+export interface LedgerFence {
+  /**
+   * Of `sessionIds`, those this node may not write: it does not hold their lease with the token it was
+   * granted, or the lease expired (Postgres's own clock). Runs on the append's transaction client, which
+   * it may lock lease rows on (FOR SHARE), so a lease cannot change hands while the append commits.
+   */
+  refused(client: PoolClient, sessionIds: readonly string[]): Promise<Set<string>>;
+}

@@ -1,0 +1,20 @@
+// A new, empty database on the run's Postgres server (tests/support/global-services.ts) per call.
+import pg from "pg";
+import { inject } from "vitest";
+
+let counter = 0;
+
+export async function newPostgresDatabase(prefix = "t"): Promise<string> {
+  const admin = inject("postgresUrl");
+  const name = `${prefix}_${process.pid}_${++counter}_${Date.now().toString(36)}`.toLowerCase();
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
