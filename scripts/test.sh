@@ -14,7 +14,7 @@ static_rc=$?
 
 # Postgres and Redis come from Debian: the database and cluster tests start their own servers on
 # loopback (tests/support/services.ts), never the system-wide services.
-if [ ! -x /usr/lib/postgresql/15/bin/initdb ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
   ! command -v redis-server >/dev/null; then
   echo "installing postgresql and redis-server from apt..."
   { apt-get update -qq && apt-get install -y -qq postgresql redis-server; } >test-results/apt-services.log 2>&1 ||
