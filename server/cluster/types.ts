@@ -35,3 +35,14 @@ export interface LedgerFence {
    */
   refused(client: PoolClient, sessionIds: readonly string[]): Promise<Set<string>>;
 }
+
+/** Which node runs which session (server/cluster/ownership.ts). */
+export interface SessionDirectory {
+  /**
+   * The node that runs the session now. When its lease is free or expired: the node that should take it
+   * (rendezvous hash over the live nodes); when that is this node, the call acquires the lease first.
+   */
+  ownerOf(sessionId: string): Promise<string>;
+  /** This node holds the session's lease now (and so may run its runtime and write its ledger). */
+  ownsLocally(sessionId: string): boolean;
+}
