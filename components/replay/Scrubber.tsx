@@ -6,6 +6,7 @@ import { memo, useEffect, useMemo, useRef, type KeyboardEvent, type PointerEvent
 import { formatPlayhead } from "../../lib/client/format";
 import type { ReplayPlayer } from "../../lib/client/replay-player";
 import type { ScrubScale } from "../../lib/client/replay-scale";
+import { useT } from "../../lib/client/react/use-locale";
 
 /** Event indices (into the recording) of each kind of mark. */
 export interface ScrubberMarks {
@@ -40,6 +41,7 @@ export const Scrubber = memo(function Scrubber({
   /** A drag started (true) or ended (false). */
   onDragChange?: (dragging: boolean) => void;
 }) {
+  const t = useT();
   const trackRef = useRef<HTMLDivElement>(null);
   const headRef = useRef<HTMLDivElement>(null);
   const fillRef = useRef<HTMLDivElement>(null);
@@ -122,7 +124,7 @@ export const Scrubber = memo(function Scrubber({
       className="scrubber"
       role="slider"
       tabIndex={0}
-      aria-label="Playhead"
+      aria-label={t("replay.playhead")}
       aria-valuemin={0}
       aria-valuemax={Math.round(durationMs)}
       onPointerDown={onPointerDown}

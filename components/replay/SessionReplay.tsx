@@ -4,7 +4,7 @@
 // and cycle cards as they stood at the playhead. Lists are virtualised: 10,000+ events open as is.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { api } from "../../lib/client/api";
 import { formatClock, formatPlayhead } from "../../lib/client/format";
@@ -44,32 +44,30 @@ export function SessionReplay({ sessionId, cycle }: { sessionId: string; cycle?:
       </div>
       {query.isError && (
         <ErrorState
-          title="Cannot load this session's recording"
+          title={t("replay.loadError")}
           error={query.error}
-          action={<Link href="/">Back to sessions</Link>}
+          action={<Link href="/">{t("replay.backToSessions")}</Link>}
         />
       )}
       {query.isPending && (
         <Loading
           label={
             progress
-              ? `Loading events ${progress.loaded.toLocaleString()} of ${progress.total.toLocaleString()}…`
-              : "Loading the recording…"
+              ? t("replay.loadingEvents", { loaded: progress.loaded, total: progress.total })
+              : t("replay.loading")
           }
         />
       )}
       {timeline && timeline.events.length === 0 && (
         <EmptyState
-          title="Nothing recorded yet"
-          action={<Link href={`/sessions/${encodeURIComponent(sessionId)}`}>Open the live view</Link>}
+          title={t("replay.emptyTitle")}
+          action={<Link href={`/sessions/${encodeURIComponent(sessionId)}`}>{t("replay.openLive")}</Link>}
         >
-          This session has no events. Send it a message from the live view, then come back to replay it.
+          {t("replay.emptyBody")}
         </EmptyState>
       )}
       {timeline && timeline.gaps.length > 0 && (
-        <Loading
-          label={`Loading earlier events… ${timeline.events.length.toLocaleString()} of ${timeline.lastSeq.toLocaleString()}`}
-        />
+        <Loading label={t("replay.loadingEarlier", { loaded: timeline.events.length, total: timeline.lastSeq })} />
       )}
       {timeline && timeline.events.length > 0 && timeline.gaps.length === 0 && (
         <ReplayBody sessionId={sessionId} events={timeline.events} cycle={cycle} />
@@ -107,7 +105,7 @@ export function ReplayHeading({ sessionId, name }: { sessionId: string; name: st
   );
 }
 
-function ReplayBody({
+export function ReplayBody({
   sessionId,
   events,
   cycle,
@@ -116,6 +114,7 @@ function ReplayBody({
   events: readonly MonitorEvent[];
   cycle?: string;
 }) {
+  const t = useT();
   const [dragging, setDragging] = useState(false);
   const { player, snapshot, visible } = useReplay(sessionId, events, { dragging });
   useSeekToCycle(player, events, cycle);
@@ -138,45 +137,45 @@ function ReplayBody({
         <button
           className="btn btn-icon"
           onClick={() => player.stepCycle(-1)}
-          title="Previous cycle (Shift+←)"
-          aria-label="Previous cycle"
+          title={`${t("replay.prevCycle")} (Shift+←)`}
+          aria-label={t("replay.prevCycle")}
         >
           <Icon name="cycleBack" />
         </button>
         <button
           className="btn btn-icon"
           onClick={() => player.stepEvent(-1)}
-          title="Previous event (←)"
-          aria-label="Previous event"
+          title={`${t("replay.prevEvent")} (←)`}
+          aria-label={t("replay.prevEvent")}
         >
           <Icon name="stepBack" />
         </button>
         <button
           className="btn btn-primary btn-play"
           onClick={player.toggle}
-          title="Play / pause (Space)"
-          aria-label={snapshot.playing ? "Pause" : "Play"}
+          title={`${t("replay.playPause")} (Space)`}
+          aria-label={t(snapshot.playing ? "replay.pause" : "replay.play")}
           data-testid="play"
         >
-          <Icon name={snapshot.playing ? "pause" : "play"} /> {snapshot.playing ? "Pause" : "Play"}
+          <Icon name={snapshot.playing ? "pause" : "play"} /> {t(snapshot.playing ? "replay.pause" : "replay.play")}
         </button>
         <button
           className="btn btn-icon"
           onClick={() => player.stepEvent(1)}
-          title="Next event (→)"
-          aria-label="Next event"
+          title={`${t("replay.nextEvent")} (→)`}
+          aria-label={t("replay.nextEvent")}
         >
           <Icon name="stepForward" />
         </button>
         <button
           className="btn btn-icon"
           onClick={() => player.stepCycle(1)}
-          title="Next cycle (Shift+→)"
-          aria-label="Next cycle"
+          title={`${t("replay.nextCycle")} (Shift+→)`}
+          aria-label={t("replay.nextCycle")}
         >
           <Icon name="cycleForward" />
         </button>
-        <div className="seg speeds" role="group" aria-label="Speed">
+        <div className="seg speeds" role="group" aria-label={t("replay.speed")}>
           {REPLAY_SPEEDS.map((s) => (
             <button
               key={s}
@@ -188,14 +187,14 @@ function ReplayBody({
             </button>
           ))}
         </div>
-        <label className="check" title="Shorten silences longer than 1.5 s of playback">
+        <label className="check" title={t("replay.skipIdleTitle")}>
           <input type="checkbox" checked={snapshot.skipIdle} onChange={(e) => player.setSkipIdle(e.target.checked)} />{" "}
-          skip silences
+          {t("replay.skipIdle")}
         </label>
         <span className="grow" />
         <PlayheadClock player={player} durationMs={snapshot.durationMs} />
         <span className="mono muted" data-testid="event-counter">
-          event {snapshot.index.toLocaleString()} / {snapshot.total.toLocaleString()}
+          {t("replay.eventCounter", { index: snapshot.index, total: snapshot.total })}
         </span>
       </div>
       <Scrubber
@@ -214,7 +213,7 @@ function ReplayBody({
             roundText={visible.stage.data.roundText}
           />
         ) : (
-          <span className="muted">Before the first stage.</span>
+          <span className="muted">{t("replay.beforeFirstStage")}</span>
         )}
         {lastEvent && (
           <span className="muted small mono">
@@ -223,8 +222,10 @@ function ReplayBody({
         )}
         <span className="grow" />
         <span className="muted small">
-          <kbd>Space</kbd> play · <kbd>←</kbd>/<kbd>→</kbd> event · <kbd>Shift</kbd>+arrows or <kbd>j</kbd>/<kbd>k</kbd>{" "}
-          cycle · <kbd>[</kbd>/<kbd>]</kbd> speed
+          <kbd>Space</kbd> {t("replay.keys.play")} · <kbd>←</kbd>/<kbd>→</kbd> {t("replay.keys.event")} ·{" "}
+          <kbd>Shift</kbd>
+          {t("replay.keys.arrowsOr")} <kbd>j</kbd>/<kbd>k</kbd> {t("replay.keys.cycle")} · <kbd>[</kbd>/<kbd>]</kbd>{" "}
+          {t("replay.keys.speed")}
         </span>
       </div>
       <ReplayLists visible={visible} />
@@ -281,43 +282,72 @@ const ReplayLists = memo(function ReplayLists({ visible }: { visible: Timeline }
   // Rows re-mount on every scrub frame: small overscans keep each frame cheap.
   return (
     <div className="replay-cols">
-      <section className="replay-col" aria-label="Chat transcript at the playhead">
-        <div className="col-title">
-          Transcript <span className="muted">{t("replay.messages", { count: visible.messageCount })}</span>
-        </div>
-        <VirtualList
-          items={transcript}
-          getKey={(i) => i.key}
-          estimateSize={() => 30}
-          render={renderChat}
-          follow={followChat}
-          onFollowChange={setFollowChat}
-          label="Transcript"
-          testId="replay-transcript"
-          overscan={2}
-          empty={<div className="muted pad">No message yet at this point. Press play or step forward.</div>}
-        />
-      </section>
-      <section className="replay-col replay-col-wide" aria-label="Cycles at the playhead">
-        <div className="col-title">
-          Cycles <span className="muted">{visible.cycleCount.toLocaleString()}</span>
-        </div>
-        <VirtualList
-          items={cycles}
-          getKey={(i) => i.key}
-          estimateSize={() => 190}
-          render={renderCycle}
-          follow={followCycles}
-          onFollowChange={setFollowCycles}
-          label="Cycles"
-          testId="replay-cycles"
-          overscan={1}
-          empty={<div className="muted pad">No cycle yet at this point.</div>}
-        />
-      </section>
+      <ReplayColumn
+        label={t("replay.transcriptLabel")}
+        title={t("replay.transcript")}
+        count={t("replay.messages", { count: visible.messageCount })}
+        items={transcript}
+        estimateSize={30}
+        render={renderChat}
+        follow={followChat}
+        onFollowChange={setFollowChat}
+        testId="replay-transcript"
+        overscan={2}
+        empty={t("replay.noMessage")}
+      />
+      <ReplayColumn
+        wide
+        label={t("replay.cyclesLabel")}
+        title={t("replay.cycles")}
+        count={visible.cycleCount.toLocaleString()}
+        items={cycles}
+        estimateSize={190}
+        render={renderCycle}
+        follow={followCycles}
+        onFollowChange={setFollowCycles}
+        testId="replay-cycles"
+        overscan={1}
+        empty={t("replay.noCycle")}
+      />
     </div>
   );
 });
+
+/** One column of the replay: a titled, virtualised list that follows the playhead until scrolled away. */
+function ReplayColumn<T extends { key: string }>(props: {
+  label: string;
+  title: string;
+  count: string;
+  items: readonly T[];
+  estimateSize: number;
+  render: (item: T) => ReactNode;
+  follow: boolean;
+  onFollowChange: (follow: boolean) => void;
+  testId: string;
+  overscan: number;
+  empty: string;
+  wide?: boolean;
+}) {
+  return (
+    <section className={props.wide ? "replay-col replay-col-wide" : "replay-col"} aria-label={props.label}>
+      <div className="col-title">
+        {props.title} <span className="muted">{props.count}</span>
+      </div>
+      <VirtualList
+        items={props.items}
+        getKey={(i) => i.key}
+        estimateSize={() => props.estimateSize}
+        render={props.render}
+        follow={props.follow}
+        onFollowChange={props.onFollowChange}
+        label={props.title}
+        testId={props.testId}
+        overscan={props.overscan}
+        empty={<div className="muted pad">{props.empty}</div>}
+      />
+    </section>
+  );
+}
 
 function PlayheadClock({ player, durationMs }: { player: ReplayPlayer; durationMs: number }) {
   const ref = useRef<HTMLSpanElement>(null);
