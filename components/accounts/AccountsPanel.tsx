@@ -9,17 +9,14 @@ import { api } from "../../lib/client/api";
 import { formatDateTime } from "../../lib/client/format";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useAccount } from "../../lib/client/react/use-account";
+import { useT } from "../../lib/client/react/use-locale";
 import { CopyButton } from "../ui/CopyButton";
 import { describeError, ErrorState } from "../ui/States";
 
 const ROLES: readonly Role[] = ["admin", "operator", "viewer"];
-const ROLE_HELP: Record<Role, string> = {
-  admin: "everything, accounts and logins included",
-  operator: "everything but accounts",
-  viewer: "read only",
-};
 
 export function AccountsPanel() {
+  const t = useT();
   const me = useAccount();
   const queryClient = useQueryClient();
   const accounts = useQuery({ queryKey: queryKeys.accounts, queryFn: api.accounts, enabled: me?.role === "admin" });
@@ -50,8 +47,8 @@ export function AccountsPanel() {
   if (me && me.role !== "admin") {
     return (
       <div className="page">
-        <h1>Accounts</h1>
-        <p className="muted">Only an admin manages accounts.</p>
+        <h1>{t("accounts.title")}</h1>
+        <p className="muted">{t("accounts.adminOnly")}</p>
       </div>
     );
   }
@@ -59,8 +56,8 @@ export function AccountsPanel() {
   return (
     <div className="page" data-testid="accounts-page">
       <div className="page-head">
-        <h1>Accounts</h1>
-        <span className="muted">{accounts.data ? `${rows.length} total` : ""}</span>
+        <h1>{t("accounts.title")}</h1>
+        <span className="muted">{accounts.data ? t("accounts.total", { count: rows.length }) : ""}</span>
       </div>
       <CreateAccountForm
         onCreated={(name, token) => {
@@ -70,13 +67,11 @@ export function AccountsPanel() {
       />
       {issued && (
         <div className="panel token-once" role="status" data-testid="issued-token">
-          <div>
-            API token of <b>{issued.name}</b>, shown only now (the server keeps its hash):
-          </div>
+          <div>{t("accounts.issued", { name: issued.name })}</div>
           <code className="mono token-value">{issued.token}</code>
-          <CopyButton text={() => issued.token} label="Copy token" />
+          <CopyButton text={() => issued.token} label={t("accounts.copyToken")} />
           <button type="button" className="btn btn-sm" onClick={() => setIssued(null)}>
-            Done
+            {t("accounts.done")}
           </button>
         </div>
       )}
@@ -85,16 +80,16 @@ export function AccountsPanel() {
           {problem}
         </div>
       )}
-      {accounts.isError && <ErrorState title="Cannot load the accounts" error={accounts.error} />}
-      <table className="table" aria-label="Accounts">
+      {accounts.isError && <ErrorState title={t("accounts.loadError")} error={accounts.error} />}
+      <table className="table" aria-label={t("accounts.title")}>
         <thead>
           <tr>
-            <th>Name</th>
-            <th>Role</th>
-            <th>Sign-in</th>
-            <th>Created</th>
-            <th>State</th>
-            <th aria-label="Actions" />
+            <th>{t("accounts.col.name")}</th>
+            <th>{t("accounts.col.role")}</th>
+            <th>{t("accounts.col.signIn")}</th>
+            <th>{t("accounts.col.created")}</th>
+            <th>{t("accounts.col.state")}</th>
+            <th aria-label={t("accounts.col.actions")} />
           </tr>
         </thead>
         <tbody>
@@ -103,23 +98,23 @@ export function AccountsPanel() {
               <td>
                 {a.name}
                 {a.bootstrap && (
-                  <span className="muted small" title="The operator token (MAISAKA_ADMIN_TOKEN / data/admin-token)">
+                  <span className="muted small" title={t("accounts.bootstrapTitle")}>
                     {" "}
-                    (operator token)
+                    {t("accounts.bootstrap")}
                   </span>
                 )}
-                {a.id === me?.id && <span className="muted small"> (you)</span>}
+                {a.id === me?.id && <span className="muted small"> {t("accounts.you")}</span>}
               </td>
               <td>
                 <select
                   className="input input-sm"
-                  aria-label={`Role of ${a.name}`}
+                  aria-label={t("accounts.roleOf", { name: a.name })}
                   value={a.role}
                   disabled={a.bootstrap || update.isPending}
                   onChange={(e) => update.mutate({ account: a, body: { role: e.target.value as Role } })}
                 >
                   {ROLES.map((r) => (
-                    <option key={r} value={r} title={ROLE_HELP[r]}>
+                    <option key={r} value={r} title={t(`accounts.role.${r}`)}>
                       {r}
                     </option>
                   ))}
@@ -127,18 +122,24 @@ export function AccountsPanel() {
               </td>
               <td className="small">
                 {a.bootstrap
-                  ? "configured token"
-                  : [a.hasPassword && "password", a.hasToken && "API token"].filter(Boolean).join(" + ") || "none"}
+                  ? t("accounts.signIn.configured")
+                  : [a.hasPassword && t("accounts.signIn.password"), a.hasToken && t("accounts.signIn.token")]
+                      .filter(Boolean)
+                      .join(" + ") || t("accounts.signIn.none")}
               </td>
               <td className="small">{formatDateTime(a.createdAt)}</td>
-              <td className="small">{a.disabledAt ? `disabled ${formatDateTime(a.disabledAt)}` : "enabled"}</td>
+              <td className="small">
+                {a.disabledAt
+                  ? t("accounts.disabledAt", { when: formatDateTime(a.disabledAt) })
+                  : t("accounts.enabled")}
+              </td>
               <td className="row-actions">
                 <button
                   type="button"
                   className="btn btn-sm"
                   onClick={() => update.mutate({ account: a, body: { disabled: !a.disabledAt } })}
                 >
-                  {a.disabledAt ? "Enable" : "Disable"}
+                  {t(a.disabledAt ? "accounts.enable" : "accounts.disable")}
                 </button>
                 {!a.bootstrap && (
                   <>
@@ -147,26 +148,26 @@ export function AccountsPanel() {
                       className="btn btn-sm"
                       onClick={() => update.mutate({ account: a, body: { rotateToken: true } })}
                     >
-                      New token
+                      {t("accounts.newToken")}
                     </button>
                     <button
                       type="button"
                       className="btn btn-sm"
                       onClick={() => {
-                        const password = window.prompt(`New password for ${a.name} (at least 8 characters)`);
+                        const password = window.prompt(t("accounts.passwordPrompt", { name: a.name }));
                         if (password) update.mutate({ account: a, body: { password } });
                       }}
                     >
-                      Set password
+                      {t("accounts.setPassword")}
                     </button>
                     <button
                       type="button"
                       className="btn btn-sm btn-danger"
                       onClick={() => {
-                        if (window.confirm(`Delete the account ${a.name}? Its logins end at once.`)) remove.mutate(a);
+                        if (window.confirm(t("accounts.deleteConfirm", { name: a.name }))) remove.mutate(a);
                       }}
                     >
-                      Delete
+                      {t("accounts.delete")}
                     </button>
                   </>
                 )}
@@ -181,6 +182,7 @@ export function AccountsPanel() {
 }
 
 function CreateAccountForm({ onCreated }: { onCreated: (name: string, token: string) => void }) {
+  const t = useT();
   const [error, setError] = useState<string | null>(null);
   const create = useMutation({
     mutationFn: api.createAccount,
@@ -209,12 +211,18 @@ function CreateAccountForm({ onCreated }: { onCreated: (name: string, token: str
     );
   };
   return (
-    <form className="toolbar" onSubmit={submit} aria-label="New account">
-      <input className="input input-sm" name="name" placeholder="Name" aria-label="New account name" required />
-      <select className="input input-sm" name="role" aria-label="New account role" defaultValue="viewer">
+    <form className="toolbar" onSubmit={submit} aria-label={t("accounts.new")}>
+      <input
+        className="input input-sm"
+        name="name"
+        placeholder={t("accounts.col.name")}
+        aria-label={t("accounts.newName")}
+        required
+      />
+      <select className="input input-sm" name="role" aria-label={t("accounts.newRole")} defaultValue="viewer">
         {ROLES.map((r) => (
           <option key={r} value={r}>
-            {r} — {ROLE_HELP[r]}
+            {r} — {t(`accounts.role.${r}`)}
           </option>
         ))}
       </select>
@@ -223,12 +231,12 @@ function CreateAccountForm({ onCreated }: { onCreated: (name: string, token: str
         name="password"
         type="password"
         autoComplete="new-password"
-        placeholder="Password (optional)"
-        aria-label="New account password"
+        placeholder={t("accounts.password")}
+        aria-label={t("accounts.newPassword")}
         minLength={8}
       />
       <button className="btn btn-sm btn-primary" disabled={create.isPending}>
-        Create account
+        {t("accounts.create")}
       </button>
       {error && (
         <span className="form-error" role="alert">
@@ -240,6 +248,7 @@ function CreateAccountForm({ onCreated }: { onCreated: (name: string, token: str
 }
 
 function LoginSessionsTable() {
+  const t = useT();
   const queryClient = useQueryClient();
   const sessions = useQuery({ queryKey: queryKeys.loginSessions, queryFn: api.loginSessions });
   const revoke = useMutation({
@@ -248,19 +257,19 @@ function LoginSessionsTable() {
   });
   const rows = sessions.data?.sessions ?? [];
   return (
-    <section className="panel" aria-label="Logins">
-      <div className="panel-title">Logins ({rows.length})</div>
-      {sessions.isError && <ErrorState title="Cannot load the logins" error={sessions.error} />}
+    <section className="panel" aria-label={t("accounts.logins")}>
+      <div className="panel-title">{t("accounts.loginsCount", { count: rows.length })}</div>
+      {sessions.isError && <ErrorState title={t("accounts.loginsError")} error={sessions.error} />}
       <table className="table">
         <thead>
           <tr>
-            <th>Account</th>
-            <th>Role</th>
-            <th>Address</th>
-            <th>Logged in</th>
-            <th>Last seen</th>
-            <th>Expires</th>
-            <th aria-label="Actions" />
+            <th>{t("accounts.col.account")}</th>
+            <th>{t("accounts.col.role")}</th>
+            <th>{t("accounts.col.address")}</th>
+            <th>{t("accounts.col.loggedIn")}</th>
+            <th>{t("accounts.col.lastSeen")}</th>
+            <th>{t("accounts.col.expires")}</th>
+            <th aria-label={t("accounts.col.actions")} />
           </tr>
         </thead>
         <tbody>
@@ -268,9 +277,9 @@ function LoginSessionsTable() {
             <tr key={s.id} data-login={s.account.name}>
               <td>
                 {s.account.name}
-                {s.current && <span className="muted small"> (this browser)</span>}
+                {s.current && <span className="muted small"> {t("accounts.thisBrowser")}</span>}
               </td>
-              <td className="small">{s.account.role ?? "deleted"}</td>
+              <td className="small">{s.account.role ?? t("accounts.deletedAccount")}</td>
               <td className="mono small">{s.address || "—"}</td>
               <td className="small">{formatDateTime(s.createdAt)}</td>
               <td className="small">{formatDateTime(s.lastSeenAt)}</td>
@@ -282,7 +291,7 @@ function LoginSessionsTable() {
                   disabled={revoke.isPending}
                   onClick={() => revoke.mutate(s.id)}
                 >
-                  Revoke
+                  {t("accounts.revoke")}
                 </button>
               </td>
             </tr>

@@ -2,7 +2,9 @@
 // Chinese one must name every key) with `{name}` placeholders and plural forms chosen by
 // Intl.PluralRules. A library (i18next, react-intl) would bring loaders, ICU parsing and a runtime
 // for a few dozen strings in two locales; this keeps keys checked by the compiler instead.
+import type { Message } from "./message";
 import type { DisplayLocale } from "./stages";
+import { pageTexts } from "./texts";
 
 export type Locale = DisplayLocale;
 export const LOCALES: readonly Locale[] = ["en", "zh-CN"];
@@ -11,10 +13,7 @@ export const DEFAULT_LOCALE: Locale = "en";
 export const LOCALE_COOKIE = "maisaka_locale";
 export const LOCALE_STORAGE_KEY = "maisaka.locale";
 
-/** A plain text, or plural forms keyed by Intl.PluralRules categories ("other" always present). */
-type Message = string | { one?: string; other: string };
-
-const en = {
+const baseEn = {
   "locale.label": "Language",
   "locale.name": "English",
   "nav.sessions": "Sessions",
@@ -427,9 +426,12 @@ const en = {
   "telemetry.lastOk": "last sent {when}",
 } satisfies Record<string, Message>;
 
+const en = { ...baseEn, ...pageTexts.en };
+
 export type MessageKey = keyof typeof en;
 
 const zh: Record<MessageKey, Message> = {
+  ...pageTexts.zh,
   "locale.label": "语言",
   "locale.name": "中文",
   "nav.sessions": "会话",
