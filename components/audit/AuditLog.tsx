@@ -6,7 +6,9 @@ import { useState } from "react";
 import { api } from "../../lib/client/api";
 import { formatDateTime } from "../../lib/client/format";
 import { queryKeys } from "../../lib/client/query-keys";
+import { useT } from "../../lib/client/react/use-locale";
 import { useThrottled } from "../../lib/client/react/use-throttled";
+import type { MessageKey } from "../../lib/i18n/messages";
 import { ErrorState } from "../ui/States";
 
 const PAGE = 100;
@@ -23,7 +25,15 @@ function compact(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+/** The text filters, each an input with its placeholder and label. */
+const TEXT_FILTERS: readonly { key: "actor" | "action" | "target"; hint: MessageKey; label: MessageKey }[] = [
+  { key: "actor", hint: "audit.actorHint", label: "audit.actor" },
+  { key: "action", hint: "audit.actionHint", label: "audit.action" },
+  { key: "target", hint: "audit.targetHint", label: "audit.target" },
+];
+
 export function AuditLog() {
+  const t = useT();
   const [filters, setFilters] = useState({ actor: "", action: "", target: "", from: "", to: "" });
   const settled = useThrottled(filters, 300);
   const query = {
@@ -47,64 +57,55 @@ export function AuditLog() {
   return (
     <div className="page" data-testid="audit-page">
       <div className="page-head">
-        <h1>Audit</h1>
-        <span className="muted">{audit.data ? `${rows.length}${audit.hasNextPage ? "+" : ""} changes` : ""}</span>
+        <h1>{t("audit.title")}</h1>
+        <span className="muted">
+          {audit.data ? t(audit.hasNextPage ? "audit.countMore" : "audit.count", { count: rows.length }) : ""}
+        </span>
       </div>
-      <div className="toolbar" role="search" aria-label="Filter the audit list">
-        <input
-          className="input input-sm"
-          placeholder="Actor (name or id)"
-          value={filters.actor}
-          onChange={set("actor")}
-          aria-label="Actor"
-        />
-        <input
-          className="input input-sm"
-          placeholder="Action (tool.toggle, account.create…)"
-          value={filters.action}
-          onChange={set("action")}
-          aria-label="Action"
-        />
-        <input
-          className="input input-sm"
-          placeholder="Target contains"
-          value={filters.target}
-          onChange={set("target")}
-          aria-label="Target"
-        />
+      <div className="toolbar" role="search" aria-label={t("audit.filter")}>
+        {TEXT_FILTERS.map((f) => (
+          <input
+            key={f.key}
+            className="input input-sm"
+            placeholder={t(f.hint)}
+            value={filters[f.key]}
+            onChange={set(f.key)}
+            aria-label={t(f.label)}
+          />
+        ))}
         <label className="small muted">
-          from{" "}
+          {t("audit.from")}{" "}
           <input
             className="input input-sm"
             type="datetime-local"
             value={filters.from}
             onChange={set("from")}
-            aria-label="From"
+            aria-label={t("audit.fromLabel")}
           />
         </label>
         <label className="small muted">
-          to{" "}
+          {t("audit.to")}{" "}
           <input
             className="input input-sm"
             type="datetime-local"
             value={filters.to}
             onChange={set("to")}
-            aria-label="To"
+            aria-label={t("audit.toLabel")}
           />
         </label>
       </div>
-      {audit.isError && <ErrorState title="Cannot load the audit list" error={audit.error} />}
-      {audit.isSuccess && rows.length === 0 && <div className="muted small">No change matches.</div>}
-      <table className="table" aria-label="Audit entries">
+      {audit.isError && <ErrorState title={t("audit.loadError")} error={audit.error} />}
+      {audit.isSuccess && rows.length === 0 && <div className="muted small">{t("audit.none")}</div>}
+      <table className="table" aria-label={t("audit.entries")}>
         <thead>
           <tr>
-            <th>When</th>
-            <th>Who</th>
-            <th>Action</th>
-            <th>Target</th>
-            <th>Before</th>
-            <th>After</th>
-            <th>Reason</th>
+            <th>{t("audit.col.when")}</th>
+            <th>{t("audit.col.who")}</th>
+            <th>{t("audit.action")}</th>
+            <th>{t("audit.target")}</th>
+            <th>{t("audit.col.before")}</th>
+            <th>{t("audit.col.after")}</th>
+            <th>{t("audit.col.reason")}</th>
           </tr>
         </thead>
         <tbody>
@@ -128,7 +129,7 @@ export function AuditLog() {
           disabled={audit.isFetchingNextPage}
           onClick={() => void audit.fetchNextPage()}
         >
-          {audit.isFetchingNextPage ? "Loading…" : "Load more"}
+          {t(audit.isFetchingNextPage ? "audit.loading" : "audit.more")}
         </button>
       )}
     </div>

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import type { ToolView } from "../../lib/api/schemas";
 import { formatClock, formatDuration } from "../../lib/client/format";
 import { useCanChange, VIEWER_READ_ONLY } from "../../lib/client/react/use-account";
+import { useT } from "../../lib/client/react/use-locale";
 import type { ToggleAck } from "../../lib/client/toggle-ack";
 import { Badge } from "../ui/Badge";
 import { Switch } from "../ui/Switch";
@@ -12,12 +13,6 @@ import { AnnotationBadges } from "./AnnotationBadges";
 import { SchemaView } from "./SchemaView";
 import { ToolIcon } from "./ToolIcon";
 import { ToolRunPanel } from "./ToolRunPanel";
-
-const PLACEMENT_HELP: Record<ToolView["placement"], string> = {
-  visible: "Offered to the planner in every request.",
-  deferred: "Not offered up front; the planner finds it with tool_search.",
-  timing: "Offered to the timing gate only.",
-};
 
 interface Props {
   tool: ToolView;
@@ -29,6 +24,7 @@ interface Props {
 }
 
 export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
+  const t = useT();
   const [pending, setPending] = useState<boolean | null>(null);
   const [reason, setReason] = useState("");
   const [open, setOpen] = useState(false);
@@ -61,49 +57,53 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
           <div className="tool-title">{title ?? tool.name}</div>
           {title && <div className="mono muted small">{tool.name}</div>}
         </div>
-        <div className="tool-desc text">{tool.description || <span className="muted">No description.</span>}</div>
+        <div className="tool-desc text">
+          {tool.description || <span className="muted">{t("tools.noDescription")}</span>}
+        </div>
         <div className="tool-switch" title={canChange ? undefined : VIEWER_READ_ONLY}>
           <Switch
             checked={pending ?? tool.enabled}
             disabled={sending || !tool.providerEnabled || !canChange}
             onChange={(next) => setPending(next === tool.enabled ? null : next)}
-            label={`${tool.name} enabled for ${scopeLabel}`}
+            label={t("tools.enabledFor", { name: tool.name, scope: scopeLabel })}
           />
-          <span className="small muted">{tool.enabled ? "on" : "off"}</span>
+          <span className="small muted">{t(tool.enabled ? "tools.on" : "tools.off")}</span>
         </div>
       </div>
       <div className="tool-meta">
         <AnnotationBadges annotation={tool.annotation} />
-        <Badge tone="muted" title={PLACEMENT_HELP[tool.placement]}>
+        <Badge tone="muted" title={t(`tools.placement.${tool.placement}`)}>
           {tool.placement}
         </Badge>
         {!tool.providerEnabled && (
-          <Badge tone="bad" title="The provider is off or failed; its tools cannot run.">
-            provider off
+          <Badge tone="bad" title={t("tools.providerOffTitle")}>
+            {t("tools.providerOff")}
           </Badge>
         )}
         {originalName && (
-          <Badge tone="warn" title={`Offered under this name because ${renamedWhy || "its own name collided"}.`}>
-            renamed from {originalName}
+          <Badge tone="warn" title={t("tools.renamedTitle", { why: renamedWhy || t("tools.renamedWhy") })}>
+            {t("tools.renamedFrom", { name: originalName })}
             {typeof tool.metadata.serverName === "string" && ` (${tool.metadata.serverName})`}
           </Badge>
         )}
         {tool.shadowedBy && (
-          <Badge tone="warn" title="Another provider's tool of the same name wins.">
-            shadowed by {tool.shadowedBy}
+          <Badge tone="warn" title={t("tools.shadowedTitle")}>
+            {t("tools.shadowedBy", { name: tool.shadowedBy })}
           </Badge>
         )}
         {tool.toggledBy && (
           <span className="small muted" title={tool.toggledBy.reason}>
-            {tool.enabled ? "enabled" : "disabled"}{" "}
-            {tool.toggledBy.scope === "global" ? "globally" : "for this session"} by {tool.toggledBy.actor} at{" "}
-            {formatClock(tool.toggledBy.ts)}
+            {t(tool.toggledBy.scope === "global" ? "tools.toggledGlobal" : "tools.toggledSession", {
+              state: t(tool.enabled ? "tools.state.enabled" : "tools.state.disabled"),
+              actor: tool.toggledBy.actor,
+              time: formatClock(tool.toggledBy.ts),
+            })}
             {tool.toggledBy.reason && ` — “${tool.toggledBy.reason}”`}
           </span>
         )}
         <span className="grow" />
         <button type="button" className="linkish" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? "hide parameters" : "parameters"}
+          {t(open ? "tools.hideParameters" : "tools.parameters")}
         </button>
         {canChange && (
           <button
@@ -113,30 +113,30 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
             onClick={() => setRunning(!running)}
             data-testid="run-tool"
           >
-            {running ? "Close run" : "Run"}
+            {t(running ? "tools.closeRun" : "tools.run")}
           </button>
         )}
       </div>
       {pending !== null && canChange && (
         <form className="toggle-confirm" onSubmit={confirm}>
           <span>
-            {pending ? "Enable" : "Disable"} <b className="mono">{tool.name}</b> for {scopeLabel}.
+            {t(pending ? "tools.confirmEnable" : "tools.confirmDisable", { name: tool.name, scope: scopeLabel })}
           </span>
           <input
             className="input input-sm"
-            placeholder="Reason (required, kept in the audit list)"
+            placeholder={t("tools.reasonHint")}
             required
             value={reason}
             maxLength={500}
             onChange={(e) => setReason(e.target.value)}
             autoFocus
-            aria-label="Reason"
+            aria-label={t("tools.reason")}
           />
           <button className="btn btn-sm btn-primary" disabled={!reason.trim()}>
-            {pending ? "Enable" : "Disable"}
+            {t(pending ? "tools.enable" : "tools.disable")}
           </button>
           <button type="button" className="btn btn-sm" onClick={() => setPending(null)}>
-            Cancel
+            {t("tools.cancel")}
           </button>
         </form>
       )}
@@ -148,33 +148,36 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
 }
 
 function AckLine({ ack }: { ack: ToggleAck }) {
-  const what = ack.enabled ? "enable" : "disable";
+  const t = useT();
   switch (ack.phase) {
     case "sending":
       return (
         <div className="ack ack-pending" data-testid="toggle-ack" data-phase="sending">
-          Saving the {what}…
+          {t(ack.enabled ? "tools.ack.savingEnable" : "tools.ack.savingDisable")}
         </div>
       );
     case "failed":
       return (
         <div className="ack ack-failed" role="alert" data-testid="toggle-ack" data-phase="failed">
-          Could not {what}: {ack.error}
+          {t(ack.enabled ? "tools.ack.failedEnable" : "tools.ack.failedDisable", { error: ack.error })}
         </div>
       );
     case "recorded":
       return (
         <div className="ack ack-pending" data-testid="toggle-ack" data-phase="recorded">
-          Saved (audit {ack.auditId.slice(0, 8)}){ack.toggledSeen ? ", engine notified" : ""}; waiting for the next
-          cycle to confirm the model {ack.enabled ? "is offered" : "no longer gets"} it.
+          {t("tools.ack.recorded", { audit: ack.auditId.slice(0, 8) })}
+          {ack.toggledSeen ? t("tools.ack.notified") : ""}
+          {t(ack.enabled ? "tools.ack.waitEnable" : "tools.ack.waitDisable")}
         </div>
       );
     case "applied":
       return (
         <div className="ack ack-applied" data-testid="toggle-ack" data-phase="applied">
-          ✓ Applied: cycle <span className="mono">{ack.appliedCycleId}</span> of session{" "}
-          <span className="mono">{ack.appliedSessionId}</span> {ack.enabled ? "offered" : "no longer offered"} it,{" "}
-          {formatDuration(Math.max(0, ack.appliedAt - ack.requestedAt))} after the switch.
+          {t(ack.enabled ? "tools.ack.appliedEnable" : "tools.ack.appliedDisable", {
+            cycle: ack.appliedCycleId,
+            session: ack.appliedSessionId,
+            after: formatDuration(Math.max(0, ack.appliedAt - ack.requestedAt)),
+          })}
         </div>
       );
   }

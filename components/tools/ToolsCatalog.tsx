@@ -102,24 +102,24 @@ export function ToolsCatalog() {
     <div className="page page-tools">
       <div className="page-head">
         <h1>{t("nav.tools")}</h1>
-        <span className="muted">{tools.data ? `${shown} of ${tools.data.length}` : ""}</span>
+        <span className="muted">{tools.data ? t("tools.shown", { shown, total: tools.data.length }) : ""}</span>
         <span className="grow" />
         <label className="field-inline">
-          <span>Switches apply</span>
+          <span>{t("tools.scope")}</span>
           <select
             className="input"
             value={sessionId ?? ""}
             onChange={(e) => setScope(e.target.value)}
-            aria-label="Scope of the switches"
+            aria-label={t("tools.scopeLabel")}
             data-testid="scope-select"
           >
-            <option value="">globally (every session)</option>
+            <option value="">{t("tools.scopeGlobal")}</option>
             {sessionId && !sessions.data?.some((s) => s.id === sessionId) && (
-              <option value={sessionId}>session {sessionId}</option>
+              <option value={sessionId}>{t("tools.scopeSession", { name: sessionId })}</option>
             )}
             {(sessions.data ?? []).map((s) => (
               <option key={s.id} value={s.id}>
-                session {s.name || s.id}
+                {t("tools.scopeSession", { name: s.name || s.id })}
               </option>
             ))}
           </select>
@@ -129,20 +129,25 @@ export function ToolsCatalog() {
         <input
           className="input"
           type="search"
-          placeholder="Search name, title, description"
+          placeholder={t("tools.search")}
           value={search}
           onChange={(e) => setSearch(e.target.value)}
-          aria-label="Search tools"
+          aria-label={t("tools.searchLabel")}
         />
-        <select className="input" value={provider} onChange={(e) => setProvider(e.target.value)} aria-label="Provider">
-          <option value="all">all providers</option>
+        <select
+          className="input"
+          value={provider}
+          onChange={(e) => setProvider(e.target.value)}
+          aria-label={t("tools.provider")}
+        >
+          <option value="all">{t("tools.allProviders")}</option>
           {providerNames.map((p) => (
             <option key={p} value={p}>
               {p}
             </option>
           ))}
         </select>
-        <div className="seg" role="group" aria-label="State">
+        <div className="seg" role="group" aria-label={t("tools.state")}>
           {(["all", "enabled", "disabled"] as const).map((s) => (
             <button
               key={s}
@@ -150,62 +155,53 @@ export function ToolsCatalog() {
               aria-pressed={state === s}
               onClick={() => setState(s)}
             >
-              {s}
+              {t(`tools.state.${s}`)}
             </button>
           ))}
         </div>
-        {scopeName && (
-          <span className="scope-note">
-            Showing the view of session <b>{scopeName}</b>: switches affect only it.
-          </span>
-        )}
+        {scopeName && <span className="scope-note">{t("tools.scopeNote", { name: scopeName })}</span>}
         <span className="grow" />
         <span className="muted small hint-legend">
-          Hints: <Badge tone="neutral">solid</Badge> declared by the provider ·{" "}
+          {t("tools.hints")} <Badge tone="neutral">{t("tools.hintSolid")}</Badge> {t("tools.hintDeclared")} ·{" "}
           <Badge tone="neutral" dashed>
-            dashed
+            {t("tools.hintDashed")}
           </Badge>{" "}
-          MCP default ·{" "}
+          {t("tools.hintDefault")} ·{" "}
           <span className="hint-na">
-            <Badge tone="muted">faded</Badge>
+            <Badge tone="muted">{t("tools.hintFaded")}</Badge>
           </span>{" "}
-          n/a for read-only tools
+          {t("tools.hintNa")}
         </span>
       </div>
       <div className="tools-grid">
         <div className="tools-main">
-          {tools.isPending && <Loading label="Loading tools…" />}
+          {tools.isPending && <Loading label={t("tools.loading")} />}
           {tools.isError && (
             <ErrorState
-              title="Cannot load the tool catalog"
+              title={t("tools.loadError")}
               error={tools.error}
               action={
                 <button className="btn" onClick={() => void tools.refetch()}>
-                  Retry
+                  {t("tools.retry")}
                 </button>
               }
             />
           )}
           {tools.isSuccess && tools.data.length === 0 && (
-            <EmptyState title="No tools registered">
-              Builtin tools appear once the engine starts; plugins and MCP servers are configured in
-              maisaka.config.json.
-            </EmptyState>
+            <EmptyState title={t("tools.noneTitle")}>{t("tools.noneBody")}</EmptyState>
           )}
           {tools.isSuccess && tools.data.length > 0 && shown === 0 && (
-            <EmptyState title="No tool matches these filters">
-              Clear the search or pick “all providers” and “all”.
-            </EmptyState>
+            <EmptyState title={t("tools.noMatchTitle")}>{t("tools.noMatchBody")}</EmptyState>
           )}
           {groups.map((g) => (
             <ProviderGroup key={g.name} name={g.name} status={statusByName.get(g.name)} count={g.total}>
-              {g.tools.map((t) => (
+              {g.tools.map((tool) => (
                 <ToolRow
-                  key={t.name}
-                  tool={t}
-                  scopeLabel={scopeName ? `session ${scopeName}` : "all sessions"}
-                  ack={acks.get(toggleKey(t.name, sessionId)) ?? null}
-                  onToggle={(enabled, reason) => toggle.mutate({ name: t.name, enabled, reason })}
+                  key={tool.name}
+                  tool={tool}
+                  scopeLabel={scopeName ? t("tools.scopeSession", { name: scopeName }) : t("tools.allSessions")}
+                  ack={acks.get(toggleKey(tool.name, sessionId)) ?? null}
+                  onToggle={(enabled, reason) => toggle.mutate({ name: tool.name, enabled, reason })}
                   sessions={sessions.data ?? []}
                 />
               ))}
@@ -232,16 +228,17 @@ function ProviderGroup({
   count: number;
   children: ReactNode;
 }) {
+  const t = useT();
   return (
-    <section className="provider" aria-label={`provider ${name}`} data-provider={name}>
+    <section className="provider" aria-label={t("tools.providerLabel", { name })} data-provider={name}>
       <header className="provider-head">
         <span className="provider-name">{name}</span>
         {status && <span className="muted small">{status.type}</span>}
         {status && <span className={`prov-state prov-${status.state}`}>{status.state}</span>}
-        <span className="muted small">
-          {count} tool{count === 1 ? "" : "s"}
-        </span>
-        {status?.lastError && <span className="bad-text small text">last error: {status.lastError}</span>}
+        <span className="muted small">{t("tools.count", { count })}</span>
+        {status?.lastError && (
+          <span className="bad-text small text">{t("tools.lastError", { error: status.lastError })}</span>
+        )}
       </header>
       <ul className="tool-list">{children}</ul>
     </section>

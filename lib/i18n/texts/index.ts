@@ -1,7 +1,9 @@
 // Every page's own texts, merged into the dashboard's catalog (lib/i18n/messages.ts).
 import { accountsTexts } from "./accounts";
+import { auditTexts } from "./audit";
+import { toolsTexts } from "./tools";
 
 export const pageTexts = {
-  en: { ...accountsTexts.en },
-  zh: { ...accountsTexts.zh },
+  en: { ...accountsTexts.en, ...auditTexts.en, ...toolsTexts.en },
+  zh: { ...accountsTexts.zh, ...auditTexts.zh, ...toolsTexts.zh },
 };
