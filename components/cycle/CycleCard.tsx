@@ -13,11 +13,6 @@ import { ModelInputPanel } from "../model-input/ModelInputPanel";
 import { Badge, type Tone } from "../ui/Badge";
 
 const GATE_TONE: Record<string, Tone> = { continue: "ok", no_action: "muted", wait: "warn" };
-const GATE_HELP: Record<string, string> = {
-  continue: "The timing gate let the planner think and act now.",
-  no_action: "The timing gate decided to stay silent this time.",
-  wait: "The timing gate chose to wait before deciding again.",
-};
 
 function endTone(reason: string): Tone {
   if (reason === "llm_error" || reason === "empty_planner_response") return "bad";
@@ -48,14 +43,14 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
       : null);
   const tokens = cycleTokens(cycle);
   const total = end?.timeRecords.total ?? cycle.lastTs - cycle.startTs;
-  const round = cycle.start ? `round ${cycle.start.roundIndex + 1}/${cycle.start.maxRounds}` : "";
+  const round = cycle.start ? t("cycle.round", { round: cycle.start.roundIndex + 1, max: cycle.start.maxRounds }) : "";
 
   return (
     <article
       className={`cycle${selected ? " cycle-selected" : ""}${end ? "" : " cycle-running"}`}
       data-cycle-id={cycle.cycleId}
       data-testid="cycle-card"
-      aria-label={`cycle ${cycle.cycleId}`}
+      aria-label={t("cycle.label", { id: cycle.cycleId })}
       onClick={() => onSelect?.(cycle.key)}
     >
       <header className="cycle-head">
@@ -69,18 +64,18 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
         )}
         <span className="grow" />
         {end ? (
-          <Badge tone={endTone(end.endReason)} title="end reason" testId="end-reason">
+          <Badge tone={endTone(end.endReason)} title={t("cycle.endReason")} testId="end-reason">
             {end.endReason}
           </Badge>
         ) : (
-          <Badge tone="info">running</Badge>
+          <Badge tone="info">{t("cycle.running")}</Badge>
         )}
-        <span className="mono muted" title="cycle duration">
+        <span className="mono muted" title={t("cycle.duration")}>
           {formatDuration(total)}
         </span>
         {tokens > 0 && (
-          <span className="mono muted" title="tokens (timing gate + planner)">
-            {tokens.toLocaleString()} tok
+          <span className="mono muted" title={t("cycle.tokensTitle")}>
+            {t("cycle.tokens", { count: tokens })}
           </span>
         )}
       </header>
@@ -88,36 +83,39 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
       <Section label={t("cycle.gate")}>
         {cycle.gate ? (
           <div className="gate" data-testid="gate-decision" data-action={cycle.gate.action}>
-            <Badge tone={GATE_TONE[cycle.gate.action]} title={GATE_HELP[cycle.gate.action]}>
+            <Badge tone={GATE_TONE[cycle.gate.action]} title={t(`cycle.gateHelp.${cycle.gate.action}`)}>
               {cycle.gate.action}
             </Badge>
             {cycle.gate.forced && (
-              <Badge tone="muted" title="The gate was skipped: the bot was addressed directly or the turn continued.">
-                forced
+              <Badge tone="muted" title={t("cycle.forcedTitle")}>
+                {t("cycle.forced")}
               </Badge>
             )}
             <span className="mono muted">{formatDuration(cycle.gate.durationMs)}</span>
             {cycle.gate.promptTokens > 0 && (
               <span className="mono muted">
-                {cycle.gate.promptTokens}→{cycle.gate.completionTokens} tok
+                {t("cycle.tokensInOut", {
+                  prompt: cycle.gate.promptTokens,
+                  completion: cycle.gate.completionTokens,
+                })}
               </span>
             )}
             {cycle.gate.attempts !== undefined && cycle.gate.attempts > 1 && (
-              <span className="muted">{cycle.gate.attempts} attempts</span>
+              <span className="muted">{t("cycle.attempts", { count: cycle.gate.attempts })}</span>
             )}
             <GateSaw gate={cycle.gate} />
             {cycle.gate.content && <div className="gate-reason text">{cycle.gate.content}</div>}
             {cycle.gate.reasoningContent && (
               <details className="reasoning">
-                <summary>model reasoning</summary>
+                <summary>{t("cycle.reasoning")}</summary>
                 <div className="text">{cycle.gate.reasoningContent}</div>
               </details>
             )}
           </div>
         ) : f && !f.timingGate ? (
-          <span className="muted">not consulted (a later round of the same turn)</span>
+          <span className="muted">{t("cycle.notConsulted")}</span>
         ) : (
-          <span className="muted">{end ? "none" : "deciding…"}</span>
+          <span className="muted">{t(end ? "cycle.noGate" : "cycle.deciding")}</span>
         )}
       </Section>
 
@@ -126,22 +124,22 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
           {f?.planner ? (
             <div className="planner">
               <div className="text planner-text">
-                {f.planner.content || <span className="muted">(no text, tool calls only)</span>}
+                {f.planner.content || <span className="muted">{t("cycle.toolCallsOnly")}</span>}
               </div>
               <div className="planner-meta mono muted">
-                {formatDuration(f.planner.durationMs)} · {f.planner.promptTokens.toLocaleString()}→
-                {f.planner.completionTokens} tok
-                {f.planner.dedupReplaced && " · duplicate reply replaced"}
+                {formatDuration(f.planner.durationMs)} ·{" "}
+                {t("cycle.tokensInOut", { prompt: f.planner.promptTokens, completion: f.planner.completionTokens })}
+                {f.planner.dedupReplaced && t("cycle.dedup")}
               </div>
               {f.planner.reasoningContent && (
                 <details className="reasoning">
-                  <summary>model reasoning</summary>
+                  <summary>{t("cycle.reasoning")}</summary>
                   <div className="text">{f.planner.reasoningContent}</div>
                 </details>
               )}
             </div>
           ) : (
-            <span className="muted">thinking…</span>
+            <span className="muted">{t("cycle.thinking")}</span>
           )}
         </Section>
       )}
@@ -156,9 +154,9 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
         <Section label={t("cycle.said")}>
           {cycle.sent.map((m) => (
             <div key={m.seq} className="said text" data-testid="bot-reply">
-              {m.data.kind === "emoji" ? <Badge tone="muted">emoji</Badge> : null} {m.data.content}
+              {m.data.kind === "emoji" ? <Badge tone="muted">{t("cycle.emoji")}</Badge> : null} {m.data.content}
               {m.data.replyTo && (
-                <span className="muted mono small" title={`reply to ${m.data.replyTo}`}>
+                <span className="muted mono small" title={t("cycle.replyTo", { id: m.data.replyTo })}>
                   {" "}
                   ↩ {shortId(m.data.replyTo)}
                 </span>
@@ -170,25 +168,25 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
 
       {(cycle.interrupted || f?.interrupted) && (
         <div className="cycle-alert warn" role="note">
-          Planner interrupted:{" "}
-          {cycle.interrupted
-            ? t("cycle.newMessages", { count: cycle.interrupted.pendingMessages })
-            : "new messages arrived"}
-          ; the turn restarts with them.
+          {t("cycle.interrupted", {
+            why: cycle.interrupted
+              ? t("cycle.newMessages", { count: cycle.interrupted.pendingMessages })
+              : t("cycle.newMessagesArrived"),
+          })}
         </div>
       )}
       {cycle.problems.map((p) => (
         <div key={p.seq} className={`cycle-alert ${p.type === "llm.error" ? "bad" : "warn"}`} role="note">
-          {p.type === "llm.error" ? "Model error" : "Model retry"} · {p.data.task} · {p.data.model} · attempt{" "}
-          {p.data.attempt}
+          {t(p.type === "llm.error" ? "cycle.modelError" : "cycle.modelRetry")} · {p.data.task} · {p.data.model} ·{" "}
+          {t("cycle.attempt", { count: p.data.attempt })}
           {p.data.status ? ` · HTTP ${p.data.status}` : ""}: <span className="text">{p.data.error}</span>
-          {p.data.delayMs ? ` · next try in ${formatDuration(p.data.delayMs)}` : ""}
+          {p.data.delayMs ? t("cycle.nextTry", { delay: formatDuration(p.data.delayMs) }) : ""}
         </div>
       ))}
       {f?.finalState.error && <div className="cycle-alert bad">{f.finalState.error}</div>}
 
       {end && Object.keys(end.timeRecords).length > 0 && (
-        <div className="timings mono" aria-label="timings">
+        <div className="timings mono" aria-label={t("cycle.timings")}>
           {Object.entries(end.timeRecords).map(([k, v]) => (
             <span key={k}>
               {k} <b>{formatDuration(v)}</b>
@@ -208,7 +206,7 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
               onToggleExpanded?.(cycle.key);
             }}
           >
-            {expanded ? "▾" : "▸"} What the model saw
+            {expanded ? "▾" : "▸"} {t("cycle.whatModelSaw")}
           </button>
           <span className="muted">
             {f.request
@@ -216,8 +214,8 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
                   messages: t("cycle.requestMessages", { count: f.request.messages.length }),
                   count: f.request.tools.length,
                 })
-              : "no planner request"}
-            {f.withheldTools.length > 0 && ` · ${f.withheldTools.length} withheld`}
+              : t("cycle.noPlannerRequest")}
+            {f.withheldTools.length > 0 && t("cycle.withheld", { count: f.withheldTools.length })}
           </span>
         </div>
       )}
@@ -246,17 +244,18 @@ function ToolCalls({
   executions: readonly ToolExecutionData[];
   planned: readonly MonitorToolCall[];
 }) {
-  const ran = new Set(executions.map((t) => t.toolCallId));
+  const t = useT();
+  const ran = new Set(executions.map((e) => e.toolCallId));
   const notRun = planned.filter((c) => !ran.has(c.id));
   return (
     <ul className="tool-calls">
-      {executions.map((t) => (
-        <ToolCallRow key={t.toolCallId} t={t} />
+      {executions.map((e) => (
+        <ToolCallRow key={e.toolCallId} call={e} />
       ))}
       {notRun.map((c) => (
         <li key={c.id} className="tool-call" data-tool={c.name}>
           <div className="tool-call-head">
-            <Badge tone="muted">not run</Badge>
+            <Badge tone="muted">{t("cycle.notRun")}</Badge>
             <span className="mono tool-name">{c.name}</span>
             <code className="args">{compactArgs(c.arguments)}</code>
           </div>
@@ -267,28 +266,31 @@ function ToolCalls({
 }
 
 // Memoised: a running cycle re-renders with each of its events; its finished calls stay as they are.
-const ToolCallRow = memo(function ToolCallRow({ t }: { t: ToolExecutionData }) {
+const ToolCallRow = memo(function ToolCallRow({ call }: { call: ToolExecutionData }) {
+  const t = useT();
   const [open, setOpen] = useState(false);
-  const result = t.result ?? t.summary;
+  const result = call.result ?? call.summary;
   const long = result.length > 240 || result.includes("\n");
   return (
-    <li className="tool-call" data-tool={t.toolName} data-testid="tool-call">
+    <li className="tool-call" data-tool={call.toolName} data-testid="tool-call">
       <div className="tool-call-head">
         <span
-          className={t.success ? "ok-mark" : "bad-mark"}
-          title={t.success ? "succeeded" : "failed"}
-          aria-label={t.success ? "succeeded" : "failed"}
+          className={call.success ? "ok-mark" : "bad-mark"}
+          title={t(call.success ? "cycle.succeeded" : "cycle.failed")}
+          aria-label={t(call.success ? "cycle.succeeded" : "cycle.failed")}
         >
-          {t.success ? "✓" : "✗"}
+          {call.success ? "✓" : "✗"}
         </span>
-        <span className="mono tool-name">{t.toolName}</span>
-        {t.toolTitle && t.toolTitle !== t.toolName && <span className="muted tool-title">{t.toolTitle}</span>}
-        <code className="args" title={prettyJson(t.args)}>
-          {compactArgs(t.args)}
+        <span className="mono tool-name">{call.toolName}</span>
+        {call.toolTitle && call.toolTitle !== call.toolName && (
+          <span className="muted tool-title">{call.toolTitle}</span>
+        )}
+        <code className="args" title={prettyJson(call.args)}>
+          {compactArgs(call.args)}
         </code>
         <span className="grow" />
-        {t.providerName && <span className="muted small">{t.providerName}</span>}
-        <span className="mono muted">{formatDuration(t.durationMs)}</span>
+        {call.providerName && <span className="muted small">{call.providerName}</span>}
+        <span className="mono muted">{formatDuration(call.durationMs)}</span>
       </div>
       <div className={`tool-result text${open ? "" : " clamp"}`}>{result}</div>
       {long && (
@@ -300,7 +302,7 @@ const ToolCallRow = memo(function ToolCallRow({ t }: { t: ToolExecutionData }) {
             setOpen(!open);
           }}
         >
-          {open ? "less" : "full result"}
+          {t(open ? "cycle.less" : "cycle.fullResult")}
         </button>
       )}
     </li>
@@ -313,9 +315,10 @@ function compactArgs(args: Record<string, unknown>): string {
 }
 
 function GateSaw({ gate }: { gate: NonNullable<CycleView["gate"]> }) {
-  const text = describeGateInput(gate);
+  const t = useT();
+  const text = describeGateInput(gate, t);
   return text ? (
-    <span className="muted" data-testid="gate-saw" title="The context the gate model was given">
+    <span className="muted" data-testid="gate-saw" title={t("cycle.gateSawTitle")}>
       {text}
     </span>
   ) : null;

@@ -8,6 +8,7 @@ import { StagePanel } from "../../components/session-live/StagePanel";
 import { MessageRow } from "../../components/session-live/TimelineRows";
 import { monitorEventSchema, type MessagePendingData, type MonitorEvent } from "../../lib/events/schemas";
 import { describeGateInput } from "../../lib/client/gate-view";
+import { translate, type MessageKey, type MessageVars } from "../../lib/i18n/messages";
 import { describePending, pendingRemaining } from "../../lib/client/pending";
 import { createTimelineCursor } from "../../lib/client/replay-cursor";
 import { applySessionEvents } from "../../lib/client/sessions-live";
@@ -208,13 +209,18 @@ describe("describeGateInput", () => {
     durationMs: 5,
     selectedHistoryCount: 1,
   };
+  const en = (key: MessageKey, vars?: MessageVars) => translate("en", key, vars);
+  const zh = (key: MessageKey, vars?: MessageVars) => translate("zh-CN", key, vars);
   it("says how much context the gate was given, and the wait or cooldown it set", () => {
-    expect(describeGateInput({ ...gate, promptMessageCount: 2, cooldownMs: 8000 })).toBe(
+    expect(describeGateInput({ ...gate, promptMessageCount: 2, cooldownMs: 8000 }, en)).toBe(
       "saw 1 context message (2 sent) · cooldown 8.00 s",
     );
-    expect(describeGateInput({ ...gate, action: "wait", selectedHistoryCount: 12, waitSeconds: 30 })).toBe(
+    expect(describeGateInput({ ...gate, action: "wait", selectedHistoryCount: 12, waitSeconds: 30 }, en)).toBe(
       "saw 12 context messages · waits 30 s",
     );
-    expect(describeGateInput({ ...gate, forced: true })).toBeNull();
+    expect(describeGateInput({ ...gate, action: "wait", selectedHistoryCount: 12, waitSeconds: 30 }, zh)).toBe(
+      "看到 12 条上下文消息 · 等待 30 秒",
+    );
+    expect(describeGateInput({ ...gate, forced: true }, en)).toBeNull();
   });
 });

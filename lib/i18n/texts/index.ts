@@ -1,9 +1,10 @@
 // Every page's own texts, merged into the dashboard's catalog (lib/i18n/messages.ts).
 import { accountsTexts } from "./accounts";
 import { auditTexts } from "./audit";
+import { cycleTexts } from "./cycle";
 import { toolsTexts } from "./tools";
 
 export const pageTexts = {
-  en: { ...accountsTexts.en, ...auditTexts.en, ...toolsTexts.en },
-  zh: { ...accountsTexts.zh, ...auditTexts.zh, ...toolsTexts.zh },
+  en: { ...accountsTexts.en, ...auditTexts.en, ...toolsTexts.en, ...cycleTexts.en },
+  zh: { ...accountsTexts.zh, ...auditTexts.zh, ...toolsTexts.zh, ...cycleTexts.zh },
 };
