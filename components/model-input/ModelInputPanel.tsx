@@ -1,7 +1,7 @@
 "use client";
 // "What the model saw": the exact messages and tool definitions sent to the timing gate and the
 // planner in one cycle, searchable and copyable, with the tools that were withheld and why.
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import type { ModelRequest, PlannerFinalizedData } from "../../lib/events/schemas";
 import type { LlmMessage } from "../../lib/llm/messages";
 import { prettyJson } from "../../lib/client/format";
@@ -14,29 +14,24 @@ import { HighlightText } from "../ui/HighlightText";
 
 type Target = "planner" | "gate";
 
-const WITHHELD_HELP: Record<string, string> = {
-  deferred: "Deferred: not offered up front; the model can find it through tool_search.",
-  hidden: "Hidden from the model in this context (availability rules).",
-  disabled: "Disabled by an operator switch (globally or for this session).",
-  timing_only: "Only offered to the timing gate, not to the planner.",
-  duplicate: "Another provider offers a tool with the same name; that one won.",
-};
+const WITHHELD_REASONS = new Set(["deferred", "hidden", "disabled", "timing_only", "duplicate"] as const);
+type WithheldReason = typeof WITHHELD_REASONS extends Set<infer R> ? R : never;
+const isKnownReason = (r: string): r is WithheldReason => (WITHHELD_REASONS as Set<string>).has(r);
 
 export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
+  const t = useT();
+  const help = useCallback((reason: string) => (isKnownReason(reason) ? t(`modelInput.withheld.${reason}`) : ""), [t]);
   const gateRequest = data.timingGate?.request ?? null;
   const [target, setTarget] = useState<Target>(data.request ? "planner" : "gate");
   const [query, setQuery] = useState("");
   const request = target === "planner" ? data.request : gateRequest;
-  const withheld = useMemo(
-    () => filterWithheld(data.withheldTools, query, (reason) => WITHHELD_HELP[reason] ?? ""),
-    [data.withheldTools, query],
-  );
+  const withheld = useMemo(() => filterWithheld(data.withheldTools, query, help), [data.withheldTools, query, help]);
   const q = query.trim();
 
   return (
-    <section className="model-input" aria-label="What the model saw">
+    <section className="model-input" aria-label={t("modelInput.title")}>
       <div className="mi-bar">
-        <div className="seg" role="tablist" aria-label="Request">
+        <div className="seg" role="tablist" aria-label={t("modelInput.request")}>
           <button
             role="tab"
             aria-selected={target === "planner"}
@@ -44,7 +39,7 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
             disabled={!data.request}
             onClick={() => setTarget("planner")}
           >
-            Planner
+            {t("modelInput.planner")}
           </button>
           <button
             role="tab"
@@ -53,33 +48,36 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
             disabled={!gateRequest}
             onClick={() => setTarget("gate")}
           >
-            Timing gate
+            {t("modelInput.gate")}
           </button>
         </div>
         <input
           className="input input-sm"
           type="search"
-          placeholder="Search messages and tools"
+          placeholder={t("modelInput.search")}
           value={query}
           onChange={(e) => setQuery(e.target.value)}
-          aria-label="Search what the model saw"
+          aria-label={t("modelInput.searchLabel")}
         />
         <span className="grow" />
-        {request && <CopyButton text={() => prettyJson(request)} label="Copy request JSON" />}
-        <CopyButton text={() => prettyJson(data)} label="Copy cycle JSON" />
+        {request && <CopyButton text={() => prettyJson(request)} label={t("modelInput.copyRequest")} />}
+        <CopyButton text={() => prettyJson(data)} label={t("modelInput.copyCycle")} />
       </div>
       {request ? (
         <RequestView request={request} query={query} />
       ) : (
         <div className="muted pad">
-          This cycle sent no request to the {target === "gate" ? "timing gate" : "planner"}.
+          {t(target === "gate" ? "modelInput.noRequestGate" : "modelInput.noRequestPlanner")}
         </div>
       )}
       {target === "planner" && data.withheldTools.length > 0 && (
         <div className="mi-block">
           <div className="mi-title">
-            Withheld tools ({q ? `${withheld.length} of ${data.withheldTools.length} match` : data.withheldTools.length}
-            )
+            {t("modelInput.withheldTitle", {
+              count: q
+                ? t("modelInput.matchCount", { shown: withheld.length, total: data.withheldTools.length })
+                : data.withheldTools.length,
+            })}
           </div>
           <ul className="withheld" data-testid="withheld-tools">
             {withheld.map((w) => (
@@ -87,10 +85,10 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
                 <span className="mono">
                   <HighlightText text={w.name} query={query} />
                 </span>
-                <Badge tone={w.reason === "disabled" ? "bad" : "muted"} title={WITHHELD_HELP[w.reason]}>
+                <Badge tone={w.reason === "disabled" ? "bad" : "muted"} title={help(w.reason)}>
                   {w.reason}
                 </Badge>
-                <span className="muted small">{WITHHELD_HELP[w.reason]}</span>
+                <span className="muted small">{help(w.reason)}</span>
               </li>
             ))}
           </ul>
@@ -113,19 +111,21 @@ function RequestView({ request, query }: { request: ModelRequest; query: string 
   const tools = useMemo(
     () =>
       request.tools.filter(
-        (t) =>
+        (tool) =>
           !q ||
-          countMatches(`${t.function.name}\n${t.function.description}\n${JSON.stringify(t.function.parameters)}`, q) >
-            0,
+          countMatches(
+            `${tool.function.name}\n${tool.function.description}\n${JSON.stringify(tool.function.parameters)}`,
+            q,
+          ) > 0,
       ),
     [request.tools, q],
   );
   return (
     <>
       <div className="mi-meta muted">
-        model <span className="mono">{request.model}</span> ·{" "}
+        {t("modelInput.model")} <span className="mono">{request.model}</span> ·{" "}
         {t("modelInput.historySelected", { count: request.selectedHistoryCount })}
-        {request.maxTokens !== null && ` · max ${request.maxTokens} tokens`}
+        {request.maxTokens !== null && t("modelInput.maxTokens", { count: request.maxTokens })}
         {request.promptVersion && (
           <>
             {" · "}
@@ -143,8 +143,12 @@ function RequestView({ request, query }: { request: ModelRequest; query: string 
       </div>
       <div className="mi-block">
         <div className="mi-title">
-          Messages ({q ? `${messages.length} of ${request.messages.length} match` : request.messages.length})
-          <CopyButton text={() => prettyJson(request.messages)} label="Copy" />
+          {t("modelInput.messages", {
+            count: q
+              ? t("modelInput.matchCount", { shown: messages.length, total: request.messages.length })
+              : request.messages.length,
+          })}
+          <CopyButton text={() => prettyJson(request.messages)} label={t("modelInput.copy")} />
         </div>
         <ol className="mi-messages">
           {messages.map(({ m, i }) => (
@@ -154,26 +158,30 @@ function RequestView({ request, query }: { request: ModelRequest; query: string 
       </div>
       <div className="mi-block">
         <div className="mi-title">
-          Tools offered ({q ? `${tools.length} of ${request.tools.length} match` : request.tools.length})
-          <CopyButton text={() => prettyJson(request.tools)} label="Copy" />
+          {t("modelInput.toolsOffered", {
+            count: q
+              ? t("modelInput.matchCount", { shown: tools.length, total: request.tools.length })
+              : request.tools.length,
+          })}
+          <CopyButton text={() => prettyJson(request.tools)} label={t("modelInput.copy")} />
         </div>
-        {request.tools.length === 0 && <div className="muted">No tools were offered.</div>}
+        {request.tools.length === 0 && <div className="muted">{t("modelInput.noTools")}</div>}
         <ul className="mi-tools" data-testid="offered-tools">
-          {tools.map((t) => (
-            <li key={t.function.name} data-tool={t.function.name}>
+          {tools.map((tool) => (
+            <li key={tool.function.name} data-tool={tool.function.name}>
               <details open={q.length > 0}>
                 <summary>
                   <span className="mono">
-                    <HighlightText text={t.function.name} query={q} />
+                    <HighlightText text={tool.function.name} query={q} />
                   </span>{" "}
                   <span className="muted">
-                    <HighlightText text={firstLine(t.function.description)} query={q} />
+                    <HighlightText text={firstLine(tool.function.description)} query={q} />
                   </span>
                 </summary>
                 <div className="text small">
-                  <HighlightText text={t.function.description} query={q} />
+                  <HighlightText text={tool.function.description} query={q} />
                 </div>
-                <SchemaView schema={t.function.parameters} query={q} />
+                <SchemaView schema={tool.function.parameters} query={q} />
               </details>
             </li>
           ))}
@@ -184,6 +192,7 @@ function RequestView({ request, query }: { request: ModelRequest; query: string 
 }
 
 function MessageRow({ index, message, query }: { index: number; message: LlmMessage; query: string }) {
+  const t = useT();
   const body = contentText(message);
   const [open, setOpen] = useState(false);
   const long = body.length > 600 || body.split("\n").length > 10;
@@ -213,12 +222,12 @@ function MessageRow({ index, message, query }: { index: number; message: LlmMess
       )}
       {long && !query && (
         <button type="button" className="linkish" onClick={() => setOpen(!open)}>
-          {open ? "collapse" : "show all"}
+          {t(open ? "modelInput.collapse" : "modelInput.showAll")}
         </button>
       )}
       {message.role === "assistant" && message.reasoning_content && (
         <details>
-          <summary className="muted">reasoning</summary>
+          <summary className="muted">{t("modelInput.reasoning")}</summary>
           <div className="text">
             <HighlightText text={message.reasoning_content} query={query} />
           </div>

@@ -2,9 +2,10 @@
 import { accountsTexts } from "./accounts";
 import { auditTexts } from "./audit";
 import { cycleTexts } from "./cycle";
+import { modelInputTexts } from "./model-input";
 import { toolsTexts } from "./tools";
 
 export const pageTexts = {
-  en: { ...accountsTexts.en, ...auditTexts.en, ...toolsTexts.en, ...cycleTexts.en },
-  zh: { ...accountsTexts.zh, ...auditTexts.zh, ...toolsTexts.zh, ...cycleTexts.zh },
+  en: { ...accountsTexts.en, ...auditTexts.en, ...toolsTexts.en, ...cycleTexts.en, ...modelInputTexts.en },
+  zh: { ...accountsTexts.zh, ...auditTexts.zh, ...toolsTexts.zh, ...cycleTexts.zh, ...modelInputTexts.zh },
 };
