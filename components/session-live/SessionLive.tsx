@@ -89,8 +89,8 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
   if (isNotFound(session.error) || isNotFound(query.error)) {
     return (
       <div className="page">
-        <EmptyState title={`No session “${sessionId}”`} action={<Link href="/">Back to all sessions</Link>}>
-          It may never have existed on this server, or the link is mistyped. Sessions are listed on the overview page.
+        <EmptyState title={t("live.notFound", { id: sessionId })} action={<Link href="/">{t("live.backToAll")}</Link>}>
+          {t("live.notFoundBody")}
         </EmptyState>
       </div>
     );
@@ -113,11 +113,16 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
             )}
             {session.data.imported && <ImportedBadge />}
             {(session.data.groupId ?? session.data.userId) && (
-              <span className="mono muted small" title={session.data.groupId ? "group id" : "user id"}>
-                {session.data.groupId ? `group ${session.data.groupId}` : `user ${session.data.userId}`}
+              <span
+                className="mono muted small"
+                title={t(session.data.groupId ? "live.groupIdTitle" : "live.userIdTitle")}
+              >
+                {session.data.groupId
+                  ? t("live.groupId", { id: session.data.groupId })
+                  : t("live.userId", { id: session.data.userId ?? "" })}
               </span>
             )}
-            <span className="mono small" data-testid="session-usage" title="every model call of this session">
+            <span className="mono small" data-testid="session-usage" title={t("live.usageTitle")}>
               {usageSummary(session.data)}
             </span>
           </>
@@ -139,11 +144,11 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
       </div>
       {query.isError && (
         <ErrorState
-          title="Cannot load this session's events"
+          title={t("live.loadError")}
           error={query.error}
           action={
             <button className="btn" onClick={() => void query.refetch()}>
-              Retry
+              {t("live.retry")}
             </button>
           }
         />
@@ -151,9 +156,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
       {query.isPending && (
         <Loading
           label={
-            progress
-              ? `Loading events ${progress.loaded.toLocaleString()} of ${progress.total.toLocaleString()}…`
-              : "Loading events…"
+            progress ? t("live.loadingEvents", { loaded: progress.loaded, total: progress.total }) : t("live.loading")
           }
         />
       )}
@@ -280,11 +283,7 @@ const LiveBody = memo(function LiveBody({
                   {t(connection.socket === "connecting" ? "live.connecting" : "live.reconnecting")}
                 </>
               )}
-              <button
-                className="btn btn-sm"
-                onClick={() => changeFollow(false)}
-                title="Stop scrolling to new events while you read"
-              >
+              <button className="btn btn-sm" onClick={() => changeFollow(false)} title={t("live.pauseTitle")}>
                 {t("live.pause")}
               </button>
             </>
@@ -295,7 +294,7 @@ const LiveBody = memo(function LiveBody({
                 className="btn btn-sm btn-primary"
                 onClick={resume}
                 data-testid="resume-follow"
-                title="Jump to the newest event (End or G)"
+                title={t("live.resumeTitle")}
               >
                 {newEvents > 0 ? t("live.newEvents", { count: newEvents }) : t("live.resume")}
               </button>
@@ -304,11 +303,12 @@ const LiveBody = memo(function LiveBody({
           <span className="grow" />
           {timeline.gaps.length > 0 && (
             <span className="muted small" data-testid="history-loading">
-              <span className="spinner" aria-hidden="true" /> loading earlier events…
+              <span className="spinner" aria-hidden="true" /> {t("live.loadingEarlier")}
             </span>
           )}
           <span className="muted small">
-            <kbd>j</kbd>/<kbd>k</kbd> cycles · <kbd>o</kbd> model input · <kbd>G</kbd> follow
+            <kbd>j</kbd>/<kbd>k</kbd> {t("live.keys.cycles")} · <kbd>o</kbd> {t("live.keys.modelInput")} · <kbd>G</kbd>{" "}
+            {t("live.keys.follow")}
           </span>
         </div>
         <div
@@ -327,14 +327,9 @@ const LiveBody = memo(function LiveBody({
             follow={follow}
             onFollowChange={changeFollow}
             handle={list}
-            label="Session timeline"
+            label={t("live.timeline")}
             className="timeline"
-            empty={
-              <EmptyState title="Nothing has happened in this session yet">
-                Send a message below (tick <b>@bot</b> to address the bot directly) and watch the engine decide whether
-                and how to answer.
-              </EmptyState>
-            }
+            empty={<EmptyState title={t("live.emptyTitle")}>{t("live.emptyBody")}</EmptyState>}
           />
         </div>
         {!readOnly && <Composers sessionId={sessionId} isGroupChat={isGroupChat} platform={platform} />}

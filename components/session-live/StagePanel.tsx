@@ -25,7 +25,7 @@ export function StagePanel({
   const { locale } = useLocale();
   const t = useT();
   return (
-    <section className="panel stage-panel" aria-label="Engine stage" data-testid="stage-panel">
+    <section className="panel stage-panel" aria-label={t("stage.panel")} data-testid="stage-panel">
       <div className="panel-title">{t("live.now")}</div>
       {stage ? (
         <>
@@ -33,17 +33,18 @@ export function StagePanel({
           {stage.data.detail && <div className="text small">{stage.data.detail}</div>}
           {timeline.lastPending && (
             <div className="small" data-testid="pending-now" data-reason={timeline.lastPending.data.reason}>
-              {timeline.lastPending.data.pending} waiting ·{" "}
+              {t("stage.waiting", { count: timeline.lastPending.data.pending })}
               {describePending(
                 timeline.lastPending.data,
                 pendingRemaining(timeline.lastPending, live && now > 0 ? now : timeline.lastPending.ts),
+                t,
               )}
             </div>
           )}
           {stage.data.agentState === "wait" && waitDeadline !== null && (
             <div className="small" data-testid="wait-countdown">
-              wait ends {formatClock(waitDeadline)}
-              {live && now > 0 && ` · in ${formatDuration(Math.max(0, waitDeadline - now))}`}
+              {t("stage.waitEnds", { time: formatClock(waitDeadline) })}
+              {live && now > 0 && t("stage.in", { duration: formatDuration(Math.max(0, waitDeadline - now)) })}
             </div>
           )}
           <div className="muted small">

@@ -6,9 +6,11 @@ import { memo } from "react";
 import { formatClock, shortId } from "../../lib/client/format";
 import { chatImagePath } from "../../lib/client/images";
 import { describePending, pendingRemaining } from "../../lib/client/pending";
+import { useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
 import type { ChatEvent, NoticeEvent, PendingEvent } from "../../lib/client/timeline";
 import type { EventData } from "../../lib/events/schemas";
+import type { Translate } from "../../lib/i18n/messages";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import { Badge } from "../ui/Badge";
 
@@ -25,10 +27,11 @@ export const MessageRow = memo(function MessageRow({
   /** A pending row counts its gate down on the wall clock (replay shows the ETA it was given). */
   live?: boolean;
 }) {
+  const t = useT();
   const recalledClass = recalled ? " msg-recalled" : "";
   const recalledBadge = recalled && (
-    <Badge tone="warn" title="Recalled on the platform: no longer in the models' context" testId="recalled">
-      recalled
+    <Badge tone="warn" title={t("live.recalledTitle")} testId="recalled">
+      {t("live.recalled")}
     </Badge>
   );
   if (event.type === "message.sent") {
@@ -41,12 +44,12 @@ export const MessageRow = memo(function MessageRow({
         data-recalled={recalled || undefined}
       >
         <span className="msg-time mono">{formatClock(event.ts)}</span>
-        <span className="msg-who bot">bot</span>
+        <span className="msg-who bot">{t("live.bot")}</span>
         <span className="msg-text text">
-          {event.data.kind === "emoji" && <Badge tone="muted">emoji</Badge>} {event.data.content}
+          {event.data.kind === "emoji" && <Badge tone="muted">{t("live.emoji")}</Badge>} {event.data.content}
         </span>
         {event.data.replyTo && (
-          <span className="msg-meta muted mono" title={`reply to ${event.data.replyTo}`}>
+          <span className="msg-meta muted mono" title={t("cycle.replyTo", { id: event.data.replyTo })}>
             ↩ {shortId(event.data.replyTo)}
           </span>
         )}
@@ -81,24 +84,24 @@ export const MessageRow = memo(function MessageRow({
       <span className="msg-meta">
         {recalledBadge}
         {platform && (
-          <Badge tone="info" title={`From the chat platform (${d.platform})`} testId="platform-badge">
+          <Badge tone="info" title={t("live.fromPlatform", { platform: d.platform ?? "" })} testId="platform-badge">
             {platform}
           </Badge>
         )}
         {pending && <PendingBadge event={pending} live={live} />}
         {taken?.replyTo && (
-          <span className="muted mono" title={`reply to ${taken.replyTo}`}>
+          <span className="muted mono" title={t("cycle.replyTo", { id: taken.replyTo })}>
             ↩ {shortId(taken.replyTo)}
           </span>
         )}
         {taken?.atBot && (
-          <Badge tone="accent" title="The message @-mentions the bot">
+          <Badge tone="accent" title={t("live.atBotTitle")}>
             @bot
           </Badge>
         )}
         {taken && !taken.atBot && taken.mentionsBot && (
-          <Badge tone="muted" title="The message names the bot">
-            mention
+          <Badge tone="muted" title={t("live.mentionTitle")}>
+            {t("live.mention")}
           </Badge>
         )}
         <span className="muted mono" title={d.messageId}>
@@ -119,9 +122,10 @@ function LivePendingText({ event }: { event: PendingEvent }) {
 }
 
 function PendingText({ event, now }: { event: PendingEvent; now: number }) {
-  const text = describePending(event.data, pendingRemaining(event, now));
+  const t = useT();
+  const text = describePending(event.data, pendingRemaining(event, now), t);
   return (
-    <Badge tone="warn" title="Not yet taken by a turn: why it waits" testId="pending-reason">
+    <Badge tone="warn" title={t("live.pendingTitle")} testId="pending-reason">
       ⏳ {text}
     </Badge>
   );
@@ -139,6 +143,7 @@ function MessageImages({
   messageId: string;
   images: readonly ChatImage[];
 }) {
+  const t = useT();
   return (
     <span className="msg-images">
       {images.map((image, i) => {
@@ -149,7 +154,7 @@ function MessageImages({
             <img
               className="msg-image"
               src={url}
-              alt={`image ${i + 1}: ${label}`}
+              alt={t("live.imageAlt", { n: i + 1, label })}
               loading="lazy"
               decoding="async"
               referrerPolicy="no-referrer"
@@ -158,7 +163,7 @@ function MessageImages({
           </a>
         ) : (
           <Badge key={i} tone="muted" title={label}>
-            image
+            {t("live.image")}
           </Badge>
         );
       })}
@@ -173,45 +178,76 @@ export const NoticeRow = memo(function NoticeRow({ event }: { event: NoticeEvent
       : event.type === "operator.action"
         ? " notice-operator"
         : "";
+  const t = useT();
   return (
     <div className={`notice${tone}`} data-seq={event.seq} data-testid="notice" data-type={event.type}>
       <span className="msg-time mono">{formatClock(event.ts)}</span>
-      <span className="text">{describeNotice(event)}</span>
+      <span className="text">{describeNotice(event, t)}</span>
     </div>
   );
 });
 
-function describeNotice(event: NoticeEvent): string {
+function describeNotice(event: NoticeEvent, t: Translate): string {
   switch (event.type) {
     case "session.start":
-      return `Session started: ${event.data.sessionName} (${event.data.isGroupChat ? "group" : "private"} on ${event.data.platform})`;
+      return t("notice.sessionStart", {
+        name: event.data.sessionName,
+        kind: t(event.data.isGroupChat ? "notice.group" : "notice.private"),
+        platform: event.data.platform,
+      });
     case "session.stop":
-      return `Session stopped: ${event.data.reason}`;
+      return t("notice.sessionStop", { reason: event.data.reason });
     case "tool.toggled":
-      return `Tool ${event.data.toolName} ${event.data.enabled ? "enabled" : "disabled"} ${event.data.scope === "global" ? "globally" : "for this session"} by ${event.data.actor}${event.data.reason ? ` — “${event.data.reason}”` : ""}`;
+      return t(event.data.scope === "global" ? "notice.toolGlobal" : "notice.toolSession", {
+        tool: event.data.toolName,
+        state: t(event.data.enabled ? "notice.enabled" : "notice.disabled"),
+        actor: event.data.actor,
+        reason: event.data.reason ? t("notice.reason", { reason: event.data.reason }) : "",
+      });
     case "llm.retry":
     case "llm.error":
-      return `${event.type === "llm.error" ? "Model error" : "Model retry"} (${event.data.task}, ${event.data.model}, attempt ${event.data.attempt}): ${event.data.error}`;
+      return t("notice.modelProblem", {
+        what: t(event.type === "llm.error" ? "cycle.modelError" : "cycle.modelRetry"),
+        task: event.data.task,
+        model: event.data.model,
+        attempt: event.data.attempt,
+        error: event.data.error,
+      });
     case "message.send_failed":
-      return `Not delivered to ${event.data.target}${event.data.messageId ? ` (message ${shortId(event.data.messageId)})` : ""}: ${event.data.error}`;
+      return t("notice.notDelivered", {
+        target: event.data.target,
+        message: event.data.messageId ? t("notice.message", { id: shortId(event.data.messageId) }) : "",
+        error: event.data.error,
+      });
     case "operator.action":
-      return `Operator ${event.data.actor}: ${describeOperatorAction(event.data)}`;
+      return t("notice.operator", { actor: event.data.actor, what: describeOperatorAction(event.data, t) });
     case "platform.connected":
     case "platform.disconnected":
-      return `${event.data.platform} bot ${event.data.selfId} ${event.type === "platform.connected" ? "connected" : "disconnected"} (${event.data.mode}${event.data.role ? `, ${event.data.role}` : ""})${event.data.reason ? `: ${event.data.reason}` : ""}`;
+      return t("notice.platform", {
+        platform: event.data.platform,
+        selfId: event.data.selfId,
+        state: t(event.type === "platform.connected" ? "notice.connected" : "notice.disconnected"),
+        mode: event.data.role ? `${event.data.mode}, ${event.data.role}` : event.data.mode,
+        reason: event.data.reason ? `: ${event.data.reason}` : "",
+      });
   }
 }
 
-function describeOperatorAction(d: EventData<"operator.action">): string {
+function describeOperatorAction(d: EventData<"operator.action">, t: Translate): string {
   const text = typeof d.detail.text === "string" ? d.detail.text : null;
   if (d.action === "message.send") {
-    const failed = d.detail.delivered === false ? " (not delivered)" : "";
-    return `sent as the bot to ${d.target}${text === null ? "" : `: “${text}”`}${failed}`;
+    return t("notice.sentAsBot", {
+      target: d.target,
+      text: text === null ? "" : t("notice.quoted", { text }),
+      failed: d.detail.delivered === false ? t("notice.sendFailed") : "",
+    });
   }
   if (d.action === "tool.invoke") {
-    const outcome = d.detail.success === false ? "failed" : "succeeded";
-    const ms = typeof d.detail.durationMs === "number" ? `, ${Math.round(d.detail.durationMs)} ms` : "";
-    return `ran the tool ${d.target} by hand (${outcome}${ms})`;
+    return t("notice.ranTool", {
+      tool: d.target,
+      outcome: t(d.detail.success === false ? "cycle.failed" : "cycle.succeeded"),
+      ms: typeof d.detail.durationMs === "number" ? t("notice.ms", { ms: Math.round(d.detail.durationMs) }) : "",
+    });
   }
-  return `${d.action} on ${d.target}`;
+  return t("notice.actionOn", { action: d.action, target: d.target });
 }

@@ -1,6 +1,7 @@
 // How a waiting inbound message (message.pending) is described to operators: the gate that holds it
 // and, where the engine gave one, when that gate ends.
 import type { MessagePendingData } from "../events/schemas";
+import type { Translate } from "../i18n/messages";
 
 /**
  * Time left of the gate at `now` (its deadline: the event's time plus etaMs), never above the ETA
@@ -14,32 +15,35 @@ export function pendingRemaining(
   return etaMs === undefined ? null : Math.max(0, Math.min(etaMs, event.ts + etaMs - now));
 }
 
-function seconds(ms: number): string {
-  return `${Math.ceil(ms / 1000)} s`;
-}
+const seconds = (ms: number) => Math.ceil(ms / 1000);
 
 /** One line: why the message waits, with `remainingMs` of its gate when known. */
-export function describePending(d: MessagePendingData, remainingMs: number | null): string {
-  const left = remainingMs === null ? "" : remainingMs > 0 ? `, ${seconds(remainingMs)} left` : ", ending";
+export function describePending(d: MessagePendingData, remainingMs: number | null, t: Translate): string {
+  const left =
+    remainingMs === null
+      ? ""
+      : remainingMs > 0
+        ? t("pending.left", { seconds: seconds(remainingMs) })
+        : t("pending.ending");
   switch (d.reason) {
     case "threshold": {
-      if (d.forcedBy) return d.forcedBy === "at" ? "@ the bot: answered at once" : "names the bot: answered at once";
-      const of = `${d.pending} of ${d.threshold ?? "?"} messages`;
-      if (d.threshold !== undefined && d.pending >= d.threshold) return `threshold reached (${of}): turn starting`;
+      if (d.forcedBy) return t(d.forcedBy === "at" ? "pending.forcedAt" : "pending.forcedName");
+      const of = t("pending.of", { pending: d.pending, threshold: d.threshold ?? "?" });
+      if (d.threshold !== undefined && d.pending >= d.threshold) return t("pending.thresholdReached", { of });
       // Due below the threshold: idle compensation, or a turn a restart cut running again.
-      if (d.etaMs === 0) return `${of}: turn starting`;
-      if (remainingMs === null) return `below threshold: ${of}`;
-      return `below threshold: ${of}; idle compensation ${remainingMs > 0 ? `in ${seconds(remainingMs)}` : "due"}`;
+      if (d.etaMs === 0) return t("pending.turnStarting", { of });
+      if (remainingMs === null) return t("pending.below", { of });
+      return remainingMs > 0
+        ? t("pending.belowIdleIn", { of, seconds: seconds(remainingMs) })
+        : t("pending.belowIdleDue", { of });
     }
     case "cooldown":
-      return `cooldown after no_action${left}`;
+      return t("pending.cooldown", { left });
     case "wait":
-      return `the bot is waiting${left}`;
+      return t("pending.wait", { left });
     case "running":
-      return d.interruptsPlanner
-        ? "a turn is running: this interrupts the planner"
-        : "a turn is running: taken when it ends (no interrupt)";
+      return t(d.interruptsPlanner ? "pending.runningInterrupts" : "pending.runningQueued");
     case "debounce":
-      return `debounce: waiting for the chat to go quiet${left}`;
+      return t("pending.debounce", { left });
   }
 }

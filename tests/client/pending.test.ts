@@ -124,7 +124,12 @@ function stage(name: string, agentState: string) {
   return { stage: name, detail: "", roundText: "", agentState, stageStartedAt: T0 };
 }
 
+const en = (key: MessageKey, vars?: MessageVars) => translate("en", key, vars);
+const zh = (key: MessageKey, vars?: MessageVars) => translate("zh-CN", key, vars);
+
 describe("describePending", () => {
+  const describePending_ = (data: MessagePendingData, remainingMs: number | null) =>
+    describePending(data, remainingMs, en);
   const d = (data: Partial<MessagePendingData>): MessagePendingData => ({
     messageId: "m1",
     reason: "threshold",
@@ -133,21 +138,22 @@ describe("describePending", () => {
     ...data,
   });
   it("says why and how long, per reason", () => {
-    expect(describePending(d({ threshold: 4 }), null)).toBe("below threshold: 1 of 4 messages");
-    expect(describePending(d({ threshold: 4, etaMs: 12_000 }), 11_200)).toBe(
+    expect(describePending_(d({ threshold: 4 }), null)).toBe("below threshold: 1 of 4 messages");
+    expect(describePending_(d({ threshold: 4, etaMs: 12_000 }), 11_200)).toBe(
       "below threshold: 1 of 4 messages; idle compensation in 12 s",
     );
-    expect(describePending(d({ pending: 2, threshold: 2, etaMs: 0 }), 0)).toBe(
+    expect(describePending_(d({ pending: 2, threshold: 2, etaMs: 0 }), 0)).toBe(
       "threshold reached (2 of 2 messages): turn starting",
     );
-    expect(describePending(d({ forcedBy: "at", etaMs: 0 }), 0)).toBe("@ the bot: answered at once");
-    expect(describePending(d({ reason: "cooldown", etaMs: 5000 }), 4_000)).toBe("cooldown after no_action, 4 s left");
-    expect(describePending(d({ reason: "wait", etaMs: 20_000 }), 0)).toBe("the bot is waiting, ending");
-    expect(describePending(d({ reason: "running", interruptsPlanner: true }), null)).toContain(
+    expect(describePending_(d({ forcedBy: "at", etaMs: 0 }), 0)).toBe("@ the bot: answered at once");
+    expect(describePending_(d({ reason: "cooldown", etaMs: 5000 }), 4_000)).toBe("cooldown after no_action, 4 s left");
+    expect(describePending_(d({ reason: "wait", etaMs: 20_000 }), 0)).toBe("the bot is waiting, ending");
+    expect(describePending_(d({ reason: "running", interruptsPlanner: true }), null)).toContain(
       "interrupts the planner",
     );
-    expect(describePending(d({ reason: "running", interruptsPlanner: false }), null)).toContain("no interrupt");
-    expect(describePending(d({ reason: "debounce", etaMs: 1000 }), 1000)).toContain("1 s left");
+    expect(describePending_(d({ reason: "running", interruptsPlanner: false }), null)).toContain("no interrupt");
+    expect(describePending_(d({ reason: "debounce", etaMs: 1000 }), 1000)).toContain("1 s left");
+    expect(describePending(d({ reason: "cooldown", etaMs: 5000 }), 4_000, zh)).toBe("no_action 之后的冷却，还剩 4 秒");
   });
 
   it("counts down from the event's time, never above the ETA nor below 0", () => {
@@ -209,8 +215,6 @@ describe("describeGateInput", () => {
     durationMs: 5,
     selectedHistoryCount: 1,
   };
-  const en = (key: MessageKey, vars?: MessageVars) => translate("en", key, vars);
-  const zh = (key: MessageKey, vars?: MessageVars) => translate("zh-CN", key, vars);
   it("says how much context the gate was given, and the wait or cooldown it set", () => {
     expect(describeGateInput({ ...gate, promptMessageCount: 2, cooldownMs: 8000 }, en)).toBe(
       "saw 1 context message (2 sent) · cooldown 8.00 s",

@@ -2,10 +2,25 @@
 import { accountsTexts } from "./accounts";
 import { auditTexts } from "./audit";
 import { cycleTexts } from "./cycle";
+import { liveTexts } from "./live";
 import { modelInputTexts } from "./model-input";
 import { toolsTexts } from "./tools";
 
 export const pageTexts = {
-  en: { ...accountsTexts.en, ...auditTexts.en, ...toolsTexts.en, ...cycleTexts.en, ...modelInputTexts.en },
-  zh: { ...accountsTexts.zh, ...auditTexts.zh, ...toolsTexts.zh, ...cycleTexts.zh, ...modelInputTexts.zh },
+  en: {
+    ...accountsTexts.en,
+    ...auditTexts.en,
+    ...toolsTexts.en,
+    ...cycleTexts.en,
+    ...modelInputTexts.en,
+    ...liveTexts.en,
+  },
+  zh: {
+    ...accountsTexts.zh,
+    ...auditTexts.zh,
+    ...toolsTexts.zh,
+    ...cycleTexts.zh,
+    ...modelInputTexts.zh,
+    ...liveTexts.zh,
+  },
 };
