@@ -5,6 +5,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { api, ApiRequestError } from "../../lib/client/api";
+import { useT } from "../../lib/client/react/use-locale";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import type { OperatorSendResponse } from "../../lib/platforms/status";
 import { describeError } from "../ui/States";
@@ -13,6 +14,7 @@ import { describeError } from "../ui/States";
 const MAX_BOT_TEXT = 4_000;
 
 export function BotSendBox({ sessionId, platform }: { sessionId: string; platform: string | undefined }) {
+  const t = useT();
   const [text, setText] = useState("");
   const textRef = useRef<HTMLTextAreaElement>(null);
   const chat = chatPlatformLabel(platform);
@@ -38,38 +40,31 @@ export function BotSendBox({ sessionId, platform }: { sessionId: string; platfor
     }
   };
 
-  const where = chat ? `into the real ${chat} chat` : "into this session";
+  const where = chat ? t("bot.intoChat", { chat }) : t("bot.intoSession");
   return (
-    <form className="botbox" onSubmit={submit} aria-label="Send as the bot" data-testid="bot-send">
-      <span
-        className="botbox-label"
-        title={
-          chat
-            ? `Sent by the bot's own account ${where}: people in the chat see it. Audited.`
-            : "Sent as the bot's own message (this session has no chat platform behind it). Audited."
-        }
-      >
-        As the bot, {where}
+    <form className="botbox" onSubmit={submit} aria-label={t("bot.form")} data-testid="bot-send">
+      <span className="botbox-label" title={chat ? t("bot.titleChat", { where }) : t("bot.titleLocal")}>
+        {t("bot.label", { where })}
       </span>
       <textarea
         ref={textRef}
         className="input chat-text"
         rows={1}
-        placeholder={chat ? `The bot says… (goes out to ${chat}) Enter to send` : "The bot says… Enter to send"}
+        placeholder={chat ? t("bot.hintChat", { chat }) : t("bot.hint")}
         value={text}
         maxLength={MAX_BOT_TEXT}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKey}
-        aria-label="Text to send as the bot"
+        aria-label={t("bot.text")}
       />
       <button className="btn" disabled={!text.trim() || send.isPending}>
-        {send.isPending ? "Sending…" : "Send as bot"}
+        {t(send.isPending ? "chat.sending" : "bot.send")}
       </button>
       {send.isError && (
         <div className="form-error botbox-result" role="alert" data-testid="bot-send-result" data-delivered="false">
           {send.error instanceof ApiRequestError && send.error.status === 502
-            ? `Not delivered: ${send.error.message}`
-            : `Not sent: ${describeError(send.error)}`}
+            ? t("bot.notDelivered", { error: send.error.message })
+            : t("bot.notSent", { error: describeError(send.error) })}
         </div>
       )}
       {send.isSuccess && <SendResult result={send.data} />}
@@ -78,17 +73,18 @@ export function BotSendBox({ sessionId, platform }: { sessionId: string; platfor
 }
 
 function SendResult({ result }: { result: OperatorSendResponse }) {
+  const t = useT();
   const id = result.messageId;
   if (!result.delivered) {
     return (
       <div className="form-error botbox-result" role="alert" data-testid="bot-send-result" data-delivered="false">
-        Not delivered: {result.error ?? "the platform did not take it"}
+        {t("bot.notDelivered", { error: result.error ?? t("bot.platformRefused") })}
       </div>
     );
   }
   return (
     <div className="botbox-result ok-text" role="status" data-testid="bot-send-result" data-delivered="true">
-      Delivered{id ? ` (message ${id})` : ""}.
+      {id ? t("bot.deliveredId", { id }) : t("bot.delivered")}
     </div>
   );
 }

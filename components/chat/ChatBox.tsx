@@ -6,10 +6,12 @@ import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { MAX_TEXT_CHARS } from "../../lib/api/schemas";
 import { api, ApiRequestError } from "../../lib/client/api";
+import { useT } from "../../lib/client/react/use-locale";
 import { CHAT_NAME_KEY, chatUserId, savedChatName } from "../../lib/client/chat-name";
 import { describeError } from "../ui/States";
 
 export function ChatBox({ sessionId, isGroupChat }: { sessionId: string; isGroupChat: boolean | undefined }) {
+  const t = useT();
   // Rendered on the client only (the live view mounts it once the events are loaded).
   const [name, setName] = useState(() =>
     savedChatName(typeof window === "undefined" ? undefined : window.localStorage),
@@ -54,11 +56,7 @@ export function ChatBox({ sessionId, isGroupChat }: { sessionId: string; isGroup
   };
 
   return (
-    <form
-      className={`chatbox${canAtBot ? "" : " chatbox-private"}`}
-      onSubmit={submit}
-      aria-label="Send a message into this session"
-    >
+    <form className={`chatbox${canAtBot ? "" : " chatbox-private"}`} onSubmit={submit} aria-label={t("chat.form")}>
       <input
         className="input chat-name"
         value={name}
@@ -68,8 +66,8 @@ export function ChatBox({ sessionId, isGroupChat }: { sessionId: string; isGroup
           // Kept as typed: a box that mounts again (the live view reloading its events) shows this name.
           if (e.target.value.trim()) window.localStorage.setItem(CHAT_NAME_KEY, e.target.value.trim());
         }}
-        aria-label="Your name in the chat"
-        title="Your name in the chat"
+        aria-label={t("chat.name")}
+        title={t("chat.name")}
         onKeyDown={(e) => e.stopPropagation()}
       />
       {canAtBot && (
@@ -78,7 +76,7 @@ export function ChatBox({ sessionId, isGroupChat }: { sessionId: string; isGroup
           className={`btn chat-at${atBot ? " active" : ""}`}
           aria-pressed={atBot}
           onClick={() => setAtBot(!atBot)}
-          title="@ the bot: it will answer this message directly"
+          title={t("chat.atBotTitle")}
         >
           @bot
         </button>
@@ -87,22 +85,20 @@ export function ChatBox({ sessionId, isGroupChat }: { sessionId: string; isGroup
         ref={textRef}
         className="input chat-text"
         rows={1}
-        placeholder={
-          atBot ? "Message to the bot (@)… Enter to send" : "Message into the chat… Enter to send, Shift+Enter new line"
-        }
+        placeholder={t(atBot ? "chat.toBot" : "chat.toChat")}
         value={text}
         maxLength={MAX_TEXT_CHARS}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKey}
-        aria-label="Message text"
+        aria-label={t("chat.text")}
       />
       <button className="btn btn-primary" disabled={!text.trim() || !name.trim() || send.isPending}>
-        {send.isPending ? "Sending…" : "Send"}
+        {t(send.isPending ? "chat.sending" : "chat.send")}
       </button>
       {send.isError && (
         <div className="form-error chat-error" role="alert">
           {send.error instanceof ApiRequestError && send.error.status === 429
-            ? "Too many messages at once; wait a moment and send again."
+            ? t("chat.tooMany")
             : describeError(send.error)}
         </div>
       )}

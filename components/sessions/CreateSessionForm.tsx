@@ -3,10 +3,12 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { api } from "../../lib/client/api";
+import { useT } from "../../lib/client/react/use-locale";
 import { queryKeys } from "../../lib/client/query-keys";
 import { describeError } from "../ui/States";
 
 export function CreateSessionForm() {
+  const t = useT();
   const [name, setName] = useState("");
   const [group, setGroup] = useState(true);
   const router = useRouter();
@@ -26,17 +28,17 @@ export function CreateSessionForm() {
     <form className="create-form" onSubmit={submit}>
       <input
         className="input"
-        placeholder="New session name (optional)"
+        placeholder={t("sessions.newNameHint")}
         value={name}
         maxLength={200}
         onChange={(e) => setName(e.target.value)}
-        aria-label="New session name"
+        aria-label={t("sessions.newName")}
       />
       <label className="check">
-        <input type="checkbox" checked={group} onChange={(e) => setGroup(e.target.checked)} /> group chat
+        <input type="checkbox" checked={group} onChange={(e) => setGroup(e.target.checked)} /> {t("sessions.groupChat")}
       </label>
       <button className="btn btn-primary" disabled={create.isPending}>
-        {create.isPending ? "Creating…" : "Create session"}
+        {t(create.isPending ? "sessions.creating" : "sessions.create")}
       </button>
       {create.isError && <span className="form-error">{describeError(create.error)}</span>}
     </form>

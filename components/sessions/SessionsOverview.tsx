@@ -106,12 +106,12 @@ export function SessionsOverview() {
         <input
           className="input"
           type="search"
-          placeholder="Filter by name or id"
+          placeholder={t("sessions.filterHint")}
           value={query}
           onChange={(e) => setQuery(e.target.value)}
-          aria-label="Filter sessions"
+          aria-label={t("sessions.filterLabel")}
         />
-        <div className="seg" role="group" aria-label="Agent state">
+        <div className="seg" role="group" aria-label={t("sessions.stateLabel")}>
           {(["all", "running", "wait", "stop"] as const).map((f) => (
             <button
               key={f}
@@ -181,26 +181,23 @@ export function SessionsOverview() {
           aria-label={t("sessions.filter.minCost")}
         />
       </div>
-      {sessions.isPending && <Loading label="Loading sessions…" />}
+      {sessions.isPending && <Loading label={t("sessions.loading")} />}
       {sessions.isError && (
         <ErrorState
-          title="Cannot load sessions"
+          title={t("sessions.loadError")}
           error={sessions.error}
           action={
             <button className="btn" onClick={() => void sessions.refetch()}>
-              Retry
+              {t("sessions.retry")}
             </button>
           }
         />
       )}
       {sessions.isSuccess && rows.length === 0 && !filtered && (
-        <EmptyState title="No sessions yet">
-          Create one with the form above and send it a message from its page, post to{" "}
-          <code>POST /api/sessions/:id/messages</code>, or connect a chat platform.
-        </EmptyState>
+        <EmptyState title={t("sessions.noneTitle")}>{t("sessions.noneBody")}</EmptyState>
       )}
       {sessions.isSuccess && rows.length === 0 && filtered && (
-        <EmptyState title="No session matches">Clear the filter to see every session.</EmptyState>
+        <EmptyState title={t("sessions.noMatchTitle")}>{t("sessions.noMatchBody")}</EmptyState>
       )}
       {rows.length > 0 && <SessionTable rows={rows} sort={sort} onSort={onSort} />}
       {sessions.hasNextPage && (
@@ -211,7 +208,7 @@ export function SessionsOverview() {
             disabled={sessions.isFetchingNextPage}
             onClick={() => void sessions.fetchNextPage()}
           >
-            {sessions.isFetchingNextPage ? "Loading…" : "Load more"}
+            {t(sessions.isFetchingNextPage ? "sessions.loadingMore" : "sessions.more")}
           </button>
         </div>
       )}

@@ -1,6 +1,7 @@
 // Every page's own texts, merged into the dashboard's catalog (lib/i18n/messages.ts).
 import { accountsTexts } from "./accounts";
 import { auditTexts } from "./audit";
+import { chatTexts } from "./chat";
 import { cycleTexts } from "./cycle";
 import { liveTexts } from "./live";
 import { modelInputTexts } from "./model-input";
@@ -14,6 +15,7 @@ export const pageTexts = {
     ...cycleTexts.en,
     ...modelInputTexts.en,
     ...liveTexts.en,
+    ...chatTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -22,5 +24,6 @@ export const pageTexts = {
     ...cycleTexts.zh,
     ...modelInputTexts.zh,
     ...liveTexts.zh,
+    ...chatTexts.zh,
   },
 };
