@@ -1,17 +1,19 @@
 "use client";
 import { useState } from "react";
+import { useT } from "../../lib/client/react/use-locale";
 import { outlineSchema } from "../../lib/client/schema-outline";
 import { HighlightText } from "../ui/HighlightText";
 import { JsonView } from "../ui/JsonView";
 
 /** Tool parameters as a readable table, with the raw JSON Schema a click away. */
 export function SchemaView({ schema, query = "" }: { schema: Record<string, unknown> | undefined; query?: string }) {
+  const t = useT();
   const [raw, setRaw] = useState(false);
   const rows = outlineSchema(schema);
   return (
     <div className="schema">
       {rows.length === 0 ? (
-        <div className="muted schema-none">No parameters.</div>
+        <div className="muted schema-none">{t("schema.none")}</div>
       ) : (
         <table className="schema-table">
           <tbody>
@@ -20,7 +22,7 @@ export function SchemaView({ schema, query = "" }: { schema: Record<string, unkn
                 <td className="mono schema-name" style={{ paddingLeft: 6 + r.depth * 14 }}>
                   <HighlightText text={r.name} query={query} />
                   {r.required && (
-                    <span className="req" title="required">
+                    <span className="req" title={t("run.required")}>
                       *
                     </span>
                   )}
@@ -37,7 +39,7 @@ export function SchemaView({ schema, query = "" }: { schema: Record<string, unkn
       )}
       {schema && (
         <button type="button" className="linkish" onClick={() => setRaw(!raw)} aria-expanded={raw}>
-          {raw ? "hide JSON Schema" : "JSON Schema"}
+          {t(raw ? "schema.hide" : "schema.show")}
         </button>
       )}
       {raw && <JsonView value={schema} query={query} maxHeight={320} />}

@@ -3,6 +3,7 @@
 // three-way choices for booleans, selects for enums, fieldsets for objects, rows for arrays, JSON
 // text for the rest. Every label is tied to its input; errors are announced with the field.
 import type { ReactNode } from "react";
+import { useT } from "../../lib/client/react/use-locale";
 import {
   pathKey,
   valueAt,
@@ -22,7 +23,8 @@ interface Shared {
 }
 
 export function ToolFormFields({ fields, ...shared }: Shared & { fields: FormField[] }) {
-  if (!fields.length) return <p className="muted small">This tool takes no arguments.</p>;
+  const t = useT();
+  if (!fields.length) return <p className="muted small">{t("run.noArgs")}</p>;
   return (
     <>
       {fields.map((f) => (
@@ -45,6 +47,7 @@ function FieldInput({
   shared: Shared;
   label?: string;
 }) {
+  const t = useT();
   const key = pathKey(path);
   const id = inputId(shared.idPrefix, path);
   const error = shared.errors[key];
@@ -99,15 +102,15 @@ function FieldInput({
                   className="btn btn-sm"
                   disabled={!canRemove}
                   onClick={() => shared.onRemoveRow(path, i)}
-                  aria-label={`Remove ${name} ${i + 1}`}
+                  aria-label={t("run.removeRow", { name, n: i + 1 })}
                 >
-                  Remove
+                  {t("run.remove")}
                 </button>
               </li>
             ))}
           </ol>
           <button type="button" className="btn btn-sm" disabled={!canAdd} onClick={() => shared.onAddRow(path, field)}>
-            Add {name}
+            {t("run.add", { name })}
           </button>
           <FieldError id={errorId} error={error} />
         </fieldset>
@@ -153,7 +156,7 @@ function FieldInput({
             onChange={(e) => set(e.target.value === "" ? null : e.target.value === "true")}
             {...common}
           >
-            <option value="">(not set)</option>
+            <option value="">{t("run.notSet")}</option>
             <option value="true">true</option>
             <option value="false">false</option>
           </select>
@@ -162,7 +165,7 @@ function FieldInput({
     case "enum":
       control = (
         <select className="input" value={text} onChange={(e) => set(e.target.value)} {...common}>
-          <option value="">(not set)</option>
+          <option value="">{t("run.notSet")}</option>
           {field.options.map((o, i) => (
             <option key={i} value={String(i)}>
               {o.label}
@@ -199,10 +202,11 @@ function FieldInput({
 }
 
 function Req() {
+  const t = useT();
   return (
-    <span className="tf-req" title="required">
+    <span className="tf-req" title={t("run.required")}>
       {" "}
-      *<span className="sr-only"> (required)</span>
+      *<span className="sr-only">{t("run.requiredSr")}</span>
     </span>
   );
 }

@@ -1,22 +1,24 @@
 "use client";
 // A tool's result, all as text: its content, its structured content (collapsible JSON), images from
 // data: URLs only, resources with their uri and text (lib/client/tool-result.ts).
+import { useT } from "../../lib/client/react/use-locale";
 import { resultView } from "../../lib/client/tool-result";
 import type { ToolExecutionResult } from "../../lib/tools/schemas";
 import { Badge } from "../ui/Badge";
 
 export function ToolResultView({ result }: { result: ToolExecutionResult }) {
+  const t = useT();
   const view = resultView(result);
   return (
     <section
       className="tool-result"
-      aria-label="Result"
+      aria-label={t("result.label")}
       data-testid="run-result"
       data-success={view.success}
       aria-live="polite"
     >
       <div className="tool-run-head">
-        <Badge tone={view.success ? "ok" : "bad"}>{view.success ? "success" : "failed"}</Badge>
+        <Badge tone={view.success ? "ok" : "bad"}>{t(view.success ? "result.success" : "result.failed")}</Badge>
       </div>
       {view.error && <pre className="text bad-text">{view.error}</pre>}
       {view.text && (
@@ -48,14 +50,18 @@ export function ToolResultView({ result }: { result: ToolExecutionResult }) {
           case "other":
             return (
               <div key={i} className="muted small">
-                {part.contentType} content{part.mimeType && ` (${part.mimeType})`}, about {part.bytes} bytes, not shown
+                {t("result.other", {
+                  type: part.contentType,
+                  mime: part.mimeType ? ` (${part.mimeType})` : "",
+                  bytes: part.bytes,
+                })}
               </div>
             );
         }
       })}
       {view.structured !== null && (
         <details>
-          <summary>Structured content</summary>
+          <summary>{t("result.structured")}</summary>
           <pre className="json">{view.structured}</pre>
         </details>
       )}

@@ -6,6 +6,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
 import type { ToolView } from "../../lib/api/schemas";
+import { useT } from "../../lib/client/react/use-locale";
 import { ApiRequestError, api } from "../../lib/client/api";
 import {
   addRow,
@@ -32,6 +33,7 @@ interface Props {
 }
 
 export function ToolRunPanel({ tool, sessions }: Props) {
+  const t = useT();
   const idPrefix = useId();
   const form = useMemo(() => buildToolForm(tool.parametersSchema), [tool.parametersSchema]);
   const fields = form.ok ? form.fields : [];
@@ -79,7 +81,7 @@ export function ToolRunPanel({ tool, sessions }: Props) {
     const out = toArguments(fields, values);
     if (!out.ok) {
       setErrors(out.errors);
-      setProblem("Some fields cannot be sent as they are.");
+      setProblem(t("run.fieldsInvalid"));
       return null;
     }
     return out.args;
@@ -100,7 +102,7 @@ export function ToolRunPanel({ tool, sessions }: Props) {
       setRaw(JSON.stringify(out.ok ? out.args : {}, null, 2));
     } else {
       const parsed = parseRawArguments(raw);
-      if (!parsed.ok) return setProblem(`${parsed.error}: fix it before going back to the form.`);
+      if (!parsed.ok) return setProblem(t("run.fixJson", { error: parsed.error }));
       setValues(valuesFromArguments(fields, parsed.args));
     }
     setErrors({});
@@ -109,37 +111,37 @@ export function ToolRunPanel({ tool, sessions }: Props) {
   };
 
   return (
-    <div className="tool-run" data-testid="tool-run" aria-label={`Run ${tool.name}`} role="region">
+    <div className="tool-run" data-testid="tool-run" aria-label={t("run.region", { name: tool.name })} role="region">
       <form onSubmit={submit} noValidate>
         <div className="tool-run-head">
           <label className="field-inline">
-            <span>Run in</span>
+            <span>{t("run.in")}</span>
             <select
               className="input input-sm"
               value={sessionId}
               onChange={(e) => setSessionId(e.target.value)}
-              aria-label="Context of the run"
+              aria-label={t("run.context")}
               data-testid="run-context"
             >
-              <option value="">neutral operator context (no session)</option>
+              <option value="">{t("run.neutral")}</option>
               {sessions.map((s) => (
                 <option key={s.id} value={s.id}>
-                  session {s.name || s.id}
+                  {t("run.session", { name: s.name || s.id })}
                 </option>
               ))}
             </select>
           </label>
           <span className="grow" />
-          <div className="seg" role="group" aria-label="Arguments editor">
+          <div className="seg" role="group" aria-label={t("run.editor")}>
             <button
               type="button"
               className={mode === "form" ? "active" : ""}
               aria-pressed={mode === "form"}
               disabled={!form.ok}
-              title={form.ok ? undefined : `No form: ${form.reason}`}
+              title={form.ok ? undefined : t("run.noForm", { reason: form.reason })}
               onClick={() => switchMode("form")}
             >
-              form
+              {t("run.form")}
             </button>
             <button
               type="button"
@@ -147,11 +149,11 @@ export function ToolRunPanel({ tool, sessions }: Props) {
               aria-pressed={mode === "json"}
               onClick={() => switchMode("json")}
             >
-              raw JSON
+              {t("run.json")}
             </button>
           </div>
         </div>
-        {!form.ok && <p className="muted small">The form cannot show this schema ({form.reason}): edit the JSON.</p>}
+        {!form.ok && <p className="muted small">{t("run.formCannot", { reason: form.reason })}</p>}
         {mode === "form" ? (
           <ToolFormFields
             fields={fields}
@@ -164,7 +166,7 @@ export function ToolRunPanel({ tool, sessions }: Props) {
           />
         ) : (
           <div className="tf-field">
-            <label htmlFor={`${idPrefix}-raw`}>Arguments (JSON object)</label>
+            <label htmlFor={`${idPrefix}-raw`}>{t("run.rawLabel")}</label>
             <textarea
               id={`${idPrefix}-raw`}
               className="input mono"
@@ -182,7 +184,7 @@ export function ToolRunPanel({ tool, sessions }: Props) {
         )}
         <div className="tool-run-actions">
           <button className="btn btn-sm btn-primary" disabled={run.isPending}>
-            {run.isPending ? "Running…" : `Run ${tool.name}`}
+            {run.isPending ? t("run.running") : t("run.run", { name: tool.name })}
           </button>
         </div>
       </form>
@@ -190,7 +192,9 @@ export function ToolRunPanel({ tool, sessions }: Props) {
         <ConfirmRun
           toolName={tool.name}
           context={
-            sessionId ? `session ${sessions.find((s) => s.id === sessionId)?.name || sessionId}` : "the neutral context"
+            sessionId
+              ? t("run.session", { name: sessions.find((s) => s.id === sessionId)?.name || sessionId })
+              : t("run.neutralContext")
           }
           onConfirm={() => {
             const args = confirming;
@@ -207,6 +211,7 @@ export function ToolRunPanel({ tool, sessions }: Props) {
 
 /** A modal dialog (focus kept inside, Escape cancels); Cancel has the focus first. */
 function ConfirmRun(props: { toolName: string; context: string; onConfirm: () => void; onCancel: () => void }) {
+  const t = useT();
   const ref = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -227,17 +232,14 @@ function ConfirmRun(props: { toolName: string; context: string; onConfirm: () =>
         props.onCancel();
       }}
     >
-      <h2 id="confirm-run-title">Run {props.toolName}?</h2>
-      <p className="text">
-        <b className="mono">{props.toolName}</b> may change or delete data (it is destructive, or does not say it is
-        not). Run it in {props.context}?
-      </p>
+      <h2 id="confirm-run-title">{t("run.confirmTitle", { name: props.toolName })}</h2>
+      <p className="text">{t("run.confirmBody", { name: props.toolName, context: props.context })}</p>
       <div className="tool-run-actions">
         <button ref={cancel} type="button" className="btn btn-sm" onClick={props.onCancel}>
-          Cancel
+          {t("run.cancel")}
         </button>
         <button type="button" className="btn btn-sm btn-primary" onClick={props.onConfirm}>
-          Run anyway
+          {t("run.anyway")}
         </button>
       </div>
     </dialog>

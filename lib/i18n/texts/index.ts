@@ -5,6 +5,7 @@ import { chatTexts } from "./chat";
 import { cycleTexts } from "./cycle";
 import { liveTexts } from "./live";
 import { modelInputTexts } from "./model-input";
+import { toolRunTexts } from "./tool-run";
 import { toolsTexts } from "./tools";
 
 export const pageTexts = {
@@ -16,6 +17,7 @@ export const pageTexts = {
     ...modelInputTexts.en,
     ...liveTexts.en,
     ...chatTexts.en,
+    ...toolRunTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -25,5 +27,6 @@ export const pageTexts = {
     ...modelInputTexts.zh,
     ...liveTexts.zh,
     ...chatTexts.zh,
+    ...toolRunTexts.zh,
   },
 };
