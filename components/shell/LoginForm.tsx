@@ -5,6 +5,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ApiRequestError, api } from "../../lib/client/api";
+import { useT } from "../../lib/client/react/use-locale";
 import { describeError } from "../ui/States";
 
 /** Only same-site paths: an attacker-supplied ?next= must not send the operator elsewhere. */
@@ -21,6 +22,7 @@ const text = (form: FormData, name: string): string => {
 };
 
 export function LoginForm() {
+  const t = useT();
   const [mode, setMode] = useState<"token" | "password">("token");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -43,8 +45,8 @@ export function LoginForm() {
       setError(
         err instanceof ApiRequestError && err.status === 401
           ? mode === "token"
-            ? "That token is not the operator token of this server, nor an account's API token."
-            : "Wrong name or password (or the account is disabled)."
+            ? t("login.badToken")
+            : t("login.badPassword")
           : describeError(err),
       );
       setBusy(false);
@@ -54,15 +56,15 @@ export function LoginForm() {
   return (
     <div className="login">
       <form className="login-card" onSubmit={(e) => void submit(e)}>
-        <h1>Operator login</h1>
-        <div className="login-modes" role="group" aria-label="How to log in">
+        <h1>{t("login.title")}</h1>
+        <div className="login-modes" role="group" aria-label={t("login.how")}>
           <button
             type="button"
             className={`btn btn-sm${mode === "token" ? " btn-primary" : ""}`}
             aria-pressed={mode === "token"}
             onClick={() => setMode("token")}
           >
-            With a token
+            {t("login.withToken")}
           </button>
           <button
             type="button"
@@ -70,17 +72,14 @@ export function LoginForm() {
             aria-pressed={mode === "password"}
             onClick={() => setMode("password")}
           >
-            With name and password
+            {t("login.withPassword")}
           </button>
         </div>
         {mode === "token" ? (
           <>
-            <p className="muted">
-              Paste the operator token or your account&apos;s API token. The operator token is printed when the server
-              starts, stored in <code>data/admin-token</code>, or set with <code>MAISAKA_ADMIN_TOKEN</code>.
-            </p>
+            <p className="muted">{t("login.tokenHelp")}</p>
             <label className="field">
-              <span>Token</span>
+              <span>{t("login.token")}</span>
               <input
                 className="input"
                 type="password"
@@ -94,11 +93,11 @@ export function LoginForm() {
         ) : (
           <>
             <label className="field">
-              <span>Name</span>
+              <span>{t("login.name")}</span>
               <input className="input" autoComplete="username" autoFocus name="username" required />
             </label>
             <label className="field">
-              <span>Password</span>
+              <span>{t("login.password")}</span>
               <input className="input" type="password" autoComplete="current-password" name="password" required />
             </label>
           </>
@@ -109,7 +108,7 @@ export function LoginForm() {
           </div>
         )}
         <button className="btn btn-primary" disabled={busy}>
-          {busy ? "Checking…" : "Log in"}
+          {t(busy ? "login.checking" : "login.submit")}
         </button>
       </form>
     </div>

@@ -65,7 +65,7 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
         Maisaka
       </Link>
       {showLinks && (
-        <nav className="nav-links" aria-label="Main">
+        <nav className="nav-links" aria-label={t("nav.main")}>
           {NAV_LINKS.filter((link) => !link.adminOnly || account?.role === "admin").map((link) => (
             <Link key={link.href} href={link.href} className={active(link.href) ? "active" : ""}>
               {t(link.label)}
@@ -75,16 +75,12 @@ export function Nav({ showLinks }: { showLinks: boolean }) {
       )}
       <div className="nav-right">
         {model?.simulated && (
-          <span
-            className="badge badge-sim"
-            title="No model endpoint is configured: replies come from the offline deterministic model. Set OPENAI_BASE_URL to use a real one."
-            data-testid="simulated-badge"
-          >
+          <span className="badge badge-sim" title={t("nav.simulatedTitle")} data-testid="simulated-badge">
             SIMULATED
           </span>
         )}
         {model && !model.simulated && (
-          <span className="nav-model" title={`model provider ${model.provider}`}>
+          <span className="nav-model" title={t("nav.modelTitle", { provider: model.provider })}>
             {model.name}
           </span>
         )}

@@ -1,23 +1,25 @@
 "use client";
 import { formatClock } from "../../lib/client/format";
 import { useConnection } from "../../lib/client/react/use-connection";
+import { useT } from "../../lib/client/react/use-locale";
 
 export function OfflineBanner() {
   const c = useConnection();
+  const t = useT();
   if (c.socket === "unauthorized") {
     return (
       <div className="banner banner-bad" role="alert">
-        The live stream refused your login ({c.detail || "unauthorized"}). <a href="/login">Log in again</a> to resume.
+        {t("banner.unauthorized", { detail: c.detail || t("banner.unauthorizedDetail") })}{" "}
+        <a href="/login">{t("banner.loginAgain")}</a> {t("banner.toResume")}
       </div>
     );
   }
   if (c.socket !== "offline" && c.httpReachable) return null;
   return (
     <div className="banner banner-bad" role="alert" data-testid="offline-banner">
-      <strong>Connection to the server lost</strong>
-      {c.lostAt ? ` since ${formatClock(c.lostAt)}` : ""}. Live updates are paused and reconnect automatically; the view
-      then resumes from the last event it holds, so nothing is lost. If this lasts, check your network and that{" "}
-      <code>npm start</code> is running.
+      <strong>{t("banner.lost")}</strong>
+      {c.lostAt ? t("banner.since", { time: formatClock(c.lostAt) }) : ""}
+      {t("banner.lostBody")}
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { chatTexts } from "./chat";
 import { cycleTexts } from "./cycle";
 import { liveTexts } from "./live";
 import { modelInputTexts } from "./model-input";
+import { shellTexts } from "./shell";
 import { toolRunTexts } from "./tool-run";
 import { toolsTexts } from "./tools";
 
@@ -18,6 +19,7 @@ export const pageTexts = {
     ...liveTexts.en,
     ...chatTexts.en,
     ...toolRunTexts.en,
+    ...shellTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -28,5 +30,6 @@ export const pageTexts = {
     ...liveTexts.zh,
     ...chatTexts.zh,
     ...toolRunTexts.zh,
+    ...shellTexts.zh,
   },
 };

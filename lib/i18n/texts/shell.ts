@@ -1,0 +1,68 @@
+// The frame around every page: login, navigation badges, connection banners, theme.
+import { catalog } from "../message";
+
+export const shellTexts = catalog(
+  {
+    "login.title": "Operator login",
+    "login.how": "How to log in",
+    "login.withToken": "With a token",
+    "login.withPassword": "With name and password",
+    "login.tokenHelp":
+      "Paste the operator token or your account's API token. The operator token is printed when the server starts, stored in data/admin-token, or set with MAISAKA_ADMIN_TOKEN.",
+    "login.token": "Token",
+    "login.name": "Name",
+    "login.password": "Password",
+    "login.badToken": "That token is not the operator token of this server, nor an account's API token.",
+    "login.badPassword": "Wrong name or password (or the account is disabled).",
+    "login.checking": "Checking…",
+    "login.submit": "Log in",
+    "nav.main": "Main",
+    "nav.simulatedTitle":
+      "No model endpoint is configured: replies come from the offline deterministic model. Set OPENAI_BASE_URL to use a real one.",
+    "nav.modelTitle": "model provider {provider}",
+    "banner.unauthorized": "The live stream refused your login ({detail}).",
+    "banner.unauthorizedDetail": "unauthorized",
+    "banner.loginAgain": "Log in again",
+    "banner.toResume": "to resume.",
+    "banner.lost": "Connection to the server lost",
+    "banner.since": " since {time}",
+    "banner.lostBody":
+      ". Live updates are paused and reconnect automatically; the view then resumes from the last event it holds, so nothing is lost. If this lasts, check your network and that npm start is running.",
+    "theme.title": "Theme: auto (system) → dark → light",
+    "theme.label": "Theme {name}; change",
+    "theme.system": "Auto",
+    "theme.light": "Light",
+    "theme.dark": "Dark",
+  },
+  {
+    "login.title": "运维登录",
+    "login.how": "登录方式",
+    "login.withToken": "使用令牌",
+    "login.withPassword": "使用名称和密码",
+    "login.tokenHelp":
+      "粘贴运维令牌或你账号的 API 令牌。运维令牌在服务器启动时打印，保存在 data/admin-token，或通过 MAISAKA_ADMIN_TOKEN 设置。",
+    "login.token": "令牌",
+    "login.name": "名称",
+    "login.password": "密码",
+    "login.badToken": "这个令牌既不是本服务器的运维令牌，也不是任何账号的 API 令牌。",
+    "login.badPassword": "名称或密码错误（或账号已停用）。",
+    "login.checking": "检查中…",
+    "login.submit": "登录",
+    "nav.main": "主导航",
+    "nav.simulatedTitle": "没有配置模型端点：回复来自离线的确定性模型。设置 OPENAI_BASE_URL 以使用真实模型。",
+    "nav.modelTitle": "模型提供方 {provider}",
+    "banner.unauthorized": "实时流拒绝了你的登录（{detail}）。",
+    "banner.unauthorizedDetail": "未授权",
+    "banner.loginAgain": "重新登录",
+    "banner.toResume": "以继续。",
+    "banner.lost": "与服务器的连接已断开",
+    "banner.since": "，自 {time} 起",
+    "banner.lostBody":
+      "。实时更新已暂停，会自动重连；之后视图会从它已有的最后一个事件继续，不会丢失任何内容。如果持续如此，请检查网络以及 npm start 是否在运行。",
+    "theme.title": "主题：自动（跟随系统）→ 深色 → 浅色",
+    "theme.label": "主题 {name}；点击切换",
+    "theme.system": "自动",
+    "theme.light": "浅色",
+    "theme.dark": "深色",
+  },
+);
