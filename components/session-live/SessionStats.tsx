@@ -36,7 +36,7 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
   const t = useT();
 
   return (
-    <section className="panel" aria-label="Session totals">
+    <section className="panel" aria-label={t("stats.label")}>
       <div className="panel-title">{t("live.totals")}</div>
       <dl className="stats">
         <dt>{t("stats.events")}</dt>

@@ -4,19 +4,23 @@
 // second at most while events stream in.
 import { useMemo, useState } from "react";
 import { formatClock, formatDuration } from "../../lib/client/format";
+import { useLocale, useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
 import { useThrottled } from "../../lib/client/react/use-throttled";
-import { silenceCauseLabel, silences, type SilenceCause } from "../../lib/events/silences";
+import { silences, type SilenceCause } from "../../lib/events/silences";
+import { silenceReasonLabel } from "../../lib/i18n/analytics";
+import type { DisplayLocale } from "../../lib/i18n/stages";
 import type { Timeline } from "../../lib/client/timeline";
 
 const SHOWN = 50;
 
 export function SilencesPanel({ timeline, live }: { timeline: Timeline; live: boolean }) {
+  const t = useT();
   const [open, setOpen] = useState(false);
   return (
-    <section className="panel" aria-label="Silences" data-testid="silences-panel">
+    <section className="panel" aria-label={t("silences.title")} data-testid="silences-panel">
       <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
-        <summary className="panel-title">Silences</summary>
+        <summary className="panel-title">{t("silences.title")}</summary>
         {open && <SilenceList timeline={timeline} live={live} />}
       </details>
     </section>
@@ -24,12 +28,14 @@ export function SilencesPanel({ timeline, live }: { timeline: Timeline; live: bo
 }
 
 function SilenceList({ timeline, live }: { timeline: Timeline; live: boolean }) {
+  const t = useT();
+  const { locale } = useLocale();
   const events = useThrottled(timeline.events, 500);
   const now = useNow();
   // The walk runs per event batch; only the open stretch's length follows the clock.
   const list = useMemo(() => silences(events, events.at(-1)?.ts ?? 0).reverse(), [events]);
   const at = live && now > 0 ? now : null;
-  if (!list.length) return <div className="muted small">The bot has answered every message so far.</div>;
+  if (!list.length) return <div className="muted small">{t("silences.none")}</div>;
   return (
     <ol className="stage-history" data-testid="silences">
       {list.slice(0, SHOWN).map((s) => (
@@ -43,20 +49,21 @@ function SilenceList({ timeline, live }: { timeline: Timeline; live: boolean }) 
           <span className="mono">
             {formatDuration(s.endTs === null && at !== null ? Math.max(s.durationMs, at - s.startTs) : s.durationMs)}
           </span>
-          {s.endTs === null && <span className="muted"> (ongoing)</span>} · {silenceCauseLabel(s.reason)}
+          {s.endTs === null && <span className="muted">{t("silences.ongoing")}</span>} ·{" "}
+          {silenceReasonLabel(s.reason ?? "none", locale)}
           <span className="muted">
             {" "}
-            · {s.messages} {s.messages === 1 ? "message" : "messages"}
-            {causesText(s.causes)}
+            · {t("silences.messages", { count: s.messages })}
+            {causesText(s.causes, locale)}
           </span>
         </li>
       ))}
-      {list.length > SHOWN && <li className="muted">{list.length - SHOWN} earlier</li>}
+      {list.length > SHOWN && <li className="muted">{t("silences.earlier", { count: list.length - SHOWN })}</li>}
     </ol>
   );
 }
 
-function causesText(causes: Partial<Record<SilenceCause, number>>): string {
-  const parts = Object.entries(causes).map(([cause, n]) => `${silenceCauseLabel(cause as SilenceCause)} ×${n}`); // keys are SilenceCause
+function causesText(causes: Partial<Record<SilenceCause, number>>, locale: DisplayLocale): string {
+  const parts = Object.entries(causes).map(([cause, n]) => `${silenceReasonLabel(cause, locale)} ×${n}`);
   return parts.length > 1 ? ` (${parts.join(", ")})` : "";
 }

@@ -293,15 +293,19 @@ function SessionTable(props: { rows: SessionSummary[]; sort: SortState; onSort: 
                 )}
                 <div className="sub mono">
                   {s.id} · {t(s.isGroupChat ? "session.group" : "session.private")} · {s.platform}
-                  {s.groupId && <span data-testid="session-group-id"> · group {s.groupId}</span>}
-                  {!s.groupId && s.userId && <span data-testid="session-user-id"> · user {s.userId}</span>}
+                  {s.groupId && <span data-testid="session-group-id">{t("sessions.groupSub", { id: s.groupId })}</span>}
+                  {!s.groupId && s.userId && (
+                    <span data-testid="session-user-id">{t("sessions.userSub", { id: s.userId })}</span>
+                  )}
                 </div>
               </td>
               <td>
                 <StageBadge agentState={s.agentState} stage={s.stage} detail={s.stageDetail} roundText={s.roundText} />
                 {s.agentState === "wait" && s.waitDeadline !== null && (
                   <div className="sub mono" data-testid="wait-countdown" title={formatDateTime(s.waitDeadline)}>
-                    wait ends in {formatDuration(Math.max(0, s.waitDeadline - (now || s.lastActiveAt)))}
+                    {t("sessions.waitEndsIn", {
+                      duration: formatDuration(Math.max(0, s.waitDeadline - (now || s.lastActiveAt))),
+                    })}
                   </div>
                 )}
               </td>

@@ -105,19 +105,3 @@ function bump(open: OpenSilence, cause: SilenceCause): OpenSilence {
 function summary(open: OpenSilence): Omit<Silence, "endTs" | "durationMs"> {
   return { startTs: open.startTs, messages: open.messages, causes: open.causes, reason: open.reason };
 }
-
-const CAUSE_LABEL: Record<SilenceCause, string> = {
-  gate_no_action: "gate: no_action",
-  gate_wait: "gate: wait",
-  threshold: "below threshold",
-  cooldown: "cooldown",
-  wait: "waiting",
-  debounce: "debounce",
-  llm_error: "model error",
-  no_reply: "turn ended without a reply",
-  stopped: "session stopped",
-};
-
-export function silenceCauseLabel(cause: SilenceCause | null): string {
-  return cause ? CAUSE_LABEL[cause] : "no reason recorded";
-}

@@ -2,7 +2,8 @@
 // message, with what held the bot back and for how long.
 import { describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
-import { silenceCauseLabel, silences } from "../../lib/events/silences";
+import { silences } from "../../lib/events/silences";
+import { silenceReasonLabel } from "../../lib/i18n/analytics";
 import { fixtureEvents } from "./fixture";
 
 const S = "s1";
@@ -76,8 +77,8 @@ describe("silences", () => {
     const [s] = silences(events, T0 + 60_000);
     expect(s).toMatchObject({ endTs: T0 + 9_000, durationMs: 8_000, reason: "stopped" });
     expect(s.causes).toEqual({ llm_error: 1, stopped: 1 });
-    expect(silenceCauseLabel(s.reason)).toBe("session stopped");
-    expect(silenceCauseLabel(null)).toBe("no reason recorded");
+    expect(silenceReasonLabel(s.reason ?? "none", "en")).toBe("session stopped");
+    expect(silenceReasonLabel("none", "zh-CN")).toBe("未记录原因");
   });
 
   it("a real run (events from before message.pending): the no_action stretch and its end at the reply", () => {
