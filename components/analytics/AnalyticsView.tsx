@@ -96,12 +96,12 @@ export function AnalyticsView({ sessionId, title }: Props) {
             ))}
           </select>
         )}
-        <button className="btn btn-sm" onClick={() => setAnchor(wallClock())} aria-label="Refresh">
+        <button className="btn btn-sm" onClick={() => setAnchor(wallClock())} aria-label={t("common.refresh")}>
           ↻
         </button>
       </div>
       {data.isPending && <Loading label="…" />}
-      {data.isError && <ErrorState title="Cannot load the analytics" error={data.error} />}
+      {data.isError && <ErrorState title={t("common.loadAnalytics")} error={data.error} />}
       {data.data && <AnalyticsBody data={data.data} onPick={setPick} />}
       {pick && <CyclesBehind pick={pick} sessionId={session} onClose={() => setPick(null)} />}
     </div>

@@ -47,7 +47,7 @@ export function CyclesBehind({ pick, sessionId, onClose }: { pick: Pick; session
         </button>
       </div>
       {rows.isPending && <Loading label="…" />}
-      {rows.isError && <ErrorState title="Cannot load the cycles" error={rows.error} />}
+      {rows.isError && <ErrorState title={t("common.loadCycles")} error={rows.error} />}
       {rows.data && rows.data.rows.length === 0 && <div className="muted pad">{t("analytics.noRows")}</div>}
       {rows.data && rows.data.rows.length > 0 && (
         <table className="table analytics-table">

@@ -2,8 +2,8 @@
 // /data: the bot's data the builtin tools read, in tabs (memories, jargon, persons, emojis, learned).
 import { useState } from "react";
 import { formatDateTime } from "../../lib/client/format";
+import { useLocale } from "../../lib/client/react/use-locale";
 import { dataTexts } from "../../lib/i18n/data";
-import type { DisplayLocale } from "../../lib/i18n/stages";
 import { EmojisTab } from "./EmojisTab";
 import { LearnedTab } from "./LearnedTab";
 import { RecordTab, type TabSpec } from "./RecordTab";
@@ -62,20 +62,12 @@ const TABS: Tab[] = ["memories", "jargon", "persons", "emojis", "learned"];
 
 export function DataPage() {
   const [tab, setTab] = useState<Tab>("memories");
-  // The dashboard's own language switch takes this over when it lands.
-  const [locale, setLocale] = useState<DisplayLocale>("en");
+  const { locale } = useLocale();
   const t = dataTexts(locale);
   return (
     <div className="page">
       <div className="page-head">
         <h1>{t.title}</h1>
-        <div className="seg" role="group" aria-label="language">
-          {(["zh-CN", "en"] as const).map((l) => (
-            <button key={l} className={locale === l ? "active" : ""} onClick={() => setLocale(l)}>
-              {l === "en" ? "EN" : "中文"}
-            </button>
-          ))}
-        </div>
       </div>
       <div className="seg data-tabs" role="tablist">
         {TABS.map((id) => (

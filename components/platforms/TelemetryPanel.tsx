@@ -21,7 +21,7 @@ export function TelemetryPanel() {
   return (
     <section className="card" data-testid="telemetry-panel">
       <h2>{t("telemetry.title")}</h2>
-      {status.isError && <ErrorState title="Cannot load the telemetry state" error={status.error} />}
+      {status.isError && <ErrorState title={t("common.loadTelemetry")} error={status.error} />}
       {s && !s.enabled && <p className="muted">{t("telemetry.disabled")}</p>}
       {s && s.enabled && s.state !== "disabled" && (
         <>

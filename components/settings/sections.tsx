@@ -124,8 +124,8 @@ export function ChatSection({ draft, onChange, errors }: SectionProps) {
               onChange={(e) => setRule(i, { chat: e.target.value as TalkRuleDraft["chat"] })}
             >
               <option value="">{t("settings.chat.both")}</option>
-              <option value="group">group</option>
-              <option value="private">private</option>
+              <option value="group">{t("session.group")}</option>
+              <option value="private">{t("session.private")}</option>
             </select>
           </Field>
           <button

@@ -55,7 +55,11 @@ export function PluginsPanel({ canChange }: { canChange: boolean }) {
               {view.runner.phase}
             </Badge>
             <span className="muted">
-              pid {view.runner.pid ?? "–"} · #{view.runner.generation} · restarts {view.runner.restarts}
+              {t("sources.runnerLine", {
+                pid: view.runner.pid ?? "–",
+                generation: view.runner.generation,
+                restarts: view.runner.restarts,
+              })}
             </span>
           </div>
           {view.runner.lastError && <pre className="state state-error text sources-pre">{view.runner.lastError}</pre>}

@@ -28,6 +28,11 @@ export const shellTexts = catalog(
     "banner.since": " since {time}",
     "banner.lostBody":
       ". Live updates are paused and reconnect automatically; the view then resumes from the last event it holds, so nothing is lost. If this lasts, check your network and that npm start is running.",
+    "common.refresh": "Refresh",
+    "common.loadAnalytics": "Cannot load the analytics",
+    "common.loadCycles": "Cannot load the cycles",
+    "common.loadTelemetry": "Cannot load the telemetry state",
+    "sources.runnerLine": "pid {pid} · #{generation} · restarts {restarts}",
     "theme.title": "Theme: auto (system) → dark → light",
     "theme.label": "Theme {name}; change",
     "theme.system": "Auto",
@@ -59,6 +64,11 @@ export const shellTexts = catalog(
     "banner.since": "，自 {time} 起",
     "banner.lostBody":
       "。实时更新已暂停，会自动重连；之后视图会从它已有的最后一个事件继续，不会丢失任何内容。如果持续如此，请检查网络以及 npm start 是否在运行。",
+    "common.refresh": "刷新",
+    "common.loadAnalytics": "无法加载行为分析",
+    "common.loadCycles": "无法加载这些循环",
+    "common.loadTelemetry": "无法加载遥测状态",
+    "sources.runnerLine": "pid {pid} · #{generation} · 重启 {restarts} 次",
     "theme.title": "主题：自动（跟随系统）→ 深色 → 浅色",
     "theme.label": "主题 {name}；点击切换",
     "theme.system": "自动",
