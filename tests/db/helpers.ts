@@ -71,7 +71,7 @@ export function usePostgresDatabases(): TempDatabases {
     await Promise.all(clients.map((c) => c.$disconnect()));
   });
   return {
-    dir: files.dir,
+    dir: () => files.dir(),
     url,
     async prisma() {
       const u = await url();
@@ -81,9 +81,3 @@ export function usePostgresDatabases(): TempDatabases {
     },
   };
 }
-
-/** Both backends, for suites that must hold on each: `describe.each(backends)("… on $name", ({ use }) => …)`. */
-export const backends = [
-  { name: "SQLite", dialect: "sqlite", use: useTempDatabases },
-  { name: "Postgres", dialect: "postgresql", use: usePostgresDatabases },
-] as const;
