@@ -111,7 +111,11 @@ export async function startAppServer(opts: AppServerOptions): Promise<AppServer>
   });
   const member = clusterConfig ? await ClusterMember.open(clusterConfig, opts.databaseUrl) : null;
   try {
-    const database = await openDatabase(opts.databaseUrl, { logger: opts.logger ?? stderrLogger });
+    // A cluster node's ledger appends only the sessions whose lease it holds (server/cluster/fence.ts).
+    const database = await openDatabase(opts.databaseUrl, {
+      logger: opts.logger ?? stderrLogger,
+      fence: member?.fence,
+    });
     try {
       return await serve(opts, database, member);
     } catch (error) {

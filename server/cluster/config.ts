@@ -2,6 +2,7 @@
 // it one (MAISAKA_NODE_ID, MAISAKA_NODE_URL, MAISAKA_LEASE_TTL_MS tune it); without REDIS_URL it runs
 // alone. REDIS_URL with a SQLite database is refused: a file cannot be shared between machines.
 import os from "node:os";
+import { isPostgresUrl } from "../db/database-url";
 import type { ClusterIdentity } from "./types";
 
 export const DEFAULT_LEASE_TTL_MS = 6_000;
@@ -22,10 +23,6 @@ export class ClusterConfigError extends Error {
     super(message);
     this.name = "ClusterConfigError";
   }
-}
-
-export function isPostgresUrl(databaseUrl: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(databaseUrl.trim());
 }
 
 /** The cluster settings of this process, or null when it runs alone (no REDIS_URL). */
