@@ -11,30 +11,36 @@ import { ClusterNodes } from "../../server/cluster/nodes";
 import { SessionOwnership } from "../../server/cluster/ownership";
 import { rendezvousNode } from "../../server/cluster/placement";
 import { ensureClusterTables } from "../../server/cluster/tables";
+import { migrate } from "../../server/db/migrate";
+import { PostgresLedger } from "../../server/db/pg-ledger";
 import { systemClock, type EngineLogger } from "../../server/engine";
 import { MonitorBus } from "../../server/monitor/bus";
 import { newPostgresDatabase } from "../support/postgres-db";
 import { until } from "../support/until";
-import { createEventTable, FencedTestLedger } from "./support/fenced-ledger";
 
 const TTL = 400;
 let pool: pg.Pool;
+let databaseUrl: string;
+const ledgers: PostgresLedger[] = [];
 const quiet: EngineLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: await newPostgresDatabase("ownership") });
+  databaseUrl = await newPostgresDatabase("ownership");
+  await migrate(databaseUrl);
+  pool = new pg.Pool({ connectionString: databaseUrl });
   await ensureClusterTables(pool);
-  await createEventTable(pool);
 });
 
 afterAll(async () => {
+  await Promise.all(ledgers.map((l) => l.close()));
   await pool.end();
 });
 
-/** One node's parts: its leases, the fenced ledger and the bus over it. */
+/** One node's parts: its leases, the Postgres ledger fenced by them and the bus over it. */
 function nodeParts(nodeId: string) {
   const leases = new SessionLeases(pool, nodeId, TTL);
-  const ledger = new FencedTestLedger(pool, new LeaseFence(leases), nodeId);
+  const ledger = new PostgresLedger(databaseUrl, { fence: new LeaseFence(leases) });
+  ledgers.push(ledger);
   const bus = new MonitorBus(ledger, systemClock, { retryDelayMs: 10 });
   const delivered: MonitorEvent[] = [];
   bus.subscribe((e) => void delivered.push(e));
@@ -116,15 +122,17 @@ describe("the bus of a node that lost a lease", () => {
 
     b.bus.emit("f1", "session.stop", { reason: "b" });
     await b.bus.whenFlushed();
-    expect(await b.ledger.writers("f1")).toEqual([
-      { seq: 1, node: "bus-a" },
-      { seq: 2, node: "bus-a" },
-      { seq: 3, node: "bus-a" },
-      { seq: 4, node: "bus-b" },
+    const written = async (id: string) =>
+      (await b.ledger.read(id, 0, 100)).map((e) => [e.seq, e.type === "session.stop" ? e.data.reason : e.type]);
+    expect(await written("f1")).toEqual([
+      [1, "a0"],
+      [2, "a1"],
+      [3, "a2"],
+      [4, "b"],
     ]);
-    expect(await a.ledger.writers("f2")).toEqual([
-      { seq: 1, node: "bus-a" },
-      { seq: 2, node: "bus-a" },
+    expect(await written("f2")).toEqual([
+      [1, "a"],
+      [2, "a-ok"],
     ]);
     await a.bus.whenFlushed();
     expect(durable).toBe(false);
