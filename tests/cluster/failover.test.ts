@@ -9,6 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterSchema, type ClusterStatus } from "../../lib/api/cluster";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
+import { rendezvousNode } from "../../server/cluster/placement";
 import { migrate } from "../../server/db/migrate";
 import { newPostgresDatabase } from "../support/postgres-db";
 import { freePort, startRedis, type RedisServer } from "../support/services";
@@ -183,7 +184,12 @@ describe("three nodes on Postgres and Redis", () => {
       WAIT,
     );
     const survivorIds = ids.filter((id) => id !== victimId);
-    for (const id of sessions) expect(survivorIds).toContain(await ownerOf(id));
+    const heirs = new Map<string, string | null>();
+    for (const id of sessions) {
+      heirs.set(id, await ownerOf(id));
+      expect(survivorIds).toContain(heirs.get(id));
+    }
+    const heirOf = (id: string) => heirs.get(id) ?? null;
 
     // --- SIGSTOP the owner of a session past its lease, SIGCONT: it must not write that session again ---
     // A survivor's session stays where it was when the victim died (rendezvous placement).
@@ -212,6 +218,27 @@ describe("three nodes on Postgres and Redis", () => {
     expectContiguous(final);
     expect(final.length).toBeGreaterThanOrEqual(answeredThere.length);
     expect(final.slice(0, before.length)).toEqual(before);
+
+    // --- the killed node starts again (joins): the sessions it wins by rendezvous move to it between
+    // turns and their next message is answered there; it stops gracefully (leaves): they move back ---
+    const rejoined = await startNode(victimId, configFile);
+    const toRejoined = sessions.filter((id) => rendezvousNode(id, ids) === victimId);
+    expect(toRejoined.length).toBeGreaterThan(0);
+    for (const id of toRejoined) {
+      await until(async () => (await ownerOf(id)) !== heirOf(id), `${id} to be released for ${victimId}`, WAIT);
+      // Straight to it: a node that has not seen it join yet may still place the session on itself.
+      await answered(rejoined, id, await say(id, "你是谁？", [rejoined]));
+      expect(await ownerOf(id)).toBe(victimId);
+    }
+    rejoined.child.kill("SIGTERM");
+    expect((await rejoined.exited).code).toBe(0);
+    nodes.delete(victimId);
+    for (const id of toRejoined) {
+      expect(await ownerOf(id)).not.toBe(victimId);
+      await answered(all()[0], id, await say(id, "还有人吗？", all()));
+      expect(survivorIds).toContain(await ownerOf(id));
+      expectContiguous(await events(all()[0], id));
+    }
     console.log(`[failover] kill -9 → room-0 leased by ${heir} after ${failoverMs} ms (bound ${FAILOVER_BOUND_MS} ms)`);
   }, 180_000);
 });
