@@ -139,7 +139,10 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     this.moving.add(sessionId);
     try {
       this.deps.bus.fence([sessionId]);
-      this.deps.logger.warn(`[cluster] session ${sessionId}: lease lost (${why}); its runtime stops here unsaved`);
+      // A stream this node never held (another node's session, a shared stream it emitted to) is no news.
+      if (this.deps.leases.heldSessionIds().includes(sessionId)) {
+        this.deps.logger.warn(`[cluster] session ${sessionId}: lease lost (${why}); its runtime stops here unsaved`);
+      }
       await this.deps.manager.discard(sessionId);
       await this.deps.leases.release(sessionId);
     } catch (error) {
@@ -187,8 +190,9 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
       this.moving.add(id);
       try {
         await this.deps.manager.unload(id, `moved to node ${target}`);
-        // The last snapshot is written; session.stop must be in the ledger before the lease goes.
-        await this.deps.bus.whenDurable(id, this.deps.bus.seqOf(id));
+        // The last snapshot is written; session.stop must be in the ledger before the lease goes (it
+        // rejects when the lease was lost meanwhile: the release then leaves the new owner's lease alone).
+        await this.deps.bus.whenDurable(id, this.deps.bus.seqOf(id)).catch(() => undefined);
         await this.deps.leases.release(id);
       } finally {
         this.moving.delete(id);
