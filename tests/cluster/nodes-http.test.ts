@@ -3,6 +3,7 @@
 // (through the session proxy) and its turns run there, and a dashboard on either node follows that session live.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterSchema } from "../../lib/api/cluster";
+import { ANSWERED_BY_HEADER } from "../../server/cluster/session-proxy";
 import { migrate } from "../../server/db/migrate";
 import { freePort, startRedis, type RedisServer } from "../support/services";
 import { newPostgresDatabase } from "../support/postgres-db";
@@ -92,5 +93,25 @@ describe("two cluster nodes over HTTP and Socket.IO", () => {
     const upToLast = (c: MonitorClient) => seqsOf(c.events, sessionId).filter((seq) => seq <= last);
     expect(upToLast(onA)).toEqual(all);
     expect(upToLast(onB)).toEqual(all);
+  });
+
+  it("keeps acknowledging a session's messages through the other node while its owner shuts down", async () => {
+    const [a, b] = nodes;
+    const sessionId = await b.createSession();
+    const first = await a.say(sessionId, "first", { messageId: "h0" });
+    expect(first.status).toBe(202);
+    const ownerId = first.headers.get(ANSWERED_BY_HEADER) ?? "node-a";
+    const [owner, other] = ownerId === "node-a" ? [a, b] : [b, a];
+    // While the owner drains (503 marked draining), saves and releases its lease, the proxy on the other
+    // node keeps trying until that node holds the session itself.
+    const closing = owner.close();
+    const acks = [];
+    for (let i = 1; i <= 5; i++) acks.push(await other.say(sessionId, `during ${i}`, { messageId: `h${i}` }));
+    await closing;
+    expect(acks.map((r) => `${r.status} ${r.text}`)).toEqual(acks.map(() => expect.stringMatching(/^202 /)));
+    const ids = (await other.events(sessionId))
+      .filter((e) => e.type === "message.ingested")
+      .map((e) => (e.data as { messageId: string }).messageId);
+    expect(ids).toEqual(["h0", "h1", "h2", "h3", "h4", "h5"]);
   });
 });

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { PROXIED_BY_HEADER, SessionProxy } from "../../server/cluster/session-proxy";
+import { ANSWERED_BY_HEADER, PROXIED_BY_HEADER, SessionProxy } from "../../server/cluster/session-proxy";
 import type { SessionDirectory } from "../../server/cluster/types";
 import { HttpError } from "../../server/http/errors";
 import { DRAINING_HEADER, NOT_OWNER_HEADER } from "../../server/http/requests";
@@ -126,6 +126,7 @@ describe("SessionProxy", () => {
     });
     expect(res.status).toBe(202);
     expect(res.headers.get("x-served-by")).toBe("b");
+    expect(res.headers.get(ANSWERED_BY_HEADER)).toBe("b");
     expect((await res.json()) as unknown).toEqual({ node: "b", body: '{"text":"你好"}' });
     expect(a.served).toEqual([]);
     const [got] = b.served;
