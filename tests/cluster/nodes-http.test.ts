@@ -108,7 +108,7 @@ describe("two cluster nodes over HTTP and Socket.IO", () => {
     const acks = [];
     for (let i = 1; i <= 5; i++) acks.push(await other.say(sessionId, `during ${i}`, { messageId: `h${i}` }));
     await closing;
-    expect(acks.map((r) => `${r.status} ${r.text}`)).toEqual(acks.map(() => expect.stringMatching(/^202 /)));
+    expect(acks.filter((r) => r.status !== 202).map((r) => `${r.status} ${r.text}`)).toEqual([]);
     const ids = (await other.events(sessionId))
       .filter((e) => e.type === "message.ingested")
       .map((e) => (e.data as { messageId: string }).messageId);
