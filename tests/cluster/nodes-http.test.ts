@@ -109,9 +109,16 @@ describe("two cluster nodes over HTTP and Socket.IO", () => {
     for (let i = 1; i <= 5; i++) acks.push(await other.say(sessionId, `during ${i}`, { messageId: `h${i}` }));
     await closing;
     expect(acks.filter((r) => r.status !== 202).map((r) => `${r.status} ${r.text}`)).toEqual([]);
-    const ids = (await other.events(sessionId))
-      .filter((e) => e.type === "message.ingested")
-      .map((e) => (e.data as { messageId: string }).messageId);
+    // Each acknowledged message is in the ledger once its runtime takes it in (the new owner's, for the last).
+    const ingested = async () =>
+      (await other.events(sessionId))
+        .filter((e) => e.type === "message.ingested")
+        .map((e) => (e.data as { messageId: string }).messageId);
+    let ids: string[] = [];
+    await until(
+      async () => (ids = await ingested()).length >= 6,
+      () => `six messages ingested, got ${ids.join(",")}`,
+    );
     expect(ids).toEqual(["h0", "h1", "h2", "h3", "h4", "h5"]);
   });
 });
