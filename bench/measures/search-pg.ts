@@ -1,10 +1,11 @@
 // search_pg_p95: the search_1m_p95 measure (bench/measures/search.ts: the same events, queries and
 // sessions) on Postgres: p95 of one search (searchPgIndex, what GET /api/search runs there) over the
 // indexed events, against the same terms as a bare ILIKE query on the trigram index, newest first,
-// LIMIT 50, in the same run. The events go into the ledger's table with multi-row inserts, then are
+// LIMIT 50, in the same run. The events go into the migrated ledger table with multi-row inserts, then are
 // indexed by the indexer's own code (PgSearchIndexer, as the indexing node runs it).
 import pg from "pg";
 import { searchQuerySchema } from "../../lib/api/search";
+import { migrate } from "../../server/db/migrate";
 import { ensureSearchSchema, PgSearchIndexer } from "../../server/search/pg-index";
 import { searchPgIndex } from "../../server/search/pg-query";
 import { likePattern, SCAN_LIMITS, searchTerms } from "../../server/search/query";
@@ -12,9 +13,6 @@ import { startPostgres } from "../../tests/support/services";
 import type { MeasureFn } from "../measure";
 import { percentile } from "../support/stats";
 import { eventOf, prng, QUERIES, SESSIONS, SHORT_QUERIES, T0 } from "./search";
-
-const LEDGER = `CREATE TABLE "MonitorEvent" ("sessionId" TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL,
-  ts DOUBLE PRECISION NOT NULL, data JSONB NOT NULL, PRIMARY KEY ("sessionId", seq))`;
 
 async function writeLedger(db: pg.ClientBase, total: number): Promise<void> {
   const rand = prng(42);
@@ -54,11 +52,12 @@ async function samples(
 
 export const run: MeasureFn = async ({ quick }) => {
   const server = await startPostgres();
-  const db = new pg.Client({ connectionString: await server.createDatabase("bench_search") });
+  const url = await server.createDatabase("bench_search");
+  const db = new pg.Client({ connectionString: url });
   try {
+    await migrate(url);
     await db.connect();
     const total = quick ? 100_000 : 1_000_000;
-    await db.query(LEDGER);
     let started = performance.now();
     await writeLedger(db, total);
     const writeS = (performance.now() - started) / 1000;
