@@ -11,6 +11,7 @@ import { searchQuerySchema, type SearchQuery } from "../../lib/api/search";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { PrismaLedger } from "../../server/db/ledger";
+import { migrate } from "../../server/db/migrate";
 import { PostgresLedger } from "../../server/db/pg-ledger";
 import { systemClock } from "../../server/engine/clock";
 import { MonitorBus } from "../../server/monitor/bus";
@@ -19,6 +20,7 @@ import type { ScanLimits } from "../../server/search/query";
 import type { SearchService } from "../../server/search/service";
 import { SqliteSearchService } from "../../server/search/sqlite-service";
 import { usePostgresDatabases, useTempDatabases } from "../db/helpers";
+import { startPostgres } from "../support/services";
 import { until } from "../support/until";
 
 const dbs = useTempDatabases();
@@ -41,15 +43,15 @@ interface Fixture {
   ledger: { append(events: MonitorEvent[]): Promise<void> };
   service: SearchService;
   /** Another service on the same ledger and index (a restart, or another node). */
-  start(): Promise<SearchService>;
+  start: () => Promise<SearchService>;
   /** Closes a service and forgets it. */
-  stop(service: SearchService): Promise<void>;
+  stop: (service: SearchService) => Promise<void>;
   /** Writes a row into the ledger from another connection (an import). */
-  insertRow(event: MonitorEvent): Promise<void>;
+  insertRow: (event: MonitorEvent) => Promise<void>;
   /** Deletes a session's rows from another connection. */
-  deleteSession(sessionId: string): Promise<void>;
+  deleteSession: (sessionId: string) => Promise<void>;
   /** Documents in the index. */
-  docCount(): Promise<number>;
+  docCount: () => Promise<number>;
 }
 
 async function stopService(service: SearchService): Promise<void> {
@@ -581,6 +583,35 @@ describe("search index on Postgres", () => {
     await ledger.append([message("s1", 1, "indexed by the second")]);
     await second.caughtUp();
     expect(await keys(second, { q: "by the second" })).toEqual(["s1#1:message"]);
+  });
+
+  it("keeps answering and indexing after a Postgres restart", async () => {
+    // Its own server: restarting the run's shared one would cut the other test files off.
+    const server = await startPostgres();
+    open.push({ close: () => server.stop() });
+    const url = await server.createDatabase("search_restart");
+    await migrate(url);
+    const ledger = new PostgresLedger(url);
+    open.push(ledger);
+    const service = await PgSearchService.start({ databaseUrl: url, pollMs: 20, takeoverMs: 20 });
+    open.push(service);
+    await ledger.append([message("s1", 1, "before the restart")]);
+    await service.caughtUp();
+    await server.restart();
+    await ledger.append([message("s1", 2, "after the restart")]);
+    await until(
+      async () => {
+        try {
+          return (await keys(service, { q: "after the restart" })).length === 1;
+        } catch {
+          return false; // the pool's connections from before the restart fail once
+        }
+      },
+      "the row written after the restart to be indexed",
+      { timeoutMs: 20_000 },
+    );
+    expect(await keys(service, { q: "the restart" })).toEqual(["s1#2:message", "s1#1:message"]);
+    expect(service.indexing).toBe(true);
   });
 
   it("catches up a ledger written while search was down in batches across sessions", async () => {
