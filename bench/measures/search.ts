@@ -15,8 +15,8 @@ import type { MeasureFn } from "../measure";
 import { percentile, timeMs } from "../support/stats";
 import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
 
-const SESSIONS = 200;
-const T0 = 1_767_225_600_000;
+export const SESSIONS = 200;
+export const T0 = 1_767_225_600_000;
 
 const ZH = [
   "北京",
@@ -66,7 +66,7 @@ const TOOLS = ["web_search", "query_memory", "send_emoji", "reply", "read_file"]
 const MODELS = ["deepseek-chat", "gpt-4o-mini", "qwen2.5"];
 
 /** Queries that go to the FTS5 index (each term three characters or more). */
-const QUERIES: Record<string, string>[] = [
+export const QUERIES: Record<string, string>[] = [
   { q: "weather" },
   { q: "天气预报" },
   { q: "forecast 北京" },
@@ -81,10 +81,10 @@ const QUERIES: Record<string, string>[] = [
   { q: "memory", failed: "1" },
 ];
 /** Queries of one or two characters: LIKE over a window of documents. */
-const SHORT_QUERIES: Record<string, string>[] = [{ q: "天气" }, { q: "猫" }, { q: "ok" }, { q: "鲸鱼" }];
+export const SHORT_QUERIES: Record<string, string>[] = [{ q: "天气" }, { q: "猫" }, { q: "ok" }, { q: "鲸鱼" }];
 
 /** Deterministic PRNG (mulberry32), so every run indexes the same text. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
@@ -106,7 +106,7 @@ function sentence(rand: () => number, i: number): string {
 }
 
 /** [type, data] of event i: messages, gate reasoning, tool executions and planner texts. */
-function eventOf(rand: () => number, i: number): [string, unknown] {
+export function eventOf(rand: () => number, i: number): [string, unknown] {
   const cycleId = `cycle-${Math.floor(i / 8)}`;
   const r = i % 10;
   if (r < 6)

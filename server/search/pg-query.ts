@@ -35,6 +35,8 @@ interface Position {
 
 const COLUMNS = `d.id, d."sessionId", d.seq, d.kind, d."cycleId", d.ts, d.tool, d.failed, d.text`;
 const NEWEST_FIRST = "ORDER BY d.ts DESC, d.id DESC";
+/** Newest documents an unfiltered lookup tests in time order before it turns to the trigram index. */
+const PROBE_DOCS = 2_000;
 
 export async function searchPgIndex(
   db: pg.Pool | pg.ClientBase,
@@ -73,7 +75,12 @@ export async function searchPgIndex(
   const matching = conditions.map((c) => ` AND ${c}`).join("");
   const fixed = params.length;
   // The page's own bounds come after the fixed parameters.
-  const read = async (from: Position | null, to: Position | null, count: number): Promise<Row[]> => {
+  /**
+   * Matching documents between two positions, newest first. `byMatches`: from the trigram index's
+   * matches, sorted (bounded by how many match), instead of walking the time order and testing each
+   * document (bounded by how far back the hits are); `ts + 0` keeps the planner off the time index.
+   */
+  const read = async (from: Position | null, to: Position | null, count: number, byMatches = false): Promise<Row[]> => {
     const bounds = params.slice(0, fixed);
     const at = (v: unknown) => {
       bounds.push(v);
@@ -81,7 +88,8 @@ export async function searchPgIndex(
     };
     const older = from ? ` AND (d.ts, d.id) < (${at(from.ts)}::float8, ${at(from.id)}::bigint)` : "";
     const newer = to ? ` AND (d.ts, d.id) >= (${at(to.ts)}::float8, ${at(to.id)}::bigint)` : "";
-    const sql = `SELECT ${COLUMNS} FROM "SearchDoc" d WHERE true${older}${newer}${matching} ${NEWEST_FIRST} LIMIT ${at(count)}`;
+    const order = byMatches ? "ORDER BY d.ts + 0 DESC, d.id + 0 DESC" : NEWEST_FIRST;
+    const sql = `SELECT ${COLUMNS} FROM "SearchDoc" d WHERE true${older}${newer}${matching} ${order} LIMIT ${at(count)}`;
     return (await db.query<Row>(sql, bounds)).rows;
   };
 
@@ -95,8 +103,13 @@ export async function searchPgIndex(
   let next: number | undefined;
   // Unfiltered term lookups stop after `limit` hits; anything that has to look at each candidate (a
   // filter, a short term, no long term at all) goes window by window.
-  if (long.length && filters.length === 0 && short.length === 0) rows = await read(from, null, limit + 1);
-  else {
+  if (long.length && filters.length === 0 && short.length === 0) {
+    // A common term has its page among the newest documents: test those in time order first. A rarer
+    // one goes on from there through its matches in the trigram index.
+    const probe = await windowEnd(db, from, PROBE_DOCS);
+    rows = await read(from, probe, limit + 1);
+    if (probe && rows.length <= limit) rows.push(...(await read(probe, null, limit + 1 - rows.length, true)));
+  } else {
     rows = [];
     const started = performance.now();
     for (;;) {

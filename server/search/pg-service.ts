@@ -36,16 +36,9 @@ export interface PgSearchServiceOptions {
   scan?: ScanLimits;
 }
 
-/** pg's config for a URL; Prisma's `?schema=` becomes the connection's search_path. */
-export function pgConfig(databaseUrl: string): pg.ClientConfig {
-  const url = new URL(databaseUrl);
-  const schema = url.searchParams.get("schema");
-  url.searchParams.delete("schema");
-  return {
-    connectionString: url.toString(),
-    ...(schema ? { options: `-c search_path="${schema.replaceAll('"', '""')}"` } : {}),
-    keepAlive: true,
-  };
+/** pg's config for a URL, as the Postgres ledger connects (server/db/pg-ledger.ts). */
+function pgConfig(databaseUrl: string): pg.ClientConfig {
+  return { connectionString: databaseUrl, keepAlive: true };
 }
 
 export class PgSearchService implements SearchService {

@@ -1,6 +1,6 @@
 // Search across sessions (GET /api/search), on the database the server runs on: SQLite's FTS5 index in
 // a file of its own (sqlite-service.ts), or tables beside the ledger on Postgres (pg-service.ts).
-import { sqlitePathFromUrl } from "../db/database-url";
+import { isPostgresUrl, sqlitePathFromUrl } from "../db/database-url";
 import type { MonitorBus } from "../monitor/bus";
 import { PgSearchService } from "./pg-service";
 import { SqliteSearchService } from "./sqlite-service";
@@ -14,8 +14,6 @@ export interface OpenSearchOptions {
   /** Committed events poke the indexer. */
   bus?: Pick<MonitorBus, "subscribe">;
 }
-
-export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url);
 
 /** Starts the search backend for this database without waiting for it (see `ready`). */
 export function openSearchService(opts: OpenSearchOptions): SearchService {

@@ -1,6 +1,6 @@
 // Search over a real ledger through each backend's SearchService and its indexer: SQLite (the
-// PrismaLedger's file, the FTS5 index file and its thread) and Postgres (a fresh database on the run's
-// real server, the index tables and the indexer under its advisory lock). The same suite on both: CJK
+// PrismaLedger's file, the FTS5 index file and its thread) and Postgres (the PostgresLedger on a fresh
+// migrated database on the run's real server, the index tables and the indexer under its advisory lock). The same suite on both: CJK
 // and Latin hits, short queries, hostile query syntax, every filter, paging, bounded scans, catch-up
 // after a restart, rows written to the ledger directly, deleted sessions; then what is each backend's own.
 import { rmSync, statSync, writeFileSync } from "node:fs";
@@ -11,15 +11,20 @@ import { searchQuerySchema, type SearchQuery } from "../../lib/api/search";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { PrismaLedger } from "../../server/db/ledger";
+import { migrate } from "../../server/db/migrate";
+import { PostgresLedger } from "../../server/db/pg-ledger";
+import { systemClock } from "../../server/engine/clock";
+import { MonitorBus } from "../../server/monitor/bus";
 import { PgSearchService } from "../../server/search/pg-service";
 import type { ScanLimits } from "../../server/search/query";
 import type { SearchService } from "../../server/search/service";
 import { SqliteSearchService } from "../../server/search/sqlite-service";
-import { useTempDatabases } from "../db/helpers";
-import { newPostgresDatabase } from "../support/postgres-db";
+import { usePostgresDatabases, useTempDatabases } from "../db/helpers";
+import { startPostgres } from "../support/services";
 import { until } from "../support/until";
 
 const dbs = useTempDatabases();
+const pgDbs = usePostgresDatabases();
 const T0 = 1_767_225_600_000;
 const open: { close(): Promise<void> }[] = [];
 
@@ -38,15 +43,15 @@ interface Fixture {
   ledger: { append(events: MonitorEvent[]): Promise<void> };
   service: SearchService;
   /** Another service on the same ledger and index (a restart, or another node). */
-  start(): Promise<SearchService>;
+  start: () => Promise<SearchService>;
   /** Closes a service and forgets it. */
-  stop(service: SearchService): Promise<void>;
+  stop: (service: SearchService) => Promise<void>;
   /** Writes a row into the ledger from another connection (an import). */
-  insertRow(event: MonitorEvent): Promise<void>;
+  insertRow: (event: MonitorEvent) => Promise<void>;
   /** Deletes a session's rows from another connection. */
-  deleteSession(sessionId: string): Promise<void>;
+  deleteSession: (sessionId: string) => Promise<void>;
   /** Documents in the index. */
-  docCount(): Promise<number>;
+  docCount: () => Promise<number>;
 }
 
 async function stopService(service: SearchService): Promise<void> {
@@ -102,21 +107,18 @@ async function sqliteSetup(opts: SetupOptions = {}): Promise<Fixture & { file: s
   };
 }
 
-/** The ledger's table as the Postgres migrations create it (prisma/schema.prisma's MonitorEvent). */
-const PG_LEDGER = `CREATE TABLE "MonitorEvent" ("sessionId" TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL,
-  ts DOUBLE PRECISION NOT NULL, data JSONB NOT NULL, PRIMARY KEY ("sessionId", seq))`;
-
 async function pgSetup(
   opts: SetupOptions & { takeoverMs?: number; holderIdleMs?: number } = {},
-): Promise<Fixture & { url: string; db: pg.Pool }> {
-  const url = await newPostgresDatabase("search");
+): Promise<Fixture & { url: string; db: pg.Pool; ledger: PostgresLedger }> {
+  const url = await pgDbs.url();
+  const ledger = new PostgresLedger(url);
+  open.push(ledger);
   const db = new pg.Pool({ connectionString: url, max: 2 });
   open.push({ close: () => db.end() });
-  await db.query(PG_LEDGER);
   const insert = (events: MonitorEvent[]) =>
     db.query(
       `INSERT INTO "MonitorEvent" ("sessionId", seq, type, ts, data)
-       SELECT s, q, t, ts, d::jsonb FROM unnest($1::text[], $2::int[], $3::text[], $4::float8[], $5::text[]) AS x(s, q, t, ts, d)`,
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::float8[], $5::jsonb[])`,
       [
         events.map((e) => e.sessionId),
         events.map((e) => e.seq),
@@ -140,7 +142,7 @@ async function pgSetup(
   return {
     url,
     db,
-    ledger: { append: async (events) => void (await insert(events)) },
+    ledger,
     service: await start(),
     start,
     stop: stopService,
@@ -560,17 +562,14 @@ describe("search index on Postgres", () => {
   });
 
   it("indexes what the bus committed without waiting for the poll", async () => {
-    const listeners: ((event: MonitorEvent) => void)[] = [];
     const { ledger, url, service: first } = await pgSetup();
-    // A second service with the bus; the first (holding the lock) is closed so this one indexes.
-    const bus = { subscribe: (l: (event: MonitorEvent) => void) => (listeners.push(l), () => undefined) };
+    // A second service on the bus; the first (holding the lock) is closed so this one indexes.
+    const bus = new MonitorBus(ledger, systemClock);
     await stopService(first);
     const service = await PgSearchService.start({ databaseUrl: url, bus, pollMs: 60_000, takeoverMs: 20 });
     open.push(service);
     await until(() => service.indexing, "it to index");
-    const event = message("s1", 1, "poked into the index");
-    await ledger.append([event]);
-    for (const l of listeners) l(event);
+    bus.emit("s1", "message.ingested", { speakerName: "Alice", content: "poked into the index", messageId: "m1" });
     await until(async () => (await keys(service, { q: "poked into" })).length === 1, "the poke to index the row");
   });
 
@@ -584,6 +583,35 @@ describe("search index on Postgres", () => {
     await ledger.append([message("s1", 1, "indexed by the second")]);
     await second.caughtUp();
     expect(await keys(second, { q: "by the second" })).toEqual(["s1#1:message"]);
+  });
+
+  it("keeps answering and indexing after a Postgres restart", async () => {
+    // Its own server: restarting the run's shared one would cut the other test files off.
+    const server = await startPostgres();
+    open.push({ close: () => server.stop() });
+    const url = await server.createDatabase("search_restart");
+    await migrate(url);
+    const ledger = new PostgresLedger(url);
+    open.push(ledger);
+    const service = await PgSearchService.start({ databaseUrl: url, pollMs: 20, takeoverMs: 20 });
+    open.push(service);
+    await ledger.append([message("s1", 1, "before the restart")]);
+    await service.caughtUp();
+    await server.restart();
+    await ledger.append([message("s1", 2, "after the restart")]);
+    await until(
+      async () => {
+        try {
+          return (await keys(service, { q: "after the restart" })).length === 1;
+        } catch {
+          return false; // the pool's connections from before the restart fail once
+        }
+      },
+      "the row written after the restart to be indexed",
+      { timeoutMs: 20_000 },
+    );
+    expect(await keys(service, { q: "the restart" })).toEqual(["s1#2:message", "s1#1:message"]);
+    expect(service.indexing).toBe(true);
   });
 
   it("catches up a ledger written while search was down in batches across sessions", async () => {

@@ -1,30 +1,38 @@
 // GET /api/search on the real server: a message said to a live session becomes searchable as it lands
 // (the bus pokes the indexer), hits name the session, seq and cycle; viewers may search; bad
-// parameters answer 400 naming the field.
+// parameters answer 400 naming the field. On SQLite (the FTS5 index file) and on Postgres (the index
+// tables beside the PostgresLedger's).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createdAccountSchema } from "../../lib/api/accounts";
 import { searchResultSchema } from "../../lib/api/search";
+import { usePostgresDatabases } from "../db/helpers";
 import { until } from "../support/until";
 import { startTestServer, type TestServer } from "./support";
 
-let server: TestServer;
+const pgDbs = usePostgresDatabases();
+const databases: [string, () => Promise<string | undefined>][] = [
+  ["SQLite", async () => undefined], // startTestServer's own temp file
+  ["Postgres", () => pgDbs.url()],
+];
 
-beforeAll(async () => {
-  server = await startTestServer();
-  // The server does not wait for its index to open; until then searches answer 503 (checked below).
-  await server.app.search.ready;
-});
-afterAll(async () => {
-  await server.close();
-});
+describe.each(databases)("GET /api/search on %s", (_name, databaseUrl) => {
+  let server: TestServer;
 
-const search = async (query: string, token?: string) => {
-  const res = await server.api("GET", `/api/search?${query}`, undefined, token ? { token } : {});
-  expect(res.status, res.text).toBe(200);
-  return searchResultSchema.parse(res.json);
-};
+  beforeAll(async () => {
+    server = await startTestServer({ databaseUrl: await databaseUrl() });
+    // The server does not wait for its index to open; until then searches answer 503 (checked below).
+    await server.app.search.ready;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
-describe("GET /api/search", () => {
+  const search = async (query: string, token?: string) => {
+    const res = await server.api("GET", `/api/search?${query}`, undefined, token ? { token } : {});
+    expect(res.status, res.text).toBe(200);
+    return searchResultSchema.parse(res.json);
+  };
+
   it("finds a message said to a live session, and the cycle that answered it", async () => {
     const sessionId = await server.createSession({ name: "search" });
     expect((await server.say(sessionId, "请帮我查一下明天上海的天气")).status).toBe(202);
@@ -56,7 +64,7 @@ describe("GET /api/search", () => {
   });
 
   it("answers 503 with Retry-After while the index is not open", async () => {
-    const other = await startTestServer();
+    const other = await startTestServer({ databaseUrl: await databaseUrl() });
     try {
       const res = await other.api("GET", "/api/search?q=abc");
       if (res.status === 503) expect(res.headers.get("retry-after")).toBe("1");
