@@ -95,6 +95,9 @@ function pgDriverError(err: unknown): unknown {
   return field(field(field(err, "meta"), "driverAdapterError"), "cause") ?? field(err, "cause") ?? err;
 }
 
+/** Prisma's pg adapter's error kinds for a server it cannot reach or that dropped the connection. */
+const UNREACHABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "TooManyConnections"]);
+
 /** Postgres's SQLSTATE, or a socket error code (ECONNREFUSED, …), behind an error from pg or Prisma's pg adapter. */
 export function postgresCodeOf(err: unknown): string | undefined {
   for (const e of [err, pgDriverError(err)]) {
@@ -116,9 +119,10 @@ export function postgresCodeOf(err: unknown): string | undefined {
   return undefined;
 }
 
-const UNREACHABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "TooManyConnections"]);
-
-const PG_UNREACHABLE = /^(08...|57P0[1-3]|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|EPIPE)$/;
+// P1001/P1017: Prisma's own codes for the server unreachable or closing the connection (not P1008, its
+// timeout: SQLite's busy wait ends in it).
+const PG_UNREACHABLE =
+  /^(08...|57P0[1-3]|P1001|P1017|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|EPIPE)$/;
 
 /** True when Postgres could not be reached or dropped the connection (down, restarting, network). */
 export function isPostgresUnreachable(err: unknown): boolean {
