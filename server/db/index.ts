@@ -93,5 +93,5 @@ export { type PrismaClient, type SqlDialect } from "./client";
 export { databaseUrlFromEnv } from "./database-url";
 export { DatabaseError } from "./errors";
 export { DatabaseHealth, stateOfError } from "./health";
-export { PrismaLedger, type LedgerOptions } from "./ledger";
+export { type LedgerOptions } from "./ledger";
 export { type PrismaStores } from "./stores";
