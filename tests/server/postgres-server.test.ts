@@ -41,6 +41,7 @@ describe("the server on Postgres (real process)", () => {
   it("creates and migrates the database, runs a turn into the Postgres ledger, and resumes after kill -9", async () => {
     const database = new URL(inject("postgresUrl"));
     database.pathname = `/server_${process.pid}_${Date.now().toString(36)}`; // does not exist yet
+    database.password = "s3cret"; // the tests' server trusts loopback: accepted, and never to be printed
     const configFile = path.join(await tempDir(), "maisaka.config.json");
     await writeFile(configFile, JSON.stringify(FAST_CHAT));
     const env = {
@@ -51,6 +52,8 @@ describe("the server on Postgres (real process)", () => {
     };
 
     const first = await startServerProcess(env);
+    expect(first.output()).toContain(`database: ${env.DATABASE_URL.replace("s3cret", "***")}`);
+    expect(first.output()).not.toContain("s3cret");
     const a = client(first.url);
     expect((await a.api("POST", "/api/sessions", { id: "room", name: "Room" })).status).toBe(201);
     const sent = await a.api("POST", "/api/sessions/room/messages", {
@@ -66,9 +69,16 @@ describe("the server on Postgres (real process)", () => {
       SERVER_WAIT,
     );
     await until(async () => (await a.summary("room")).stage === "idle", "the turn to end", SERVER_WAIT);
-    const eventsBefore = await a.events("room");
-    // What the API serves is what the Postgres ledger holds.
-    expect(await ledgerSeqs(env.DATABASE_URL, "room")).toEqual(eventsBefore.map((e) => e.seq));
+    // What the API serves is what the Postgres ledger holds (once the last events of the turn are in).
+    const eventsBefore = await until(
+      async () => {
+        const served = await a.events("room");
+        const stored = await ledgerSeqs(env.DATABASE_URL, "room");
+        return stored.join() === served.map((e) => e.seq).join() ? served : undefined;
+      },
+      "the API's events to equal the Postgres ledger's rows",
+      SERVER_WAIT,
+    );
     expect(eventsBefore.map((e) => e.seq)).toEqual(range(1, eventsBefore.length));
     const historyBefore = sessionHistorySchema.parse((await a.api("GET", "/api/sessions/room/history")).json);
     expect(historyBefore.history.length).toBeGreaterThan(1);
