@@ -14,15 +14,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** `value` with U+0000 replaced in every string; the same object when there was none (no copy). */
-export function withoutNulIn(value: unknown): unknown {
+function withoutNulIn(value: unknown): unknown {
   if (typeof value === "string") return value.includes(NUL) ? value.replaceAll(NUL, "\uFFFD") : value;
   if (Array.isArray(value)) {
+    const list: readonly unknown[] = value;
     let out: unknown[] | undefined;
-    value.forEach((v, i) => {
+    list.forEach((v, i) => {
       const clean = withoutNulIn(v);
-      if (clean !== v) (out ??= [...value])[i] = clean;
+      if (clean !== v) (out ??= [...list])[i] = clean;
     });
-    return out ?? value;
+    return out ?? list;
   }
   // Plain objects only: Buffers, dates and Prisma's null markers pass as they are.
   if (!isPlainObject(value)) return value;
