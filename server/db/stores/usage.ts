@@ -10,7 +10,7 @@ import type {
   UsageStore,
 } from "../../stores/types";
 import { DAY_MS, HOUR_MS, bucketKey, nearestRank } from "../../stores/usage-groups";
-import { sqlDialect, type SqlDialect } from "../client";
+import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { sqlBucket } from "./support";
 
@@ -91,14 +91,11 @@ interface TotalsSqlRow {
 
 /** One row per model call (task, model, endpoint, session, cycle, tokens, cost, latency, outcome). */
 export class PrismaUsageStore implements UsageStore {
-  private readonly dialect: SqlDialect;
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {
-    this.dialect = sqlDialect(prisma);
-  }
+    private readonly dialect: SqlDialect,
+  ) {}
 
   /**
    * The call, then the session row's sums (the list sorts by them). Two writes like saveSnapshot: a
