@@ -19,7 +19,7 @@ import { FencedError } from "../../server/monitor/ledger";
 import { newPostgresDatabase } from "../support/postgres-db";
 import { until } from "../support/until";
 
-const TTL = 400;
+const TTL = 2_000;
 let pool: pg.Pool;
 let databaseUrl: string;
 const ledgers: PostgresLedger[] = [];
@@ -105,7 +105,7 @@ describe("the bus of a node that lost a lease", () => {
     expect(await a.ledger.lastSeq("f1")).toBe(3);
 
     // a pauses past its lease on f1 (f2 it renews); b takes f1.
-    await until(async () => (await b.leases.acquire("f1")) !== null, "b to take f1", { timeoutMs: 5_000 });
+    await until(async () => (await b.leases.acquire("f1")) !== null, "b to take f1", { timeoutMs: 15_000 });
     await a.leases.acquire("f2");
     await b.bus.resume("f1");
     expect(b.bus.seqOf("f1")).toBe(3);
@@ -191,7 +191,7 @@ describe("session ownership", () => {
           return aOwned.every((id) => ob.ownsLocally(id));
         },
         "b to take a's sessions over",
-        { timeoutMs: 10_000, intervalMs: 50 },
+        { timeoutMs: 20_000, intervalMs: 50 },
       );
       for (const r of await b.leases.readAll()) {
         if (aOwned.includes(r.sessionId)) expect(r.token).toBeGreaterThan(tokensBefore.get(r.sessionId)!);
