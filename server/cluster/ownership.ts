@@ -141,6 +141,11 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     const pending = this.acquiring.get(sessionId);
     if (pending) return pending;
     const run = (async () => {
+      // Held but no longer trusted (a late renewal): what runs here of it ran past its lease, so it is
+      // dropped first and the session restarts from the ledger like on any other node.
+      if (this.deps.leases.holds(sessionId) && !this.holdsLease(sessionId)) {
+        await this.lose(sessionId, "it lapsed on this node");
+      }
       const token = await this.deps.leases.acquire(sessionId);
       if (token === null) return false;
       // What another node wrote meanwhile is in the ledger: seq continues after it.
@@ -158,7 +163,7 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     try {
       this.deps.bus.fence([sessionId]);
       // A stream this node never held (another node's session, a shared stream it emitted to) is no news.
-      if (this.deps.leases.heldSessionIds().includes(sessionId)) {
+      if (this.deps.leases.holds(sessionId)) {
         this.deps.logger.warn(`[cluster] session ${sessionId}: lease lost (${why}); its runtime stops here unsaved`);
       }
       await this.deps.manager.discard(sessionId);
