@@ -57,7 +57,7 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     return this.deps.identity.nodeId;
   }
 
-  /** Joins the cluster and starts the renewal tick (the first one runs now). */
+  /** Joins the cluster, reads which nodes are live and starts the renewal tick. */
   async start(): Promise<void> {
     await this.deps.nodes.join();
     await this.refreshNodes();
