@@ -31,7 +31,8 @@ export interface EventFeedOptions {
   logger?: { warn(message: string): void };
 }
 
-const DEFAULT_MAX_LEN = 100_000;
+// A few seconds of a busy cluster: a reader further behind refills from the ledger.
+const DEFAULT_MAX_LEN = 50_000;
 const READ_COUNT = 1_000;
 
 export class EventFeed implements EventSource {

@@ -39,6 +39,11 @@ export class SessionLeases {
     return held && performance.now() < held.validUntil ? held.token : null;
   }
 
+  /** This node holds the session's lease, trusted or not (renewAll() decides). */
+  holds(sessionId: string): boolean {
+    return this.held.has(sessionId);
+  }
+
   /** Sessions whose lease this node holds (trusted or not: renewAll() decides). */
   heldSessionIds(): string[] {
     return [...this.held.keys()];

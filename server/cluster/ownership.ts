@@ -7,6 +7,8 @@
 //   idle: snapshot saved, lease released), so a node joining or leaving rebalances without cutting a turn,
 // - takes over the expired leases whose rendezvous node it is: a dead node's sessions are acquired and
 //   those with work left are restored from snapshot and ledger (the existing recovery).
+// The last two run as their own pass after a tick (one at a time), so a long take-over never delays the
+// next renewal of this node's own leases.
 import type { EngineLogger } from "../engine";
 import type { HeartflowManager, OwnershipGate } from "../engine/heartflow-manager";
 import type { MonitorBus } from "../monitor/bus";
@@ -37,6 +39,10 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
   private readonly scanned = new Map<string, bigint>();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
+  /** Handoffs and take-overs, off the renewal path: restoring many sessions must not delay a renewal. */
+  private rebalancing: Promise<void> | null = null;
+  /** Runtimes of lost leases being dropped. */
+  private dropping: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly unsubscribe: () => void;
 
@@ -51,11 +57,11 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     return this.deps.identity.nodeId;
   }
 
-  /** Joins the cluster and starts the renewal tick (the first one runs now). */
+  /** Joins the cluster, reads which nodes are live and starts the renewal tick. */
   async start(): Promise<void> {
     await this.deps.nodes.join();
     await this.refreshNodes();
-    this.timer = setInterval(() => void this.tick(), this.deps.renewEveryMs);
+    this.timer = setInterval(() => void this.beat(), this.deps.renewEveryMs);
     this.timer.unref();
   }
 
@@ -98,9 +104,20 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     return this.liveNodes;
   }
 
-  /** One renewal tick now (the timer runs them; tests call it to step). */
-  tick(): Promise<void> {
-    this.ticking ??= this.runTick().finally(() => (this.ticking = null));
+  /** One renewal tick and the rebalancing after it, awaited (the timer runs them; tests call it to step). */
+  async tick(): Promise<void> {
+    await this.beat();
+    await this.dropping;
+    await this.rebalancing;
+  }
+
+  /** Renewals, heartbeat and the live nodes, then a rebalancing pass unless one is still running. */
+  private beat(): Promise<void> {
+    this.ticking ??= this.renew()
+      .then(() => {
+        this.rebalancing ??= this.rebalance().finally(() => (this.rebalancing = null));
+      })
+      .finally(() => (this.ticking = null));
     return this.ticking;
   }
 
@@ -113,6 +130,7 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe();
     await this.ticking;
+    await this.rebalancing;
     for (const id of this.deps.leases.heldSessionIds()) {
       await this.deps.leases.release(id).catch((e: unknown) => this.warn(`releasing ${id}`, e));
     }
@@ -123,6 +141,11 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     const pending = this.acquiring.get(sessionId);
     if (pending) return pending;
     const run = (async () => {
+      // Held but no longer trusted (a late renewal): what runs here of it ran past its lease, so it is
+      // dropped first and the session restarts from the ledger like on any other node.
+      if (this.deps.leases.holds(sessionId) && !this.holdsLease(sessionId)) {
+        await this.lose(sessionId, "it lapsed on this node");
+      }
       const token = await this.deps.leases.acquire(sessionId);
       if (token === null) return false;
       // What another node wrote meanwhile is in the ledger: seq continues after it.
@@ -140,7 +163,7 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     try {
       this.deps.bus.fence([sessionId]);
       // A stream this node never held (another node's session, a shared stream it emitted to) is no news.
-      if (this.deps.leases.heldSessionIds().includes(sessionId)) {
+      if (this.deps.leases.holds(sessionId)) {
         this.deps.logger.warn(`[cluster] session ${sessionId}: lease lost (${why}); its runtime stops here unsaved`);
       }
       await this.deps.manager.discard(sessionId);
@@ -152,13 +175,17 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     }
   }
 
-  private async runTick(): Promise<void> {
-    if (this.closed) return;
+  private async renew(): Promise<void> {
     await this.step("renewing leases", async () => {
-      for (const id of await this.deps.leases.renewAll()) await this.lose(id, "taken over or lapsed");
+      const lost = await this.deps.leases.renewAll();
+      // Not awaited: dropping a runtime must not hold up the heartbeat.
+      if (lost.length) this.dropping = Promise.all(lost.map((id) => this.lose(id, "taken over or lapsed")));
     });
     await this.step("heartbeat", () => this.deps.nodes.heartbeat());
     await this.step("reading the nodes", () => this.refreshNodes());
+  }
+
+  private async rebalance(): Promise<void> {
     await this.step("handing sessions over", () => this.handOver());
     await this.step("taking sessions over", () => this.takeOver());
   }

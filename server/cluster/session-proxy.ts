@@ -100,6 +100,8 @@ export class SessionProxy {
     let admitted = false;
     let lastReason = "";
     for (let attempt = 0; ; attempt++) {
+      // The caller gave up: nothing to answer.
+      if (res.destroyed) return;
       if (attempt > 0) {
         if (Date.now() >= deadline) {
           throw new HttpError(

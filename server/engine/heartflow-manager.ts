@@ -322,7 +322,8 @@ export class HeartflowManager {
    * lease now and restores it from the last snapshot and the ledger.
    */
   async discard(sessionId: string): Promise<void> {
-    await this.creating.get(sessionId)?.catch(() => undefined);
+    // Not waiting for one being created: its creation may be what asked (the gate's claim). One created
+    // after the lease went has its first event refused by the ledger, which discards it in turn.
     const runtime = this.runtimes.get(sessionId);
     if (!runtime) return;
     this.runtimes.delete(sessionId);

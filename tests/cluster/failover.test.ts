@@ -16,7 +16,7 @@ import { freePort, startRedis, type RedisServer } from "../support/services";
 import { until } from "../support/until";
 import { FAST_CHAT, request, startServerProcess, tempDir, TEST_TOKEN, type ServerProcess } from "../server/support";
 
-const TTL = 1_500;
+const TTL = 3_000;
 /** A dead node's sessions are taken within the lease time and two renewal ticks (plus the restore). */
 const FAILOVER_BOUND_MS = TTL + (2 * TTL) / 3 + 2_000;
 const WAIT = { timeoutMs: 30_000, intervalMs: 50 };

@@ -9,7 +9,7 @@ import { ensureClusterTables } from "../../server/cluster/tables";
 import { newPostgresDatabase } from "../support/postgres-db";
 import { until } from "../support/until";
 
-const TTL = 400;
+const TTL = 1_000;
 let pool: pg.Pool;
 
 beforeAll(async () => {

@@ -250,6 +250,28 @@ describe("SessionProxy", () => {
     expect(a.directory.lookups).toBeGreaterThan(1);
   });
 
+  it("stops trying once the caller hung up", async () => {
+    const a = await startNode("a", { retryForMs: 20_000 });
+    owners.set("s1", "ghost");
+    downNodes.add("ghost");
+    const aborted = new AbortController();
+    const call = fetch(`${a.url}/api/sessions/s1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer tok" },
+      body: "{}",
+      signal: aborted.signal,
+    }).catch((e: unknown) => e);
+    await until(() => a.directory.lookups >= 2, "a few tries");
+    aborted.abort();
+    await call;
+    // The try in progress ends, then no more lookups.
+    await until(async () => {
+      const before = a.directory.lookups;
+      await new Promise((r) => setTimeout(r, 1_200));
+      return a.directory.lookups === before;
+    }, "the lookups stop");
+  });
+
   it("refuses a body over the limit with 413, and streams a long answer through", async () => {
     const a = await startNode("a");
     const b = await startNode("b");

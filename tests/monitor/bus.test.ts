@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { DROPPED_SEQ, MonitorBus } from "../../server/monitor/bus";
-import { MemoryLedger, type EventLedger } from "../../server/monitor/ledger";
+import { FencedError, MemoryLedger, type EventLedger } from "../../server/monitor/ledger";
 import { FakeClock, settle } from "../support/fake-clock";
 
 const stop = (reason: string) => ({ reason });
@@ -383,5 +383,59 @@ describe("MonitorBus backlog cap", () => {
     for (const a of ledger.appends) a.release();
     await bus.whenFlushed();
     expect(ledger.stored.map((e) => e.seq)).toEqual(seqs);
+  });
+
+  describe("cluster fencing", () => {
+    /** HeldLedger that knows each session's last stored seq (where resume() continues). */
+    class SeqLedger extends HeldLedger {
+      async lastSeq(sessionId: string): Promise<number> {
+        return Math.max(0, ...this.stored.filter((e) => e.sessionId === sessionId).map((e) => e.seq));
+      }
+    }
+
+    it("drops only the refused sessions of a batch and writes the rest at once; their later emits are dropped", async () => {
+      const ledger = new SeqLedger();
+      const bus = new MonitorBus(ledger, new FakeClock());
+      const delivered: MonitorEvent[] = [];
+      const fenced: string[][] = [];
+      bus.subscribe((e) => void delivered.push(e));
+      bus.onFenced((ids) => void fenced.push(ids));
+      bus.emit("lost", "session.stop", stop("a"));
+      bus.emit("kept", "session.stop", stop("b"));
+      await settle();
+      ledger.appends[0].fail(new FencedError(["lost"]));
+      await settle();
+      expect(ledger.appends[1].events.map((e) => e.sessionId)).toEqual(["kept"]);
+      ledger.appends[1].release();
+      await bus.whenFlushed();
+      expect(fenced).toEqual([["lost"]]);
+      expect(delivered.map((e) => e.sessionId)).toEqual(["kept"]);
+      expect(bus.emit("lost", "session.stop", stop("c")).seq).toBe(DROPPED_SEQ);
+      await expect(bus.whenDurable("lost", 1)).rejects.toBeInstanceOf(FencedError);
+    });
+
+    it("resume() waits for the batch being written, drops what was queued before and continues from the ledger", async () => {
+      const ledger = new SeqLedger();
+      const bus = new MonitorBus(ledger, new FakeClock());
+      bus.emit("s", "session.stop", stop("in flight"));
+      await settle();
+      // Emitted before this node acquired the session: the ledger would refuse it (or reuse its seq).
+      bus.emit("s", "session.stop", stop("queued"));
+      let resumed = false;
+      const resume = bus.resume("s").then(() => (resumed = true));
+      await settle();
+      expect(resumed).toBe(false);
+      ledger.appends[0].release();
+      await resume;
+      expect(bus.seqOf("s")).toBe(1);
+      expect(bus.emit("s", "session.stop", stop("after")).seq).toBe(2);
+      await settle();
+      for (const a of ledger.appends) a.release();
+      await bus.whenFlushed();
+      expect(ledger.stored.map((e) => [e.seq, e.type === "session.stop" ? e.data.reason : ""])).toEqual([
+        [1, "in flight"],
+        [2, "after"],
+      ]);
+    });
   });
 });
