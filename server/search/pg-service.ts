@@ -6,6 +6,7 @@
 // that yield to the event loop, so it needs no thread of its own.
 import pg from "pg";
 import type { SearchQuery, SearchResult } from "../../lib/api/search";
+import { isPostgresUnreachable } from "../db/errors";
 import type { MonitorBus } from "../monitor/bus";
 import { ensureSearchSchema, PgSearchIndexer, readProgress, rowsBehind, type SessionProgress } from "./pg-index";
 import { searchPgIndex } from "./pg-query";
@@ -38,7 +39,7 @@ export interface PgSearchServiceOptions {
 
 /** pg's config for a URL, as the Postgres ledger connects (server/db/pg-ledger.ts). */
 function pgConfig(databaseUrl: string): pg.ClientConfig {
-  return { connectionString: databaseUrl, keepAlive: true };
+  return { connectionString: databaseUrl, keepAlive: true, connectionTimeoutMillis: 5_000 };
 }
 
 export class PgSearchService implements SearchService {
@@ -104,8 +105,15 @@ export class PgSearchService implements SearchService {
       throw new SearchUnavailableError(
         this.failure ? `search is unavailable: ${this.failure}` : "the search index is opening",
       );
-    const [result, behind] = await Promise.all([searchPgIndex(this.pool, query, this.scan), this.behind()]);
-    return { ...result, behind };
+    try {
+      const [result, behind] = await Promise.all([searchPgIndex(this.pool, query, this.scan), this.behind()]);
+      return { ...result, behind };
+    } catch (err) {
+      // Down or restarting: a 503 to retry, like the ledger's intake, rather than a 500.
+      if (unreachable(err))
+        throw new SearchUnavailableError(`search is unavailable: Postgres is unreachable (${errorText(err)})`);
+      throw err;
+    }
   }
 
   /** Resolves once every ledger row committed before this call is indexed (by whichever node indexes). */
@@ -134,13 +142,24 @@ export class PgSearchService implements SearchService {
     await this.pool.end();
   }
 
+  /** Creates the tables; while Postgres cannot be reached it tries again (every takeoverMs) instead of giving up. */
   private async open(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await ensureSearchSchema(client);
-    } finally {
-      client.release();
+    for (;;) {
+      try {
+        const client = await this.pool.connect();
+        try {
+          await ensureSearchSchema(client);
+        } finally {
+          client.release();
+        }
+        break;
+      } catch (err) {
+        if (this.closed || !unreachable(err)) throw err;
+        this.failure = errorText(err);
+        await new Promise((resolve) => setTimeout(resolve, this.takeoverMs));
+      }
     }
+    this.failure = null;
     this.opened = true;
     this.schedule(0);
   }
@@ -188,7 +207,7 @@ export class PgSearchService implements SearchService {
       }
     } catch (err) {
       // A lost connection gives the lock back; this node competes for it again on a new one.
-      console.error("[search] indexing failed:", err instanceof Error ? err.message : err);
+      console.error("[search] indexing failed:", errorText(err));
       await this.releaseHolder();
       wait = this.takeoverMs;
     } finally {
@@ -245,6 +264,12 @@ export class PgSearchService implements SearchService {
     await client?.end().catch(() => undefined);
   }
 }
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Postgres down, restarting or out of reach (pg-pool's own connect timeout included). */
+const unreachable = (err: unknown) =>
+  isPostgresUnreachable(err) || /timeout exceeded when trying to connect/i.test(errorText(err));
+
 /** Whether a session is where caughtUp wanted it: past the rows it had then, or dropped as they were. */
 function isLevel(then: SessionProgress, now: SessionProgress | undefined): boolean {
   if (!now) return true;
