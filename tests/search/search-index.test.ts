@@ -545,6 +545,23 @@ describe("search index on Postgres", () => {
     expect(await viaIndex({ q: "北京的天气", limit: "200" }, [100, 300])).toEqual(inTimeOrder);
   });
 
+  it("creates its tables once when several nodes start together on a new database", async () => {
+    const url = await pgDbs.url();
+    const nodes = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const service = await PgSearchService.start({ databaseUrl: url, pollMs: 20, takeoverMs: 20 });
+        open.push(service);
+        return service;
+      }),
+    );
+    const ledger = new PostgresLedger(url);
+    open.push(ledger);
+    await ledger.append([message("s1", 1, "three nodes, one index")]);
+    await nodes[2].caughtUp();
+    for (const node of nodes) expect(await keys(node, { q: "one index" })).toEqual(["s1#1:message"]);
+    expect(nodes.filter((n) => n.indexing)).toHaveLength(1);
+  });
+
   it("indexes on one node at a time; another takes over when the indexing one dies", async () => {
     const { ledger, service: first, start, db } = await pgSetup({ pollMs: 20, takeoverMs: 20 });
     const second = (await start()) as PgSearchService;
