@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   const { resolveAdminToken, AdminTokenError } = await import("./auth/admin-token");
   const { ConfigError, loadConfig } = await import("./config/load");
   const { databaseUrlFromEnv, DatabaseError } = await import("./db");
-  const { sqlitePathFromUrl } = await import("./db/database-url");
+  const { displayDatabaseUrl, sqlitePathFromUrl } = await import("./db/database-url");
   const { ChildIsolation, ChildIsolationError } = await import("./sandbox/child-isolation");
   const { startAppServer } = await import("./app-server");
 
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   const { database, engine } = app;
   const model = engine.model.info();
   log(
-    `database: ${databaseUrl}${database.applied.length ? ` (applied ${database.applied.join(", ")})` : ""}${database.seeded ? `, seeded ${database.seeded} emoji` : ""}`,
+    `database: ${displayDatabaseUrl(databaseUrl)}${database.applied.length ? ` (applied ${database.applied.join(", ")})` : ""}${database.seeded ? `, seeded ${database.seeded} emoji` : ""}`,
   );
   log(
     model.simulated

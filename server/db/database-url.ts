@@ -57,6 +57,16 @@ export function postgresTarget(databaseUrl: string): { url: URL; display: string
   return { url, display: shown.toString() };
 }
 
+/** The URL as logs may show it: a Postgres password replaced by ***. */
+export function displayDatabaseUrl(databaseUrl: string): string {
+  if (!isPostgresUrl(databaseUrl)) return databaseUrl;
+  try {
+    return postgresTarget(databaseUrl).display;
+  } catch {
+    return redact(databaseUrl);
+  }
+}
+
 function redact(databaseUrl: string): string {
   return databaseUrl.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1***@");
 }

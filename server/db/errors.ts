@@ -100,14 +100,23 @@ export function postgresCodeOf(err: unknown): string | undefined {
   for (const e of [err, pgDriverError(err)]) {
     for (const key of ["originalCode", "code"]) {
       const code = field(e, key);
-      if (typeof code === "string" && (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code))) return code;
+      // Prisma's own codes (P1001, P2010, …) look like SQLSTATEs (PL/pgSQL's are P0xxx): skipped here.
+      if (typeof code !== "string" || /^P[1-9]\d{3}$/.test(code)) continue;
+      if (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code)) return code;
     }
   }
+  // Prisma's words for a server it cannot reach: its driver adapter error kinds and P1001/P1017.
+  const kind = field(pgDriverError(err), "kind");
+  if (typeof kind === "string" && UNREACHABLE_KINDS.has(kind)) return "08006";
+  const prismaCode = field(err, "code");
+  if (prismaCode === "P1001" || prismaCode === "P1017") return "08006";
   const message = err instanceof Error ? err.message : String(err);
   if (/Connection terminated|connection timeout|Client has encountered a connection error/i.test(message))
     return "08006";
   return undefined;
 }
+
+const UNREACHABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "TooManyConnections"]);
 
 const PG_UNREACHABLE = /^(08...|57P0[1-3]|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|EPIPE)$/;
 
