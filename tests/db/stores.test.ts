@@ -77,8 +77,23 @@ const msg = (over: Partial<ChatMessageRecord> & Pick<ChatMessageRecord, "message
   ...over,
 });
 
-describe.each(implementations)("%s stores", (_name, make) => {
+describe.each(implementations)("%s stores", (name, make) => {
   describe("messages", () => {
+    it("never refuses text with U+0000 (Postgres, which cannot store it, keeps U+FFFD in its place)", async () => {
+      const { stores } = await make();
+      const nul = "a\u0000b";
+      const kept = name.endsWith("Postgres") ? "a\uFFFDb" : nul;
+      await stores.messages.save(msg({ messageId: nul, ts: 1, text: nul, forward: [{ sender: nul, text: "x" }] }));
+      expect(await stores.messages.get("s1", nul)).toMatchObject({
+        messageId: kept,
+        text: kept,
+        forward: [{ sender: kept, text: "x" }],
+      });
+      expect((await stores.messages.list("s1")).map((m) => m.text)).toEqual([kept]);
+      const memory = await stores.memories.add({ sessionId: null, personName: nul, content: `${nul} c`, ts: 1 });
+      expect(await stores.memories.get(memory.id)).toMatchObject({ personName: kept, content: `${kept} c` });
+    });
+
     it("round-trips every field, complex content included", async () => {
       const { stores } = await make();
       const full = msg({

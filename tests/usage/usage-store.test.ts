@@ -92,6 +92,17 @@ describe.each(implementations)("%s usage store", (_name, make) => {
     ]);
   });
 
+  it("sums the cost per endpoint within [from, to), unpriced calls counting 0", async () => {
+    const usage = await make();
+    await usage.record(rec({ endpoint: "a", costUsd: 0.25, ts: T0 }));
+    await usage.record(rec({ endpoint: "a", costUsd: 0.5, ts: T0 + HOUR - 1 }));
+    await usage.record(rec({ endpoint: "a", costUsd: 8, ts: T0 + HOUR })); // outside
+    await usage.record(rec({ endpoint: "b", costUsd: null, ts: T0 + 1 }));
+    await usage.record(rec({ endpoint: "c", costUsd: 4, ts: T0 - 1 })); // outside
+    const cost = await usage.costByEndpoint(T0, T0 + HOUR);
+    expect(Object.fromEntries(cost)).toEqual({ a: 0.75, b: 0 });
+  });
+
   it("totals per session: tokens of every call, cost of the priced ones", async () => {
     const usage = await make();
     await usage.record(rec({ sessionId: "s1", promptTokens: 10, completionTokens: 5, costUsd: 0.25 }));

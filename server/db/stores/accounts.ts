@@ -7,7 +7,7 @@ import type {
   AuditRecord,
   AuditStore,
 } from "../../stores/types";
-import { sqlDialect, type SqlDialect } from "../client";
+import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { containsIgnoringCase } from "./support";
 
@@ -59,14 +59,11 @@ class NotFound extends Error {}
 
 /** The audit trail of every operator change; before/after as JSON text. */
 export class PrismaAuditStore implements AuditStore {
-  private readonly dialect: SqlDialect;
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {
-    this.dialect = sqlDialect(prisma);
-  }
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async append(entry: Omit<AuditRecord, "id">): Promise<AuditRecord> {
     const row = await this.writer.write(() =>

@@ -1,6 +1,7 @@
 // Prisma-backed stores behind the interfaces of server/stores/types.ts, behaving like the in-process
 // ones in server/stores/memory.
 import type { PrismaClient } from "../../../generated/prisma/client";
+import { sqlDialect } from "../client";
 import type { Stores } from "../../stores/types";
 import { PrismaAccountStore, PrismaAuditStore } from "./accounts";
 import { PrismaEmojiStore } from "./emojis";
@@ -18,6 +19,7 @@ import { PrismaToggleStore } from "./toggles";
 import { PrismaToolRecordStore } from "./tool-records";
 import { PrismaUsageStore } from "./usage";
 import { StoreWriter } from "../writer";
+import { withoutNul } from "./postgres-text";
 
 /** The concrete classes, so the dashboard reaches their editing paths (emoji upsert/remove, usage list). */
 export interface PrismaStores extends Stores {
@@ -41,24 +43,29 @@ export interface PrismaStores extends Stores {
   sessionMedia: PrismaSessionMediaStore;
 }
 
-/** Every store writes through one StoreWriter: one write at a time, in call order (see writer.ts). */
-export function createPrismaStores(prisma: PrismaClient, opts: PrismaStoresOptions = {}): PrismaStores {
-  const ctx = storeContext(opts);
+/**
+ * Every store writes through one StoreWriter: one write at a time, in call order (see writer.ts). On
+ * Postgres the stores' client replaces U+0000 in what they send (postgres-text.ts).
+ */
+export function createPrismaStores(client: PrismaClient, opts: PrismaStoresOptions = {}): PrismaStores {
+  const dialect = sqlDialect(client);
+  const prisma = dialect === "postgresql" ? withoutNul(client) : client;
+  const ctx = storeContext(opts, dialect);
   const writer = new StoreWriter({ health: opts.health });
   return {
     messages: new PrismaMessageStore(prisma, writer),
     emojis: new PrismaEmojiStore(prisma, ctx.now, writer),
     jargon: new PrismaJargonStore(prisma, ctx, writer),
-    memories: new PrismaMemoryStore(prisma, writer),
+    memories: new PrismaMemoryStore(prisma, writer, dialect),
     persons: new PrismaPersonStore(prisma, ctx, writer),
     learned: new PrismaLearnedStore(prisma, writer),
     toolRecords: new PrismaToolRecordStore(prisma, writer),
     toggles: new PrismaToggleStore(prisma, writer),
-    usage: new PrismaUsageStore(prisma, writer),
-    sessions: new PrismaSessionStore(prisma, writer),
+    usage: new PrismaUsageStore(prisma, writer, dialect),
+    sessions: new PrismaSessionStore(prisma, writer, dialect),
     loginSessions: new PrismaLoginSessionStore(prisma, writer),
     accounts: new PrismaAccountStore(prisma, writer),
-    audit: new PrismaAuditStore(prisma, writer),
+    audit: new PrismaAuditStore(prisma, writer, dialect),
     settings: new PrismaSettingStore(prisma, writer),
     sessionMedia: new PrismaSessionMediaStore(prisma, writer),
   };

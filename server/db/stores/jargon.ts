@@ -1,6 +1,5 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { JargonEntry, JargonInput, JargonStore, PageQuery, VersionedUpdate } from "../../stores/types";
-import { sqlDialect, type SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import {
   escapeLike,
@@ -40,15 +39,11 @@ const toEntry = (r: JargonRow): JargonEntry => ({
 
 /** Group slang. Words compare case-insensitively through `wordKey` (the folded word). */
 export class PrismaJargonStore implements JargonStore {
-  private readonly dialect: SqlDialect;
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly ctx: StoreContext,
     private readonly writer: StoreWriter,
-  ) {
-    this.dialect = sqlDialect(prisma);
-  }
+  ) {}
 
   async findExact(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]> {
     return this.query(limit, sessionId, Prisma.sql`"wordKey" = ${fold(word)}`);
@@ -59,7 +54,7 @@ export class PrismaJargonStore implements JargonStore {
     const wanted = fold(word);
     if (!wanted) return [];
     const [key, w] = [Prisma.sql`"wordKey"`, Prisma.sql`${wanted}`];
-    const either = Prisma.sql`(${sqlContains(this.dialect, key, w)} OR ${sqlContains(this.dialect, w, key)})`;
+    const either = Prisma.sql`(${sqlContains(this.ctx.dialect, key, w)} OR ${sqlContains(this.ctx.dialect, w, key)})`;
     return this.query(limit, sessionId, Prisma.sql`"wordKey" <> ${wanted} AND "wordKey" <> '' AND ${either}`);
   }
 

@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore, VersionedUpdate } from "../../stores/types";
-import { sqlDialect, type SqlDialect } from "../client";
+import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { escapeLike, rowId, sqlPage, sqlTrue } from "./support";
 
@@ -47,14 +47,11 @@ function isFtsSyntaxError(err: unknown): boolean {
  * pg_trgm index on Postgres, bounded by time, person and session. Ranking matches the in-process store: total term hits, then newest first.
  */
 export class PrismaMemoryStore implements MemoryStore {
-  private readonly dialect: SqlDialect;
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {
-    this.dialect = sqlDialect(prisma);
-  }
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async add(entry: MemoryInput): Promise<MemoryEntry> {
     const row = await this.writer.write(() =>

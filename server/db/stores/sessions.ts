@@ -9,7 +9,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from "../../stores/types";
-import { sqlDialect, type SqlDialect } from "../client";
+import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { containsIgnoringCase } from "./support";
 
@@ -27,14 +27,11 @@ const toRecord = (r: ChatSession): SessionRecord => ({
 
 /** Chat sessions and the runtime snapshot each one resumes from after a restart. */
 export class PrismaSessionStore implements SessionStore {
-  private readonly dialect: SqlDialect;
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {
-    this.dialect = sqlDialect(prisma);
-  }
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async upsert(session: SessionRecord): Promise<void> {
     const { id, name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt } = session;

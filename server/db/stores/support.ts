@@ -16,10 +16,12 @@ export interface PrismaStoresOptions {
 export interface StoreContext {
   now: () => number;
   newId: (prefix: string) => string;
+  /** What the raw SQL is written in. */
+  dialect: SqlDialect;
 }
 
-export function storeContext(opts: PrismaStoresOptions = {}): StoreContext {
-  return { now: opts.now ?? Date.now, newId: opts.newId ?? ((prefix) => `${prefix}-${randomUUID()}`) };
+export function storeContext(opts: PrismaStoresOptions = {}, dialect: SqlDialect = "sqlite"): StoreContext {
+  return { now: opts.now ?? Date.now, newId: opts.newId ?? ((prefix) => `${prefix}-${randomUUID()}`), dialect };
 }
 
 /** Case-insensitive key, as the in-process stores compare names and words. */

@@ -10,6 +10,7 @@ import type {
   UsageStore,
 } from "../../stores/types";
 import { DAY_MS, HOUR_MS, bucketKey, nearestRank } from "../../stores/usage-groups";
+import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { sqlBucket } from "./support";
 
@@ -25,6 +26,14 @@ const KEY_SQL: Record<UsageGroupBy, Prisma.Sql> = {
 
 /** The column of a group key, indexed as (column, latencyMs, ts). */
 const COLUMN_OF = { task: "task", model: "model", endpoint: "endpoint", session: "sessionId" } as const;
+
+/**
+ * Postgres's nearest-rank percentiles of latencyMs, in the GROUP BY itself: percentile_disc(p) is the first
+ * value at rank ceil(p * n) (at least 1), usage-groups.ts's nearestRank.
+ */
+const PG_PERCENTILES = Prisma.raw(
+  `percentile_disc(0.5) WITHIN GROUP (ORDER BY "latencyMs") AS "p50Ms", percentile_disc(0.95) WITHIN GROUP (ORDER BY "latencyMs") AS "p95Ms"`,
+);
 
 /** Groups per percentile statement (SQLite allows 500 terms in one UNION ALL). */
 const PERCENTILE_CHUNK = 200;
@@ -85,6 +94,7 @@ export class PrismaUsageStore implements UsageStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
+    private readonly dialect: SqlDialect,
   ) {}
 
   /**
@@ -112,18 +122,23 @@ export class PrismaUsageStore implements UsageStore {
    * ceil(p/100 * n), usage-groups.ts) picked with LIMIT 1 OFFSET rank-1: column groups walk their
    * (column, latencyMs, ts) index in latency order to that rank, hour and day buckets sort only
    * their own rows (ts index). A window ranking the whole range sorts it all: over 100,000 rows that
-   * was several times slower (docs/performance.md).
+   * was several times slower (docs/performance.md). Postgres has ordered-set aggregates: one statement
+   * (its planner took seconds over a UNION ALL of hundreds of such subqueries).
    */
   async aggregate(query: UsageQuery): Promise<UsageGroupRow[]> {
     const { from, to, groupBy } = query;
+    const pg = this.dialect === "postgresql";
     const rows = await this.prisma.$queryRaw<GroupSqlRow[]>`
       SELECT ${KEY_SQL[groupBy]} AS "key", COUNT(*) AS "calls",
         SUM("promptTokens") AS "promptTokens", SUM("completionTokens") AS "completionTokens",
         SUM("cachedTokens") AS "cachedTokens", COALESCE(SUM("costUsd"), 0) AS "costUsd",
         SUM(CASE WHEN "costUsd" IS NULL THEN 1 ELSE 0 END) AS "unpricedCalls",
-        SUM(CASE WHEN "success" THEN 0 ELSE 1 END) AS "errors", NULL AS "p50Ms", NULL AS "p95Ms"
+        SUM(CASE WHEN "success" THEN 0 ELSE 1 END) AS "errors",
+        ${pg ? PG_PERCENTILES : Prisma.sql`NULL AS "p50Ms", NULL AS "p95Ms"`}
       FROM "ModelUsage" WHERE "ts" >= ${from} AND "ts" < ${to} GROUP BY 1 ORDER BY 1`;
     const bucket = groupBy === "hour" ? HOUR_MS : groupBy === "day" ? DAY_MS : null;
+    const keyOf = (r: GroupSqlRow) => (bucket === null ? String(r.key) : bucketKey(Number(r.key), bucket));
+    if (pg) return rows.map((r) => groupRow(r, keyOf(r)));
     /** The rows of one group, within [from, to). */
     const inGroup = (key: GroupSqlRow["key"]): Prisma.Sql => {
       if (groupBy === "hour" || groupBy === "day")
@@ -137,7 +152,7 @@ export class PrismaUsageStore implements UsageStore {
     };
     const picked = await this.percentiles(rows.map((r) => ({ where: inGroup(r.key), n: Number(r.calls) })));
     rows.forEach((r, i) => Object.assign(r, picked[i]));
-    return rows.map((r) => groupRow(r, bucket === null ? String(r.key) : bucketKey(Number(r.key), bucket)));
+    return rows.map((r) => groupRow(r, keyOf(r)));
   }
 
   /**
@@ -170,7 +185,7 @@ export class PrismaUsageStore implements UsageStore {
 
   /**
    * One GROUP BY over the ts range for the sums per bucket and key, then each bucket's latency
-   * percentiles (all keys together) from its own rows.
+   * percentiles (all keys together) from its own rows (on Postgres: one GROUP BY per bucket).
    */
   async series(query: UsageSeriesStoreQuery): Promise<UsageSeriesResult> {
     const size = Math.floor(query.bucketMs);
@@ -192,6 +207,13 @@ export class PrismaUsageStore implements UsageStore {
       unpricedCalls: Number(r.unpricedCalls ?? 0),
       errors: Number(r.errors ?? 0),
     }));
+    if (this.dialect === "postgresql") {
+      const picks = await this.prisma.$queryRaw<{ bucket: number; p50Ms: number | null; p95Ms: number | null }[]>`
+        SELECT ${bucket} AS "bucket", ${PG_PERCENTILES}
+        FROM "ModelUsage" WHERE "ts" >= ${query.from} AND "ts" < ${query.to} GROUP BY 1 ORDER BY 1`;
+      const latency = picks.map((r) => ({ bucket: Number(r.bucket), p50Ms: r.p50Ms ?? 0, p95Ms: r.p95Ms ?? 0 }));
+      return { cells, latency };
+    }
     const counts = new Map<number, number>();
     for (const c of cells) counts.set(c.bucket, (counts.get(c.bucket) ?? 0) + c.calls);
     const buckets = [...counts.keys()];
