@@ -60,6 +60,8 @@ export class PgSearchService implements SearchService {
   private holder: pg.Client | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** The last look failed (logged once until one succeeds). */
+  private failing = false;
   private again = false;
   private loop: Promise<void> = Promise.resolve();
 
@@ -205,9 +207,12 @@ export class PgSearchService implements SearchService {
         this.again = false;
         await this.catchUp(holder);
       }
+      this.failing = false;
     } catch (err) {
       // A lost connection gives the lock back; this node competes for it again on a new one.
-      console.error("[search] indexing failed:", errorText(err));
+      // Once per outage, not at every try while Postgres is down.
+      if (!this.failing) console.error("[search] indexing failed:", errorText(err));
+      this.failing = true;
       await this.releaseHolder();
       wait = this.takeoverMs;
     } finally {
