@@ -6,6 +6,7 @@
 // that yield to the event loop, so it needs no thread of its own.
 import pg from "pg";
 import type { SearchQuery, SearchResult } from "../../lib/api/search";
+import { isPostgresUnreachable } from "../db/errors";
 import type { MonitorBus } from "../monitor/bus";
 import { ensureSearchSchema, PgSearchIndexer, readProgress, rowsBehind, type SessionProgress } from "./pg-index";
 import { searchPgIndex } from "./pg-query";
@@ -38,7 +39,7 @@ export interface PgSearchServiceOptions {
 
 /** pg's config for a URL, as the Postgres ledger connects (server/db/pg-ledger.ts). */
 function pgConfig(databaseUrl: string): pg.ClientConfig {
-  return { connectionString: databaseUrl, keepAlive: true };
+  return { connectionString: databaseUrl, keepAlive: true, connectionTimeoutMillis: 5_000 };
 }
 
 export class PgSearchService implements SearchService {
@@ -59,6 +60,8 @@ export class PgSearchService implements SearchService {
   private holder: pg.Client | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** The last look failed (logged once until one succeeds). */
+  private failing = false;
   private again = false;
   private loop: Promise<void> = Promise.resolve();
 
@@ -104,8 +107,15 @@ export class PgSearchService implements SearchService {
       throw new SearchUnavailableError(
         this.failure ? `search is unavailable: ${this.failure}` : "the search index is opening",
       );
-    const [result, behind] = await Promise.all([searchPgIndex(this.pool, query, this.scan), this.behind()]);
-    return { ...result, behind };
+    try {
+      const [result, behind] = await Promise.all([searchPgIndex(this.pool, query, this.scan), this.behind()]);
+      return { ...result, behind };
+    } catch (err) {
+      // Down or restarting: a 503 to retry, like the ledger's intake, rather than a 500.
+      if (unreachable(err))
+        throw new SearchUnavailableError(`search is unavailable: Postgres is unreachable (${errorText(err)})`);
+      throw err;
+    }
   }
 
   /** Resolves once every ledger row committed before this call is indexed (by whichever node indexes). */
@@ -134,13 +144,24 @@ export class PgSearchService implements SearchService {
     await this.pool.end();
   }
 
+  /** Creates the tables; while Postgres cannot be reached it tries again (every takeoverMs) instead of giving up. */
   private async open(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await ensureSearchSchema(client);
-    } finally {
-      client.release();
+    for (;;) {
+      try {
+        const client = await this.pool.connect();
+        try {
+          await ensureSearchSchema(client);
+        } finally {
+          client.release();
+        }
+        break;
+      } catch (err) {
+        if (this.closed || !unreachable(err)) throw err;
+        this.failure = errorText(err);
+        await new Promise((resolve) => setTimeout(resolve, this.takeoverMs));
+      }
     }
+    this.failure = null;
     this.opened = true;
     this.schedule(0);
   }
@@ -186,9 +207,12 @@ export class PgSearchService implements SearchService {
         this.again = false;
         await this.catchUp(holder);
       }
+      this.failing = false;
     } catch (err) {
       // A lost connection gives the lock back; this node competes for it again on a new one.
-      console.error("[search] indexing failed:", err instanceof Error ? err.message : err);
+      // Once per outage, not at every try while Postgres is down.
+      if (!this.failing) console.error("[search] indexing failed:", errorText(err));
+      this.failing = true;
       await this.releaseHolder();
       wait = this.takeoverMs;
     } finally {
@@ -245,6 +269,12 @@ export class PgSearchService implements SearchService {
     await client?.end().catch(() => undefined);
   }
 }
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Postgres down, restarting or out of reach (pg-pool's own connect timeout included). */
+const unreachable = (err: unknown) =>
+  isPostgresUnreachable(err) || /timeout exceeded when trying to connect/i.test(errorText(err));
+
 /** Whether a session is where caughtUp wanted it: past the rows it had then, or dropped as they were. */
 function isLevel(then: SessionProgress, now: SessionProgress | undefined): boolean {
   if (!now) return true;

@@ -16,8 +16,9 @@ import { PostgresLedger } from "../../server/db/pg-ledger";
 import { systemClock } from "../../server/engine/clock";
 import { MonitorBus } from "../../server/monitor/bus";
 import { PgSearchService } from "../../server/search/pg-service";
-import type { ScanLimits } from "../../server/search/query";
-import type { SearchService } from "../../server/search/service";
+import { searchPgIndex } from "../../server/search/pg-query";
+import { SCAN_LIMITS, type ScanLimits } from "../../server/search/query";
+import { SearchUnavailableError, type SearchService } from "../../server/search/service";
 import { SqliteSearchService } from "../../server/search/sqlite-service";
 import { usePostgresDatabases, useTempDatabases } from "../db/helpers";
 import { startPostgres } from "../support/services";
@@ -490,6 +491,11 @@ describe("search index on Postgres", () => {
     const again = await start();
     await again.caughtUp();
     expect(await keys(again, { q: "rebuilt" })).toEqual(["s1#1:message"]);
+    // A rebuild while running (docs/search.md): emptied, it indexes the ledger again from the start.
+    await db.query(`TRUNCATE "SearchCursor", "SearchDoc", "SearchCycle", "SearchCycleModel"`);
+    expect(await keys(again, { q: "rebuilt" })).toEqual([]);
+    await again.caughtUp();
+    expect(await keys(again, { q: "rebuilt" })).toEqual(["s1#1:message"]);
   });
 
   it("looks CJK and Latin terms up in the trigram index, short terms never", async () => {
@@ -521,6 +527,44 @@ describe("search index on Postgres", () => {
     expect(await plan(`SELECT id FROM "SearchDoc" d WHERE strpos(lower(d.text), lower($1)) > 0`, ["好"])).not.toContain(
       "SearchDoc_text_trgm",
     );
+    // Past the newest documents (tested in time order) a lookup goes on through the index's matches:
+    // the same hits, in the same order, pages included.
+    const viaIndex = async (query: Record<string, unknown>, probe: number[]) => {
+      const hits: string[] = [];
+      let before: number | undefined;
+      do {
+        const page = await searchPgIndex(
+          db,
+          q({ ...query, ...(before ? { before: String(before) } : {}) }),
+          SCAN_LIMITS,
+          probe,
+        );
+        hits.push(...page.hits.map((h) => `${h.sessionId}#${h.seq}`));
+        before = page.next;
+      } while (before !== undefined);
+      return hits;
+    };
+    expect(await viaIndex({ q: "第2条" }, [100])).toEqual(["s2#3"]);
+    const inTimeOrder = await viaIndex({ q: "北京的天气", limit: "200" }, [10_000]);
+    expect(inTimeOrder).toHaveLength(3_000);
+    expect(await viaIndex({ q: "北京的天气", limit: "200" }, [100, 300])).toEqual(inTimeOrder);
+  });
+
+  it("creates its tables once when several nodes start together on a new database", async () => {
+    const url = await pgDbs.url();
+    const nodes = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const service = await PgSearchService.start({ databaseUrl: url, pollMs: 20, takeoverMs: 20 });
+        open.push(service);
+        return service;
+      }),
+    );
+    const ledger = new PostgresLedger(url);
+    open.push(ledger);
+    await ledger.append([message("s1", 1, "three nodes, one index")]);
+    await nodes[2].caughtUp();
+    for (const node of nodes) expect(await keys(node, { q: "one index" })).toEqual(["s1#1:message"]);
+    expect(nodes.filter((n) => n.indexing)).toHaveLength(1);
   });
 
   it("indexes on one node at a time; another takes over when the indexing one dies", async () => {
@@ -597,7 +641,10 @@ describe("search index on Postgres", () => {
     open.push(service);
     await ledger.append([message("s1", 1, "before the restart")]);
     await service.caughtUp();
-    await server.restart();
+    server.stopForFault();
+    // Down: a clear "unavailable" (503 with Retry-After at the route), not a crash.
+    await expect(service.search(q({ q: "before the restart" }))).rejects.toBeInstanceOf(SearchUnavailableError);
+    await server.startAgain();
     await ledger.append([message("s1", 2, "after the restart")]);
     await until(
       async () => {
