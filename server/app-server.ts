@@ -27,7 +27,7 @@ import { McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
 import { loadSavedMcpServers, McpServerSettings } from "./mcp/server-settings";
 import type { OneBotEventHandler, OneBotService, OneBotTuning } from "./platforms/onebot/service";
-import { createOneBotPlatform } from "./platforms/onebot/wiring";
+import { createOneBotPlatform, type OneBotClusterSide } from "./platforms/onebot/wiring";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { createSocketServer } from "./realtime/socket-server";
@@ -66,9 +66,10 @@ export interface AppServerOptions {
   /**
    * OneBot v11 (used when platforms.onebot has reverse enabled or forward URLs): the inbound handler
    * (default: events are counted and dropped; AppServer.platforms.setEventHandler sets it later too)
-   * and transport tuning (tests shorten the reconnect backoff).
+   * and transport tuning (tests shorten the reconnect backoff); on a cluster node, its messenger and
+   * session directory, through which connections, actions and events work across nodes.
    */
-  onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning> };
+  onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning>; cluster?: OneBotClusterSide };
   /** The folder emoji files are under (records name them "emoji/…"; default public/, tests a temp one). */
   emojiRoot?: string;
   /** The live OTLP push's batching delay (tests shorten it). */
@@ -140,17 +141,20 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   const mcpSettings = new McpServerSettings(engine.mcp, database.stores.settings, engine.clock, savedMcpServers);
   // Operators' live changes of which chats are served, laid over the config file before any event.
   const onebot = connections
-    ? await connections.attach({
-        manager: engine.manager,
-        stores: engine.stores,
-        settings: database.stores.settings,
-        config: () => engine.config,
-        clock: engine.clock,
-        // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
-        // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
-        reopen: async (sessionId) =>
-          void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
-      })
+    ? await connections.attach(
+        {
+          manager: engine.manager,
+          stores: engine.stores,
+          settings: database.stores.settings,
+          config: () => engine.config,
+          clock: engine.clock,
+          // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
+          // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
+          reopen: async (sessionId) =>
+            void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
+        },
+        opts.onebot?.cluster,
+      )
     : null;
   settings = new LiveSettingsService({
     config: engine.config,
@@ -229,7 +233,8 @@ async function serveEngine(
   );
 
   const io = createSocketServer(httpServer, logger);
-  platforms?.bindEvents(engine.bus);
+  // On a cluster node the platform stream's owner writes its events.
+  platforms?.bindEvents(onebot?.cluster?.events(engine.bus) ?? engine.bus);
   // Only the OneBot paths: every other upgrade stays Socket.IO's (and Next's).
   platforms?.attachReverse(httpServer);
   const monitor = await attachMonitor(
