@@ -77,6 +77,10 @@ export class OneBotCluster {
   private readonly claimedBots = new Set<string>();
   /** Forward URLs this node holds the lock of. */
   private readonly heldForwards = new Set<string>();
+  /** Forward URLs nobody held at the last sync. */
+  private readonly vacantForwards = new Set<string>();
+  /** A sync has completed since the start (at start a free URL is taken at once). */
+  private everSynced = false;
   /** The configured forward URLs, once the server asked for them to be connected. */
   private targets: ForwardTarget[] | null = null;
   private localEvents: PlatformEventSink | null = null;
@@ -223,6 +227,7 @@ export class OneBotCluster {
     await this.syncBots();
     await this.syncForwards();
     await this.publishSnapshot();
+    if (this.targets) this.everSynced = true;
   }
 
   private async syncBots(): Promise<void> {
@@ -244,7 +249,7 @@ export class OneBotCluster {
     for (const target of this.targets ?? []) {
       let mine: boolean;
       try {
-        mine = await this.forwards.claim(target.url);
+        mine = await this.forwardClaim(target.url);
       } catch (e) {
         // Redis away: nobody can take the URL meanwhile, so a held connection stays up.
         this.opts.logger.warn(`[onebot] forward lock of ${target.url}: ${errorText(e)}`);
@@ -263,6 +268,26 @@ export class OneBotCluster {
         if (running) service.disconnectForward(target.url, "another cluster node holds this forward URL");
       }
     }
+  }
+
+  /**
+   * Renews a held lock; takes a free one only once it was free at the previous sync too. After a Redis
+   * restart (every lock gone) the node already connected renews first and keeps its connection, instead
+   * of whichever node reconnected first taking the URL and making the implementation reconnect.
+   */
+  private async forwardClaim(url: string): Promise<boolean> {
+    if (this.heldForwards.has(url)) return this.forwards.claim(url);
+    const holder = await this.forwards.holder(url);
+    const wasVacant = this.vacantForwards.has(url);
+    if (holder !== null) {
+      this.vacantForwards.delete(url);
+      return false;
+    }
+    this.vacantForwards.add(url);
+    if (!wasVacant && this.everSynced) return false;
+    const mine = await this.forwards.claim(url);
+    if (mine) this.vacantForwards.delete(url);
+    return mine;
   }
 
   private async publishSnapshot(): Promise<void> {

@@ -1,7 +1,8 @@
 // A forward URL's lock between node processes: exactly one node connects it; kill -9 of that node
 // moves the connection to another within the lock's time to live (plus a renewal and a reconnect); a
 // node paused past its time to live (SIGSTOP) loses the URL, and once resumed closes its own stale
-// connection, so the implementation is left with one again.
+// connection, so the implementation is left with one again; a Redis restart (every lock gone) leaves
+// the connection where it was.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Redis } from "ioredis";
@@ -60,7 +61,7 @@ afterAll(async () => {
 });
 
 describe("forward URL lock across node processes", () => {
-  it("moves to another node after kill -9, and away from a node paused past its time to live", async () => {
+  it("moves after kill -9, away from a node paused past its time to live, and stays put over a Redis restart", async () => {
     const nodes: Record<string, ChildProcess> = {};
     nodes.n1 = await startNode("n1");
     nodes.n2 = await startNode("n2");
@@ -83,8 +84,9 @@ describe("forward URL lock across node processes", () => {
       timeoutMs: 4 * TTL_MS,
     });
     const tookOverMs = Date.now() - killedAt;
-    // The lock's time to live, a renewal period and a connection's reconnect, with room for a loaded machine.
-    expect(tookOverMs).toBeLessThan(TTL_MS + TTL_MS / 3 + 2_000);
+    // The lock's time to live, two sync periods (a free URL is taken once seen free twice) and a
+    // connection's reconnect, with room for a loaded machine.
+    expect(tookOverMs).toBeLessThan(TTL_MS + (2 * TTL_MS) / 3 + 2_000);
 
     // A third node waits; the holder is paused past its time to live: the third takes the URL.
     nodes.n3 = await startNode("n3");
@@ -99,5 +101,15 @@ describe("forward URL lock across node processes", () => {
     await until(() => openSockets() === 1, "the resumed node closing its stale connection", { timeoutMs: 4 * TTL_MS });
     expect(await holder()).toBe("n3");
     expect(sim.connections).toBe(3);
+
+    // Redis restarts empty: the connected node takes its lock back and keeps its connection.
+    await redis.restart();
+    await until(holder, "the forward lock back after the Redis restart", { timeoutMs: 4 * TTL_MS });
+    expect(await holder()).toBe("n3");
+    await renewed();
+    await renewed();
+    expect(await holder()).toBe("n3");
+    expect(sim.connections).toBe(3);
+    expect(openSockets()).toBe(1);
   }, 60_000);
 });
