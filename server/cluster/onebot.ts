@@ -75,6 +75,8 @@ export class OneBotCluster {
   private readonly forwards: RedisClaims;
   /** Bot accounts this node holds the registry entry of. */
   private readonly claimedBots = new Set<string>();
+  /** Bot accounts with an action-taking connection here at the last sync. */
+  private readonly botsHere = new Set<string>();
   /** Forward URLs this node holds the lock of. */
   private readonly heldForwards = new Set<string>();
   /** Forward URLs nobody held at the last sync. */
@@ -233,10 +235,17 @@ export class OneBotCluster {
   private async syncBots(): Promise<void> {
     const here = new Set(this.opts.service.actionSelfIds());
     for (const selfId of here) {
-      // Another node holding the account keeps it; this node takes it when that one lets go.
-      if (await this.bots.claim(selfId)) this.claimedBots.add(selfId);
+      if (!this.botsHere.has(selfId)) {
+        // A connection that just opened here wins, as the newest connection does on one process: the
+        // implementation reconnected (through the load balancer) after the node it was on died.
+        await this.bots.take(selfId);
+        this.botsHere.add(selfId);
+        this.claimedBots.add(selfId);
+      } else if (await this.bots.claim(selfId)) this.claimedBots.add(selfId);
+      // Another node's newer connection holds the account; this node takes it back when that one lets go.
       else this.claimedBots.delete(selfId);
     }
+    for (const selfId of [...this.botsHere]) if (!here.has(selfId)) this.botsHere.delete(selfId);
     for (const selfId of [...this.claimedBots]) {
       if (here.has(selfId)) continue;
       this.claimedBots.delete(selfId);

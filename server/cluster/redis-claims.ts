@@ -30,6 +30,11 @@ export class RedisClaims {
     return (await this.redis.eval(CLAIM, 1, this.key(name), this.holderId, String(this.ttlMs))) === 1;
   }
 
+  /** Takes the claim whoever holds it (the newest connection of an account is the one to use). */
+  async take(name: string): Promise<void> {
+    await this.redis.set(this.key(name), this.holderId, "PX", this.ttlMs);
+  }
+
   async release(name: string): Promise<void> {
     await this.redis.eval(RELEASE, 1, this.key(name), this.holderId);
   }

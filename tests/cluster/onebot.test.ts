@@ -257,6 +257,27 @@ describe("a connection on node A, sessions owned by node B", () => {
   });
 });
 
+describe("an account moving between nodes", () => {
+  it("is routed to the node of its newest connection at once, and released when the last one closes", async () => {
+    const onA = await simOn(nodes.a);
+    expect(await registryHolder(onA.selfId)).toBe("a");
+    // The implementation connects again through the load balancer, this time to B (A still holds its claim).
+    const onB = new OneBotSimulator({ selfId: onA.selfId, heartbeatIntervalMs: 5_000 });
+    sims.push(onB);
+    await onB.connectReverse({ baseUrl: nodes.b.url.replace(/^http/, "ws"), token: TOKEN });
+    await until(async () => (await registryHolder(onA.selfId)) === "b", "the registry naming B");
+    await onA.close();
+    const before = onB.actionsNamed("get_group_info").length;
+    await nodes.a.app.platforms!.api(onA.selfId).call("get_group_info", { group_id: 7005 });
+    expect(onB.actionsNamed("get_group_info").length).toBe(before + 1);
+    // B's connection goes too: nobody holds the account, and a call says so.
+    await onB.close();
+    await until(async () => (await registryHolder(onA.selfId)) === null, "the registry entry released");
+    const gone = await failureOf(nodes.a.app.platforms!.api(onA.selfId).call("get_group_info", { group_id: 7005 }));
+    expect(gone.failure).toBe("no_connection");
+  });
+});
+
 describe("forward URLs", () => {
   it("are connected by exactly one node, and by the other once that one leaves", async () => {
     await forwardSim.waitForOpen(1);
