@@ -10,7 +10,9 @@ import { AuditLog } from "./accounts/audit";
 import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
 import type { LoginSessionOptions } from "./auth/login-sessions";
 import { clusterConfigFromEnv } from "./cluster/config";
+import { RedisMessenger } from "./cluster/messenger";
 import { ClusterMember } from "./cluster/node";
+import type { NodeMessenger } from "./cluster/types";
 import { singleStatus } from "./cluster/status";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
@@ -74,6 +76,11 @@ export interface AppServerOptions {
    * session directory, through which connections, actions and events work across nodes.
    */
   onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning>; cluster?: OneBotClusterSide };
+  /**
+   * A cluster node's messenger (server/cluster/messenger.ts); absent on a cluster node: one is connected
+   * at start. One per node: two with the same node id would each answer the other's calls.
+   */
+  messenger?: NodeMessenger;
   /** The folder emoji files are under (records name them "emoji/…"; default public/, tests a temp one). */
   emojiRoot?: string;
   /** The live OTLP push's batching delay (tests shorten it). */
@@ -111,18 +118,51 @@ export async function startAppServer(opts: AppServerOptions): Promise<AppServer>
     port: opts.port ?? 3000,
   });
   const member = clusterConfig ? await ClusterMember.open(clusterConfig, opts.databaseUrl) : null;
+  let ownMessenger: RedisMessenger | null = null;
   try {
+    if (member && !opts.messenger)
+      ownMessenger = await RedisMessenger.connect({
+        url: member.config.redisUrl,
+        nodeId: member.nodeId,
+        logger: opts.logger ?? stderrLogger,
+      });
+    const messenger = opts.messenger ?? ownMessenger;
     const database = await openDatabase(opts.databaseUrl, { logger: opts.logger ?? stderrLogger });
     try {
-      return await serve(opts, database, member);
+      const app = await serve({ ...opts, ...(messenger ? { messenger } : {}) }, database, member);
+      return ownMessenger ? withClose(app, () => ownMessenger!.close()) : app;
     } catch (error) {
       await database.close();
       throw error;
     }
   } catch (error) {
+    await ownMessenger?.close();
     await member?.close();
     throw error;
   }
+}
+
+/** The app closing `after` once it is closed itself. */
+function withClose(app: AppServer, after: () => Promise<void>): AppServer {
+  let closing: Promise<void> | null = null;
+  const close = (reason?: string) => (closing ??= app.close(reason).finally(after));
+  return { ...app, close };
+}
+
+/** OneBot's side of a cluster node: its directory exists once the member joined (no event comes before). */
+function oneBotClusterSide(member: ClusterMember, messenger: NodeMessenger): OneBotClusterSide {
+  const directory = () => {
+    const joined = member.directory;
+    if (!joined) throw new Error("this node has not joined the cluster yet");
+    return joined;
+  };
+  return {
+    nodeId: member.nodeId,
+    messenger,
+    redisUrl: member.config.redisUrl,
+    ttlMs: member.config.leaseTtlMs,
+    directory: { ownerOf: (id) => directory().ownerOf(id), ownsLocally: (id) => directory().ownsLocally(id) },
+  };
 }
 
 async function serve(
@@ -174,7 +214,7 @@ async function serve(
           reopen: async (sessionId) =>
             void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
         },
-        opts.onebot?.cluster,
+        opts.onebot?.cluster ?? (member && opts.messenger ? oneBotClusterSide(member, opts.messenger) : undefined),
       )
     : null;
   settings = new LiveSettingsService({
