@@ -1,7 +1,18 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { JargonEntry, JargonInput, JargonStore, PageQuery, VersionedUpdate } from "../../stores/types";
+import { sqlDialect, type SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
-import { escapeLike, fold, fromSessionKey, sqlLimit, toSessionKey, toStringList, type StoreContext } from "./support";
+import {
+  escapeLike,
+  fold,
+  fromSessionKey,
+  sqlContains,
+  sqlPage,
+  sqlTrue,
+  toSessionKey,
+  toStringList,
+  type StoreContext,
+} from "./support";
 
 interface JargonRow {
   id: string;
@@ -29,11 +40,15 @@ const toEntry = (r: JargonRow): JargonEntry => ({
 
 /** Group slang. Words compare case-insensitively through `wordKey` (the folded word). */
 export class PrismaJargonStore implements JargonStore {
+  private readonly dialect: SqlDialect;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly ctx: StoreContext,
     private readonly writer: StoreWriter,
-  ) {}
+  ) {
+    this.dialect = sqlDialect(prisma);
+  }
 
   async findExact(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]> {
     return this.query(limit, sessionId, Prisma.sql`"wordKey" = ${fold(word)}`);
@@ -43,11 +58,9 @@ export class PrismaJargonStore implements JargonStore {
   async findFuzzy(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]> {
     const wanted = fold(word);
     if (!wanted) return [];
-    return this.query(
-      limit,
-      sessionId,
-      Prisma.sql`"wordKey" <> ${wanted} AND "wordKey" <> '' AND (instr("wordKey", ${wanted}) > 0 OR instr(${wanted}, "wordKey") > 0)`,
-    );
+    const [key, w] = [Prisma.sql`"wordKey"`, Prisma.sql`${wanted}`];
+    const either = Prisma.sql`(${sqlContains(this.dialect, key, w)} OR ${sqlContains(this.dialect, w, key)})`;
+    return this.query(limit, sessionId, Prisma.sql`"wordKey" <> ${wanted} AND "wordKey" <> '' AND ${either}`);
   }
 
   /** Same word (case-insensitive) in the same scope: the meaning is replaced and the count grows. */
@@ -83,7 +96,7 @@ export class PrismaJargonStore implements JargonStore {
     return (
       await this.prisma.$queryRaw<JargonRow[]>`
         SELECT ${columns} FROM "Jargon"
-        ORDER BY "updatedAt" DESC, rowid LIMIT ${sqlLimit(opts.limit)}`
+        ORDER BY "updatedAt" DESC, rowid ${sqlPage(opts.limit)}`
     ).map(toEntry);
   }
 
@@ -97,10 +110,10 @@ export class PrismaJargonStore implements JargonStore {
     const like = `%${escapeLike(q)}%`;
     const where = q
       ? Prisma.sql`(lower("word") LIKE ${like} ESCAPE '\\' OR lower("meaning") LIKE ${like} ESCAPE '\\' OR lower("examples") LIKE ${like} ESCAPE '\\')`
-      : Prisma.sql`1`;
+      : sqlTrue;
     const rows = await this.prisma.$queryRaw<JargonRow[]>`
       SELECT ${columns} FROM "Jargon" WHERE ${where}
-      ORDER BY "updatedAt" DESC, rowid LIMIT ${sqlLimit(query.limit)} OFFSET ${Math.max(0, query.offset ?? 0)}`;
+      ORDER BY "updatedAt" DESC, rowid ${sqlPage(query.limit, query.offset)}`;
     return rows.map(toEntry);
   }
 
@@ -142,11 +155,11 @@ export class PrismaJargonStore implements JargonStore {
 
   /** Entries of this session or global ones, most used first, then most recent, then oldest row. */
   private async query(limit: number, sessionId: string | undefined, match: Prisma.Sql): Promise<JargonEntry[]> {
-    const scope = sessionId === undefined ? Prisma.sql`1` : Prisma.sql`"sessionId" IN ('', ${sessionId})`;
+    const scope = sessionId === undefined ? sqlTrue : Prisma.sql`"sessionId" IN ('', ${sessionId})`;
     const rows = await this.prisma.$queryRaw<JargonRow[]>`
       SELECT ${columns} FROM "Jargon"
       WHERE ${scope} AND ${match}
-      ORDER BY "count" DESC, "updatedAt" DESC, rowid LIMIT ${sqlLimit(limit)}`;
+      ORDER BY "count" DESC, "updatedAt" DESC, rowid ${sqlPage(limit)}`;
     return rows.map(toEntry);
   }
 }

@@ -1,7 +1,8 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore, VersionedUpdate } from "../../stores/types";
+import { sqlDialect, type SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
-import { escapeLike, sqlLimit } from "./support";
+import { escapeLike, rowId, sqlPage, sqlTrue } from "./support";
 
 interface MemoryRow {
   id: bigint | number;
@@ -42,14 +43,18 @@ function isFtsSyntaxError(err: unknown): boolean {
 }
 
 /**
- * Long-term memories: full text through the MemoryFts index (FTS5, trigram), bounded by time,
- * person and session. Ranking matches the in-process store: total term hits, then newest first.
+ * Long-term memories: full text through the MemoryFts index (FTS5, trigram) on SQLite, ILIKE on a
+ * pg_trgm index on Postgres, bounded by time, person and session. Ranking matches the in-process store: total term hits, then newest first.
  */
 export class PrismaMemoryStore implements MemoryStore {
+  private readonly dialect: SqlDialect;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {}
+  ) {
+    this.dialect = sqlDialect(prisma);
+  }
 
   async add(entry: MemoryInput): Promise<MemoryEntry> {
     const row = await this.writer.write(() =>
@@ -71,6 +76,7 @@ export class PrismaMemoryStore implements MemoryStore {
     const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
     const page = { limit: q.limit, offset: q.offset };
     if (terms.length === 0) return this.select(filters, [], page);
+    if (this.dialect === "postgresql") return this.select([...filters, ...this.likeTerms(terms, "ILIKE")], terms, page);
     const ftsTerms = plainTerms(query);
     if (ftsTerms.length && ftsTerms.every((t) => [...t].length >= minFtsTermLength)) {
       const fts = Prisma.sql`m."id" IN (SELECT rowid FROM "MemoryFts" WHERE "MemoryFts" MATCH ${query})`;
@@ -80,8 +86,12 @@ export class PrismaMemoryStore implements MemoryStore {
         if (!isFtsSyntaxError(err)) throw err;
       }
     }
-    const like = terms.map((t) => Prisma.sql`m."content" LIKE ${`%${escapeLike(t)}%`} ESCAPE '\\'`);
-    return this.select([...filters, ...like], terms, page);
+    return this.select([...filters, ...this.likeTerms(terms, "LIKE")], terms, page);
+  }
+
+  /** Each term as a substring: SQLite's LIKE ignores ASCII case, Postgres's ILIKE runs on the trigram index. */
+  private likeTerms(terms: string[], op: "LIKE" | "ILIKE"): Prisma.Sql[] {
+    return terms.map((t) => Prisma.sql`m."content" ${Prisma.raw(op)} ${`%${escapeLike(t)}%`} ESCAPE '\\'`);
   }
 
   /** Newest first. */
@@ -90,17 +100,19 @@ export class PrismaMemoryStore implements MemoryStore {
   }
 
   async get(id: string): Promise<MemoryEntry | null> {
-    if (!/^\d+$/.test(id)) return null;
-    const [row] = await this.select([Prisma.sql`m."id" = ${Number(id)}`], [], { limit: 1 });
+    const n = rowId(id);
+    if (n === null) return null;
+    const [row] = await this.select([Prisma.sql`m."id" = ${n}`], [], { limit: 1 });
     return row ?? null;
   }
 
   /** Compare-and-set on the version inside the write, so two edits of one version cannot both win. */
   async update(id: string, patch: Partial<MemoryInput>, ifVersion: number): Promise<VersionedUpdate<MemoryEntry>> {
-    if (!/^\d+$/.test(id)) return { status: "missing" };
+    const n = rowId(id);
+    if (n === null) return { status: "missing" };
     const { count } = await this.writer.write(() =>
       this.prisma.memory.updateMany({
-        where: { id: Number(id), version: ifVersion },
+        where: { id: n, version: ifVersion },
         data: { ...patch, version: { increment: 1 } },
       }),
     );
@@ -110,8 +122,9 @@ export class PrismaMemoryStore implements MemoryStore {
   }
 
   async remove(id: string): Promise<boolean> {
-    if (!/^\d+$/.test(id)) return false;
-    const { count } = await this.writer.write(() => this.prisma.memory.deleteMany({ where: { id: Number(id) } }));
+    const n = rowId(id);
+    if (n === null) return false;
+    const { count } = await this.writer.write(() => this.prisma.memory.deleteMany({ where: { id: n } }));
     return count > 0;
   }
 
@@ -131,16 +144,18 @@ export class PrismaMemoryStore implements MemoryStore {
     terms: string[],
     page: { limit?: number; offset?: number },
   ): Promise<MemoryEntry[]> {
-    const where = conditions.length ? Prisma.join(conditions, " AND ") : Prisma.sql`1`;
-    // Occurrences of a term = (length - length with the term removed) / term length.
+    const where = conditions.length ? Prisma.join(conditions, " AND ") : sqlTrue;
+    // Occurrences of a term = (length - length with the term removed) / term length (in characters, as
+    // length() counts; a number here: Postgres cannot type length() of a bare parameter).
     const hits = terms.map(
-      (t) => Prisma.sql`(length(lower(m."content")) - length(replace(lower(m."content"), ${t}, ''))) / length(${t})`,
+      (t) =>
+        Prisma.sql`(length(lower(m."content")) - length(replace(lower(m."content"), ${t}, ''))) / ${Prisma.raw(String([...t].length))}`,
     );
     const rank = hits.length ? Prisma.sql`${Prisma.join(hits, " + ")} DESC,` : Prisma.empty;
     const rows = await this.prisma.$queryRaw<MemoryRow[]>`
       SELECT m."id", m."sessionId", m."personName", m."content", m."ts", m."version" FROM "Memory" m
       WHERE ${where}
-      ORDER BY ${rank} m."ts" DESC, m."id" LIMIT ${sqlLimit(page.limit)} OFFSET ${Math.max(0, page.offset ?? 0)}`;
+      ORDER BY ${rank} m."ts" DESC, m."id" ${sqlPage(page.limit, page.offset)}`;
     return rows.map(toEntry);
   }
 }
