@@ -116,6 +116,8 @@ export class OneBotCluster {
       // Not queued while Redis is away: a registry lookup fails at once instead of holding an action.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
+      // A reply lost with its connection must not hold the renewals forever.
+      commandTimeout: Math.max(1_000, opts.ttlMs),
       retryStrategy: (attempt: number) => Math.min(attempt * 50, 500),
     });
     let lastWarning = "";

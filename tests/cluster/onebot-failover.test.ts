@@ -19,6 +19,9 @@ let registry: Redis;
 const sim = new OneBotSimulator({ selfId: "60001", heartbeatIntervalMs: 5_000 });
 let forwardUrl = "";
 const children: ChildProcess[] = [];
+/** Each node's output, for the message of a failed wait. */
+const outputs = new Map<string, string>();
+const tails = () => [...outputs].map(([id, out]) => `--- ${id}:\n${out.split("\n").slice(-15).join("\n")}`).join("\n");
 
 /** A OneBot-only node process (tests/support/onebot-node.ts), resolved once it is started. */
 async function startNode(nodeId: string): Promise<ChildProcess> {
@@ -70,7 +73,11 @@ describe("forward URL lock across node processes", () => {
     // Two renewal periods of both nodes later, still one connection.
     const renewed = async () => {
       const before = await registry.pttl(`maisaka:onebot:forward:${forwardUrl}`);
-      await until(async () => (await registry.pttl(`maisaka:onebot:forward:${forwardUrl}`)) > before, "a renewal");
+      await until(
+        async () => (await registry.pttl(`maisaka:onebot:forward:${forwardUrl}`)) > before,
+        () => `a renewal (pttl was ${before})\n${tails()}`,
+        { timeoutMs: 20_000 },
+      );
     };
     await renewed();
     await renewed();

@@ -6,6 +6,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterSchema } from "../../lib/api/cluster";
+import { PLATFORM_STREAM_ID } from "../../lib/api/schemas";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { platformsResponseSchema } from "../../lib/platforms/status";
 import { startTestServer, type TestServer } from "../server/support";
@@ -25,6 +26,9 @@ let model: ScriptedOpenAi;
 let databaseUrl = "";
 const nodes: TestServer[] = [];
 const sim = new OneBotSimulator({ selfId: "70001", heartbeatIntervalMs: 5_000 });
+/** Message ids sent per group by the first test, and the groups whose sessions B owned. */
+const sent = new Map<string, number>();
+const bOwned: string[] = [];
 
 async function startNode(nodeId: string): Promise<TestServer> {
   const port = await freePort();
@@ -86,7 +90,6 @@ describe("OneBot on two cluster nodes", () => {
         { timeoutMs: 20_000 },
       );
     await sim.connectReverse({ baseUrl: a.url.replace(/^http/, "ws"), token: TOKEN });
-    const sent = new Map<string, number>();
     for (const groupId of GROUPS) {
       const frame = await sim.groupMessage({
         groupId,
@@ -130,5 +133,40 @@ describe("OneBot on two cluster nodes", () => {
     expect(owners).toContain("a");
     const rows = platformsResponseSchema.parse((await b.api("GET", "/api/platforms")).json).connections;
     expect(rows.find((r) => r.selfId === sim.selfId && r.state === "open")?.node).toBe("a");
+    // The connection was recorded once, in the platform stream of the shared ledger.
+    const platformEvents = await until(async () => {
+      const found = (await events(b, PLATFORM_STREAM_ID)).filter(
+        (e) => e.type === "platform.connected" && (e.data as { selfId: string }).selfId === sim.selfId,
+      );
+      return found.length ? found : null;
+    }, "platform.connected in the platform stream");
+    expect(platformEvents).toHaveLength(1);
+    bOwned.push(...GROUPS.filter((g, i) => owners[i] === "b"));
+  }, 90_000);
+
+  it("follows B's sessions to A when B leaves: the next message of such a group is ingested and answered", async () => {
+    const [a, b] = nodes;
+    expect(bOwned.length).toBeGreaterThan(0);
+    await b.close();
+    const groupId = bOwned[0];
+    const frame = await sim.groupMessage({
+      groupId,
+      userId: "90002",
+      message: [seg.at(sim.selfId), seg.text(` ping-after${groupId}`)],
+    });
+    const reply = await sim.waitFor(
+      (x) =>
+        x.action === "send_group_msg" &&
+        String(x.params.group_id) === groupId &&
+        segmentsOf(x.params.message).some((s) => s.type === "reply" && String(s.data.id) === String(frame.message_id)),
+      { timeoutMs: TURN_MS, what: `the reply in group ${groupId} after B left` },
+    );
+    expect(reply).toBeDefined();
+    const sessionId = `qq:${sim.selfId}:group:${groupId}`;
+    const ingested = (await events(a, sessionId)).filter((e) => e.type === "message.ingested");
+    expect(ingested.map((e) => (e.data as { messageId: string }).messageId)).toEqual([
+      String(sent.get(groupId)),
+      String(frame.message_id),
+    ]);
   }, 90_000);
 });

@@ -292,7 +292,7 @@ describe("forward URLs", () => {
       for (let i = 0; i < n; i++) {
         const before = await registry!.pttl(holderKey);
         await until(async () => (await registry!.pttl(holderKey)) > before, "a renewal of the forward lock", {
-          timeoutMs: 5_000,
+          timeoutMs: 20_000,
         });
       }
     };
