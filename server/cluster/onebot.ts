@@ -402,7 +402,7 @@ export class OneBotCluster {
       let lastError: string;
       try {
         const owner = await this.opts.directory.ownerOf(sessionId);
-        if (owner === this.nodeId) return await this.opts.handleHere(event, api);
+        if (owner === this.nodeId) return await this.handleAsOwner(event, api, sessionId);
         await this.opts.messenger.call(
           owner,
           METHOD.event,
@@ -422,14 +422,32 @@ export class OneBotCluster {
 
   private async serveEvent(payload: unknown): Promise<null> {
     const { event } = onebotRemoteEventSchema.parse(payload);
+    const api = this.opts.service.api(event.self_id);
     const sessionId = sessionIdOfEvent(event);
-    if (sessionId !== null) {
-      // Asked as the owner: this node takes the session now if it should, or refuses so the sender asks again.
-      const owner = await this.opts.directory.ownerOf(sessionId);
-      if (owner !== this.nodeId) throw new Error(`${this.nodeId} does not run ${sessionId} (${owner} does)`);
+    if (sessionId === null) {
+      await this.opts.handleHere(event, api);
+      return null;
     }
-    await this.opts.handleHere(event, this.opts.service.api(event.self_id));
+    // Asked as the owner: this node takes the session now if it should, or refuses so the sender asks again.
+    const owner = await this.opts.directory.ownerOf(sessionId);
+    if (owner !== this.nodeId) throw new Error(`${this.nodeId} does not run ${sessionId} (${owner} does)`);
+    await this.handleAsOwner(event, api, sessionId);
     return null;
+  }
+
+  /**
+   * The inbound mapping counts a failure instead of throwing; a session lost while it ran (its lease
+   * moved, so the engine refused the message) must be retried at the new owner instead, which takes
+   * it once (the store's dedupe by message id).
+   */
+  private async handleAsOwner(
+    event: Parameters<OneBotEventHandler>[0],
+    api: Parameters<OneBotEventHandler>[1],
+    sessionId: string,
+  ): Promise<void> {
+    await this.opts.handleHere(event, api);
+    if (!this.opts.directory.ownsLocally(sessionId))
+      throw new Error(`${this.nodeId} lost ${sessionId} while handling the event: to be retried at its new owner`);
   }
 
   private async emitPlatform<T extends PlatformEvent>(

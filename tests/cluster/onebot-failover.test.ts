@@ -48,6 +48,7 @@ const openSockets = () => sim.openSockets.filter((s) => s.readyState === 1).leng
 beforeAll(async () => {
   redis = await startRedis();
   registry = new Redis(redis.url);
+  registry.on("error", () => undefined); // reconnecting through the Redis restart
   forwardUrl = (await sim.listenForward()).url;
 }, 60_000);
 

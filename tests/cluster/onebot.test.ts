@@ -26,16 +26,18 @@ const TURN_MS = 20_000;
 
 /** Who owns which session: one map both nodes read (the real directory is Postgres leases). */
 const owners = new Map<string, string>();
-let defaultOwner = "b";
+const defaultOwner = "b";
 class MapDirectory implements SessionDirectory {
   constructor(private readonly nodeId: string) {}
   ownerOf(sessionId: string): Promise<string> {
     return Promise.resolve(owners.get(sessionId) ?? defaultOwner);
   }
   ownsLocally(sessionId: string): boolean {
-    return (owners.get(sessionId) ?? defaultOwner) === this.nodeId;
+    return (owners.get(sessionId) ?? defaultOwner) === this.nodeId && !lostBy.get(this.nodeId)?.has(sessionId);
   }
 }
+/** Sessions a node has lost the lease of while the map still names it (the lease moved meanwhile). */
+const lostBy = new Map<string, Set<string>>();
 
 let redis: RedisServer;
 let model: ScriptedOpenAi;
@@ -234,6 +236,21 @@ describe("a connection on node A, sessions owned by node B", () => {
     const ingested = await waitForEvent(nodes.a, sessionId, (e) => e.type === "message.ingested", "message.ingested");
     expect(ingested.data).toMatchObject({ messageId: String(frame.message_id) });
     expect((await nodes.b.api("GET", `/api/sessions/${sessionId}`)).status).toBe(404);
+  });
+
+  it("retries an event whose owner lost the session while handling it, until the new owner takes it", async () => {
+    const sim = await simOn(nodes.a);
+    const groupId = "7006";
+    const sessionId = `qq:${sim.selfId}:group:${groupId}`;
+    owners.set(sessionId, "b");
+    lostBy.set("b", new Set([sessionId]));
+    const frame = await sim.groupMessage({ groupId, userId: "50004", message: [seg.text("mid-handoff")] });
+    // B handled it, then found the session gone: not acknowledged, so A keeps the event.
+    await waitForEvent(nodes.b, sessionId, (e) => e.type === "message.ingested", "message.ingested at B");
+    owners.set(sessionId, "a");
+    const ingested = await waitForEvent(nodes.a, sessionId, (e) => e.type === "message.ingested", "message.ingested");
+    expect(ingested.data).toMatchObject({ messageId: String(frame.message_id) });
+    lostBy.delete("b");
   });
 
   it("GET /api/platforms on either node lists every node's connections, each with its node", async () => {
