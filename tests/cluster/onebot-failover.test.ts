@@ -70,7 +70,7 @@ describe("forward URL lock across node processes", () => {
     nodes.n1 = await startNode("n1");
     nodes.n2 = await startNode("n2");
     await sim.waitForOpen(1, 20_000);
-    const first = (await until(holder, "the forward lock's holder")) as string;
+    const first: string = await until(holder, "the forward lock's holder");
     // Two renewal periods of both nodes later, still one connection.
     const renewed = async () => {
       const before = await registry.pttl(`maisaka:onebot:forward:${forwardUrl}`);
