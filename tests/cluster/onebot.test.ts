@@ -271,6 +271,13 @@ describe("a connection on node A, sessions owned by node B", () => {
       expect(rows.b.node).toBe("b");
     }
     expect(await registryHolder(onB.selfId)).toBe("b");
+    // The inbound counters are the nodes' summed: both nodes ingested messages above, and say the same total.
+    const ingested = async (node: TestServer) =>
+      platformsResponseSchema.parse((await node.api("GET", "/api/platforms")).json).inbound?.ingested ?? 0;
+    await until(async () => {
+      const [a, b] = [await ingested(nodes.a), await ingested(nodes.b)];
+      return a === b && a >= 5;
+    }, "the same summed inbound counters on both nodes");
   });
 });
 
