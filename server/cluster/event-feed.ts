@@ -129,7 +129,9 @@ export class EventFeed implements EventSource {
 
   /** Hands an event on unless one with its seq (or a later one) already went. */
   private deliver(event: MonitorEvent): void {
-    if (event.seq <= (this.lastSeen.get(event.sessionId) ?? 0)) return;
+    const seen = this.lastSeen.get(event.sessionId) ?? 0;
+    // Seq 1 after later ones: the session was deleted and its id used again (its seq starts over).
+    if (event.seq <= seen && !(event.seq === 1 && seen > 1)) return;
     this.lastSeen.set(event.sessionId, event.seq);
     for (const listener of [...this.listeners]) {
       try {

@@ -6,12 +6,14 @@
 import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { idSchema } from "../../lib/api/schemas";
 import { HttpError } from "../http/errors";
-import { DRAINING_HEADER } from "../http/requests";
+import { DRAINING_HEADER, NOT_OWNER_HEADER } from "../http/requests";
 import { writeJson } from "../http/router";
 import type { SessionDirectory } from "./types";
 
 /** Set on a forwarded request: the receiver answers it itself or says it is not the owner, never forwards again. */
 export const PROXIED_BY_HEADER = "x-maisaka-proxied-by";
+/** On a forwarded answer: the node that answered it (the session's owner). */
+export const ANSWERED_BY_HEADER = "x-maisaka-answered-by";
 /** "Misdirected Request": the node that got a forwarded request does not own the session (any more). */
 const NOT_OWNER_STATUS = 421;
 
@@ -135,14 +137,20 @@ export class SessionProxy {
         continue;
       }
       body ??= await readBody(req, this.opts.maxBodyBytes);
-      const outcome = await this.forward(req, res, url, body);
+      const outcome = await this.forward(req, res, url, body, owner);
       if (outcome.done) return;
       lastReason = `${owner}: ${outcome.reason}`;
     }
   }
 
   /** One try against `base`; done once an answer started (it is passed on as it comes). */
-  private forward(req: IncomingMessage, res: ServerResponse, base: string, body: Buffer): Promise<Attempt> {
+  private forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    base: string,
+    body: Buffer,
+    owner: string,
+  ): Promise<Attempt> {
     const headers: IncomingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
     headers[PROXIED_BY_HEADER] = this.opts.nodeId;
@@ -159,14 +167,16 @@ export class SessionProxy {
       const upstream = request(target, { method: req.method, headers, agent: this.agent }, (answer) => {
         clearTimeout(timer);
         const status = answer.statusCode ?? 502;
-        if (status === NOT_OWNER_STATUS || (status === 503 && answer.headers[DRAINING_HEADER] !== undefined)) {
+        const moved = status === NOT_OWNER_STATUS || (status === 503 && answer.headers[NOT_OWNER_HEADER] !== undefined);
+        if (moved || (status === 503 && answer.headers[DRAINING_HEADER] !== undefined)) {
           answer.resume();
-          return retry(status === NOT_OWNER_STATUS ? "not the owner any more" : "shutting down");
+          return retry(moved ? "not the owner any more" : "shutting down");
         }
         settled = true;
         for (const [name, value] of Object.entries(answer.headers)) {
           if (!HOP_BY_HOP.has(name) && value !== undefined) res.setHeader(name, value);
         }
+        res.setHeader(ANSWERED_BY_HEADER, owner);
         res.statusCode = status;
         answer.pipe(res);
         // A connection lost mid-answer cannot be retried: the caller sees it cut.

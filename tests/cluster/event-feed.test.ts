@@ -207,6 +207,22 @@ describe("EventFeed", () => {
     expect(onB.seqs("s3")).toEqual(range(1, 10));
   });
 
+  it("starts a session's stream over when its id comes back after a delete (seq from 1 again)", async () => {
+    const { get } = await cluster("a", "b");
+    await get("a").emit("s6", 3);
+    await until(() => get("b").feed.seenSeq("s6") === 3, "b's feed at 3");
+    // What deleting the session does on its owner; a platform chat with the same id makes it anew.
+    get("a").bus.forget("s6");
+    const handedOn: number[] = [];
+    cleanups.push(get("b").feed.subscribe((e) => void (e.sessionId === "s6" && handedOn.push(e.seq))));
+    await get("a").emit("s6", 2);
+    await until(
+      () => handedOn.length === 2,
+      () => `two events handed on, got ${handedOn.join(",")}`,
+    );
+    expect(handedOn).toEqual([1, 2]);
+  });
+
   it("catches up after Redis is killed and starts empty: what was committed meanwhile, then live again", async () => {
     const { get } = await cluster("a", "b");
     const onB = get("b").follow("s4");
