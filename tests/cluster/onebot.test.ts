@@ -201,6 +201,12 @@ describe("a connection on node A, sessions owned by node B", () => {
     const remoteTimeout = await failureOf(remote.call("get_group_info", params, { timeoutMs: 300 }));
     expect(remoteTimeout).toMatchObject({ failure: "timeout", message: "no answer to get_group_info within 300 ms" });
 
+    // Malformed calls from another node are answered with an error; B goes on serving.
+    const fromA = messengers[0];
+    await expect(fromA.call("b", "onebot.action", { action: 42 })).rejects.toThrow(/onebot\.action on b failed/);
+    await expect(fromA.call("b", "onebot.event", "not an event")).rejects.toThrow(/onebot\.event on b failed/);
+    await expect(remote.call("get_group_info", params)).resolves.toBeDefined();
+
     // An account connected nowhere: no_connection, as on one process.
     const nowhere = await failureOf(nodes.b.app.platforms!.api("99999").call("get_status", {}));
     expect(nowhere.failure).toBe("no_connection");
