@@ -11,7 +11,9 @@ import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
 import type { LoginSessionOptions } from "./auth/login-sessions";
 import { clusterConfigFromEnv } from "./cluster/config";
 import { createSessionRouting, startClusterLive } from "./cluster/live";
+import { RedisMessenger } from "./cluster/messenger";
 import { ClusterMember } from "./cluster/node";
+import type { NodeMessenger } from "./cluster/types";
 import { singleStatus } from "./cluster/status";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
@@ -32,7 +34,7 @@ import { McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
 import { loadSavedMcpServers, McpServerSettings } from "./mcp/server-settings";
 import type { OneBotEventHandler, OneBotService, OneBotTuning } from "./platforms/onebot/service";
-import { createOneBotPlatform } from "./platforms/onebot/wiring";
+import { createOneBotPlatform, type OneBotClusterSide } from "./platforms/onebot/wiring";
 import { OutboundRouter } from "./platforms/outbound-router";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { createSocketServer } from "./realtime/socket-server";
@@ -71,9 +73,15 @@ export interface AppServerOptions {
   /**
    * OneBot v11 (used when platforms.onebot has reverse enabled or forward URLs): the inbound handler
    * (default: events are counted and dropped; AppServer.platforms.setEventHandler sets it later too)
-   * and transport tuning (tests shorten the reconnect backoff).
+   * and transport tuning (tests shorten the reconnect backoff); on a cluster node, its messenger and
+   * session directory, through which connections, actions and events work across nodes.
    */
-  onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning> };
+  onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning>; cluster?: OneBotClusterSide };
+  /**
+   * A cluster node's messenger (server/cluster/messenger.ts); absent on a cluster node: one is connected
+   * at start. One per node: two with the same node id would each answer the other's calls.
+   */
+  messenger?: NodeMessenger;
   /** The folder emoji files are under (records name them "emoji/…"; default public/, tests a temp one). */
   emojiRoot?: string;
   /** The live OTLP push's batching delay (tests shorten it). */
@@ -111,22 +119,55 @@ export async function startAppServer(opts: AppServerOptions): Promise<AppServer>
     port: opts.port ?? 3000,
   });
   const member = clusterConfig ? await ClusterMember.open(clusterConfig, opts.databaseUrl) : null;
+  let ownMessenger: RedisMessenger | null = null;
   try {
+    if (member && !opts.messenger)
+      ownMessenger = await RedisMessenger.connect({
+        url: member.config.redisUrl,
+        nodeId: member.nodeId,
+        logger: opts.logger ?? stderrLogger,
+      });
+    const messenger = opts.messenger ?? ownMessenger;
     // A cluster node's ledger appends only the sessions whose lease it holds (server/cluster/fence.ts).
     const database = await openDatabase(opts.databaseUrl, {
       logger: opts.logger ?? stderrLogger,
       fence: member?.fence,
     });
     try {
-      return await serve(opts, database, member);
+      const app = await serve({ ...opts, ...(messenger ? { messenger } : {}) }, database, member);
+      return ownMessenger ? withClose(app, () => ownMessenger!.close()) : app;
     } catch (error) {
       await database.close();
       throw error;
     }
   } catch (error) {
+    await ownMessenger?.close();
     await member?.close();
     throw error;
   }
+}
+
+/** The app closing `after` once it is closed itself. */
+function withClose(app: AppServer, after: () => Promise<void>): AppServer {
+  let closing: Promise<void> | null = null;
+  const close = (reason?: string) => (closing ??= app.close(reason).finally(after));
+  return { ...app, close };
+}
+
+/** OneBot's side of a cluster node: its directory exists once the member joined (no event comes before). */
+function oneBotClusterSide(member: ClusterMember, messenger: NodeMessenger): OneBotClusterSide {
+  const directory = () => {
+    const joined = member.directory;
+    if (!joined) throw new Error("this node has not joined the cluster yet");
+    return joined;
+  };
+  return {
+    nodeId: member.nodeId,
+    messenger,
+    redisUrl: member.config.redisUrl,
+    ttlMs: member.config.leaseTtlMs,
+    directory: { ownerOf: (id) => directory().ownerOf(id), ownsLocally: (id) => directory().ownsLocally(id) },
+  };
 }
 
 async function serve(
@@ -166,17 +207,20 @@ async function serve(
   const mcpSettings = new McpServerSettings(engine.mcp, database.stores.settings, engine.clock, savedMcpServers);
   // Operators' live changes of which chats are served, laid over the config file before any event.
   const onebot = connections
-    ? await connections.attach({
-        manager: engine.manager,
-        stores: engine.stores,
-        settings: database.stores.settings,
-        config: () => engine.config,
-        clock: engine.clock,
-        // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
-        // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
-        reopen: async (sessionId) =>
-          void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
-      })
+    ? await connections.attach(
+        {
+          manager: engine.manager,
+          stores: engine.stores,
+          settings: database.stores.settings,
+          config: () => engine.config,
+          clock: engine.clock,
+          // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
+          // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
+          reopen: async (sessionId) =>
+            void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
+        },
+        opts.onebot?.cluster ?? (member && opts.messenger ? oneBotClusterSide(member, opts.messenger) : undefined),
+      )
     : null;
   settings = new LiveSettingsService({
     config: engine.config,
@@ -293,7 +337,8 @@ async function serveEngine(
         logger,
       })
     : null;
-  platforms?.bindEvents(engine.bus);
+  // On a cluster node the platform stream's owner writes its events.
+  platforms?.bindEvents(onebot?.cluster?.events(engine.bus) ?? engine.bus);
   // Only the OneBot paths: every other upgrade stays Socket.IO's (and Next's).
   platforms?.attachReverse(httpServer);
   const monitor = await attachMonitor(

@@ -118,7 +118,7 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
           const health = c.state === "open" && now ? heartbeatHealth(c, now) : "none";
           return (
             <tr
-              key={`${c.mode}:${c.selfId}:${c.address}`}
+              key={`${c.node ?? ""}:${c.mode}:${c.selfId}:${c.address}`}
               data-testid="platform-connection"
               data-self-id={c.selfId}
               data-state={c.state}
@@ -132,6 +132,7 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
                 <div className="sub mono ellipsis" title={c.address}>
                   {c.address}
                 </div>
+                {c.node && <div className="sub mono ellipsis">{t("platforms.node", { node: c.node })}</div>}
               </td>
               <td className="text">
                 {c.implementation ? (

@@ -19,6 +19,8 @@ export const platformConnectionSchema = z.object({
   actionsOut: z.number().int(),
   errors: z.number().int(),
   lastError: z.object({ at: z.number(), message: z.string() }).optional(),
+  /** The cluster node holding the connection (cluster mode only). */
+  node: z.string().optional(),
 });
 export type PlatformConnection = z.infer<typeof platformConnectionSchema>;
 

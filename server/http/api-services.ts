@@ -206,8 +206,8 @@ export async function createApiServices(
     ...(onebot
       ? {
           platforms: {
-            status: () => onebot.service.status(),
-            inbound: () => onebot.inbound?.counters() ?? null,
+            status: () => onebot.cluster?.status() ?? onebot.service.status(),
+            inbound: () => onebot.cluster?.inbound() ?? onebot.inbound?.counters() ?? null,
             audience: () => onebot.audience.current(),
             changeAudience: (patch: OneBotAudiencePatch) => onebot.audience.change(patch),
           },

@@ -81,13 +81,14 @@ export interface ApiContext {
 }
 
 export interface PlatformStatusView {
-  status(): PlatformConnection[];
+  /** A cluster node answers with every node's connections (read from Redis). */
+  status(): PlatformConnection[] | Promise<PlatformConnection[]>;
   /** Which chats the bots serve now. */
   audience(): OneBotAudience;
   /** Saves and applies a change (from the next event on); the audience before and after. */
   changeAudience(patch: OneBotAudiencePatch): Promise<AudienceChange>;
-  /** The inbound mapping's counters (null when the server runs another handler). */
-  inbound(): InboundCounters | null;
+  /** The inbound mapping's counters (null when the server runs another handler); a cluster's summed over its nodes. */
+  inbound(): InboundCounters | null | Promise<InboundCounters | null>;
 }
 
 export interface DatabaseStatusView {

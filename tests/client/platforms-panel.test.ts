@@ -88,6 +88,26 @@ describe("PlatformsPanel", () => {
     expect(html).toMatch(/badge-bad[^>]*>格式错误: 2/);
   });
 
+  it("names the cluster node holding each connection, and no node on a single process", () => {
+    const row = {
+      platform: "onebot" as const,
+      selfId: "10003",
+      mode: "reverse" as const,
+      role: "Universal" as const,
+      address: "10.0.0.7:40000",
+      state: "open" as const,
+      connectedSince: now - 1_000,
+      lastHeartbeatAt: now - 1_000,
+      eventsIn: 1,
+      actionsOut: 1,
+      errors: 0,
+    };
+    const html = render({ connections: [{ ...row, node: "node-b:3000" }, row], audience: null, inbound: null }, "en");
+    const rows = html.split('data-testid="platform-connection"').slice(1);
+    expect(rows[0]).toContain("on node node-b:3000");
+    expect(rows[1]).not.toContain("on node");
+  });
+
   it("shows the chats served as editable lists, read-only until the account is known to be allowed", () => {
     const html = render(
       {

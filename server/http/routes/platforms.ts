@@ -12,14 +12,14 @@ export const platformsRoute = apiRoute({
   method: "GET",
   path: "/api/platforms",
   response: platformsResponseSchema,
-  handle(_input, ctx) {
-    return Promise.resolve({
+  async handle(_input, ctx) {
+    return {
       body: {
-        connections: ctx.platforms?.status() ?? [],
+        connections: (await ctx.platforms?.status()) ?? [],
         audience: ctx.platforms?.audience() ?? null,
-        inbound: ctx.platforms?.inbound() ?? null,
+        inbound: (await ctx.platforms?.inbound()) ?? null,
       },
-    });
+    };
   },
 });
 

@@ -8,7 +8,8 @@ import { PLATFORM_STREAM_ID } from "../../../lib/api/schemas";
 import type { OneBotConfig } from "../../../lib/config/schema";
 import { onebotIdSchema, type OneBotEventFrame } from "../../../lib/platforms/onebot";
 import type { PlatformConnection } from "../../../lib/platforms/status";
-import { systemClock, type Clock, type EngineLogger, type EventSink } from "../../engine/index";
+import type { EventData } from "../../../lib/events/schemas";
+import { systemClock, type Clock, type EngineLogger } from "../../engine/index";
 import { OneBotActionError, type OneBotApi } from "./api";
 import { emptyStats, OneBotConnection, type ConnectionStats, type OneBotMode, type OneBotRole } from "./connection";
 import { DEFAULT_BACKOFF, OneBotForwardClient, type BackoffOptions } from "./forward";
@@ -17,8 +18,34 @@ import { OneBotReverse, type ReverseHandshake } from "./reverse";
 /** Inbound: one event of a connection, with the API of its bot account (H2's inbound mapping implements it). */
 export type OneBotEventHandler = (event: OneBotEventFrame, api: OneBotApi) => Promise<void>;
 
-/** Where platform.connected / platform.disconnected go (the engine's monitor bus). */
-export type PlatformEventSink = Pick<EventSink, "emit">;
+export type PlatformEvent = "platform.connected" | "platform.disconnected";
+
+/** Where platform.connected / platform.disconnected go (the engine's monitor bus, or a cluster's router). */
+export interface PlatformEventSink {
+  emit<T extends PlatformEvent>(sessionId: string, type: T, data: EventData<T>): unknown;
+}
+
+/** A cluster node's way to an account whose connection is on another node (server/cluster/onebot.ts). */
+export type RemoteActions = (
+  selfId: string,
+  action: string,
+  params: Record<string, unknown>,
+  opts?: { timeoutMs?: number },
+) => Promise<unknown>;
+
+/** A forward URL of the config with its token. */
+export interface ForwardTarget {
+  url: string;
+  accessToken?: string;
+}
+
+/**
+ * A cluster node connects only the forward URLs it holds the lock of: given the configured targets,
+ * it calls connectForward / disconnectForward as locks come and go.
+ */
+export interface ForwardPlacement {
+  start(targets: ForwardTarget[]): void;
+}
 
 export interface OneBotTuning {
   /** Frames above this close the connection (WebSocket close 1009). */
@@ -69,6 +96,9 @@ export class OneBotService {
   private events: PlatformEventSink | null = null;
   private reverse: OneBotReverse | null = null;
   private closing: Promise<void> | null = null;
+  private remote: RemoteActions | null = null;
+  private placement: ForwardPlacement | null = null;
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(private readonly opts: OneBotServiceOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -100,33 +130,72 @@ export class OneBotService {
     this.reverse.attach(server);
   }
 
-  /** Connects to every configured forward URL (and keeps reconnecting until close). */
+  /**
+   * Connects to every configured forward URL (and keeps reconnecting until close); with a placement
+   * set (a cluster node), only to those the placement hands over.
+   */
   startForward(): void {
     if (this.closing) return;
-    for (const { url, accessToken } of this.opts.config().forward) {
-      const key = `forward:${url}`;
-      if (this.endpoints.has(key)) continue;
-      const client = new OneBotForwardClient({
-        url,
-        accessToken,
-        maxPayloadBytes: this.tuning.maxFrameBytes,
-        backoff: this.tuning.backoff,
-        clock: this.clock,
-        logger: this.opts.logger,
-        onOpen: (socket) => this.onForwardOpen(endpoint, socket),
-      });
-      const endpoint: Endpoint = {
-        mode: "forward",
-        role: "Universal",
-        selfId: "",
-        address: url,
-        stats: client.stats,
-        connection: null,
-        forward: client,
-      };
-      this.endpoints.set(key, endpoint);
-      client.start();
-    }
+    const targets = this.opts.config().forward;
+    if (this.placement) return this.placement.start(targets);
+    for (const target of targets) this.connectForward(target);
+  }
+
+  /** Hands the choice of forward URLs to connect to a cluster placement (before startForward). */
+  setForwardPlacement(placement: ForwardPlacement): void {
+    this.placement = placement;
+  }
+
+  /** Connects to one forward URL and keeps reconnecting until close or disconnectForward. */
+  connectForward({ url, accessToken }: ForwardTarget): void {
+    const key = `forward:${url}`;
+    if (this.closing || this.endpoints.has(key)) return;
+    const client = new OneBotForwardClient({
+      url,
+      accessToken,
+      maxPayloadBytes: this.tuning.maxFrameBytes,
+      backoff: this.tuning.backoff,
+      clock: this.clock,
+      logger: this.opts.logger,
+      onOpen: (socket) => this.onForwardOpen(endpoint, socket),
+    });
+    const endpoint: Endpoint = {
+      mode: "forward",
+      role: "Universal",
+      selfId: "",
+      address: url,
+      stats: client.stats,
+      connection: null,
+      forward: client,
+    };
+    this.endpoints.set(key, endpoint);
+    client.start();
+  }
+
+  /** Stops connecting to a forward URL and closes its connection (another node took it over). */
+  disconnectForward(url: string, reason: string): void {
+    const key = `forward:${url}`;
+    const endpoint = this.endpoints.get(key);
+    if (!endpoint) return;
+    this.endpoints.delete(key);
+    endpoint.forward?.stop();
+    endpoint.connection?.close(reason, 1001);
+  }
+
+  /** Forward URLs this service connects to now. */
+  forwardUrls(): string[] {
+    return [...this.endpoints.values()].filter((e) => e.mode === "forward").map((e) => e.address);
+  }
+
+  /** Actions of accounts with no connection here go there (a cluster node: to the node holding one). */
+  setRemoteActions(remote: RemoteActions | null): void {
+    this.remote = remote;
+  }
+
+  /** Called whenever a connection of a known account opens or closes. */
+  onConnectionsChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** The actions of one bot account, through whichever of its connections takes actions at call time. */
@@ -138,6 +207,16 @@ export class OneBotService {
   selfIds(): string[] {
     const ids = new Set<string>();
     for (const e of this.endpoints.values()) if (e.connection?.isOpen && e.connection.knowsSelfId) ids.add(e.selfId);
+    return [...ids];
+  }
+
+  /** Bot accounts with an open connection here that takes actions. */
+  actionSelfIds(): string[] {
+    const ids = new Set<string>();
+    for (const e of this.endpoints.values()) {
+      const c = e.connection;
+      if (c?.isOpen && c.canCall && c.knowsSelfId) ids.add(c.selfId);
+    }
     return [...ids];
   }
 
@@ -292,6 +371,29 @@ export class OneBotService {
     params: Record<string, unknown>,
     opts?: { timeoutMs?: number },
   ): Promise<unknown> {
+    const local = this.actionConnection(selfId);
+    if (local) return local.call(action, params, opts);
+    if (this.remote) return this.remote(selfId, action, params, opts);
+    return Promise.reject(
+      new OneBotActionError(action, "no_connection", `no open connection of ${selfId} takes actions`),
+    );
+  }
+
+  /** An action through a connection of this process only (what another node asks of this one). */
+  callHere(
+    selfId: string,
+    action: string,
+    params: Record<string, unknown>,
+    opts?: { timeoutMs?: number },
+  ): Promise<unknown> {
+    const local = this.actionConnection(selfId);
+    if (local) return local.call(action, params, opts);
+    return Promise.reject(
+      new OneBotActionError(action, "no_connection", `no open connection of ${selfId} takes actions`),
+    );
+  }
+
+  private actionConnection(selfId: string): OneBotConnection | null {
     let best: OneBotConnection | null = null;
     for (const e of this.endpoints.values()) {
       const c = e.connection;
@@ -299,16 +401,17 @@ export class OneBotService {
       // A dedicated API connection over a Universal one; among equals the newest.
       if (!best || (c.role === "API" && best.role !== "API") || (c.role === best.role && newer(c, best))) best = c;
     }
-    if (!best)
-      return Promise.reject(
-        new OneBotActionError(action, "no_connection", `no open connection of ${selfId} takes actions`),
-      );
-    return best.call(action, params, opts);
+    return best;
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   private announceOpen(connection: OneBotConnection): void {
     if (!connection.knowsSelfId || this.announced.has(connection)) return;
     this.announced.add(connection);
+    this.changed();
     this.events?.emit(PLATFORM_STREAM_ID, "platform.connected", {
       platform: "onebot",
       selfId: connection.selfId,
@@ -322,6 +425,7 @@ export class OneBotService {
 
   private announceClosed(connection: OneBotConnection, reason: string): void {
     if (!this.announced.delete(connection)) return;
+    this.changed();
     this.events?.emit(PLATFORM_STREAM_ID, "platform.disconnected", {
       platform: "onebot",
       selfId: connection.selfId,

@@ -4,6 +4,8 @@
 import type { MaisakaConfig } from "../../../lib/config/schema";
 import type { Clock, EngineLogger } from "../../engine";
 import type { SettingStore } from "../../stores/types";
+import { OneBotCluster } from "../../cluster/onebot";
+import type { NodeMessenger, SessionDirectory } from "../../cluster/types";
 import { OneBotAudienceSettings } from "./audience-settings";
 import { createOneBotInbound, type OneBotInbound, type OneBotInboundDeps } from "./inbound";
 import { OneBotOutbound } from "./outbound";
@@ -32,13 +34,26 @@ export interface OneBotEngineSide {
   reopen: (sessionId: string) => Promise<void>;
 }
 
+/** What a cluster node adds (absent: one process, every connection and session here). */
+export interface OneBotClusterSide {
+  nodeId: string;
+  messenger: NodeMessenger;
+  directory: SessionDirectory;
+  redisUrl: string;
+  /** The lease time (MAISAKA_LEASE_TTL_MS): the registry's claims lapse after it. */
+  ttlMs: number;
+}
+
 /** The connections and their outbound sink, before the engine. */
 export interface OneBotConnections {
   service: OneBotService;
   /** OneBot chats' messages go out through the connections of their bot account. */
   outbound: OneBotOutbound;
-  /** Once the engine exists: the inbound mapping and the saved audience, laid over the config before any event. */
-  attach(engine: OneBotEngineSide): Promise<OneBotPlatform>;
+  /**
+   * Once the engine exists: the inbound mapping and the saved audience, laid over the config before any
+   * event; on a cluster node, the routing of actions and events between nodes too.
+   */
+  attach(engine: OneBotEngineSide, cluster?: OneBotClusterSide): Promise<OneBotPlatform>;
   /** No platform event arrives after it; sends still waiting for a rate slot fail. */
   close(reason: string): Promise<void>;
 }
@@ -47,6 +62,8 @@ export interface OneBotConnections {
 export interface OneBotPlatform extends Omit<OneBotConnections, "attach"> {
   inbound: OneBotInbound | null;
   audience: OneBotAudienceSettings;
+  /** The cluster routing (null on a single process). */
+  cluster: OneBotCluster | null;
 }
 
 /** null when the config asks for no connection (neither reverse enabled nor forward URLs). */
@@ -64,11 +81,14 @@ export function createOneBotPlatform(opts: OneBotPlatformOptions): OneBotConnect
     config: () => opts.config.platforms.onebot,
     emojiRoot: opts.emojiRoot,
   });
+  let cluster: OneBotCluster | null = null;
   const close = async (reason: string): Promise<void> => {
     await service.close(reason);
     outbound.close();
+    // After the connections closed: their claims go at once, and other nodes take the forward URLs.
+    await cluster?.close();
   };
-  const attach = async (engine: OneBotEngineSide): Promise<OneBotPlatform> => {
+  const attach = async (engine: OneBotEngineSide, side?: OneBotClusterSide): Promise<OneBotPlatform> => {
     const inbound = opts.onEvent
       ? null
       : createOneBotInbound({
@@ -79,10 +99,22 @@ export function createOneBotPlatform(opts: OneBotPlatformOptions): OneBotConnect
           logger,
           reopen: engine.reopen,
         });
-    if (inbound) service.setEventHandler((event, api) => inbound.onEvent(event, api));
+    const handleHere: OneBotEventHandler = inbound
+      ? (event, api) => inbound.onEvent(event, api)
+      : (opts.onEvent ?? (() => Promise.resolve()));
+    if (inbound) service.setEventHandler(handleHere);
     const audience = new OneBotAudienceSettings(opts.config.platforms.onebot, engine.settings, engine.clock, logger);
     await audience.load();
-    return { service, outbound, inbound, audience, close };
+    if (side)
+      cluster = await OneBotCluster.start({
+        ...side,
+        service,
+        handleHere,
+        inbound: () => inbound?.counters() ?? null,
+        actionTimeoutMs: () => opts.config.platforms.onebot.actionTimeoutMs,
+        logger,
+      });
+    return { service, outbound, inbound, audience, cluster, close };
   };
   return { service, outbound, attach, close };
 }
