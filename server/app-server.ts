@@ -137,7 +137,13 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   });
   const audit = new AuditLog(database.stores.audit, () => engine.clock.now());
   const lifecycle = new SessionLifecycle(engine, audit);
-  const mcpSettings = new McpServerSettings(engine.mcp, database.stores.settings, engine.clock, savedMcpServers);
+  const mcpSettings = new McpServerSettings(
+    engine.mcp,
+    database.stores.settings,
+    engine.clock,
+    savedMcpServers,
+    engine.stateChanges,
+  );
   // Operators' live changes of which chats are served, laid over the config file before any event.
   const onebot = connections
     ? await connections.attach({
@@ -150,6 +156,7 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
         // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
         reopen: async (sessionId) =>
           void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
+        changes: engine.stateChanges,
       })
     : null;
   settings = new LiveSettingsService({
@@ -159,6 +166,7 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     logger,
     promptNames,
     reroute: (tasks) => engine.model.reroute?.(taskRoutes(tasks)),
+    changes: engine.stateChanges,
   });
   // Before any turn runs: restored sessions start on the saved settings.
   await settings.load();

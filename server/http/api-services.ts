@@ -9,6 +9,7 @@ import { AnalyticsIndexer } from "../analytics/indexer";
 import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
 import { OperatorAuth } from "../auth/operator-auth";
+import type { StateReloaders } from "../cluster/shared-state";
 import type { Engine } from "../composition";
 import type { MaisakaDatabase } from "../db";
 import { AnalyticsStore } from "../db/stores/analytics";
@@ -87,6 +88,8 @@ export interface ApiServices {
   analytics: AnalyticsIndexer;
   retention: RetentionSweep;
   telemetry: Telemetry;
+  /** How each part of the operator state is read again when another node of a cluster changed it. */
+  stateReloaders: StateReloaders;
 }
 
 /** Starts the plugin runner (when asked) and the analytics catch-up; the retention sweep is left to start. */
@@ -97,10 +100,10 @@ export async function createApiServices(
   logger: EngineLogger,
 ): Promise<ApiServices> {
   const { engine, onebot, mcpSettings, settings, search, audit, lifecycle } = parts;
-  const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
+  const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions, engine.stateChanges);
   await logins.load();
   const loginLimiter = new LoginLimiter(opts.auth?.limits);
-  const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now());
+  const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now(), engine.stateChanges);
   // A disabled or deleted account's logins end at once (and their live sockets close).
   accounts.onDisable((accountId) => void logins.revokeAccount(accountId).catch(() => undefined));
   const auth = new OperatorAuth(opts.token, logins, loginLimiter, accounts);
@@ -211,5 +214,18 @@ export async function createApiServices(
         }
       : {}),
   };
-  return { ctx, auth, accounts, providerStatus, analytics, retention, telemetry };
+  const stateReloaders: StateReloaders = {
+    toggles: async () => {
+      engine.toggles.replaceAll(await engine.stores.toggles.list());
+      await provenance.reload(engine.stores.toggles);
+    },
+    settings: () => settings.reload(),
+    accounts: () => accounts.reload(),
+    logins: () => logins.reload(),
+    mcp: () => mcpSettings.reload(logger),
+    ...(onebot ? { audience: () => onebot.audience.reload() } : {}),
+    // Only a node that runs the plugin Runner restarts it.
+    ...(opts.plugins ? { plugins: () => engine.plugins.reload() } : {}),
+  };
+  return { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders };
 }

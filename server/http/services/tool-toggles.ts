@@ -58,6 +58,7 @@ export class ToolToggleService {
     });
     engine.toggles.apply(toggle);
     this.provenance.record(audit);
+    engine.stateChanges.changed("toggles");
     const data = {
       toolName,
       scope: toggle.scope,

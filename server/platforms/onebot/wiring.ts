@@ -2,6 +2,7 @@
 // and their outbound sink first (the engine delivers through them), then, once the engine exists, the
 // inbound mapping and the audience operators change live.
 import type { MaisakaConfig } from "../../../lib/config/schema";
+import type { StateChanges } from "../../cluster/shared-state";
 import type { Clock, EngineLogger } from "../../engine";
 import type { SettingStore } from "../../stores/types";
 import { OneBotAudienceSettings } from "./audience-settings";
@@ -30,6 +31,8 @@ export interface OneBotEngineSide {
   clock: Clock;
   /** Brings an archived session back when its chat speaks again. */
   reopen: (sessionId: string) => Promise<void>;
+  /** Told of every audience change (a cluster's other nodes reload it). */
+  changes?: StateChanges;
 }
 
 /** The connections and their outbound sink, before the engine. */
@@ -80,7 +83,13 @@ export function createOneBotPlatform(opts: OneBotPlatformOptions): OneBotConnect
           reopen: engine.reopen,
         });
     if (inbound) service.setEventHandler((event, api) => inbound.onEvent(event, api));
-    const audience = new OneBotAudienceSettings(opts.config.platforms.onebot, engine.settings, engine.clock, logger);
+    const audience = new OneBotAudienceSettings(
+      opts.config.platforms.onebot,
+      engine.settings,
+      engine.clock,
+      logger,
+      engine.changes,
+    );
     await audience.load();
     return { service, outbound, inbound, audience, close };
   };
