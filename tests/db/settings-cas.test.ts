@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { maisakaConfigSchema } from "../../lib/config/schema";
 import { createPrismaStores } from "../../server/db/stores";
 import { createPrisma } from "../../server/db/client";
-import { promptNames } from "../../server/engine";
+import { promptNames, systemClock } from "../../server/engine";
 import { LIVE_SETTINGS_KEY, LiveSettingsService, SettingsConflictError } from "../../server/settings/live-settings";
 import type { SettingStore } from "../../server/stores/types";
 import { useTempDatabases } from "./helpers";
@@ -27,7 +27,7 @@ function node(store: SettingStore): LiveSettingsService {
   return new LiveSettingsService({
     config: maisakaConfigSchema.parse({}),
     store,
-    clock: { now: () => 1_000 },
+    clock: systemClock,
     logger: silent,
     promptNames,
     reroute: () => undefined,
