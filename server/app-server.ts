@@ -8,6 +8,7 @@ import type { AnalyticsIndexer } from "./analytics/indexer";
 import { AuditLog } from "./accounts/audit";
 import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
 import type { LoginSessionOptions } from "./auth/login-sessions";
+import { attachSharedState, type SharedStateOptions } from "./cluster/shared-state";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
 import { sqlitePathFromUrl } from "./db/database-url";
@@ -73,6 +74,11 @@ export interface AppServerOptions {
   emojiRoot?: string;
   /** The live OTLP push's batching delay (tests shorten it). */
   telemetry?: { scheduledDelayMs?: number };
+  /**
+   * A cluster node's messenger: operator changes made here are told to the other nodes, and theirs are
+   * reloaded here from the database (server/cluster/shared-state.ts). Absent: a single process.
+   */
+  messenger?: SharedStateOptions["messenger"];
 }
 
 export interface AppServer {
@@ -200,12 +206,11 @@ async function serveEngine(
   const { engine, onebot, search } = parts;
   const platforms = onebot?.service ?? null;
   const host = opts.host ?? "127.0.0.1";
-  const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry } = await createApiServices(
-    { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
-    database,
-    parts,
-    logger,
-  );
+  const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders } =
+    await createApiServices({ ...opts, emojiRoot: opts.emojiRoot ?? publicDir }, database, parts, logger);
+  const shared = opts.messenger
+    ? attachSharedState({ messenger: opts.messenger, changes: engine.stateChanges, reloaders: stateReloaders, logger })
+    : null;
   const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES, mapError: apiErrorOf });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
   const mcpGateway = new McpGateway({
@@ -278,6 +283,7 @@ async function serveEngine(
         // Sends still waiting for a rate slot fail now instead of holding the runtimes' stop.
         await onebot?.close(reason);
         await mcpGateway.close();
+        shared?.close();
         await retention.stop();
         // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
         // servers, then waits until every event is in the ledger.

@@ -46,12 +46,15 @@ export interface SharedState {
  * time, and notices arriving during a reload fold into one more reload after it: the last reload
  * always starts after the last notice, so the copy ends equal to the rows.
  */
-export function attachSharedState(opts: {
-  messenger: NodeMessenger;
+export interface SharedStateOptions {
+  /** With onReconnect (RedisMessenger's): notices sent while Redis was away are lost, so all is reloaded. */
+  messenger: NodeMessenger & { onReconnect?(listener: () => void): () => void };
   changes: StateChanges;
   reloaders: StateReloaders;
   logger: EngineLogger;
-}): SharedState {
+}
+
+export function attachSharedState(opts: SharedStateOptions): SharedState {
   const { messenger, logger } = opts;
   const running = new Map<StateKind, Promise<void>>();
   const again = new Set<StateKind>();
@@ -97,11 +100,14 @@ export function attachSharedState(opts: {
       );
     }
   });
+  const reloadAll = async () => void (await Promise.all(stateKindSchema.options.map(reload)));
+  const unwatch = messenger.onReconnect?.(() => void reloadAll());
   return {
-    reloadAll: async () => void (await Promise.all(stateKindSchema.options.map(reload))),
+    reloadAll,
     close() {
       opts.changes.connect(null);
       unsubscribe();
+      unwatch?.();
     },
   };
 }
