@@ -8,6 +8,7 @@ import type { AnalyticsIndexer } from "./analytics/indexer";
 import { AuditLog } from "./accounts/audit";
 import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
 import type { LoginSessionOptions } from "./auth/login-sessions";
+import type { OnceGate } from "./cluster/advisory-lock";
 import { attachSharedState, type SharedStateOptions } from "./cluster/shared-state";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
@@ -79,6 +80,11 @@ export interface AppServerOptions {
    * reloaded here from the database (server/cluster/shared-state.ts). Absent: a single process.
    */
   messenger?: SharedStateOptions["messenger"];
+  /**
+   * A cluster node's advisory locks (server/cluster/advisory-lock.ts): the retention sweep and the budget
+   * alerts run on one node at a time. Absent: a single process.
+   */
+  once?: OnceGate;
 }
 
 export interface AppServer {
@@ -208,6 +214,14 @@ async function serveEngine(
   const host = opts.host ?? "127.0.0.1";
   const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders } =
     await createApiServices({ ...opts, emojiRoot: opts.emojiRoot ?? publicDir }, database, parts, logger);
+  const once = opts.once;
+  if (once) {
+    engine.budget.shareWith({
+      gate: once,
+      resume: (streamId) => engine.bus.resume(streamId),
+      whenDurable: (streamId, seq) => engine.bus.whenDurable(streamId, seq),
+    });
+  }
   const shared = opts.messenger
     ? attachSharedState({ messenger: opts.messenger, changes: engine.stateChanges, reloaders: stateReloaders, logger })
     : null;

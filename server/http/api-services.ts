@@ -9,6 +9,7 @@ import { AnalyticsIndexer } from "../analytics/indexer";
 import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
 import { OperatorAuth } from "../auth/operator-auth";
+import type { OnceGate } from "../cluster/advisory-lock";
 import type { StateReloaders } from "../cluster/shared-state";
 import type { Engine } from "../composition";
 import type { MaisakaDatabase } from "../db";
@@ -66,6 +67,8 @@ export interface ApiServicesOptions {
   /** The folder emoji files are under. */
   emojiRoot: string;
   telemetry?: { scheduledDelayMs?: number };
+  /** A cluster node's advisory locks (once-per-cluster work); absent: a single process. */
+  once?: OnceGate;
 }
 
 /** What the server built before the HTTP services: the engine and the services made around it. */
@@ -143,7 +146,7 @@ export async function createApiServices(
   });
   // In the background: a large instance's first catch-up must not hold up the start.
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
-  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention);
+  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention, opts.once);
   const emojiFiles = new EmojiFiles(opts.emojiRoot);
   const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
   const ctx: ApiContext = {
