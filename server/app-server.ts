@@ -8,8 +8,7 @@ import type { AnalyticsIndexer } from "./analytics/indexer";
 import { AuditLog } from "./accounts/audit";
 import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
 import type { LoginSessionOptions } from "./auth/login-sessions";
-import type { OnceGate } from "./cluster/advisory-lock";
-import { attachSharedState, type SharedStateOptions } from "./cluster/shared-state";
+import { attachSharedState, type ClusterStateParts } from "./cluster/shared-state";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
 import { sqlitePathFromUrl } from "./db/database-url";
@@ -76,15 +75,11 @@ export interface AppServerOptions {
   /** The live OTLP push's batching delay (tests shorten it). */
   telemetry?: { scheduledDelayMs?: number };
   /**
-   * A cluster node's messenger: operator changes made here are told to the other nodes, and theirs are
-   * reloaded here from the database (server/cluster/shared-state.ts). Absent: a single process.
+   * A cluster node's parts for the state shared by the nodes: operator changes made here are told to
+   * the others and theirs reloaded here (server/cluster/shared-state.ts); once-per-cluster work under
+   * advisory locks. Absent: a single process.
    */
-  messenger?: SharedStateOptions["messenger"];
-  /**
-   * A cluster node's advisory locks (server/cluster/advisory-lock.ts): the retention sweep and the budget
-   * alerts run on one node at a time. Absent: a single process.
-   */
-  once?: OnceGate;
+  cluster?: ClusterStateParts;
 }
 
 export interface AppServer {
@@ -214,16 +209,21 @@ async function serveEngine(
   const host = opts.host ?? "127.0.0.1";
   const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders } =
     await createApiServices({ ...opts, emojiRoot: opts.emojiRoot ?? publicDir }, database, parts, logger);
-  const once = opts.once;
-  if (once) {
+  const cluster = opts.cluster;
+  if (cluster) {
     engine.budget.shareWith({
-      gate: once,
+      gate: cluster.once,
       resume: (streamId) => engine.bus.resume(streamId),
       whenDurable: (streamId, seq) => engine.bus.whenDurable(streamId, seq),
     });
   }
-  const shared = opts.messenger
-    ? attachSharedState({ messenger: opts.messenger, changes: engine.stateChanges, reloaders: stateReloaders, logger })
+  const shared = cluster
+    ? attachSharedState({
+        messenger: cluster.messenger,
+        changes: engine.stateChanges,
+        reloaders: stateReloaders,
+        logger,
+      })
     : null;
   const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES, mapError: apiErrorOf });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.

@@ -5,7 +5,8 @@
 // single process nothing is published: StateChanges without a messenger is a no-op.
 import { z } from "zod";
 import type { EngineLogger } from "../engine";
-import type { NodeMessenger } from "./types";
+import type { OnceGate } from "./advisory-lock";
+import type { NodeMessenger, SessionDirectory } from "./types";
 
 export const STATE_TOPIC = "state.changed";
 
@@ -110,4 +111,13 @@ export function attachSharedState(opts: SharedStateOptions): SharedState {
       unwatch?.();
     },
   };
+}
+
+/** What a cluster node gives the server for the state shared by the nodes (AppServerOptions.cluster). */
+export interface ClusterStateParts {
+  messenger: SharedStateOptions["messenger"];
+  /** Advisory locks (server/cluster/advisory-lock.ts): the retention sweep and budget alerts once per cluster. */
+  once: OnceGate;
+  /** Who runs which session: analytics folds only this node's (absent: every session). */
+  sessions?: Pick<SessionDirectory, "ownsLocally">;
 }

@@ -9,8 +9,7 @@ import { AnalyticsIndexer } from "../analytics/indexer";
 import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
 import { OperatorAuth } from "../auth/operator-auth";
-import type { OnceGate } from "../cluster/advisory-lock";
-import type { StateReloaders } from "../cluster/shared-state";
+import type { ClusterStateParts, StateReloaders } from "../cluster/shared-state";
 import type { Engine } from "../composition";
 import type { MaisakaDatabase } from "../db";
 import { AnalyticsStore } from "../db/stores/analytics";
@@ -67,8 +66,8 @@ export interface ApiServicesOptions {
   /** The folder emoji files are under. */
   emojiRoot: string;
   telemetry?: { scheduledDelayMs?: number };
-  /** A cluster node's advisory locks (once-per-cluster work); absent: a single process. */
-  once?: OnceGate;
+  /** A cluster node's parts (once-per-cluster work, who owns which session); absent: a single process. */
+  cluster?: ClusterStateParts;
 }
 
 /** What the server built before the HTTP services: the engine and the services made around it. */
@@ -142,11 +141,12 @@ export async function createApiServices(
     store: analyticsStore,
     ledger: database.ledger,
     events: engine.bus,
+    ...(opts.cluster?.sessions ? { owner: opts.cluster.sessions } : {}),
     onError: (error) => logger.warn(`analytics: ${error instanceof Error ? error.message : String(error)}`),
   });
   // In the background: a large instance's first catch-up must not hold up the start.
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
-  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention, opts.once);
+  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention, opts.cluster?.once);
   const emojiFiles = new EmojiFiles(opts.emojiRoot);
   const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
   const ctx: ApiContext = {

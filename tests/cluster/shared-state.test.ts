@@ -9,6 +9,7 @@ import { createdAccountSchema } from "../../lib/api/accounts";
 import { toolListSchema } from "../../lib/api/schemas";
 import { settingsConflictSchema, settingsResponseSchema } from "../../lib/api/settings";
 import { mcpServerListSchema } from "../../lib/api/sources";
+import { runAlone } from "../../server/cluster/advisory-lock";
 import { RedisMessenger } from "../../server/cluster/messenger";
 import { FAST_CHAT, request, startTestServer, tempDatabaseUrl, type TestServer } from "../server/support";
 import { memoryStdioConfig } from "../support/mcp-servers";
@@ -27,7 +28,7 @@ beforeAll(async () => {
   const node = async (nodeId: string) => {
     const messenger = await RedisMessenger.connect({ url: redis.url, nodeId, logger: { warn: () => undefined } });
     messengers.push(messenger);
-    return startTestServer({ databaseUrl, config: FAST_CHAT, messenger });
+    return startTestServer({ databaseUrl, config: FAST_CHAT, cluster: { messenger, once: runAlone } });
   };
   a = await node("a");
   b = await node("b");
