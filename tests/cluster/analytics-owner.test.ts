@@ -1,6 +1,6 @@
 // Analytics in a cluster: each node folds only the sessions it owns, and a node taking a session over
 // folds on from the cursor its previous owner left in the database, so no cycle is counted twice.
-// Two indexers on one real SQLite database and one ledger; ownership is a fixed map per node.
+// Two indexers on one real database (SQLite, Postgres) and one ledger; ownership is a fixed map per node.
 import { describe, expect, it } from "vitest";
 import { AnalyticsIndexer } from "../../server/analytics/indexer";
 import { AnalyticsStore } from "../../server/db/stores/analytics";
@@ -8,12 +8,15 @@ import { StoreWriter } from "../../server/db/writer";
 import { MonitorBus } from "../../server/monitor/bus";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { cycleEvents } from "../analytics/cycle-events";
-import { useTempDatabases } from "../db/helpers";
+import { usePostgresDatabases, useTempDatabases, type TempDatabases } from "../db/helpers";
 import { FakeClock } from "../support/fake-clock";
 
-const dbs = useTempDatabases();
+const backends: [string, TempDatabases][] = [
+  ["SQLite", useTempDatabases()],
+  ["Postgres", usePostgresDatabases()],
+];
 
-describe("analytics indexing in a cluster", () => {
+describe.each(backends)("analytics indexing in a cluster on %s", (_name, dbs) => {
   it("is done by the session's owner only, and continued from the stored cursor after a take-over", async () => {
     const { prisma } = await dbs.prisma();
     const clock = new FakeClock(Date.UTC(2026, 11, 1, 12));

@@ -1,18 +1,20 @@
-// Operator state across two nodes: two real servers on one database, each with its messenger on a real
-// redis-server. A change made on one (tool toggle, live settings, account, login, MCP server) is saved,
+// Operator state across two nodes: two real servers on one Postgres database, each with its messenger on
+// a real redis-server. A change made on one (tool toggle, live settings, account, login, MCP server) is saved,
 // noticed, and reloaded by the other from the database; the other then answers with it over HTTP.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createdAccountSchema } from "../../lib/api/accounts";
 import { toolListSchema } from "../../lib/api/schemas";
 import { settingsConflictSchema, settingsResponseSchema } from "../../lib/api/settings";
 import { mcpServerListSchema } from "../../lib/api/sources";
-import { runAlone } from "../../server/cluster/advisory-lock";
+import { PgAdvisoryLocks } from "../../server/cluster/advisory-lock";
 import { RedisMessenger } from "../../server/cluster/messenger";
-import { FAST_CHAT, request, startTestServer, tempDatabaseUrl, type TestServer } from "../server/support";
+import { FAST_CHAT, request, startTestServer, type TestServer } from "../server/support";
 import { memoryStdioConfig } from "../support/mcp-servers";
+import { newPostgresDatabase } from "../support/postgres-db";
 import { startRedis, type RedisServer } from "../support/services";
 import { until } from "../support/until";
 
@@ -20,15 +22,18 @@ let redis: RedisServer;
 let a: TestServer;
 let b: TestServer;
 const messengers: RedisMessenger[] = [];
+const pools: pg.Pool[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "maisaka-shared-state-"));
 
 beforeAll(async () => {
   redis = await startRedis();
-  const databaseUrl = await tempDatabaseUrl();
+  const databaseUrl = await newPostgresDatabase("shared");
   const node = async (nodeId: string) => {
     const messenger = await RedisMessenger.connect({ url: redis.url, nodeId, logger: { warn: () => undefined } });
     messengers.push(messenger);
-    return startTestServer({ databaseUrl, config: FAST_CHAT, cluster: { messenger, once: runAlone } });
+    const pool = new pg.Pool({ connectionString: databaseUrl });
+    pools.push(pool);
+    return startTestServer({ databaseUrl, config: FAST_CHAT, cluster: { messenger, once: new PgAdvisoryLocks(pool) } });
   };
   a = await node("a");
   b = await node("b");
@@ -38,6 +43,7 @@ afterAll(async () => {
   await a?.close();
   await b?.close();
   await Promise.all(messengers.map((m) => m.close()));
+  await Promise.all(pools.map((p) => p.end()));
   await redis?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });

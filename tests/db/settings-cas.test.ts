@@ -8,15 +8,18 @@ import { createPrisma } from "../../server/db/client";
 import { promptNames, systemClock } from "../../server/engine";
 import { LIVE_SETTINGS_KEY, LiveSettingsService, SettingsConflictError } from "../../server/settings/live-settings";
 import type { SettingStore } from "../../server/stores/types";
-import { useTempDatabases } from "./helpers";
+import { usePostgresDatabases, useTempDatabases, type TempDatabases } from "./helpers";
 
-const dbs = useTempDatabases();
+const backends: [string, TempDatabases][] = [
+  ["SQLite", useTempDatabases()],
+  ["Postgres", usePostgresDatabases()],
+];
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const others: { $disconnect(): Promise<void> }[] = [];
 afterAll(async () => void (await Promise.all(others.map((client) => client.$disconnect()))));
 
 /** Two nodes' setting stores: two clients on the same database. */
-async function twoStores(): Promise<[SettingStore, SettingStore]> {
+async function twoStores(dbs: TempDatabases): Promise<[SettingStore, SettingStore]> {
   const { prisma, url } = await dbs.prisma();
   const other = await createPrisma(url);
   others.push(other);
@@ -34,9 +37,9 @@ function node(store: SettingStore): LiveSettingsService {
   });
 }
 
-describe("live settings across nodes", () => {
+describe.each(backends)("live settings across nodes on %s", (_name, dbs) => {
   it("refuse the second change made on the same version, with what the first changed, and then take a change on the new one", async () => {
-    const [storeA, storeB] = await twoStores();
+    const [storeA, storeB] = await twoStores(dbs);
     const a = node(storeA);
     const b = node(storeB);
     await a.load();
@@ -62,7 +65,7 @@ describe("live settings across nodes", () => {
   });
 
   it("let only one of two first saves of a key create it", async () => {
-    const [storeA, storeB] = await twoStores();
+    const [storeA, storeB] = await twoStores(dbs);
     const results = await Promise.all([
       storeA.compareAndSet("k", undefined, { by: "a" }, 1),
       storeB.compareAndSet("k", undefined, { by: "b" }, 1),
