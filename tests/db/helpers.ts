@@ -81,3 +81,9 @@ export function usePostgresDatabases(): TempDatabases {
     },
   };
 }
+
+/** Both backends, for suites that must hold on each: `describe.each(backends)("… on $name", ({ use }) => …)`. */
+export const backends = [
+  { name: "SQLite", dialect: "sqlite", use: useTempDatabases },
+  { name: "Postgres", dialect: "postgresql", use: usePostgresDatabases },
+] as const;
