@@ -172,7 +172,6 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     logger,
     promptNames,
     reroute: (tasks) => engine.model.reroute?.(taskRoutes(tasks)),
-    changes: engine.stateChanges,
   });
   // Before any turn runs: restored sessions start on the saved settings.
   await settings.load();
@@ -221,6 +220,10 @@ async function serveEngine(
         messenger: cluster.messenger,
         changes: engine.stateChanges,
         reloaders: stateReloaders,
+        // What another node's change told its running sessions, told to this node's.
+        announce: ({ type, data }) => {
+          for (const id of engine.manager.runningSessionIds()) engine.bus.emit(id, type, data);
+        },
         logger,
       })
     : null;

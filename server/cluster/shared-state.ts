@@ -4,6 +4,7 @@
 // publishes a notice naming what changed; every other node reloads that part from the database. In a
 // single process nothing is published: StateChanges without a messenger is a no-op.
 import { z } from "zod";
+import { eventDataSchemas, type EventData } from "../../lib/events/schemas";
 import type { EngineLogger } from "../engine";
 import type { OnceGate } from "./advisory-lock";
 import type { NodeMessenger, SessionDirectory } from "./types";
@@ -13,7 +14,19 @@ export const STATE_TOPIC = "state.changed";
 export const stateKindSchema = z.enum(["toggles", "settings", "accounts", "logins", "audience", "mcp", "plugins"]);
 export type StateKind = z.infer<typeof stateKindSchema>;
 
-const noticeSchema = z.object({ kind: stateKindSchema });
+/**
+ * What the change told the sessions running where it was made (tool.toggled, operator.action): the
+ * other nodes tell theirs the same.
+ */
+export const stateAnnouncementSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("tool.toggled"), data: eventDataSchemas["tool.toggled"] }),
+  z.object({ type: z.literal("operator.action"), data: eventDataSchemas["operator.action"] }),
+]);
+export type StateAnnouncement =
+  | { type: "tool.toggled"; data: EventData<"tool.toggled"> }
+  | { type: "operator.action"; data: EventData<"operator.action"> };
+
+const noticeSchema = z.object({ kind: stateKindSchema, announce: stateAnnouncementSchema.optional() });
 
 /** Reloads one part of the state from the database (the node's copy replaced by the rows). */
 export type StateReloaders = Partial<Record<StateKind, () => Promise<void>>>;
@@ -22,16 +35,21 @@ export type StateReloaders = Partial<Record<StateKind, () => Promise<void>>>;
  * Where the services report a change they saved. Created before them; a cluster node connects it to
  * its messenger (attachSharedState), a single process never does.
  */
-export class StateChanges {
-  private publish: ((kind: StateKind) => Promise<void>) | null = null;
+type Publish = (kind: StateKind, announce?: StateAnnouncement) => Promise<void>;
 
-  /** The change is saved and applied here: the other nodes are told to reload it. Never throws. */
-  changed(kind: StateKind): void {
-    void this.publish?.(kind);
+export class StateChanges {
+  private publish: Publish | null = null;
+
+  /**
+   * The change is saved and applied here: the other nodes are told to reload it, and to tell their
+   * running sessions `announce` once they did. Never throws.
+   */
+  changed(kind: StateKind, announce?: StateAnnouncement): void {
+    void this.publish?.(kind, announce);
   }
 
   /** @internal attachSharedState's hook. */
-  connect(publish: ((kind: StateKind) => Promise<void>) | null): void {
+  connect(publish: Publish | null): void {
     this.publish = publish;
   }
 }
@@ -52,6 +70,8 @@ export interface SharedStateOptions {
   messenger: NodeMessenger & { onReconnect?(listener: () => void): () => void };
   changes: StateChanges;
   reloaders: StateReloaders;
+  /** Tells this node's running sessions what another node's change told its own (after the reload). */
+  announce(announcement: StateAnnouncement): void;
   logger: EngineLogger;
 }
 
@@ -90,11 +110,12 @@ export function attachSharedState(opts: SharedStateOptions): SharedState {
       logger.warn(`[cluster] ignored a malformed state notice from ${fromNodeId}`);
       return;
     }
-    void reload(notice.data.kind);
+    const { kind, announce } = notice.data;
+    void reload(kind).then(() => announce && opts.announce(announce));
   });
-  opts.changes.connect(async (kind) => {
+  opts.changes.connect(async (kind, announce) => {
     try {
-      await messenger.publish(STATE_TOPIC, { kind });
+      await messenger.publish(STATE_TOPIC, announce ? { kind, announce } : { kind });
     } catch (error) {
       logger.warn(
         `[cluster] could not tell the other nodes that ${kind} changed: ${error instanceof Error ? error.message : String(error)}`,

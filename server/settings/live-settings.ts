@@ -15,7 +15,6 @@ import {
   type SettingsPatch,
 } from "../../lib/api/settings";
 import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema";
-import type { StateChanges } from "../cluster/shared-state";
 import type { Clock, EngineLogger } from "../engine";
 import type { SettingStore } from "../stores/types";
 import { settingsDiff } from "./diff";
@@ -76,8 +75,6 @@ export interface LiveSettingsOptions {
   promptNames: readonly string[];
   /** Points the model client at changed task routes; throws, changing nothing, on an unknown endpoint. */
   reroute(tasks: LiveSettings["models"]["tasks"]): void;
-  /** Told of every applied change (a cluster's other nodes reload the settings). */
-  changes?: StateChanges;
 }
 
 const LOCALES = ["zh-CN", "en"];
@@ -218,7 +215,6 @@ export class LiveSettingsService {
     this.changes = saved.changes;
     this.overridden = overridden;
     this.apply(after);
-    this.opts.changes?.changed("settings");
     return { applied: true, version: this.version, diff, before, after };
   }
 

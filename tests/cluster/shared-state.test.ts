@@ -1,6 +1,7 @@
 // Operator state across two nodes: two real servers on one Postgres database, each with its messenger on
-// a real redis-server. A change made on one (tool toggle, live settings, account, login, MCP server) is saved,
-// noticed, and reloaded by the other from the database; the other then answers with it over HTTP.
+// a real redis-server. A change made on one (tool toggle, live settings, account, login, MCP server) is
+// saved, noticed, and reloaded by the other from the database; the other then answers with it over HTTP
+// and tells its running sessions what the first told its own.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,7 +53,10 @@ const status = async (s: TestServer, token: string) =>
   (await request(s.url, "GET", "/api/auth/me", undefined, { token })).status;
 
 describe("state shared by the nodes of a cluster", () => {
-  it("applies a tool toggle made on one node on the other", async () => {
+  it("applies a tool toggle made on one node on the other, and tells the other's running sessions", async () => {
+    const sessionId = await b.createSession({ name: "on node b" });
+    await b.say(sessionId, "你好", { atBot: true, mentionsBot: true });
+    await until(() => b.app.engine.manager.runningSessionIds().includes(sessionId), "a runtime on node b");
     const tools = toolListSchema.parse((await b.api("GET", "/api/tools")).json).tools;
     const tool = tools.find((t) => t.enabled);
     if (!tool) throw new Error("no enabled tool to switch off");
@@ -62,6 +66,8 @@ describe("state shared by the nodes of a cluster", () => {
       const onB = toolListSchema.parse((await b.api("GET", "/api/tools")).json).tools.find((t) => t.name === tool.name);
       return onB?.enabled === false && onB.toggledBy?.reason === "off everywhere";
     }, `${tool.name} switched off on node b`);
+    const told = await b.waitForEvent(sessionId, (e) => e.type === "tool.toggled");
+    expect(told.data).toMatchObject({ toolName: tool.name, enabled: false, reason: "off everywhere" });
   });
 
   it("reloads live settings changed elsewhere, and answers 409 to a change made on the old version", async () => {
