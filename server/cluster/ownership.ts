@@ -28,6 +28,8 @@ export interface OwnershipDeps {
 
 export class SessionOwnership implements SessionDirectory, OwnershipGate {
   private liveNodes: string[];
+  /** Every known node's URL (MAISAKA_NODE_URL), as of the last tick. */
+  private urls = new Map<string, string>();
   /** Sessions being handed over or dropped: neither run here nor acquired again meanwhile. */
   private readonly moving = new Set<string>();
   private readonly acquiring = new Map<string, Promise<boolean>>();
@@ -86,6 +88,11 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     return rendezvousNode(sessionId, this.liveNodes) ?? this.nodeId;
   }
 
+  /** Where a node's HTTP server is reached (null when unknown: it never joined, or left). */
+  urlOf(nodeId: string): string | null {
+    return nodeId === this.nodeId ? this.deps.identity.url : (this.urls.get(nodeId) ?? null);
+  }
+
   /** The nodes seen live at the last tick (this one included). */
   get live(): readonly string[] {
     return this.liveNodes;
@@ -132,7 +139,10 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     this.moving.add(sessionId);
     try {
       this.deps.bus.fence([sessionId]);
-      this.deps.logger.warn(`[cluster] session ${sessionId}: lease lost (${why}); its runtime stops here unsaved`);
+      // A stream this node never held (another node's session, a shared stream it emitted to) is no news.
+      if (this.deps.leases.heldSessionIds().includes(sessionId)) {
+        this.deps.logger.warn(`[cluster] session ${sessionId}: lease lost (${why}); its runtime stops here unsaved`);
+      }
       await this.deps.manager.discard(sessionId);
       await this.deps.leases.release(sessionId);
     } catch (error) {
@@ -163,7 +173,9 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
   }
 
   private async refreshNodes(): Promise<void> {
-    const live = (await this.deps.nodes.list()).filter((n) => n.live).map((n) => n.id);
+    const rows = await this.deps.nodes.list();
+    this.urls = new Map(rows.map((n) => [n.id, n.url]));
+    const live = rows.filter((n) => n.live).map((n) => n.id);
     if (!live.includes(this.nodeId)) live.push(this.nodeId);
     this.liveNodes = live;
   }
@@ -178,8 +190,9 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
       this.moving.add(id);
       try {
         await this.deps.manager.unload(id, `moved to node ${target}`);
-        // The last snapshot is written; session.stop must be in the ledger before the lease goes.
-        await this.deps.bus.whenDurable(id, this.deps.bus.seqOf(id));
+        // The last snapshot is written; session.stop must be in the ledger before the lease goes (it
+        // rejects when the lease was lost meanwhile: the release then leaves the new owner's lease alone).
+        await this.deps.bus.whenDurable(id, this.deps.bus.seqOf(id)).catch(() => undefined);
         await this.deps.leases.release(id);
       } finally {
         this.moving.delete(id);

@@ -13,7 +13,10 @@ export interface EventSink {
   emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent;
   /** Last assigned seq of a session (0 when none). */
   seqOf(sessionId: string): number;
-  /** Resolves once the session's events up to `seq` are in the ledger. */
+  /**
+   * Resolves once the session's events up to `seq` are in the ledger; rejects when this process may not
+   * write the session any more (a cluster node that lost its lease).
+   */
   whenDurable(sessionId: string, seq: number): Promise<void>;
 }
 

@@ -146,7 +146,14 @@ export class SnapshotWriter {
     try {
       for (let next = this.queued; next; next = this.queued) {
         this.queued = null;
-        await events.whenDurable(this.sessionId, next.state.coveredSeq ?? 0);
+        try {
+          await events.whenDurable(this.sessionId, next.state.coveredSeq ?? 0);
+        } catch (error) {
+          // The session is another node's now: neither this state nor a later one is written here.
+          logger.warn(`[engine] session ${this.sessionId}: snapshot not saved: ${describeError(error)}`);
+          this.queued = null;
+          return;
+        }
         if (this.discarded) return;
         try {
           await stores.sessions.saveSnapshot({ sessionId: this.sessionId, ...next });

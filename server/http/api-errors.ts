@@ -1,6 +1,7 @@
 // Errors of the engine and the database that the router answers as such instead of a 500.
 import { stateOfError } from "../db";
 import { SessionArchivedError, SessionNotOwnedError } from "../engine";
+import { FencedError } from "../monitor/ledger";
 import { HttpError } from "./errors";
 import { DB_RETRY_AFTER_S } from "./routes/session-messages";
 
@@ -17,7 +18,7 @@ export function apiErrorOf(error: unknown): HttpError | null {
 
 /** Cluster: the session is another node's, or moving to one; the caller (or the proxy) retries. */
 function notOwned(error: unknown): HttpError | null {
-  return error instanceof SessionNotOwnedError
+  return error instanceof SessionNotOwnedError || error instanceof FencedError
     ? new HttpError(503, error.message, undefined, { "retry-after": "1" })
     : null;
 }

@@ -67,7 +67,7 @@ export interface ApiServicesOptions {
   emojiRoot: string;
   telemetry?: { scheduledDelayMs?: number };
   /** A cluster node's parts (once-per-cluster work, who owns which session); absent: a single process. */
-  cluster?: ClusterStateParts;
+  sharedState?: ClusterStateParts;
 }
 
 /** What the server built before the HTTP services: the engine and the services made around it. */
@@ -79,6 +79,8 @@ export interface EngineParts {
   search: SearchService;
   audit: AuditLog;
   lifecycle: SessionLifecycle;
+  /** GET /api/cluster's answer (server/cluster/status.ts). */
+  cluster: ApiContext["cluster"];
 }
 
 /** The context, and the services the server itself starts, closes or hands out. */
@@ -101,7 +103,7 @@ export async function createApiServices(
   parts: EngineParts,
   logger: EngineLogger,
 ): Promise<ApiServices> {
-  const { engine, onebot, mcpSettings, settings, search, audit, lifecycle } = parts;
+  const { engine, onebot, mcpSettings, settings, search, audit, lifecycle, cluster } = parts;
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions, engine.stateChanges);
   await logins.load();
   const loginLimiter = new LoginLimiter(opts.auth?.limits);
@@ -141,12 +143,12 @@ export async function createApiServices(
     store: analyticsStore,
     ledger: database.ledger,
     events: engine.bus,
-    ...(opts.cluster?.sessions ? { owner: opts.cluster.sessions } : {}),
+    ...(opts.sharedState?.sessions ? { owner: opts.sharedState.sessions } : {}),
     onError: (error) => logger.warn(`analytics: ${error instanceof Error ? error.message : String(error)}`),
   });
   // In the background: a large instance's first catch-up must not hold up the start.
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
-  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention, opts.cluster?.once);
+  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention, opts.sharedState?.once);
   const emojiFiles = new EmojiFiles(opts.emojiRoot);
   const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
   const ctx: ApiContext = {
@@ -206,6 +208,7 @@ export async function createApiServices(
     },
     telemetry,
     search,
+    cluster,
     ...(onebot
       ? {
           platforms: {

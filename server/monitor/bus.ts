@@ -49,7 +49,10 @@ export class MonitorBus implements EventSink {
   private idleWaiters: (() => void)[] = [];
   /** Highest seq per session the ledger committed, and who waits for a higher one to be durable. */
   private readonly committedSeq = new Map<string, number>();
-  private readonly durableWaiters = new Map<string, { seq: number; resolve: () => void }[]>();
+  private readonly durableWaiters = new Map<
+    string,
+    { seq: number; resolve: () => void; reject: (error: FencedError) => void }[]
+  >();
   /** Sessions this node may not write (cluster: lease lost), until resume(). */
   private readonly fenced = new Set<string>();
   private readonly fenceListeners = new Set<(sessionIds: string[]) => void>();
@@ -109,14 +112,15 @@ export class MonitorBus implements EventSink {
   /**
    * Resolves once the session's events up to `seq` are in the ledger and on disk (its whenSynced):
    * cheaper than whenFlushed(), which under load may wait for events emitted later by every session.
+   * Rejects with FencedError once the session is fenced (cluster): what waits (a snapshot) must not be
+   * written by a node that lost the session.
    */
   whenDurable(sessionId: string, seq: number): Promise<void> {
-    // Never: what waits (a snapshot) must not be written by a node that lost the session.
-    if (this.fenced.has(sessionId)) return new Promise(() => undefined);
+    if (this.fenced.has(sessionId)) return Promise.reject(new FencedError([sessionId]));
     if (seq <= (this.committedSeq.get(sessionId) ?? 0)) return this.synced();
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const waiters = this.durableWaiters.get(sessionId) ?? [];
-      waiters.push({ seq, resolve });
+      waiters.push({ seq, resolve, reject });
       this.durableWaiters.set(sessionId, waiters);
     });
   }
@@ -139,6 +143,7 @@ export class MonitorBus implements EventSink {
       this.fenced.add(id);
       this.lastSeq.delete(id);
       this.committedSeq.delete(id);
+      for (const waiter of this.durableWaiters.get(id) ?? []) waiter.reject(new FencedError([id]));
       this.durableWaiters.delete(id);
     }
     const gone = new Set(fresh);

@@ -34,7 +34,11 @@ beforeAll(async () => {
     messengers.push(messenger);
     const pool = new pg.Pool({ connectionString: databaseUrl });
     pools.push(pool);
-    return startTestServer({ databaseUrl, config: FAST_CHAT, cluster: { messenger, once: new PgAdvisoryLocks(pool) } });
+    return startTestServer({
+      databaseUrl,
+      config: FAST_CHAT,
+      sharedState: { messenger, once: new PgAdvisoryLocks(pool) },
+    });
   };
   a = await node("a");
   b = await node("b");
