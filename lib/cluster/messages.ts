@@ -34,3 +34,18 @@ export type NodeEnvelope = z.infer<typeof nodeEnvelopeSchema>;
 
 export const nodeNoticeSchema = z.object({ from: z.string().min(1), payload: z.unknown() });
 export type NodeNotice = z.infer<typeof nodeNoticeSchema>;
+
+/**
+ * A committed event on the cluster's event stream (server/cluster/event-feed.ts): the envelope is
+ * checked, the payload passes as the owner's ledger stored it.
+ */
+export const feedEventSchema = z.object({
+  seq: z.number().int().positive(),
+  sessionId: z.string().min(1),
+  type: z.string().min(1),
+  ts: z.number(),
+  data: z.unknown(),
+});
+
+/** "Some events of these sessions never reached the stream, up to this seq": readers fetch the tail. */
+export const feedResyncSchema = z.record(z.string(), z.number().int().positive());

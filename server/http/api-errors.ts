@@ -3,6 +3,7 @@ import { stateOfError } from "../db";
 import { SessionArchivedError, SessionNotOwnedError } from "../engine";
 import { FencedError } from "../monitor/ledger";
 import { HttpError } from "./errors";
+import { NOT_OWNER_HEADER } from "./requests";
 import { DB_RETRY_AFTER_S } from "./routes/session-messages";
 
 const UNAVAILABLE = {
@@ -19,7 +20,7 @@ export function apiErrorOf(error: unknown): HttpError | null {
 /** Cluster: the session is another node's, or moving to one; the caller (or the proxy) retries. */
 function notOwned(error: unknown): HttpError | null {
   return error instanceof SessionNotOwnedError || error instanceof FencedError
-    ? new HttpError(503, error.message, undefined, { "retry-after": "1" })
+    ? new HttpError(503, error.message, undefined, { "retry-after": "1", [NOT_OWNER_HEADER]: "1" })
     : null;
 }
 
