@@ -13,6 +13,7 @@ import { clusterConfigFromEnv } from "./cluster/config";
 import { createSessionRouting, startClusterLive } from "./cluster/live";
 import { ClusterMember } from "./cluster/node";
 import { attachSharedState, type ClusterStateParts } from "./cluster/shared-state";
+import { openClusterState } from "./cluster/state-parts";
 import { singleStatus } from "./cluster/status";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
@@ -238,14 +239,19 @@ async function serveEngine(
   const host = opts.host ?? "127.0.0.1";
   let bound = { url: "", port: opts.port ?? 3000 };
   const cluster = member ?? singleNode(engine, opts.env ?? process.env, () => bound);
+  // A cluster node shares toggles, settings, accounts, … with the others (server/cluster/shared-state.ts).
+  const opened =
+    member && !opts.sharedState
+      ? await openClusterState(member.config, opts.databaseUrl, () => member.directory, logger)
+      : null;
+  const clusterState = opts.sharedState ?? opened ?? undefined;
   const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders } =
     await createApiServices(
-      { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
+      { ...opts, emojiRoot: opts.emojiRoot ?? publicDir, sharedState: clusterState },
       database,
       { ...parts, cluster },
       logger,
     );
-  const clusterState = opts.sharedState;
   if (clusterState) {
     engine.budget.shareWith({
       gate: clusterState.once,
@@ -378,6 +384,7 @@ async function serveEngine(
         // After the engine: the leases go only once the sessions' last state is saved.
         await member?.close();
         await analytics.close();
+        await opened?.close();
         // After the engine: the last cycles' traces go out (within the exporter's timeout).
         await telemetry.close();
         monitor.close();

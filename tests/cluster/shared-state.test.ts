@@ -1,76 +1,84 @@
-// Operator state across two nodes: two real servers on one Postgres database, each with its messenger on
-// a real redis-server. A change made on one (tool toggle, live settings, account, login, MCP server) is
+// Operator state across two nodes: two real cluster nodes (DATABASE_URL on Postgres, REDIS_URL on a real
+// redis-server). A change made on one (tool toggle, live settings, account, login, MCP server) is
 // saved, noticed, and reloaded by the other from the database; the other then answers with it over HTTP
 // and tells its running sessions what the first told its own.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createdAccountSchema } from "../../lib/api/accounts";
 import { toolListSchema } from "../../lib/api/schemas";
 import { settingsConflictSchema, settingsResponseSchema } from "../../lib/api/settings";
 import { mcpServerListSchema } from "../../lib/api/sources";
-import { PgAdvisoryLocks } from "../../server/cluster/advisory-lock";
-import { RedisMessenger } from "../../server/cluster/messenger";
+import { migrate } from "../../server/db/migrate";
 import { FAST_CHAT, request, startTestServer, type TestServer } from "../server/support";
 import { memoryStdioConfig } from "../support/mcp-servers";
 import { newPostgresDatabase } from "../support/postgres-db";
-import { startRedis, type RedisServer } from "../support/services";
+import { freePort, startRedis, type RedisServer } from "../support/services";
 import { until } from "../support/until";
 
 let redis: RedisServer;
 let a: TestServer;
 let b: TestServer;
-const messengers: RedisMessenger[] = [];
-const pools: pg.Pool[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "maisaka-shared-state-"));
+
+/** A cluster node as npm start makes one: DATABASE_URL on Postgres and REDIS_URL. */
+async function node(nodeId: string, databaseUrl: string): Promise<TestServer> {
+  const port = await freePort();
+  return startTestServer({
+    port,
+    databaseUrl,
+    config: FAST_CHAT,
+    env: {
+      ...process.env,
+      OPENAI_BASE_URL: undefined,
+      OPENAI_API_KEY: undefined,
+      MAISAKA_MODEL: undefined,
+      REDIS_URL: redis.url,
+      MAISAKA_NODE_ID: nodeId,
+      MAISAKA_NODE_URL: `http://127.0.0.1:${port}`,
+    },
+  });
+}
 
 beforeAll(async () => {
   redis = await startRedis();
   const databaseUrl = await newPostgresDatabase("shared");
-  const node = async (nodeId: string) => {
-    const messenger = await RedisMessenger.connect({ url: redis.url, nodeId, logger: { warn: () => undefined } });
-    messengers.push(messenger);
-    const pool = new pg.Pool({ connectionString: databaseUrl });
-    pools.push(pool);
-    return startTestServer({
-      databaseUrl,
-      config: FAST_CHAT,
-      sharedState: { messenger, once: new PgAdvisoryLocks(pool) },
-    });
-  };
-  a = await node("a");
-  b = await node("b");
-}, 60_000);
+  await migrate(databaseUrl);
+  a = await node("node-a", databaseUrl);
+  b = await node("node-b", databaseUrl);
+}, 120_000);
 
 afterAll(async () => {
   await a?.close();
   await b?.close();
-  await Promise.all(messengers.map((m) => m.close()));
-  await Promise.all(pools.map((p) => p.end()));
   await redis?.stop();
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, 60_000);
 
 const status = async (s: TestServer, token: string) =>
   (await request(s.url, "GET", "/api/auth/me", undefined, { token })).status;
 
 describe("state shared by the nodes of a cluster", () => {
   it("applies a tool toggle made on one node on the other, and tells the other's running sessions", async () => {
-    const sessionId = await b.createSession({ name: "on node b" });
-    await b.say(sessionId, "你好", { atBot: true, mentionsBot: true });
-    await until(() => b.app.engine.manager.runningSessionIds().includes(sessionId), "a runtime on node b");
-    const tools = toolListSchema.parse((await b.api("GET", "/api/tools")).json).tools;
+    const sessionId = await a.createSession({ name: "somewhere" });
+    await a.say(sessionId, "你好", { atBot: true, mentionsBot: true });
+    const running = (n: TestServer) => n.app.engine.manager.runningSessionIds().includes(sessionId);
+    await until(() => running(a) || running(b), "a runtime on one of the nodes");
+    // The toggle is made on the node that does not run the session: its owner hears of it by notice.
+    const [owner, other] = running(a) ? [a, b] : [b, a];
+    const tools = toolListSchema.parse((await owner.api("GET", "/api/tools")).json).tools;
     const tool = tools.find((t) => t.enabled);
     if (!tool) throw new Error("no enabled tool to switch off");
-    const res = await a.api("PATCH", `/api/tools/${tool.name}`, { enabled: false, reason: "off everywhere" });
+    const res = await other.api("PATCH", `/api/tools/${tool.name}`, { enabled: false, reason: "off everywhere" });
     expect(res.status, res.text).toBe(200);
     await until(async () => {
-      const onB = toolListSchema.parse((await b.api("GET", "/api/tools")).json).tools.find((t) => t.name === tool.name);
-      return onB?.enabled === false && onB.toggledBy?.reason === "off everywhere";
-    }, `${tool.name} switched off on node b`);
-    const told = await b.waitForEvent(sessionId, (e) => e.type === "tool.toggled");
+      const there = toolListSchema
+        .parse((await owner.api("GET", "/api/tools")).json)
+        .tools.find((t) => t.name === tool.name);
+      return there?.enabled === false && there.toggledBy?.reason === "off everywhere";
+    }, `${tool.name} switched off on the session's owner`);
+    const told = await owner.waitForEvent(sessionId, (e) => e.type === "tool.toggled");
     expect(told.data).toMatchObject({ toolName: tool.name, enabled: false, reason: "off everywhere" });
   });
 
