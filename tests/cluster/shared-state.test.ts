@@ -142,4 +142,26 @@ describe("state shared by the nodes of a cluster", () => {
     expect(removed.status, removed.text).toBe(200);
     await until(async () => (await onB()) === undefined, "shared-memory gone from node b");
   });
+
+  // Last: it takes Redis away.
+  it("catches up on a change made while Redis was away, once it is back", async () => {
+    const { version } = settingsResponseSchema.parse((await a.api("GET", "/api/settings")).json);
+    redis.kill();
+    // Saved and applied on node a; the notice is lost with Redis.
+    const res = await a.api("PATCH", "/api/settings", {
+      version,
+      reason: "offline rename",
+      bot: { nickname: "离线麦" },
+    });
+    expect(res.status, res.text).toBe(200);
+    await redis.startAgain();
+    await until(
+      async () => {
+        const got = settingsResponseSchema.parse((await b.api("GET", "/api/settings")).json);
+        return got.version === version + 1 && got.settings.bot.nickname === "离线麦";
+      },
+      "node b reloaded the settings after the reconnect",
+      { timeoutMs: 20_000 },
+    );
+  });
 });
