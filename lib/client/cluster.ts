@@ -11,7 +11,7 @@ export function leaseHealth(node: Pick<ClusterNode, "leaseAgeMs">, leaseTtlMs: n
   return node.leaseAgeMs > (leaseTtlMs * 2) / 3 ? "late" : "fresh";
 }
 
-export interface ClusterTotals {
+interface ClusterTotals {
   live: number;
   gone: number;
   /** Sessions held by some node. */

@@ -13,7 +13,7 @@ export interface OnceGate {
 }
 
 /** The lock's 64-bit key: the first 8 bytes of the name's SHA-256, as Postgres's signed bigint (text). */
-export function advisoryKey(name: string): string {
+function advisoryKey(name: string): string {
   return createHash("sha256").update(`maisaka:${name}`, "utf8").digest().readBigInt64BE(0).toString();
 }
 

@@ -9,16 +9,16 @@ import type { EngineLogger } from "../engine";
 import type { OnceGate } from "./advisory-lock";
 import type { NodeMessenger, SessionDirectory } from "./types";
 
-export const STATE_TOPIC = "state.changed";
+const STATE_TOPIC = "state.changed";
 
-export const stateKindSchema = z.enum(["toggles", "settings", "accounts", "logins", "audience", "mcp", "plugins"]);
+const stateKindSchema = z.enum(["toggles", "settings", "accounts", "logins", "audience", "mcp", "plugins"]);
 export type StateKind = z.infer<typeof stateKindSchema>;
 
 /**
  * What the change told the sessions running where it was made (tool.toggled, operator.action): the
  * other nodes tell theirs the same.
  */
-export const stateAnnouncementSchema = z.discriminatedUnion("type", [
+const stateAnnouncementSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("tool.toggled"), data: eventDataSchemas["tool.toggled"] }),
   z.object({ type: z.literal("operator.action"), data: eventDataSchemas["operator.action"] }),
 ]);
@@ -65,7 +65,7 @@ export interface SharedState {
  * time, and notices arriving during a reload fold into one more reload after it: the last reload
  * always starts after the last notice, so the copy ends equal to the rows.
  */
-export interface SharedStateOptions {
+interface SharedStateOptions {
   /** With onReconnect (RedisMessenger's): notices sent while Redis was away are lost, so all is reloaded. */
   messenger: NodeMessenger & { onReconnect?(listener: () => void): () => void };
   changes: StateChanges;

@@ -25,7 +25,7 @@ const scopeId = (line: Pick<BudgetLine, "scope" | "endpoint">) =>
   line.scope === "overall" ? "overall" : `endpoint:${line.endpoint ?? ""}`;
 
 /** What the budget check needs of a cluster (server/cluster): its lock, and the stream's seq and durability. */
-export interface BudgetCluster {
+interface BudgetCluster {
   gate: Pick<OnceGate, "exclusive">;
   /** Continues this node's seq of the stream from the ledger (MonitorBus.resume). */
   resume(streamId: string): Promise<void>;
