@@ -13,7 +13,7 @@ import { clusterConfigFromEnv } from "./cluster/config";
 import { createSessionRouting, startClusterLive } from "./cluster/live";
 import { ClusterMember } from "./cluster/node";
 import { attachSharedState, type ClusterStateParts } from "./cluster/shared-state";
-import { openClusterState } from "./cluster/state-parts";
+import { openClusterState, type OpenClusterState } from "./cluster/state-parts";
 import { singleStatus } from "./cluster/status";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
@@ -205,17 +205,24 @@ async function serve(
   await settings.load();
   const live = settings;
   const search = openSearch(opts.databaseUrl, engine, logger);
+  let opened: OpenClusterState | null = null;
   try {
     // Before the server listens: no runtime may start for a session another node runs.
     await member?.join(engine);
+    // A cluster node shares toggles, settings, accounts, … with the others (server/cluster/shared-state.ts).
+    if (member && !opts.sharedState) {
+      opened = await openClusterState(member.config, opts.databaseUrl, () => member.directory, logger);
+    }
     return await serveEngine(
-      opts,
+      opened ? { ...opts, sharedState: opened } : opts,
       database,
       { engine, onebot, mcpSettings, settings: live, search, audit, lifecycle },
       logger,
       member,
+      opened,
     );
   } catch (error) {
+    await opened?.close();
     await search.close();
     await connections?.close("start failed");
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
@@ -233,21 +240,18 @@ async function serveEngine(
   parts: Omit<EngineParts, "cluster">,
   logger: EngineLogger,
   member: ClusterMember | null,
+  /** The cluster state's connections this server opened (closed at shutdown). */
+  opened: OpenClusterState | null,
 ): Promise<AppServer> {
   const { engine, onebot, search } = parts;
   const platforms = onebot?.service ?? null;
   const host = opts.host ?? "127.0.0.1";
   let bound = { url: "", port: opts.port ?? 3000 };
   const cluster = member ?? singleNode(engine, opts.env ?? process.env, () => bound);
-  // A cluster node shares toggles, settings, accounts, … with the others (server/cluster/shared-state.ts).
-  const opened =
-    member && !opts.sharedState
-      ? await openClusterState(member.config, opts.databaseUrl, () => member.directory, logger)
-      : null;
-  const clusterState = opts.sharedState ?? opened ?? undefined;
+  const clusterState = opts.sharedState;
   const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders } =
     await createApiServices(
-      { ...opts, emojiRoot: opts.emojiRoot ?? publicDir, sharedState: clusterState },
+      { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
       database,
       { ...parts, cluster },
       logger,

@@ -9,7 +9,7 @@ import { RedisMessenger } from "./messenger";
 import type { ClusterStateParts } from "./shared-state";
 import type { SessionDirectory } from "./types";
 
-interface OpenClusterState extends ClusterStateParts {
+export interface OpenClusterState extends ClusterStateParts {
   /** After the server stopped: messenger and lock connections closed. */
   close(): Promise<void>;
 }
