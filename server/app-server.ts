@@ -14,6 +14,8 @@ import { createSessionRouting, startClusterLive } from "./cluster/live";
 import { RedisMessenger } from "./cluster/messenger";
 import { ClusterMember } from "./cluster/node";
 import type { NodeMessenger } from "./cluster/types";
+import { attachSharedState, type ClusterStateParts } from "./cluster/shared-state";
+import { openClusterState, type OpenClusterState } from "./cluster/state-parts";
 import { singleStatus } from "./cluster/status";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
@@ -86,6 +88,12 @@ export interface AppServerOptions {
   emojiRoot?: string;
   /** The live OTLP push's batching delay (tests shorten it). */
   telemetry?: { scheduledDelayMs?: number };
+  /**
+   * A cluster node's parts for the state shared by the nodes: operator changes made here are told to
+   * the others and theirs reloaded here (server/cluster/shared-state.ts); once-per-cluster work under
+   * advisory locks. Absent: a single process.
+   */
+  sharedState?: ClusterStateParts;
 }
 
 export interface AppServer {
@@ -204,7 +212,13 @@ async function serve(
   });
   const audit = new AuditLog(database.stores.audit, () => engine.clock.now());
   const lifecycle = new SessionLifecycle(engine, audit);
-  const mcpSettings = new McpServerSettings(engine.mcp, database.stores.settings, engine.clock, savedMcpServers);
+  const mcpSettings = new McpServerSettings(
+    engine.mcp,
+    database.stores.settings,
+    engine.clock,
+    savedMcpServers,
+    engine.stateChanges,
+  );
   // Operators' live changes of which chats are served, laid over the config file before any event.
   const onebot = connections
     ? await connections.attach(
@@ -234,17 +248,24 @@ async function serve(
   await settings.load();
   const live = settings;
   const search = openSearch(opts.databaseUrl, engine, logger);
+  let opened: OpenClusterState | null = null;
   try {
     // Before the server listens: no runtime may start for a session another node runs.
     await member?.join(engine);
+    // A cluster node shares toggles, settings, accounts, … with the others (server/cluster/shared-state.ts).
+    if (member && opts.messenger && !opts.sharedState) {
+      opened = openClusterState(opts.databaseUrl, opts.messenger, () => member.directory);
+    }
     return await serveEngine(
-      opts,
+      opened ? { ...opts, sharedState: opened } : opts,
       database,
       { engine, onebot, mcpSettings, settings: live, search, audit, lifecycle },
       logger,
       member,
+      opened,
     );
   } catch (error) {
+    await opened?.close();
     await search.close();
     await connections?.close("start failed");
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
@@ -262,18 +283,41 @@ async function serveEngine(
   parts: Omit<EngineParts, "cluster">,
   logger: EngineLogger,
   member: ClusterMember | null,
+  /** The cluster state's connections this server opened (closed at shutdown). */
+  opened: OpenClusterState | null,
 ): Promise<AppServer> {
   const { engine, onebot, search } = parts;
   const platforms = onebot?.service ?? null;
   const host = opts.host ?? "127.0.0.1";
   let bound = { url: "", port: opts.port ?? 3000 };
   const cluster = member ?? singleNode(engine, opts.env ?? process.env, () => bound);
-  const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry } = await createApiServices(
-    { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
-    database,
-    { ...parts, cluster },
-    logger,
-  );
+  const clusterState = opts.sharedState;
+  const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders } =
+    await createApiServices(
+      { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
+      database,
+      { ...parts, cluster },
+      logger,
+    );
+  if (clusterState) {
+    engine.budget.shareWith({
+      gate: clusterState.once,
+      resume: (streamId) => engine.bus.resume(streamId),
+      whenDurable: (streamId, seq) => engine.bus.whenDurable(streamId, seq),
+    });
+  }
+  const shared = clusterState
+    ? attachSharedState({
+        messenger: clusterState.messenger,
+        changes: engine.stateChanges,
+        reloaders: stateReloaders,
+        // What another node's change told its running sessions, told to this node's.
+        announce: ({ type, data }) => {
+          for (const id of engine.manager.runningSessionIds()) engine.bus.emit(id, type, data);
+        },
+        logger,
+      })
+    : null;
   const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES, mapError: apiErrorOf });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
   const mcpGateway = new McpGateway({
@@ -380,6 +424,7 @@ async function serveEngine(
         // Sends still waiting for a rate slot fail now instead of holding the runtimes' stop.
         await onebot?.close(reason);
         await mcpGateway.close();
+        shared?.close();
         await retention.stop();
         // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
         // servers, then waits until every event is in the ledger.
@@ -387,6 +432,7 @@ async function serveEngine(
         // After the engine: the leases go only once the sessions' last state is saved.
         await member?.close();
         await analytics.close();
+        await opened?.close();
         // After the engine: the last cycles' traces go out (within the exporter's timeout).
         await telemetry.close();
         monitor.close();

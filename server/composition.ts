@@ -14,6 +14,7 @@ import {
 import type { ModelClient } from "./llm/model-client";
 import { OpenAiModelClient, type EndpointOptions, type ModelTarget } from "./llm/openai-client";
 import { createSimulatedModelClient } from "./llm/simulated";
+import { StateChanges } from "./cluster/shared-state";
 import { McpManager } from "./mcp/manager";
 import { McpToolProvider } from "./mcp/provider";
 import { MonitorBus } from "./monitor/bus";
@@ -43,6 +44,8 @@ export interface Engine {
   plugins: PluginRuntime;
   /** Daily cost budgets (config models.budgets): checked after every recorded call. */
   budget: BudgetWatch;
+  /** Operator changes saved here, told to the other nodes of a cluster (a no-op in a single process). */
+  stateChanges: StateChanges;
   close(reason?: string): Promise<void>;
 }
 
@@ -197,6 +200,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     mcp,
     plugins,
     budget,
+    stateChanges: new StateChanges(),
     async close(reason = "shutdown") {
       await manager.stopAll(reason);
       await plugins.close();

@@ -62,6 +62,7 @@ import {
   type AnalyticsQuery,
 } from "../api/analytics";
 import { importedSessionSchema, BUNDLE_CONTENT_TYPE } from "../api/bundle";
+import { clusterSchema } from "../api/cluster";
 import { telemetryStatusSchema } from "../api/telemetry";
 import { searchResultSchema } from "../api/search";
 
@@ -239,6 +240,7 @@ export const api = {
   exportUrl: (id: string) => `/api/sessions/${enc(id)}/export`,
   endpoints: () => request("/api/endpoints", endpointListSchema),
   platforms: () => request("/api/platforms", platformsResponseSchema),
+  cluster: () => request("/api/cluster", clusterSchema),
   /** Refused (a conflict) when a part changed is no longer what `base` says. */
   setAudience: (body: OneBotAudiencePatch) =>
     editOrConflict(onebotAudienceSchema, "/api/platforms/onebot/audience", "PATCH", body),

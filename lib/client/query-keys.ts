@@ -18,6 +18,7 @@ export const queryKeys = {
   providers: ["providers"] as const,
   endpoints: ["endpoints"] as const,
   platforms: ["platforms"] as const,
+  cluster: ["cluster"] as const,
   mcpServers: ["mcp-servers"] as const,
   plugins: ["plugins"] as const,
   /** Every usage query of the usage page (one range, one split), refetched together. */

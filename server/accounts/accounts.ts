@@ -12,6 +12,7 @@ import {
   type UpdateAccountBody,
 } from "../../lib/api/accounts";
 import type { AccountDirectory } from "../auth/operator-auth";
+import { StateChanges } from "../cluster/shared-state";
 import type { AccountRecord, AccountStore } from "../stores/types";
 import { DECOY_HASH, hashPassword, verifyPassword } from "./passwords";
 
@@ -39,11 +40,16 @@ export class AccountService implements AccountDirectory {
   private constructor(
     private readonly store: AccountStore,
     private readonly now: () => number,
+    private readonly changes: StateChanges,
   ) {}
 
   /** Reads the accounts; the bootstrap admin's row is created on first start. */
-  static async load(store: AccountStore, now: () => number = Date.now): Promise<AccountService> {
-    const service = new AccountService(store, now);
+  static async load(
+    store: AccountStore,
+    now: () => number = Date.now,
+    changes: StateChanges = new StateChanges(),
+  ): Promise<AccountService> {
+    const service = new AccountService(store, now, changes);
     const rows = await store.list();
     if (!rows.some((r) => r.id === BOOTSTRAP_ACCOUNT_ID)) {
       const bootstrap: AccountRecord = {
@@ -61,6 +67,21 @@ export class AccountService implements AccountDirectory {
     }
     for (const row of rows) service.cache(row);
     return service;
+  }
+
+  /**
+   * Reads the accounts again (another node changed them); an account disabled or deleted there is
+   * announced here too, so this node's logins and sockets of it end.
+   */
+  reload(): Promise<void> {
+    return this.serial(async () => {
+      const rows = await this.store.list();
+      const enabledBefore = new Set([...this.byIdMap.values()].filter((r) => r.disabledAt === null).map((r) => r.id));
+      this.byIdMap.clear();
+      this.byTokenHash.clear();
+      for (const row of rows) this.cache(row);
+      for (const id of enabledBefore) if (this.byId(id) === null) this.announceDisabled(id);
+    });
   }
 
   /** An enabled account, or null. */
@@ -113,6 +134,7 @@ export class AccountService implements AccountDirectory {
       };
       if (!(await this.store.create(row))) throw new AccountError("conflict", `an account named "${body.name}" exists`);
       this.cache(row);
+      this.changes.changed("accounts");
       return { account: viewOf(row), token };
     });
   }
@@ -137,6 +159,7 @@ export class AccountService implements AccountDirectory {
       this.uncache(old);
       this.cache(next);
       if (next.disabledAt !== null && old.disabledAt === null) this.announceDisabled(id);
+      this.changes.changed("accounts");
       return { before: viewOf(old), account: viewOf(next), ...(token ? { token } : {}) };
     });
   }
@@ -151,6 +174,7 @@ export class AccountService implements AccountDirectory {
       if (!(await this.store.remove(id))) throw new AccountError("not_found", `no account ${id}`);
       this.uncache(old);
       this.announceDisabled(id);
+      this.changes.changed("accounts");
       return viewOf(old);
     });
   }

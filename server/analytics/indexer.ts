@@ -4,6 +4,7 @@
 // together. The same path catches up at start (events written while the server was down, or a new
 // schema) and rebuilds from nothing.
 import type { MonitorEvent } from "../../lib/events/schemas";
+import type { SessionDirectory } from "../cluster/types";
 import type { EventLedger } from "../monitor/ledger";
 import { emptyFoldState, foldEvent, type CycleFact, type SilenceFact } from "./fold";
 import type { AnalyticsStore, Cursor } from "../db/stores/analytics";
@@ -28,6 +29,11 @@ export interface AnalyticsIndexerOptions {
   events: { subscribe(listener: (event: MonitorEvent) => void): () => void };
   /** Events read per ledger page (default 1,000). */
   pageSize?: number;
+  /**
+   * A cluster node folds only the sessions it owns (SessionDirectory.ownsLocally), from the cursor the
+   * previous owner left in the database; absent: every session (a single process).
+   */
+  owner?: Pick<SessionDirectory, "ownsLocally">;
   onError?: (error: unknown) => void;
 }
 
@@ -88,8 +94,14 @@ export class AnalyticsIndexer {
     await this.idle();
   }
 
+  /** A session this node just acquired (cluster): folded from where its previous owner's cursor is. */
+  adopt(sessionId: string): void {
+    this.mark(sessionId);
+  }
+
   private mark(sessionId: string): void {
     if (this.closed) return;
+    if (this.opts.owner && !this.opts.owner.ownsLocally(sessionId)) return;
     this.dirty.add(sessionId);
     this.kick();
   }
@@ -120,6 +132,11 @@ export class AnalyticsIndexer {
   private async catchUp(sessionId: string): Promise<void> {
     const pageSize = this.opts.pageSize ?? 1_000;
     let cursor = this.cursors.get(sessionId) ?? { seq: 0, state: emptyFoldState() };
+    if (this.opts.owner) {
+      // Another node may have folded further while it owned the session.
+      const stored = await this.opts.store.cursor(sessionId);
+      if (stored && stored.seq > cursor.seq) cursor = stored;
+    }
     while (!this.closed) {
       const page = await this.opts.ledger.read(sessionId, cursor.seq, pageSize);
       if (!page.length) return;

@@ -5,6 +5,7 @@
 // working at once; a copied database holds only hashes, never a usable cookie.
 import { createHash, randomBytes } from "node:crypto";
 import { BOOTSTRAP_ACCOUNT_ID } from "../../lib/api/accounts";
+import { StateChanges } from "../cluster/shared-state";
 
 export interface LoginSessionRow {
   idHash: string;
@@ -69,6 +70,7 @@ export class LoginSessions {
   constructor(
     private readonly store: LoginSessionStore = new MemoryLoginSessionStore(),
     opts: Partial<LoginSessionOptions> = {},
+    private readonly changes: StateChanges = new StateChanges(),
   ) {
     this.opts = { ...defaultLoginSessionOptions, ...opts };
   }
@@ -78,6 +80,23 @@ export class LoginSessions {
     const rows = await this.store.loadActive(this.opts.now());
     for (const row of rows.sort((a, b) => a.createdAt - b.createdAt)) {
       this.live.set(row.idHash, { ...row, lastSeenAt: row.createdAt });
+    }
+  }
+
+  /**
+   * Reads the logins again (another node made or ended one): new ones are taken, those gone from the
+   * database end here too (listeners hear of them); the ones kept keep their last-seen time.
+   */
+  async reload(): Promise<void> {
+    const rows = await this.store.loadActive(this.opts.now());
+    const kept = new Set(rows.map((row) => row.idHash));
+    for (const hash of [...this.live.keys()]) {
+      if (kept.has(hash)) continue;
+      this.live.delete(hash);
+      for (const listener of this.revokeListeners) listener(hash);
+    }
+    for (const row of rows.sort((a, b) => a.createdAt - b.createdAt)) {
+      if (!this.live.has(row.idHash)) this.live.set(row.idHash, { ...row, lastSeenAt: row.createdAt });
     }
   }
 
@@ -97,6 +116,7 @@ export class LoginSessions {
       this.live.delete(oldest);
       await this.store.remove(oldest);
     }
+    this.changes.changed("logins");
     return { id, idHash: row.idHash, expiresAt: row.expiresAt };
   }
 
@@ -132,6 +152,7 @@ export class LoginSessions {
     const known = this.live.delete(idHash);
     await this.store.remove(idHash);
     for (const listener of this.revokeListeners) listener(idHash);
+    this.changes.changed("logins");
     return known;
   }
 

@@ -9,6 +9,7 @@ import { AnalyticsIndexer } from "../analytics/indexer";
 import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
 import { OperatorAuth } from "../auth/operator-auth";
+import type { ClusterStateParts, StateReloaders } from "../cluster/shared-state";
 import type { Engine } from "../composition";
 import type { MaisakaDatabase } from "../db";
 import { AnalyticsStore } from "../db/stores/analytics";
@@ -65,6 +66,8 @@ export interface ApiServicesOptions {
   /** The folder emoji files are under. */
   emojiRoot: string;
   telemetry?: { scheduledDelayMs?: number };
+  /** A cluster node's parts (once-per-cluster work, who owns which session); absent: a single process. */
+  sharedState?: ClusterStateParts;
 }
 
 /** What the server built before the HTTP services: the engine and the services made around it. */
@@ -89,6 +92,8 @@ export interface ApiServices {
   analytics: AnalyticsIndexer;
   retention: RetentionSweep;
   telemetry: Telemetry;
+  /** How each part of the operator state is read again when another node of a cluster changed it. */
+  stateReloaders: StateReloaders;
 }
 
 /** Starts the plugin runner (when asked) and the analytics catch-up; the retention sweep is left to start. */
@@ -99,10 +104,10 @@ export async function createApiServices(
   logger: EngineLogger,
 ): Promise<ApiServices> {
   const { engine, onebot, mcpSettings, settings, search, audit, lifecycle, cluster } = parts;
-  const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
+  const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions, engine.stateChanges);
   await logins.load();
   const loginLimiter = new LoginLimiter(opts.auth?.limits);
-  const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now());
+  const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now(), engine.stateChanges);
   // A disabled or deleted account's logins end at once (and their live sockets close).
   accounts.onDisable((accountId) => void logins.revokeAccount(accountId).catch(() => undefined));
   const auth = new OperatorAuth(opts.token, logins, loginLimiter, accounts);
@@ -138,11 +143,12 @@ export async function createApiServices(
     store: analyticsStore,
     ledger: database.ledger,
     events: engine.bus,
+    ...(opts.sharedState?.sessions ? { owner: opts.sharedState.sessions } : {}),
     onError: (error) => logger.warn(`analytics: ${error instanceof Error ? error.message : String(error)}`),
   });
   // In the background: a large instance's first catch-up must not hold up the start.
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
-  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention);
+  const retention = new RetentionSweep(engine, lifecycle, opts.config.retention, opts.sharedState?.once);
   const emojiFiles = new EmojiFiles(opts.emojiRoot);
   const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
   const ctx: ApiContext = {
@@ -214,5 +220,18 @@ export async function createApiServices(
         }
       : {}),
   };
-  return { ctx, auth, accounts, providerStatus, analytics, retention, telemetry };
+  const stateReloaders: StateReloaders = {
+    toggles: async () => {
+      engine.toggles.replaceAll(await engine.stores.toggles.list());
+      await provenance.reload(engine.stores.toggles);
+    },
+    settings: () => settings.reload(),
+    accounts: () => accounts.reload(),
+    logins: () => logins.reload(),
+    mcp: () => mcpSettings.reload(logger),
+    ...(onebot ? { audience: () => onebot.audience.reload() } : {}),
+    // Only a node that runs the plugin Runner restarts it.
+    ...(opts.plugins ? { plugins: () => engine.plugins.reload() } : {}),
+  };
+  return { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders };
 }

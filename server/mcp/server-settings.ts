@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { McpServerChanges } from "../../lib/api/sources";
 import { mcpServerConfigSchema, type McpServerConfig } from "../../lib/config/schema";
+import { StateChanges } from "../cluster/shared-state";
 import type { Clock, EngineLogger } from "../engine";
 import type { SettingStore } from "../stores/types";
 import type { McpManager } from "./manager";
@@ -83,8 +84,33 @@ export class McpServerSettings {
     private readonly store: SettingStore,
     private readonly clock: Clock,
     saved: SavedMcpServer[] | null,
+    private readonly changes: StateChanges = new StateChanges(),
   ) {
     for (const server of saved ?? []) this.versions.set(server.config.name, server.version);
+  }
+
+  /**
+   * Reads the saved list again (another node changed it) and makes this node's servers match it:
+   * new ones started, changed ones (by version) restarted with their new definition, removed ones stopped.
+   */
+  reload(logger: EngineLogger): Promise<void> {
+    return this.serialized(async () => {
+      const saved = await loadSavedMcpServers(this.store, logger);
+      if (saved === null) return;
+      const names = new Set(saved.map((server) => server.config.name));
+      for (const config of this.manager.servers()) {
+        if (names.has(config.name)) continue;
+        this.versions.delete(config.name);
+        await this.manager.remove(config.name);
+      }
+      for (const server of saved) {
+        const known = this.find(server.config.name);
+        if (known?.version === server.version) continue;
+        this.versions.set(server.config.name, server.version);
+        if (known) await this.manager.replace(server.config);
+        else await this.manager.add(server.config);
+      }
+    });
   }
 
   list(): SavedMcpServer[] {
@@ -103,6 +129,7 @@ export class McpServerSettings {
       await this.save([...this.list(), after]);
       this.versions.set(config.name, 1);
       await this.manager.add(config);
+      this.changes.changed("mcp");
       return { before: null, after };
     });
   }
@@ -117,6 +144,7 @@ export class McpServerSettings {
       await this.save(this.list().map((server) => (server.config.name === name ? after : server)));
       this.versions.set(name, after.version);
       await this.manager.replace(parsed.data);
+      this.changes.changed("mcp");
       return { before, after };
     });
   }
@@ -127,6 +155,7 @@ export class McpServerSettings {
       await this.save(this.list().filter((server) => server.config.name !== name));
       this.versions.delete(name);
       await this.manager.remove(name);
+      this.changes.changed("mcp");
       return { before, after: null };
     });
   }

@@ -87,6 +87,8 @@ export class LiveSettingsService {
   private overridden: Partial<LiveSettings> = {};
   /** Changes one at a time: a second one is checked against what the first left. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The saved value as last read or written: a change is saved only if it is still the stored one. */
+  private stored: unknown = undefined;
 
   constructor(private readonly opts: LiveSettingsOptions) {}
 
@@ -107,9 +109,13 @@ export class LiveSettingsService {
     return { bot, chat, models: { tasks: models.tasks }, prompts };
   }
 
-  /** Lays the saved settings over the config file's values (a saved section that no longer parses is ignored). */
+  /**
+   * Lays the saved settings over the config file's values (a saved section that no longer parses is
+   * ignored). Called again when another node changed them: the saved value is the truth.
+   */
   async load(): Promise<void> {
     const raw = await this.opts.store.get(LIVE_SETTINGS_KEY);
+    this.stored = raw;
     if (raw === undefined) return;
     const saved = savedSchema.safeParse(raw);
     if (!saved.success) {
@@ -130,6 +136,13 @@ export class LiveSettingsService {
     this.opts.reroute(candidate.models.tasks);
     this.overridden = saved.data.settings;
     this.apply(candidate);
+  }
+
+  /** Reads the saved settings again, after the changes already queued (another node changed them). */
+  reload(): Promise<void> {
+    const run = this.queue.then(() => this.load());
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** Checks, previews or applies a change; resolves with the diff and the settings before and after. */
@@ -178,13 +191,25 @@ export class LiveSettingsService {
       settings: overridden,
       changes: [...this.changes, change].slice(-KEPT_CHANGES),
     };
+    let written: boolean;
     try {
       // Saved before it applies: a change that could not be stored is not applied (it would vanish at restart).
-      await this.opts.store.set(LIVE_SETTINGS_KEY, saved, at);
+      // Compare-and-set: another node may have saved a change since this one read the settings.
+      written = await this.opts.store.compareAndSet(LIVE_SETTINGS_KEY, this.stored, saved, at);
     } catch (error) {
       this.opts.reroute(before.models.tasks);
       throw error;
     }
+    if (!written) {
+      this.opts.reroute(before.models.tasks);
+      // Reads what the other node saved, then refuses like a change made on an old version here.
+      await this.load();
+      throw new SettingsConflictError(
+        this.version,
+        this.changes.filter((c) => c.version > patch.version),
+      );
+    }
+    this.stored = saved;
     this.version = saved.version;
     this.updatedAt = at;
     this.changes = saved.changes;

@@ -15,6 +15,13 @@ export class ToggleState implements ToolToggles {
     for (const toggle of toggles) this.apply(toggle);
   }
 
+  /** Replaces every toggle by these (another node changed them: the database's rows are the truth). */
+  replaceAll(toggles: Iterable<ToolToggle>): void {
+    this.global.clear();
+    this.session.clear();
+    for (const toggle of toggles) this.apply(toggle);
+  }
+
   apply(toggle: ToolToggle): void {
     const copy = { ...toggle };
     if (toggle.scope === "global") this.global.set(toggle.toolName, copy);

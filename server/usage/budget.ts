@@ -6,6 +6,7 @@
 import { USAGE_STREAM_ID, type UsageBudgetState } from "../../lib/api/schemas";
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { Clock, EventSink } from "../engine/index";
+import type { OnceGate } from "../cluster/advisory-lock";
 import type { EventLedger } from "../monitor/ledger";
 import type { ModelUsageRecord, UsageStore } from "../stores/types";
 import { DAY_MS } from "../stores/usage-groups";
@@ -23,11 +24,20 @@ export function utcDay(ts: number): string {
 const scopeId = (line: Pick<BudgetLine, "scope" | "endpoint">) =>
   line.scope === "overall" ? "overall" : `endpoint:${line.endpoint ?? ""}`;
 
+/** What the budget check needs of a cluster (server/cluster): its lock, and the stream's seq and durability. */
+interface BudgetCluster {
+  gate: Pick<OnceGate, "exclusive">;
+  /** Continues this node's seq of the stream from the ledger (MonitorBus.resume). */
+  resume(streamId: string): Promise<void>;
+  whenDurable(streamId: string, seq: number): Promise<void>;
+}
+
 export class BudgetWatch {
   /** Scopes alerted on, for `day` only. */
   private alerted = new Set<string>();
   private day = "";
   private restored: Promise<void> | null = null;
+  private cluster: BudgetCluster | null = null;
 
   constructor(
     private readonly deps: {
@@ -60,29 +70,57 @@ export class BudgetWatch {
     return { day: utcDay(now), timezone: "UTC", budgets: await this.lines(now) };
   }
 
+  /**
+   * In a cluster: checks run one node at a time (an advisory lock), each from the alerts the ledger holds
+   * (another node's included), so a crossing is alerted once per cluster.
+   */
+  shareWith(cluster: BudgetCluster): void {
+    this.cluster = cluster;
+  }
+
   /** Compares today's spend with the budgets; emits for each newly crossed scope. */
   async check(): Promise<void> {
     const now = this.deps.clock.now();
     const lines = await this.lines(now);
     if (!lines.some((l) => l.over)) return;
-    await this.restoreOnce();
+    const cluster = this.cluster;
+    if (!cluster) {
+      await this.restoreOnce();
+      this.alert(lines, now);
+      return;
+    }
+    await cluster.gate.exclusive("budget", async () => {
+      // This node's seq of the stream continues after the other nodes' alerts, which are read back.
+      await cluster.resume(USAGE_STREAM_ID);
+      this.restored = null;
+      await this.restoreOnce();
+      const last = this.alert(lines, now);
+      // In the ledger before the lock goes: the next node to check reads it.
+      if (last !== null) await cluster.whenDurable(USAGE_STREAM_ID, last);
+    });
+  }
+
+  /** Emits for each newly crossed scope; the last one's seq, or null when none was new. */
+  private alert(lines: BudgetLine[], now: number): number | null {
     const day = utcDay(now);
     if (day !== this.day) {
       this.day = day;
       this.alerted = new Set();
     }
+    let last: number | null = null;
     for (const line of lines) {
       const id = scopeId(line);
       if (!line.over || this.alerted.has(id)) continue;
       this.alerted.add(id);
-      this.deps.events.emit(USAGE_STREAM_ID, "usage.budget_crossed", {
+      last = this.deps.events.emit(USAGE_STREAM_ID, "usage.budget_crossed", {
         scope: line.scope,
         ...(line.endpoint === undefined ? {} : { endpoint: line.endpoint }),
         limitUsd: line.limitUsd,
         spentUsd: line.spentUsd,
         day,
-      });
+      }).seq;
     }
+    return last;
   }
 
   private async lines(now: number): Promise<BudgetLine[]> {

@@ -21,6 +21,11 @@ function memorySettings(): SettingStore {
   return {
     get: (key) => Promise.resolve(structuredClone(values.get(key))),
     set: (key, value) => Promise.resolve(void values.set(key, structuredClone(value))),
+    compareAndSet: (key, expected, value) => {
+      if (JSON.stringify(values.get(key)) !== JSON.stringify(expected)) return Promise.resolve(false);
+      values.set(key, structuredClone(value));
+      return Promise.resolve(true);
+    },
   };
 }
 

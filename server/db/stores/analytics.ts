@@ -117,6 +117,12 @@ export class AnalyticsStore {
     return new Map(rows.map((r) => [r.sessionId, { seq: r.seq, state: JSON.parse(r.state) as FoldState }]));
   }
 
+  /** One session's cursor (a cluster node taking a session over reads where the previous owner got to). */
+  async cursor(sessionId: string): Promise<Cursor | undefined> {
+    const row = await this.prisma.analyticsCursor.findUnique({ where: { sessionId } });
+    return row ? { seq: row.seq, state: JSON.parse(row.state) as FoldState } : undefined;
+  }
+
   /**
    * The facts a page of events finished, and how far that page went, in one transaction. Multi-row
    * upserts: one upsert per row through the client made a catch-up ~10x slower. A fact seen twice in a

@@ -26,4 +26,28 @@ export class PrismaSettingStore implements SettingStore {
       this.prisma.setting.upsert({ where: { key }, create: { key, ...data }, update: data }),
     );
   }
+
+  async compareAndSet(key: string, expected: unknown, value: unknown, ts: number): Promise<boolean> {
+    const data = { value: JSON.stringify(value), updatedAt: ts };
+    return this.writer.write(async () => {
+      if (expected === undefined) {
+        try {
+          await this.prisma.setting.create({ data: { key, ...data } });
+          return true;
+        } catch (error) {
+          // Another writer created the row first (P2002: a unique-index clash). By its code, not its class:
+          // the SQLite and the Postgres clients each have their own error classes.
+          if (typeof error === "object" && error !== null && "code" in error && error.code === "P2002") return false;
+          throw error;
+        }
+      }
+      // The stored text is what set() wrote, JSON.stringify of a value that get() parsed back: the
+      // same text again. The row is locked by the update, so the comparison and the write are one step.
+      const { count } = await this.prisma.setting.updateMany({
+        where: { key, value: JSON.stringify(expected) },
+        data,
+      });
+      return count === 1;
+    });
+  }
 }

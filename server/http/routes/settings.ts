@@ -70,14 +70,17 @@ export const patchSettingsRoute = apiRoute({
         after: { ...valuesOf(outcome.diff, "after"), version: outcome.version },
         reason: body.reason,
       });
+      const action = {
+        actor: actor.name,
+        action: "settings.change",
+        target: "settings",
+        detail: { version: outcome.version, paths: outcome.diff.map((d) => d.path), reason: body.reason },
+      };
       for (const sessionId of ctx.engine.manager.runningSessionIds()) {
-        ctx.engine.bus.emit(sessionId, "operator.action", {
-          actor: actor.name,
-          action: "settings.change",
-          target: "settings",
-          detail: { version: outcome.version, paths: outcome.diff.map((d) => d.path), reason: body.reason },
-        });
+        ctx.engine.bus.emit(sessionId, "operator.action", action);
       }
+      // The other nodes of a cluster reload the settings and tell their running sessions the same.
+      ctx.engine.stateChanges.changed("settings", { type: "operator.action", data: action });
     }
     return {
       body: { applied: outcome.applied, version: outcome.version, diff: outcome.diff, settings: outcome.after },

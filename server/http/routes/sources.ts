@@ -87,6 +87,7 @@ export const reloadPluginsRoute = apiRoute({
     const before = pluginsView(ctx);
     try {
       await ctx.engine.plugins.reload();
+      ctx.engine.stateChanges.changed("plugins");
     } catch (error) {
       return { status: 409, body: { error: error instanceof Error ? error.message : String(error) } };
     }

@@ -2,6 +2,7 @@
 // inactive too long and deletes sessions archived too long, each action audited with actor "retention".
 import { RESERVED_SESSION_IDS } from "../../../lib/api/schemas";
 import type { MaisakaConfig } from "../../../lib/config/schema";
+import { runAlone, type OnceGate } from "../../cluster/advisory-lock";
 import type { Engine } from "../../composition";
 import type { Clock } from "../../engine";
 import type { AuditActor, SessionListRow, SessionPageQuery } from "../../stores/types";
@@ -27,6 +28,8 @@ export class RetentionSweep {
     private readonly engine: Engine,
     private readonly lifecycle: SessionLifecycle,
     private readonly config: MaisakaConfig["retention"],
+    /** A cluster's advisory locks: one node sweeps at a time, the others skip that pass. */
+    private readonly gate: OnceGate = runAlone,
   ) {}
 
   get enabled(): boolean {
@@ -50,9 +53,12 @@ export class RetentionSweep {
     await this.running?.catch(() => undefined);
   }
 
-  /** One pass now (a sweep under way is joined, not doubled). */
+  /** One pass now (a sweep under way is joined, not doubled; one under way on another node is skipped). */
   sweep(): Promise<SweepResult> {
-    this.running ??= this.pass().finally(() => (this.running = null));
+    this.running ??= this.gate
+      .tryExclusive("retention", () => this.pass())
+      .then((pass) => (pass.ran ? pass.value : { archived: [], deleted: [] }))
+      .finally(() => (this.running = null));
     return this.running;
   }
 

@@ -14,11 +14,18 @@ export class ToggleProvenance {
 
   static async load(store: ToggleStore): Promise<ToggleProvenance> {
     const provenance = new ToggleProvenance();
-    // Newest first: the first entry seen for a key is the one in force.
-    for (const entry of await store.audit()) {
-      if (!provenance.latest.has(keyOf(entry))) provenance.record(entry);
-    }
+    await provenance.reload(store);
     return provenance;
+  }
+
+  /** Reads the audit again (another node set a toggle). */
+  async reload(store: ToggleStore): Promise<void> {
+    const entries = await store.audit();
+    this.latest.clear();
+    // Newest first: the first entry seen for a key is the one in force.
+    for (const entry of entries) {
+      if (!this.latest.has(keyOf(entry))) this.record(entry);
+    }
   }
 
   record(entry: ToggleAuditEntry): void {

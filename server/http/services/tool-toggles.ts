@@ -71,6 +71,8 @@ export class ToolToggleService {
     if (!session) {
       for (const id of engine.manager.runningSessionIds()) engine.bus.emit(id, "tool.toggled", data);
     }
+    // The other nodes of a cluster reload the toggles, and tell their running sessions of a global one.
+    engine.stateChanges.changed("toggles", session ? undefined : { type: "tool.toggled", data });
     // The answer names the event's seq: it is in the ledger (readable) once the caller has it.
     await engine.bus.whenFlushed();
     return {

@@ -9,6 +9,7 @@ import {
   type OneBotAudiencePatch,
 } from "../../../lib/platforms/status";
 import type { OneBotConfig } from "../../../lib/config/schema";
+import { StateChanges } from "../../cluster/shared-state";
 import type { Clock, EngineLogger } from "../../engine";
 import type { SettingStore } from "../../stores/types";
 
@@ -29,6 +30,7 @@ export class OneBotAudienceSettings {
     private readonly store: SettingStore,
     private readonly clock: Clock,
     private readonly logger: EngineLogger,
+    private readonly changes: StateChanges = new StateChanges(),
   ) {}
 
   current(): OneBotAudience {
@@ -52,6 +54,13 @@ export class OneBotAudienceSettings {
     this.apply(parsed.data);
   }
 
+  /** Reads the saved audience again, after the changes already queued (another node changed it). */
+  reload(): Promise<void> {
+    const run = this.queue.then(() => this.load());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   /**
    * Saves the change, then applies it; resolves with the audience before and after, or with the
    * current one when a part being changed is no longer what the operator edited from (patch.base).
@@ -68,6 +77,7 @@ export class OneBotAudienceSettings {
       // Saved first: a change that could not be stored is not applied (it would vanish at restart).
       await this.store.set(ONEBOT_AUDIENCE_SETTING, after, this.clock.now());
       this.apply(after);
+      this.changes.changed("audience");
       return { ok: true, before, after };
     });
     this.queue = run.catch(() => undefined);

@@ -2,6 +2,7 @@
 // and their outbound sink first (the engine delivers through them), then, once the engine exists, the
 // inbound mapping and the audience operators change live.
 import type { MaisakaConfig } from "../../../lib/config/schema";
+import type { StateChanges } from "../../cluster/shared-state";
 import type { Clock, EngineLogger } from "../../engine";
 import type { SettingStore } from "../../stores/types";
 import { OneBotCluster } from "../../cluster/onebot";
@@ -32,6 +33,8 @@ export interface OneBotEngineSide {
   clock: Clock;
   /** Brings an archived session back when its chat speaks again. */
   reopen: (sessionId: string) => Promise<void>;
+  /** Told of every audience change (a cluster's other nodes reload it). */
+  changes?: StateChanges;
 }
 
 /** What a cluster node adds (absent: one process, every connection and session here). */
@@ -103,7 +106,13 @@ export function createOneBotPlatform(opts: OneBotPlatformOptions): OneBotConnect
       ? (event, api) => inbound.onEvent(event, api)
       : (opts.onEvent ?? (() => Promise.resolve()));
     if (inbound) service.setEventHandler(handleHere);
-    const audience = new OneBotAudienceSettings(opts.config.platforms.onebot, engine.settings, engine.clock, logger);
+    const audience = new OneBotAudienceSettings(
+      opts.config.platforms.onebot,
+      engine.settings,
+      engine.clock,
+      logger,
+      engine.changes,
+    );
     await audience.load();
     if (side)
       cluster = await OneBotCluster.start({

@@ -1,0 +1,5 @@
+import { ClusterPanel } from "../../components/cluster/ClusterPanel";
+
+export default function ClusterPage() {
+  return <ClusterPanel />;
+}
