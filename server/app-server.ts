@@ -17,6 +17,7 @@ import type { NodeMessenger } from "./cluster/types";
 import { attachSharedState, type ClusterStateParts } from "./cluster/shared-state";
 import { openClusterState, type OpenClusterState } from "./cluster/state-parts";
 import { singleStatus } from "./cluster/status";
+import { routeSharedStreams } from "./cluster/stream-routing";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
 import { publicDir } from "./db/seed";
@@ -299,11 +300,14 @@ async function serveEngine(
       { ...parts, cluster },
       logger,
     );
+  // The streams no chat owns are written by the node holding their lease (server/cluster/stream-routing.ts).
+  const directory = member?.directory;
+  if (directory && opts.messenger) routeSharedStreams(engine.streams, directory, opts.messenger);
   if (clusterState) {
     engine.budget.shareWith({
       gate: clusterState.once,
       resume: (streamId) => engine.bus.resume(streamId),
-      whenDurable: (streamId, seq) => engine.bus.whenDurable(streamId, seq),
+      streams: engine.streams,
     });
   }
   const shared = clusterState
@@ -334,7 +338,6 @@ async function serveEngine(
   });
 
   // Session-scoped requests of a session another node owns are answered by that node.
-  const directory = member?.directory;
   const sessionRouting =
     member && directory
       ? createSessionRouting({

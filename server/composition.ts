@@ -15,6 +15,7 @@ import type { ModelClient } from "./llm/model-client";
 import { OpenAiModelClient, type EndpointOptions, type ModelTarget } from "./llm/openai-client";
 import { createSimulatedModelClient } from "./llm/simulated";
 import { StateChanges } from "./cluster/shared-state";
+import { SharedStreams } from "./monitor/shared-streams";
 import { McpManager } from "./mcp/manager";
 import { McpToolProvider } from "./mcp/provider";
 import { MonitorBus } from "./monitor/bus";
@@ -46,6 +47,8 @@ export interface Engine {
   budget: BudgetWatch;
   /** Operator changes saved here, told to the other nodes of a cluster (a no-op in a single process). */
   stateChanges: StateChanges;
+  /** The streams no chat owns (`_global`, `_usage`): written here, or by their node in a cluster. */
+  streams: SharedStreams;
   close(reason?: string): Promise<void>;
 }
 
@@ -201,6 +204,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     plugins,
     budget,
     stateChanges: new StateChanges(),
+    streams: new SharedStreams(bus),
     async close(reason = "shutdown") {
       await manager.stopAll(reason);
       await plugins.close();

@@ -49,3 +49,13 @@ export const feedEventSchema = z.object({
 
 /** "Some events of these sessions never reached the stream, up to this seq": readers fetch the tail. */
 export const feedResyncSchema = z.record(z.string(), z.number().int().positive());
+
+/** `stream.emit`: an event of a stream no chat owns, for the node holding that stream's lease. */
+export const streamEmitSchema = z.object({
+  streamId: z.string().min(1),
+  type: z.string().min(1),
+  data: z.unknown(),
+});
+
+/** Its answer: the event's seq on the writer, once durable there. */
+export const streamEmitReplySchema = z.object({ seq: z.number().int().positive() });

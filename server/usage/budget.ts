@@ -5,9 +5,11 @@
 // refused or paused when a budget is over.
 import { USAGE_STREAM_ID, type UsageBudgetState } from "../../lib/api/schemas";
 import type { MaisakaConfig } from "../../lib/config/schema";
+import type { EventData } from "../../lib/events/schemas";
 import type { Clock, EventSink } from "../engine/index";
 import type { OnceGate } from "../cluster/advisory-lock";
 import type { EventLedger } from "../monitor/ledger";
+import type { SharedStreams } from "../monitor/shared-streams";
 import type { ModelUsageRecord, UsageStore } from "../stores/types";
 import { DAY_MS } from "../stores/usage-groups";
 
@@ -24,12 +26,15 @@ export function utcDay(ts: number): string {
 const scopeId = (line: Pick<BudgetLine, "scope" | "endpoint">) =>
   line.scope === "overall" ? "overall" : `endpoint:${line.endpoint ?? ""}`;
 
-/** What the budget check needs of a cluster (server/cluster): its lock, and the stream's seq and durability. */
+/**
+ * What the budget check needs of a cluster (server/cluster): its lock, this node's view of the stream's
+ * seq (to read the alerts already written), and the stream's writer (the node holding its lease).
+ */
 interface BudgetCluster {
   gate: Pick<OnceGate, "exclusive">;
   /** Continues this node's seq of the stream from the ledger (MonitorBus.resume). */
   resume(streamId: string): Promise<void>;
-  whenDurable(streamId: string, seq: number): Promise<void>;
+  streams: Pick<SharedStreams, "emit">;
 }
 
 export class BudgetWatch {
@@ -86,41 +91,41 @@ export class BudgetWatch {
     const cluster = this.cluster;
     if (!cluster) {
       await this.restoreOnce();
-      this.alert(lines, now);
+      for (const alert of this.alert(lines, now)) this.deps.events.emit(USAGE_STREAM_ID, "usage.budget_crossed", alert);
       return;
     }
     await cluster.gate.exclusive("budget", async () => {
-      // This node's seq of the stream continues after the other nodes' alerts, which are read back.
+      // This node's view of the stream reaches the other nodes' alerts, which are read back.
       await cluster.resume(USAGE_STREAM_ID);
       this.restored = null;
       await this.restoreOnce();
-      const last = this.alert(lines, now);
-      // In the ledger before the lock goes: the next node to check reads it.
-      if (last !== null) await cluster.whenDurable(USAGE_STREAM_ID, last);
+      // Each written by the stream's node and durable before the lock goes: the next check reads it.
+      for (const alert of this.alert(lines, now))
+        await cluster.streams.emit(USAGE_STREAM_ID, "usage.budget_crossed", alert);
     });
   }
 
-  /** Emits for each newly crossed scope; the last one's seq, or null when none was new. */
-  private alert(lines: BudgetLine[], now: number): number | null {
+  /** The alerts of the scopes newly crossed (remembered as alerted). */
+  private alert(lines: BudgetLine[], now: number): EventData<"usage.budget_crossed">[] {
     const day = utcDay(now);
     if (day !== this.day) {
       this.day = day;
       this.alerted = new Set();
     }
-    let last: number | null = null;
+    const alerts: EventData<"usage.budget_crossed">[] = [];
     for (const line of lines) {
       const id = scopeId(line);
       if (!line.over || this.alerted.has(id)) continue;
       this.alerted.add(id);
-      last = this.deps.events.emit(USAGE_STREAM_ID, "usage.budget_crossed", {
+      alerts.push({
         scope: line.scope,
         ...(line.endpoint === undefined ? {} : { endpoint: line.endpoint }),
         limitUsd: line.limitUsd,
         spentUsd: line.spentUsd,
         day,
-      }).seq;
+      });
     }
-    return last;
+    return alerts;
   }
 
   private async lines(now: number): Promise<BudgetLine[]> {

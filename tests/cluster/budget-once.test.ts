@@ -9,6 +9,7 @@ import { PgAdvisoryLocks } from "../../server/cluster/advisory-lock";
 import { createPrismaStores } from "../../server/db/stores";
 import { MonitorBus } from "../../server/monitor/bus";
 import { MemoryLedger } from "../../server/monitor/ledger";
+import { SharedStreams } from "../../server/monitor/shared-streams";
 import { BudgetWatch } from "../../server/usage/budget";
 import { useTempDatabases } from "../db/helpers";
 import { FakeClock } from "../support/fake-clock";
@@ -41,7 +42,7 @@ describe("budget alerts in a cluster", () => {
       watch.shareWith({
         gate: new PgAdvisoryLocks(pool),
         resume: (id) => bus.resume(id),
-        whenDurable: (id, seq) => bus.whenDurable(id, seq),
+        streams: new SharedStreams(bus),
       });
       return { bus, usage: watch.wrap(store) };
     };

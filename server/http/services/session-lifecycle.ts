@@ -78,13 +78,16 @@ export class SessionLifecycle {
       after: { removed },
       reason,
     });
-    // The session's own stream is gone: the global one carries the news.
-    this.engine.bus.emit(GLOBAL_STREAM_ID, "operator.action", {
-      actor: actor.name,
-      action: "session.delete",
-      target: id,
-      detail: { reason },
-    });
+    // The session's own stream is gone: the global one carries the news. The deletion is done and
+    // audited either way, so a global stream that cannot take the note (its node unreachable) fails nothing.
+    await this.engine.streams
+      .emit(GLOBAL_STREAM_ID, "operator.action", {
+        actor: actor.name,
+        action: "session.delete",
+        target: id,
+        detail: { reason },
+      })
+      .catch(() => undefined);
     return { id, removed };
   }
 

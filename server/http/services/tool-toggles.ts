@@ -67,7 +67,10 @@ export class ToolToggleService {
       reason: audit.reason,
       auditId: audit.id,
     };
-    const primary = engine.bus.emit(session?.id ?? GLOBAL_STREAM_ID, "tool.toggled", data);
+    // A global switch is recorded on the global stream, by its writer (another node in a cluster).
+    const eventSeq = session
+      ? engine.bus.emit(session.id, "tool.toggled", data).seq
+      : await engine.streams.emit(GLOBAL_STREAM_ID, "tool.toggled", data);
     if (!session) {
       for (const id of engine.manager.runningSessionIds()) engine.bus.emit(id, "tool.toggled", data);
     }
@@ -81,7 +84,7 @@ export class ToolToggleService {
       sessionId: toggle.sessionId,
       enabled: toggle.enabled,
       auditId: audit.id,
-      eventSeq: primary.seq,
+      eventSeq,
     };
   }
 }
