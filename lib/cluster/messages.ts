@@ -33,7 +33,6 @@ export const nodeEnvelopeSchema = z.union([nodeCallSchema, nodeReplySchema]);
 export type NodeEnvelope = z.infer<typeof nodeEnvelopeSchema>;
 
 export const nodeNoticeSchema = z.object({ from: z.string().min(1), payload: z.unknown() });
-export type NodeNotice = z.infer<typeof nodeNoticeSchema>;
 
 /**
  * A committed event on the cluster's event stream (server/cluster/event-feed.ts): the envelope is

@@ -11,7 +11,6 @@ export const onebotRemoteActionSchema = z.object({
   params: z.record(z.string(), z.unknown()),
   timeoutMs: z.number().int().positive().optional(),
 });
-export type OneBotRemoteAction = z.infer<typeof onebotRemoteActionSchema>;
 
 /** The action's outcome as a value, so the caller rebuilds the same OneBotActionError. */
 export const onebotRemoteOutcomeSchema = z.discriminatedUnion("ok", [

@@ -3,8 +3,7 @@
 // exists and before any session runs): the HeartflowManager's gate and the renewal tick.
 import type { ClusterStatus } from "../../lib/api/cluster";
 import pg from "pg";
-import type { EngineLogger } from "../engine";
-import type { HeartflowManager } from "../engine/heartflow-manager";
+import type { EngineLogger, HeartflowManager } from "../engine";
 import type { MonitorBus } from "../monitor/bus";
 import type { Stores } from "../stores/types";
 import type { ClusterConfig } from "./config";
@@ -66,7 +65,7 @@ export class ClusterMember {
     const leases = this.leases;
     const sessions = new Proxy(stores.sessions, {
       get(target, key, receiver) {
-        if (key !== "saveSnapshot") return Reflect.get(target, key, receiver);
+        if (key !== "saveSnapshot") return Reflect.get(target, key, receiver) as unknown;
         return async (snapshot: Parameters<Stores["sessions"]["saveSnapshot"]>[0]) => {
           if (leases.tokenOf(snapshot.sessionId) === null) {
             throw new Error(`session ${snapshot.sessionId} is not this node's any more: snapshot not saved`);

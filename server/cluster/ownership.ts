@@ -9,8 +9,7 @@
 //   those with work left are restored from snapshot and ledger (the existing recovery).
 // The last two run as their own pass after a tick (one at a time), so a long take-over never delays the
 // next renewal of this node's own leases.
-import type { EngineLogger } from "../engine";
-import type { HeartflowManager, OwnershipGate } from "../engine/heartflow-manager";
+import type { EngineLogger, HeartflowManager, OwnershipGate } from "../engine";
 import type { MonitorBus } from "../monitor/bus";
 import type { SessionLeases } from "./leases";
 import type { ClusterNodes } from "./nodes";

@@ -59,7 +59,7 @@ async function events(node: ServerProcess, sessionId: string): Promise<MonitorEv
 
 /** The live lease holder of a session, by Postgres. */
 async function ownerOf(sessionId: string): Promise<string | null> {
-  const { rows } = await pool.query(
+  const { rows } = await pool.query<{ nodeId: string }>(
     `SELECT "nodeId" FROM "SessionLease" WHERE "sessionId" = $1 AND "expiresAt" > clock_timestamp()`,
     [sessionId],
   );

@@ -43,7 +43,7 @@ async function fencedWrite(leases: SessionLeases, sessionId: string): Promise<bo
 }
 
 async function expired(sessionId: string): Promise<boolean> {
-  const { rows } = await pool.query(
+  const { rows } = await pool.query<{ e: boolean }>(
     `SELECT "expiresAt" <= clock_timestamp() AS e FROM "SessionLease" WHERE "sessionId" = $1`,
     [sessionId],
   );
@@ -80,7 +80,7 @@ describe("session leases", () => {
     expect(await a.renewAll()).toEqual(["s1"]);
     expect(a.tokenOf("s1")).toBeNull();
     expect(await fencedWrite(b, "s1")).toBe(true);
-    const { rows } = await pool.query(`SELECT "byNode" FROM "Written" WHERE "sessionId" = 's1'`);
+    const { rows } = await pool.query<{ byNode: string }>(`SELECT "byNode" FROM "Written" WHERE "sessionId" = 's1'`);
     expect(rows.map((r) => r.byNode)).toEqual(["node-a", "node-b"]);
   });
 
@@ -123,7 +123,7 @@ describe("session leases", () => {
       const takeOver = b.acquire("s4");
       // b's UPDATE waits on the row a's transaction locked FOR SHARE.
       await until(async () => {
-        const { rows } = await pool.query(
+        const { rows } = await pool.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO "SessionLease"%'`,
         );
         return rows[0].n > 0;

@@ -81,8 +81,7 @@ function ownershipOf(parts: ReturnType<typeof nodeParts>) {
     leases: parts.leases,
     nodes: new ClusterNodes(pool, { nodeId: parts.nodeId, url: `http://${parts.nodeId}.invalid` }, TTL),
     bus: parts.bus,
-    // The manager's surface the ownership module uses; the rest of HeartflowManager is not involved.
-    manager: manager as unknown as ConstructorParameters<typeof SessionOwnership>[0]["manager"],
+    manager,
     logger: quiet,
     // Ticks are stepped by the test.
     renewEveryMs: 3_600_000,

@@ -12,9 +12,12 @@ describe("the tests' Postgres server", () => {
     await Promise.all([ca.connect(), cb.connect()]);
     try {
       await ca.query("CREATE TABLE only_here (x int)");
-      const seen = await cb.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'only_here'");
+      const seen = await cb.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'only_here'",
+      );
       expect(seen.rows[0].n).toBe(0);
-      expect((await ca.query("SHOW server_version")).rows[0].server_version).toMatch(/^\d+/);
+      const version = await ca.query<{ server_version: string }>("SHOW server_version");
+      expect(version.rows[0].server_version).toMatch(/^\d+/);
     } finally {
       await Promise.all([ca.end(), cb.end()]);
     }

@@ -97,9 +97,13 @@ export async function startPostgres(): Promise<PostgresServer> {
   let counter = 0;
   const url = (database = "postgres") => `postgresql://postgres@127.0.0.1:${port}/${database}`;
   const sql = (statement: string, database = "postgres") => {
-    const r = spawnSync("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-tAc", statement], {
-      encoding: "utf8",
-    });
+    const r = spawnSync(
+      "psql",
+      ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-tAc", statement],
+      {
+        encoding: "utf8",
+      },
+    );
     if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
     return r.stdout.trim();
   };
@@ -146,9 +150,13 @@ export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(bin, ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"], {
-      stdio: "ignore",
-    });
+    child = spawn(
+      bin,
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"],
+      {
+        stdio: "ignore",
+      },
+    );
     await waitForPort(port, 15_000, "redis");
   };
   await start();
