@@ -144,10 +144,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const id = restarts[slot] === 0 ? `n${slot}` : `n${slot}.${restarts[slot]}`;
     const port = ports[slot];
     const url = `http://127.0.0.1:${port}`;
-    const env: Record<string, string | undefined> = {};
+    const env: NodeJS.ProcessEnv = { ...process.env };
     // Nothing of the test runner's own configuration leaks into a node.
-    for (const [key, value] of Object.entries(process.env))
-      if (!/^(OPENAI_|MAISAKA_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(key)) env[key] = value;
+    for (const key of Object.keys(env))
+      if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(key)) delete env[key];
     Object.assign(env, {
       MAISAKA_NO_UI: "1",
       HOST: "127.0.0.1",
