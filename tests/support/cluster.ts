@@ -16,6 +16,9 @@ export const CLUSTER_TOKEN = "cluster-operator-token-0123456789";
 /** Short leases so failover happens within a test's time (production default: 6,000 ms). */
 export const TEST_LEASE_TTL_MS = 2_000;
 
+/** How much of a node's output is kept (for a failure's message). */
+const OUTPUT_KEPT_CHARS = 64 * 1024;
+
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export interface ClusterOptions {
@@ -174,8 +177,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     if (pid === undefined) throw new Error(`node ${id} did not start`);
     groups.add(pid);
     let output = "";
-    child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+    // The tail only: a node in a long benchmark run logs without end.
+    const keep = (d: Buffer) => (output = (output + d.toString()).slice(-OUTPUT_KEPT_CHARS));
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
     // "close": the server shares the launcher's pipes, so both are gone only once they close.
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once("close", (code, signal) => {
