@@ -1,17 +1,32 @@
-// DATABASE_URL handling: the project uses SQLite files only (`file:<path>`, relative to the working
-// directory, as the Prisma CLI and better-sqlite3 resolve them).
+// DATABASE_URL handling: a SQLite file (`file:<path>`, relative to the working directory, as the Prisma CLI
+// and better-sqlite3 resolve them; the default) or a Postgres server (`postgresql://…` or `postgres://…`).
 import path from "node:path";
 
 export const defaultDatabaseUrl = "file:./data/maisaka.db";
+
+/** The SQL dialect behind a database: what raw SQL must be written in. */
+export type SqlDialect = "sqlite" | "postgresql";
 
 export function databaseUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env.DATABASE_URL?.trim() || defaultDatabaseUrl;
 }
 
+/** True for a `postgresql://` or `postgres://` URL. */
+export function isPostgresUrl(databaseUrl: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(databaseUrl);
+}
+
+/** The dialect a DATABASE_URL names: Postgres for postgresql:// and postgres://, SQLite otherwise. */
+export function dialectOfUrl(databaseUrl: string): SqlDialect {
+  return isPostgresUrl(databaseUrl) ? "postgresql" : "sqlite";
+}
+
 /** Absolute path of the SQLite file a `file:` URL names; throws on anything else. */
 export function sqlitePathFromUrl(databaseUrl: string): string {
   if (!databaseUrl.startsWith("file:")) {
-    throw new Error(`DATABASE_URL must be a SQLite file URL like "file:./data/maisaka.db", got "${databaseUrl}"`);
+    throw new Error(
+      `DATABASE_URL must be a SQLite file URL like "file:./data/maisaka.db" or a Postgres URL like "postgresql://user@host:5432/maisaka", got "${databaseUrl}"`,
+    );
   }
   const file = databaseUrl.slice("file:".length);
   if (!file || file.includes("?") || file === ":memory:") {
@@ -23,4 +38,25 @@ export function sqlitePathFromUrl(databaseUrl: string): string {
 /** The same database as an absolute `file:` URL, so every connection opens the same file whatever the cwd. */
 export function absoluteDatabaseUrl(databaseUrl: string): string {
   return `file:${sqlitePathFromUrl(databaseUrl)}`;
+}
+
+/** A Postgres URL validated, for messages without its password. Throws on a malformed one. */
+export function postgresTarget(databaseUrl: string): { url: URL; display: string } {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    throw new Error(`DATABASE_URL is not a valid Postgres URL: "${redact(databaseUrl)}"`);
+  }
+  if (!url.hostname && !url.searchParams.get("host"))
+    throw new Error(`DATABASE_URL names no Postgres host: "${redact(databaseUrl)}"`);
+  if (url.pathname.length <= 1)
+    throw new Error(`DATABASE_URL names no database (postgresql://host:port/<database>): "${redact(databaseUrl)}"`);
+  const shown = new URL(url.toString());
+  if (shown.password) shown.password = "***";
+  return { url, display: shown.toString() };
+}
+
+function redact(databaseUrl: string): string {
+  return databaseUrl.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1***@");
 }

@@ -89,3 +89,50 @@ export function toDatabaseError(err: unknown, file: string): DatabaseError {
   }
   return new DatabaseError("unknown", `Database ${file}: ${detail}`, { cause: err });
 }
+
+function pgDriverError(err: unknown): unknown {
+  // Prisma's pg adapter keeps the driver's error as `cause` (its SQLSTATE as `originalCode`).
+  return field(field(field(err, "meta"), "driverAdapterError"), "cause") ?? field(err, "cause") ?? err;
+}
+
+/** Postgres's SQLSTATE, or a socket error code (ECONNREFUSED, …), behind an error from pg or Prisma's pg adapter. */
+export function postgresCodeOf(err: unknown): string | undefined {
+  for (const e of [err, pgDriverError(err)]) {
+    for (const key of ["originalCode", "code"]) {
+      const code = field(e, key);
+      if (typeof code === "string" && (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code))) return code;
+    }
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (/Connection terminated|connection timeout|Client has encountered a connection error/i.test(message))
+    return "08006";
+  return undefined;
+}
+
+const PG_UNREACHABLE = /^(08...|57P0[1-3]|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|EPIPE)$/;
+
+/** True when Postgres could not be reached or dropped the connection (down, restarting, network). */
+export function isPostgresUnreachable(err: unknown): boolean {
+  const code = postgresCodeOf(err);
+  return code !== undefined && PG_UNREACHABLE.test(code);
+}
+
+/** Wraps a failure talking to the Postgres server `display` (a URL without its password) into a DatabaseError. */
+export function toPostgresError(err: unknown, display: string): DatabaseError {
+  if (err instanceof DatabaseError) return err;
+  const code = postgresCodeOf(err) ?? "";
+  const detail = err instanceof Error ? err.message.split("\n")[0] : String(err);
+  if (PG_UNREACHABLE.test(code) || code === "3D000" || code === "28P01" || code === "28000") {
+    return new DatabaseError("cannot_open", `Cannot reach Postgres database ${display} (${code}: ${detail}).`, {
+      cause: err,
+    });
+  }
+  if (code === "53100") return new DatabaseError("full", `Postgres ${display}: disk full (${detail}).`, { cause: err });
+  if (code === "25006" || code === "42501") {
+    return new DatabaseError("read_only", `Postgres ${display} refuses writes (${code}: ${detail}).`, { cause: err });
+  }
+  if (code === "55P03" || code === "40P01" || code === "40001") {
+    return new DatabaseError("locked", `Postgres ${display}: lock not available (${code}: ${detail}).`, { cause: err });
+  }
+  return new DatabaseError("unknown", `Postgres ${display}: ${detail}`, { cause: err });
+}

@@ -2,7 +2,7 @@
 // /api/health reads it, intake refuses messages while it says the database cannot write, and each
 // change of state is logged once (never once per failed write).
 import type { DbState, DbStatus } from "../../lib/api/schemas";
-import { DatabaseError, sqliteCodeOf } from "./errors";
+import { DatabaseError, isPostgresUnreachable, postgresCodeOf, sqliteCodeOf } from "./errors";
 
 export interface HealthLogger {
   info(message: string): void;
@@ -43,6 +43,9 @@ export function stateOfError(err: unknown): Exclude<DbState, "ok"> | null {
   }
   const fsCode = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
   if (fsCode === "ENOSPC" || fsCode === "EDQUOT") return "full";
+  // Postgres: the server gone (down, restarting, network) or out of disk.
+  if (isPostgresUnreachable(err)) return "error";
+  if (postgresCodeOf(err) === "53100") return "full";
   const code = sqliteCodeOf(err);
   if (!code) return null;
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "busy";

@@ -1,16 +1,32 @@
-// The persistence layer in one call: migrate, connect, seed on first start, stores and ledger.
-import { createPrisma, type PrismaClient } from "./client";
-import { databaseUrlFromEnv } from "./database-url";
+// The persistence layer in one call: migrate, connect, seed on first start, stores and ledger, on the
+// database DATABASE_URL names (a SQLite file, or Postgres).
+import type { LedgerFence } from "../cluster/types";
+import type { EventLedger } from "../monitor/ledger";
+import { createPrisma, sqlDialect, type PrismaClient, type SqlDialect } from "./client";
+import { databaseUrlFromEnv, isPostgresUrl } from "./database-url";
+import { DatabaseError } from "./errors";
 import { DatabaseHealth, type HealthLogger } from "./health";
 import { PrismaLedger, type LedgerOptions } from "./ledger";
 import { migrate } from "./migrate";
+import { PostgresLedger } from "./pg-ledger";
 import { seedDatabase } from "./seed";
 import { createPrismaStores, type PrismaStores, type PrismaStoresOptions } from "./stores";
 
+/** What both ledgers (PrismaLedger on SQLite, PostgresLedger) offer beyond EventLedger. */
+export interface DatabaseLedger extends EventLedger {
+  /** Highest seq stored for one session (0 when it has none). */
+  lastSeq(sessionId: string): Promise<number>;
+  /** Transactions committed so far. */
+  readonly commits: number;
+  close(): Promise<void>;
+}
+
 export interface MaisakaDatabase {
   prisma: PrismaClient;
+  /** The SQL dialect raw queries on `prisma` must be written in (also `sqlDialect(prisma)`). */
+  dialect: SqlDialect;
   stores: PrismaStores;
-  ledger: PrismaLedger;
+  ledger: DatabaseLedger;
   /** Whether writes go through (fed by the ledger's and the stores' writes). */
   health: DatabaseHealth;
   /** Migrations applied by this start (empty when the database was up to date). */
@@ -22,7 +38,10 @@ export interface MaisakaDatabase {
 
 export interface OpenDatabaseOptions {
   stores?: PrismaStoresOptions;
+  /** SQLite ledger options (ignored on Postgres). */
   ledger?: LedgerOptions;
+  /** Cluster mode (Postgres only): the ownership check each ledger append runs in its transaction. */
+  fence?: LedgerFence;
   /** Logs each change of the database's state (busy, full, ok). */
   logger?: HealthLogger;
 }
@@ -32,13 +51,19 @@ export async function openDatabase(
   databaseUrl: string = databaseUrlFromEnv(),
   opts: OpenDatabaseOptions = {},
 ): Promise<MaisakaDatabase> {
+  const postgres = isPostgresUrl(databaseUrl);
+  if (opts.fence && !postgres) {
+    throw new DatabaseError("invalid_url", "A cluster node needs a Postgres DATABASE_URL (postgresql://…), not SQLite");
+  }
   const { applied } = await migrate(databaseUrl);
   const prisma = await createPrisma(databaseUrl);
   try {
     const seeded = await seedDatabase(prisma, opts.stores?.now);
     // The probe runs only after a write failed, so long after the ledger below exists.
     const health: DatabaseHealth = new DatabaseHealth({ logger: opts.logger, probe: () => ledger.probe() });
-    const ledger: PrismaLedger = new PrismaLedger(databaseUrl, { ...opts.ledger, health });
+    const ledger: PrismaLedger | PostgresLedger = postgres
+      ? new PostgresLedger(databaseUrl, { health, fence: opts.fence })
+      : new PrismaLedger(databaseUrl, { ...opts.ledger, health });
     // A writer that cannot open fails the start, not the first event.
     await ledger.opened().catch(async (err: unknown) => {
       await ledger.close();
@@ -46,6 +71,7 @@ export async function openDatabase(
     });
     return {
       prisma,
+      dialect: sqlDialect(prisma),
       stores: createPrismaStores(prisma, { ...opts.stores, health }),
       ledger,
       health,
@@ -63,9 +89,10 @@ export async function openDatabase(
   }
 }
 
-export { type PrismaClient } from "./client";
+export { sqlDialect, type PrismaClient, type SqlDialect } from "./client";
 export { databaseUrlFromEnv } from "./database-url";
 export { DatabaseError } from "./errors";
 export { DatabaseHealth, stateOfError } from "./health";
 export { PrismaLedger, type LedgerOptions } from "./ledger";
+export { PostgresLedger } from "./pg-ledger";
 export { type PrismaStores } from "./stores";

@@ -78,6 +78,7 @@ export class PrismaLedger implements EventLedger {
   private readonly file: string;
   private readonly readPage: Database.Statement<[string, number, number]>;
   private readonly lastSeqsStmt: Database.Statement<[]>;
+  private readonly lastSeqStmt: Database.Statement<[string]>;
   private readonly worker: Worker;
   private readonly ready: Promise<void>;
   private readonly inFlight = new Map<number, InFlight>();
@@ -119,6 +120,8 @@ export class PrismaLedger implements EventLedger {
         'SELECT "sessionId", MAX("seq") FROM "MonitorEvent" GROUP BY "sessionId"',
       );
       this.lastSeqsStmt.raw(true);
+      this.lastSeqStmt = this.db.prepare<[string]>('SELECT MAX("seq") FROM "MonitorEvent" WHERE "sessionId" = ?');
+      this.lastSeqStmt.pluck(true);
     } catch (err) {
       throw toDatabaseError(err, this.file);
     }
@@ -176,6 +179,11 @@ export class PrismaLedger implements EventLedger {
     const out = new Map<string, number>();
     for (const [sessionId, seq] of this.lastSeqsStmt.all() as [string, number][]) out.set(sessionId, seq); // raw rows of the statement above
     return out;
+  }
+
+  /** Highest seq stored for one session (0 when it has none). */
+  async lastSeq(sessionId: string): Promise<number> {
+    return (this.lastSeqStmt.get(sessionId) as number | null) ?? 0; // MAX() of an integer column, plucked
   }
 
   async read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]> {

@@ -1,12 +1,14 @@
 // Applies pending migrations from prisma/migrations offline, through the WASM schema engine. The engine
 // records them in `_prisma_migrations` exactly as `prisma migrate deploy` does, so both work on one folder.
+// A Postgres URL goes to migrate-postgres.ts (its own folder, prisma/postgres/migrations).
 import { existsSync, statSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { startupBusyTimeoutMs } from "./busy";
-import { databaseUrlFromEnv, sqlitePathFromUrl } from "./database-url";
+import { databaseUrlFromEnv, isPostgresUrl, sqlitePathFromUrl } from "./database-url";
 import { DatabaseError, toDatabaseError } from "./errors";
+import { migratePostgres } from "./migrate-postgres";
 import {
   migrationsDir as defaultMigrationsDir,
   openSchemaEngine,
@@ -15,7 +17,7 @@ import {
 } from "./schema-engine";
 
 export interface MigrateOptions {
-  /** Defaults to prisma/migrations. */
+  /** Defaults to prisma/migrations (prisma/postgres/migrations for a Postgres URL). */
   migrationsDir?: string;
   /** How long to wait for another writer's lock before failing as "locked" (default 5 s). */
   busyTimeoutMs?: number;
@@ -56,11 +58,12 @@ function setWal(file: string): void {
 }
 
 /**
- * Applies every pending migration to the SQLite database at `databaseUrl` (creating the file and its
- * folder when missing). A failed migration leaves the database as it was: the file is backed up before
+ * Applies every pending migration to the database at `databaseUrl`. SQLite: creates the file and its
+ * folder when missing; a failed migration leaves the database as it was: the file is backed up before
  * and restored after a failure, since SQLite migration scripts are not applied in one transaction.
  */
 export async function migrate(databaseUrl: string, opts: MigrateOptions = {}): Promise<{ applied: string[] }> {
+  if (isPostgresUrl(databaseUrl)) return migratePostgres(databaseUrl, opts.migrationsDir);
   let file: string;
   try {
     file = sqlitePathFromUrl(databaseUrl);

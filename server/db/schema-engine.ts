@@ -1,24 +1,43 @@
-// Prisma's schema engine compiled to WASM (@prisma/schema-engine-wasm), driven through a better-sqlite3
-// driver adapter: migrations and schema diffs work offline, without the native engine the CLI downloads.
+// Prisma's schema engine compiled to WASM (@prisma/schema-engine-wasm), driven through a driver adapter
+// (better-sqlite3 for a SQLite file, pg for Postgres): migrations and schema diffs work offline, without the
+// native engine the CLI downloads. Each dialect has its own schema and migrations folder.
 import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
 import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
+  type SqlQuery,
 } from "@prisma/driver-adapter-utils";
+import type pg from "pg";
 import * as bindings from "@prisma/schema-engine-wasm/schema_engine_bg";
 import type { MigrationList, SchemaEngine, SchemaFilter } from "@prisma/schema-engine-wasm";
+import { dialectOfUrl, type SqlDialect } from "./database-url";
 import { externalTables } from "./external-tables";
+import { postgresSchemaPath, sqliteSchemaPath } from "./postgres-schema";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const schemaPath = path.join(projectRoot, "prisma", "schema.prisma");
+export const schemaPath = sqliteSchemaPath;
 export const migrationsDir = path.join(projectRoot, "prisma", "migrations");
+export const postgresMigrationsDir = path.join(projectRoot, "prisma", "postgres", "migrations");
+
+/** The schema file and migrations folder of each dialect. */
+export const dialectFiles: Record<SqlDialect, { schemaPath: string; migrationsDir: string }> = {
+  sqlite: { schemaPath, migrationsDir },
+  postgresql: { schemaPath: postgresSchemaPath, migrationsDir: postgresMigrationsDir },
+};
 
 export const schemaFilter: SchemaFilter = { externalTables, externalEnums: [] };
+
+/** The engine wants schema-qualified names on Postgres (the tables live in `public`). */
+export function schemaFilterFor(dialect: SqlDialect): SchemaFilter {
+  if (dialect === "sqlite") return schemaFilter;
+  return { externalTables: externalTables.map((t) => `public.${t}`), externalEnums: [] };
+}
 
 let initialized: Promise<void> | undefined;
 
@@ -39,17 +58,70 @@ function initWasm(): Promise<void> {
 }
 
 /**
+ * The pg adapter runs a migration script by splitting it at every ";" and sending each piece on its own,
+ * which breaks statements holding a ";" (a function body, a string) and leaves a failed migration half
+ * applied. Here the script goes to Postgres whole, as one simple query: Postgres runs such a multi-statement
+ * query in one implicit transaction, so a failing migration changes nothing.
+ */
+class WholeScriptPg implements SqlMigrationAwareDriverAdapterFactory {
+  readonly provider = "postgres";
+  private readonly inner: PrismaPg;
+  readonly adapterName: string;
+
+  constructor(databaseUrl: string) {
+    this.inner = new PrismaPg({ connectionString: databaseUrl, max: 2 }, { onPoolError: () => undefined });
+    this.adapterName = this.inner.adapterName;
+  }
+
+  async connect(): Promise<SqlDriverAdapter> {
+    return wholeScripts(await this.inner.connect());
+  }
+
+  async connectToShadowDb(): Promise<SqlDriverAdapter> {
+    return wholeScripts(await this.inner.connectToShadowDb());
+  }
+}
+
+type PgAdapter = Awaited<ReturnType<PrismaPg["connect"]>>;
+type PerformIO = (query: SqlQuery) => Promise<pg.QueryArrayResult>;
+
+/** Postgres's one-byte `"char"` type (pg_class.relkind, …): the OID the adapter does not map. */
+const PG_CHAR_OID = 18;
+const PG_TEXT_OID = 25;
+
+function wholeScripts(adapter: PgAdapter): SqlDriverAdapter {
+  adapter.executeScript = async (script: string) => {
+    await adapter.underlyingDriver().query(script);
+  };
+  // The engine's introspection (diffs from a database) reads catalog columns of type "char", which this
+  // adapter version rejects as an unsupported type; pg hands their values over as strings, so they are
+  // described as text. `performIO` is private in the adapter's types, hence the cast.
+  const io = adapter as unknown as { performIO: PerformIO };
+  const performIO = io.performIO.bind(adapter);
+  io.performIO = async (query) => {
+    const result = await performIO(query);
+    for (const f of result.fields) if (f.dataTypeID === PG_CHAR_OID) f.dataTypeID = PG_TEXT_OID;
+    return result;
+  };
+  return adapter;
+}
+
+/**
  * Remembers every connection it hands to the engine: `SchemaEngine.free()` does not close them, and a
  * connection left open after a failed migration would keep the database locked.
  */
-class TrackedSqliteFactory implements SqlMigrationAwareDriverAdapterFactory {
-  readonly provider = "sqlite";
+class TrackedFactory implements SqlMigrationAwareDriverAdapterFactory {
+  readonly provider: SqlMigrationAwareDriverAdapterFactory["provider"];
   readonly adapterName: string;
   private readonly open: SqlDriverAdapter[] = [];
-  private readonly inner: PrismaBetterSqlite3;
+  private readonly inner: SqlMigrationAwareDriverAdapterFactory;
 
   constructor(databaseUrl: string) {
-    this.inner = new PrismaBetterSqlite3({ url: databaseUrl, timeout: 5_000 });
+    this.inner =
+      dialectOfUrl(databaseUrl) === "postgresql"
+        ? new WholeScriptPg(databaseUrl)
+        : new PrismaBetterSqlite3({ url: databaseUrl, timeout: 5_000 });
+    this.provider = this.inner.provider;
     this.adapterName = this.inner.adapterName;
   }
 
@@ -78,14 +150,15 @@ export interface EngineSession {
   close(): Promise<void>;
 }
 
-/** Opens an engine bound to the SQLite database at `databaseUrl`; `close()` it when done. */
+/** Opens an engine bound to the database at `databaseUrl` (its dialect's schema); `close()` it when done. */
 export async function openSchemaEngine(
   databaseUrl: string,
   onLog: (line: string) => void = () => {},
 ): Promise<EngineSession> {
   await initWasm();
+  const { schemaPath } = dialectFiles[dialectOfUrl(databaseUrl)];
   const schema = await readFile(schemaPath, "utf8");
-  const factory = new TrackedSqliteFactory(databaseUrl);
+  const factory = new TrackedFactory(databaseUrl);
   const bound = bindMigrationAwareSqlAdapterFactory(factory);
   const engine = await bindings.SchemaEngine.new({ datamodels: [[schemaPath, schema]] }, onLog, bound);
   return {
@@ -134,6 +207,7 @@ export async function readMigrationList(dir: string = migrationsDir): Promise<Mi
  * migration script as one prepared statement, which fails for any multi-statement migration.
  */
 export async function diffDatabaseToSchema(databaseUrl: string): Promise<string> {
+  const { schemaPath } = dialectFiles[dialectOfUrl(databaseUrl)];
   const session = await openSchemaEngine(databaseUrl);
   try {
     const files = [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }];
@@ -142,7 +216,7 @@ export async function diffDatabaseToSchema(databaseUrl: string): Promise<string>
       to: { tag: "schemaDatamodel", files },
       script: true,
       exitCode: null,
-      filters: schemaFilter,
+      filters: schemaFilterFor(dialectOfUrl(databaseUrl)),
     });
     const sql = stdout ?? "";
     return /\S/.test(sql.replace(/^--.*$/gm, "")) ? sql : "";

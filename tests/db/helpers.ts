@@ -1,11 +1,12 @@
-// Real SQLite files for the database tests: one temp folder per test file, a migrated template
-// database copied for each test (migrating once per file keeps the suite fast).
+// Real databases for the database tests: SQLite files (one temp folder per test file, a migrated template
+// database copied for each test: migrating once per file keeps the suite fast), or the same on Postgres.
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
 import { createPrisma, type PrismaClient } from "../../server/db/client";
 import { migrate } from "../../server/db/migrate";
+import { newPostgresDatabase } from "../support/postgres-db";
 
 export interface TempDatabases {
   /** A fresh folder under the test file's temp root. */
@@ -49,3 +50,40 @@ export function useTempDatabases(): TempDatabases {
     },
   };
 }
+
+/**
+ * The same on the run's Postgres server (tests/support/global-services.ts): each url() is a new database
+ * copied from one migrated per test file (CREATE DATABASE … TEMPLATE), dropped with nothing: the server
+ * is thrown away after the run. `dir()` still gives a temp folder.
+ */
+export function usePostgresDatabases(): TempDatabases {
+  const files = useTempDatabases();
+  let template: Promise<string> | undefined;
+  const clients: PrismaClient[] = [];
+  const templateName = () =>
+    (template ??= (async () => {
+      const url = await newPostgresDatabase("tmpl");
+      await migrate(url);
+      return decodeURIComponent(new URL(url).pathname.slice(1));
+    })());
+  const url = async () => newPostgresDatabase("t", await templateName());
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.$disconnect()));
+  });
+  return {
+    dir: files.dir,
+    url,
+    async prisma() {
+      const u = await url();
+      const prisma = await createPrisma(u);
+      clients.push(prisma);
+      return { prisma, url: u };
+    },
+  };
+}
+
+/** Both backends, for suites that must hold on each: `describe.each(backends)("… on $name", ({ use }) => …)`. */
+export const backends = [
+  { name: "SQLite", dialect: "sqlite", use: useTempDatabases },
+  { name: "Postgres", dialect: "postgresql", use: usePostgresDatabases },
+] as const;

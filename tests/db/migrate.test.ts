@@ -215,8 +215,9 @@ describe("migrate", () => {
     }
   });
 
-  it("rejects URLs that are not SQLite files", async () => {
-    expect((await failure(migrate("postgresql://localhost/db"))).kind).toBe("invalid_url");
+  it("rejects URLs that are neither SQLite files nor Postgres databases", async () => {
+    expect((await failure(migrate("mysql://localhost/db"))).kind).toBe("invalid_url");
+    expect((await failure(migrate("postgresql://localhost"))).kind).toBe("invalid_url");
     expect((await failure(migrate("file:./x.db?mode=ro"))).kind).toBe("invalid_url");
   });
 });
