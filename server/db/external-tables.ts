@@ -1,3 +1,12 @@
 // Tables the migrations create by hand and Prisma must leave alone: the FTS5 index over Memory and its
-// shadow tables (Prisma cannot model virtual tables, so a diff would otherwise propose to drop them).
-export const externalTables = ["MemoryFts", "MemoryFts_config", "MemoryFts_data", "MemoryFts_docsize", "MemoryFts_idx"];
+// shadow tables (Prisma cannot model virtual tables, so a diff would otherwise propose to drop them), and
+// the cluster's lease and node tables (server/cluster/tables.ts creates them on a cluster's Postgres).
+export const externalTables = [
+  "MemoryFts",
+  "MemoryFts_config",
+  "MemoryFts_data",
+  "MemoryFts_docsize",
+  "MemoryFts_idx",
+  "ClusterNode",
+  "SessionLease",
+];

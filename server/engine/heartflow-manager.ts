@@ -25,6 +25,21 @@ export class SessionArchivedError extends Error {
   }
 }
 
+/** A session another node runs (cluster): its requests go there (the caller may retry). */
+export class SessionNotOwnedError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is run by another node of the cluster (or moving to one): retry`);
+    this.name = "SessionNotOwnedError";
+  }
+}
+
+/** Which sessions this process may run: on a cluster node, those whose lease it holds (server/cluster). */
+export interface OwnershipGate {
+  /** True when this node holds the session's lease, taken now when the session should be this node's. */
+  claim(sessionId: string): Promise<boolean>;
+  ownsLocally(sessionId: string): boolean;
+}
+
 export class HeartflowManager {
   /** Map order is recency: a touched runtime is re-inserted at the end. */
   private readonly runtimes = new Map<string, SessionRuntime>();
@@ -34,8 +49,15 @@ export class HeartflowManager {
   private closed = false;
   /** The registry for sessions without a running runtime (listing only), built on first use. */
   private detachedTools: SessionlessTools | null = null;
+  /** Absent: one process runs every session. */
+  private gate: OwnershipGate | null = null;
 
   constructor(private readonly deps: EngineDeps) {}
+
+  /** From now on a runtime is created only for a session the gate lets this node own. */
+  setOwnershipGate(gate: OwnershipGate): void {
+    this.gate = gate;
+  }
 
   get(sessionId: string): SessionRuntime | undefined {
     return this.runtimes.get(sessionId);
@@ -125,6 +147,7 @@ export class HeartflowManager {
   private async create(session: SessionRecord): Promise<SessionRuntime> {
     const { stores } = this.deps;
     await this.stopping.get(session.id);
+    if (this.gate && !(await this.gate.claim(session.id))) throw new SessionNotOwnedError(session.id);
     if ((await stores.sessions.archivedAt(session.id)) !== null) throw new SessionArchivedError(session.id);
     const stored = await stores.sessions.get(session.id);
     if (!stored) await stores.sessions.upsert(session);
@@ -151,17 +174,47 @@ export class HeartflowManager {
       if ((await this.deps.stores.sessions.archivedAt(session.id)) !== null) continue;
       if (session.imported) continue;
       if (!hasWork(await this.savedState(session.id))) continue;
-      await this.getOrCreate(session);
+      try {
+        await this.getOrCreate(session);
+      } catch (error) {
+        // Cluster: another node runs it (or should: it takes it over itself).
+        if (error instanceof SessionNotOwnedError) continue;
+        throw error;
+      }
       restored++;
     }
     return restored;
+  }
+
+  /**
+   * Brings one session back when it has work left (a cluster node taking over a session whose node
+   * died); true when its runtime runs now.
+   */
+  async restoreIfWork(sessionId: string): Promise<boolean> {
+    if (this.live(sessionId)) return true;
+    const session = await this.deps.stores.sessions.get(sessionId);
+    if (!session || session.imported || (await this.deps.stores.sessions.archivedAt(sessionId)) !== null) return false;
+    if (!hasWork(await this.savedState(sessionId))) return false;
+    await this.getOrCreate(session);
+    return true;
+  }
+
+  /** No runtime, or one with no turn running or queued (a session may move to another node then). */
+  isIdle(sessionId: string): boolean {
+    if (this.creating.has(sessionId)) return false;
+    const runtime = this.runtimes.get(sessionId);
+    return !runtime || runtime.isStopped || runtime.isIdle();
   }
 
   async registerMessage(session: SessionRecord, message: ChatMessageRecord): Promise<SessionRuntime> {
     for (;;) {
       const runtime = await this.getOrCreate(session);
       // False: evicted between the lookup and the call; the session's next runtime takes it.
-      if (await runtime.registerMessage(message)) return runtime;
+      if (await runtime.registerMessage(message)) {
+        // Lost meanwhile (cluster): the new owner may have restored before the save; the caller retries there.
+        if (this.gate && !this.gate.ownsLocally(session.id)) throw new SessionNotOwnedError(session.id);
+        return runtime;
+      }
     }
   }
 
@@ -262,6 +315,18 @@ export class HeartflowManager {
     if (!runtime) return;
     this.runtimes.delete(sessionId);
     await runtime.stop(reason);
+  }
+
+  /**
+   * Drops a session's runtime writing nothing (no snapshot, no session.stop): another node holds its
+   * lease now and restores it from the last snapshot and the ledger.
+   */
+  async discard(sessionId: string): Promise<void> {
+    await this.creating.get(sessionId)?.catch(() => undefined);
+    const runtime = this.runtimes.get(sessionId);
+    if (!runtime) return;
+    this.runtimes.delete(sessionId);
+    await runtime.discard();
   }
 
   async stopAll(reason: string): Promise<void> {

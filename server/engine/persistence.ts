@@ -113,6 +113,8 @@ export class SnapshotWriter {
   /** The newest state waiting to be written, and the writer working through them. */
   private queued: { state: RuntimeSnapshotState; ts: number } | null = null;
   private writing: Promise<void> | null = null;
+  /** The session moved to another node (cluster): nothing more is written, not even a state taken already. */
+  private discarded = false;
 
   constructor(
     private readonly sessionId: string,
@@ -145,6 +147,7 @@ export class SnapshotWriter {
       for (let next = this.queued; next; next = this.queued) {
         this.queued = null;
         await events.whenDurable(this.sessionId, next.state.coveredSeq ?? 0);
+        if (this.discarded) return;
         try {
           await stores.sessions.saveSnapshot({ sessionId: this.sessionId, ...next });
           await stores.sessions.touch(this.sessionId, this.lastActivityAt() || clock.now());
@@ -156,6 +159,12 @@ export class SnapshotWriter {
       // Synchronously after the loop's last check: a now() from here on starts a new writer.
       this.writing = null;
     }
+  }
+
+  /** Nothing more is written: the session belongs to another node now. */
+  discard(): void {
+    this.discarded = true;
+    this.close();
   }
 
   /** No more coalesced writes (the runtime stops; it writes its final snapshot itself). */

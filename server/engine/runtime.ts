@@ -250,6 +250,25 @@ export class SessionRuntime {
     this.deps.events.emit(this.session.id, "session.stop", { reason });
   }
 
+  /**
+   * Stops the loop like stop() but writes nothing: no snapshot, no session.stop. For a session whose
+   * lease another node holds now (cluster): its state there comes from the last snapshot and the ledger.
+   */
+  async discard(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.persistence.discard();
+    this.stopController.abort(new Error("runtime discarded: the session moved to another node"));
+    this.scheduler.cancelRecheck();
+    this.idleLearning?.cancel();
+    this.waitTimer.halt();
+    this.wakeLoop?.();
+    await this.loopDone;
+    await this.learner.stop();
+    for (const provider of this.deps.providers()) this.registry.unregisterProvider(provider.providerName);
+    await this.registry.close();
+  }
+
   get isStopped(): boolean {
     return this.stopped;
   }

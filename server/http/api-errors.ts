@@ -1,6 +1,6 @@
 // Errors of the engine and the database that the router answers as such instead of a 500.
 import { stateOfError } from "../db";
-import { SessionArchivedError } from "../engine";
+import { SessionArchivedError, SessionNotOwnedError } from "../engine";
 import { HttpError } from "./errors";
 import { DB_RETRY_AFTER_S } from "./routes/session-messages";
 
@@ -12,7 +12,14 @@ const UNAVAILABLE = {
 
 /** The router's mapError: the answer for an error thrown by a handler, or null for a bug (500). */
 export function apiErrorOf(error: unknown): HttpError | null {
-  return archivedSession(error) ?? databaseUnavailable(error);
+  return archivedSession(error) ?? notOwned(error) ?? databaseUnavailable(error);
+}
+
+/** Cluster: the session is another node's, or moving to one; the caller (or the proxy) retries. */
+function notOwned(error: unknown): HttpError | null {
+  return error instanceof SessionNotOwnedError
+    ? new HttpError(503, error.message, undefined, { "retry-after": "1" })
+    : null;
 }
 
 /** A message, send or tool run for an archived session: 409 until it is unarchived. */

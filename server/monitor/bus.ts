@@ -1,10 +1,13 @@
 // The monitor event bus: assigns each session's seq (from 1, no gaps), writes events to the ledger
 // in order with group commit, and only then hands them to listeners, so nothing is broadcast that a
 // crash of the process could lose (on disk against power loss a moment later: whenDurable waits for that). A failed write is retried; events are never reordered, and dropped only over the
-// backlog cap (see MonitorBusOptions.maxPending).
+// backlog cap (see MonitorBusOptions.maxPending). In a cluster, a session whose lease this node lost
+// is fenced: the ledger refused its events (FencedError), so they are dropped, never delivered, and the
+// session emits nothing more here until this node acquires it again and resume() continues its seq
+// from the ledger.
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { Clock, EventSink } from "../engine";
-import type { EventLedger } from "./ledger";
+import { FencedError, type EventLedger } from "./ledger";
 
 export type EventListener = (event: MonitorEvent) => void;
 
@@ -40,11 +43,16 @@ export class MonitorBus implements EventSink {
   /** The batch being written failed at least once: the ledger cannot write (yet). */
   private failing = false;
   private flushing: Promise<void> | null = null;
+  /** The batch being written (its retries included). */
+  private currentWrite: Promise<unknown> | null = null;
   private readonly listeners = new Set<EventListener>();
   private idleWaiters: (() => void)[] = [];
   /** Highest seq per session the ledger committed, and who waits for a higher one to be durable. */
   private readonly committedSeq = new Map<string, number>();
   private readonly durableWaiters = new Map<string, { seq: number; resolve: () => void }[]>();
+  /** Sessions this node may not write (cluster: lease lost), until resume(). */
+  private readonly fenced = new Set<string>();
+  private readonly fenceListeners = new Set<(sessionIds: string[]) => void>();
 
   constructor(
     private readonly ledger: EventLedger,
@@ -61,6 +69,9 @@ export class MonitorBus implements EventSink {
   }
 
   emit<T extends EventType>(sessionId: string, type: T, data: EventData<T>): MonitorEvent {
+    if (this.fenced.has(sessionId)) {
+      return { seq: DROPPED_SEQ, sessionId, type, ts: this.clock.now(), data } as MonitorEvent;
+    }
     if (this.failing && this.pending >= (this.opts.maxPending ?? 10_000) && !type.startsWith("message.")) {
       if (this.dropped++ === 0) this.opts.onOverflow?.("start", 0);
       // Same envelope shape as below; seq 0 marks it as never recorded.
@@ -100,6 +111,8 @@ export class MonitorBus implements EventSink {
    * cheaper than whenFlushed(), which under load may wait for events emitted later by every session.
    */
   whenDurable(sessionId: string, seq: number): Promise<void> {
+    // Never: what waits (a snapshot) must not be written by a node that lost the session.
+    if (this.fenced.has(sessionId)) return new Promise(() => undefined);
     if (seq <= (this.committedSeq.get(sessionId) ?? 0)) return this.synced();
     return new Promise((resolve) => {
       const waiters = this.durableWaiters.get(sessionId) ?? [];
@@ -112,6 +125,49 @@ export class MonitorBus implements EventSink {
   forget(sessionId: string): void {
     this.lastSeq.delete(sessionId);
     this.committedSeq.delete(sessionId);
+  }
+
+  /**
+   * Stops writing sessions this node lost (cluster): their queued events are dropped, nothing of theirs
+   * is delivered or made durable, and their later emits are dropped, until resume(). Listeners of
+   * onFenced() hear of the sessions newly fenced.
+   */
+  fence(sessionIds: readonly string[]): void {
+    const fresh = sessionIds.filter((id) => !this.fenced.has(id));
+    if (!fresh.length) return;
+    for (const id of fresh) {
+      this.fenced.add(id);
+      this.lastSeq.delete(id);
+      this.committedSeq.delete(id);
+      this.durableWaiters.delete(id);
+    }
+    const gone = new Set(fresh);
+    this.queue = this.queue.filter((e) => !gone.has(e.sessionId));
+    for (const listener of this.fenceListeners) listener(fresh);
+  }
+
+  onFenced(listener: (sessionIds: string[]) => void): () => void {
+    this.fenceListeners.add(listener);
+    return () => void this.fenceListeners.delete(listener);
+  }
+
+  /**
+   * A session this node just acquired (cluster): its seq continues from the ledger, whatever another
+   * node wrote meanwhile. Emits for it are dropped until this resolves.
+   */
+  async resume(sessionId: string): Promise<void> {
+    this.fenced.add(sessionId);
+    // Emitted while this node did not hold the lease: the ledger would refuse them.
+    this.queue = this.queue.filter((e) => e.sessionId !== sessionId);
+    // The batch being written may hold its events from before: they must be written or refused first
+    // (later batches leave them out: the session is fenced meanwhile).
+    await this.currentWrite;
+    const seq = this.ledger.lastSeq
+      ? await this.ledger.lastSeq(sessionId)
+      : ((await this.ledger.lastSeqs()).get(sessionId) ?? 0);
+    this.lastSeq.set(sessionId, seq);
+    this.committedSeq.set(sessionId, seq);
+    this.fenced.delete(sessionId);
   }
 
   subscribe(listener: EventListener): () => void {
@@ -132,17 +188,20 @@ export class MonitorBus implements EventSink {
       const batch = this.queue;
       this.queue = [];
       this.writing = batch.length;
-      await this.writeWithRetry(batch);
+      const writing = this.writeWithRetry(batch);
+      this.currentWrite = writing;
+      const written = await writing;
+      this.currentWrite = null;
       // Delivered once committed (it survives kill -9); durable for snapshots (whenDurable) once the
       // ledger has it on disk, which its thread does right after without holding up fan-out. Asked only
       // when a snapshot waits, so an event costs no wake-up for its fsync.
-      this.markCommitted(batch);
+      this.markCommitted(written);
       this.writing = 0;
       if (this.dropped && !this.failing) {
         this.opts.onOverflow?.("end", this.dropped);
         this.dropped = 0;
       }
-      for (const [i, event] of batch.entries()) {
+      for (const [i, event] of written.entries()) {
         // A large group commit (the ledger's writer thread commits whatever piled up meanwhile) is
         // handed over in slices, so sockets flush in between instead of queueing it all at once.
         if (i > 0 && i % DELIVERY_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -181,13 +240,23 @@ export class MonitorBus implements EventSink {
     return this.ledger.whenSynced?.() ?? Promise.resolve();
   }
 
-  private async writeWithRetry(batch: MonitorEvent[]): Promise<void> {
+  /** Writes the batch; resolves with what was written (the batch less the sessions fenced meanwhile). */
+  private async writeWithRetry(events: MonitorEvent[]): Promise<MonitorEvent[]> {
+    let batch = events;
     for (let attempt = 1; ; attempt++) {
+      if (this.fenced.size) batch = batch.filter((e) => !this.fenced.has(e.sessionId));
+      if (!batch.length) return batch;
       try {
         await this.ledger.append(batch);
         this.failing = false;
-        return;
+        return batch;
       } catch (error) {
+        if (error instanceof FencedError && batch.some((e) => error.sessionIds.includes(e.sessionId))) {
+          // Nothing of the batch was written: the rest goes again at once, without the refused sessions.
+          this.fence(error.sessionIds);
+          attempt = 0;
+          continue;
+        }
         this.failing = true;
         this.opts.onWriteError?.(error, attempt);
         const delay = Math.min(5_000, (this.opts.retryDelayMs ?? 50) * 2 ** Math.min(attempt - 1, 7));

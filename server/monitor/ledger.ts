@@ -11,6 +11,8 @@ export interface EventLedger {
   whenSynced?(): Promise<void>;
   /** Highest seq stored per session (sessions without events are absent). */
   lastSeqs(): Promise<Map<string, number>>;
+  /** Highest seq stored of one session, 0 when none (absent: lastSeqs()). */
+  lastSeq?(sessionId: string): Promise<number>;
   /** Events with seq > afterSeq, ascending, at most `limit`. */
   read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]>;
   /**

@@ -1,0 +1,212 @@
+// Which node runs which session (SessionDirectory), and the HeartflowManager's gate (OwnershipGate): a
+// session runs only where its lease is held. Every renewal tick this node
+// - renews its leases; a lease lost (another node took it, or it lapsed while this node was silent) gets
+//   its runtime discarded without any write (the ledger's fence refuses them anyway),
+// - writes its heartbeat and reads which nodes are live,
+// - hands the sessions whose rendezvous node is now another live one over between turns (runtime
+//   idle: snapshot saved, lease released), so a node joining or leaving rebalances without cutting a turn,
+// - takes over the expired leases whose rendezvous node it is: a dead node's sessions are acquired and
+//   those with work left are restored from snapshot and ledger (the existing recovery).
+import type { EngineLogger } from "../engine";
+import type { HeartflowManager, OwnershipGate } from "../engine/heartflow-manager";
+import type { MonitorBus } from "../monitor/bus";
+import type { SessionLeases } from "./leases";
+import type { ClusterNodes } from "./nodes";
+import { rendezvousNode } from "./placement";
+import type { ClusterIdentity, SessionDirectory } from "./types";
+
+export interface OwnershipDeps {
+  identity: ClusterIdentity;
+  leases: SessionLeases;
+  nodes: ClusterNodes;
+  bus: Pick<MonitorBus, "fence" | "resume" | "onFenced" | "seqOf" | "whenDurable">;
+  manager: Pick<HeartflowManager, "discard" | "unload" | "isIdle" | "restoreIfWork">;
+  logger: EngineLogger;
+  /** How often the tick runs (a third of the lease time). */
+  renewEveryMs: number;
+}
+
+export class SessionOwnership implements SessionDirectory, OwnershipGate {
+  private liveNodes: string[];
+  /** Sessions being handed over or dropped: neither run here nor acquired again meanwhile. */
+  private readonly moving = new Set<string>();
+  private readonly acquiring = new Map<string, Promise<boolean>>();
+  /** Expired leases the take-over scan went over, by token (looked at again once the token changes). */
+  private readonly scanned = new Map<string, bigint>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private closed = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly deps: OwnershipDeps) {
+    this.liveNodes = [deps.identity.nodeId];
+    this.unsubscribe = deps.bus.onFenced((ids) => {
+      for (const id of ids) void this.lose(id, "the ledger refused its events");
+    });
+  }
+
+  get nodeId(): string {
+    return this.deps.identity.nodeId;
+  }
+
+  /** Joins the cluster and starts the renewal tick (the first one runs now). */
+  async start(): Promise<void> {
+    await this.deps.nodes.join();
+    await this.refreshNodes();
+    this.timer = setInterval(() => void this.tick(), this.deps.renewEveryMs);
+    this.timer.unref();
+  }
+
+  ownsLocally(sessionId: string): boolean {
+    return !this.moving.has(sessionId) && this.deps.leases.tokenOf(sessionId) !== null;
+  }
+
+  /** This node holds the lease it trusts (a runtime handing over still saves its last snapshot). */
+  holdsLease(sessionId: string): boolean {
+    return this.deps.leases.tokenOf(sessionId) !== null;
+  }
+
+  async claim(sessionId: string): Promise<boolean> {
+    if (this.ownsLocally(sessionId)) return true;
+    return (await this.ownerOf(sessionId)) === this.nodeId && this.ownsLocally(sessionId);
+  }
+
+  async ownerOf(sessionId: string): Promise<string> {
+    if (this.ownsLocally(sessionId)) return this.nodeId;
+    const row = await this.deps.leases.read(sessionId);
+    if (row?.live && row.nodeId !== this.nodeId) return row.nodeId;
+    const target = this.placement(sessionId);
+    if (target !== this.nodeId || this.moving.has(sessionId) || this.closed) return target;
+    if (await this.acquire(sessionId)) return this.nodeId;
+    return (await this.deps.leases.read(sessionId))?.nodeId ?? target;
+  }
+
+  /** The live node a session belongs on (this one when no other is known). */
+  placement(sessionId: string): string {
+    return rendezvousNode(sessionId, this.liveNodes) ?? this.nodeId;
+  }
+
+  /** The nodes seen live at the last tick (this one included). */
+  get live(): readonly string[] {
+    return this.liveNodes;
+  }
+
+  /** One renewal tick now (the timer runs them; tests call it to step). */
+  tick(): Promise<void> {
+    this.ticking ??= this.runTick().finally(() => (this.ticking = null));
+    return this.ticking;
+  }
+
+  /**
+   * Stops the tick, gives every lease up and leaves the cluster. Call it after the engine stopped
+   * (runtimes saved, events flushed), so the next owners restore the latest state.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe();
+    await this.ticking;
+    for (const id of this.deps.leases.heldSessionIds()) {
+      await this.deps.leases.release(id).catch((e: unknown) => this.warn(`releasing ${id}`, e));
+    }
+    await this.deps.nodes.leave().catch((e: unknown) => this.warn("leaving the cluster", e));
+  }
+
+  private async acquire(sessionId: string): Promise<boolean> {
+    const pending = this.acquiring.get(sessionId);
+    if (pending) return pending;
+    const run = (async () => {
+      const token = await this.deps.leases.acquire(sessionId);
+      if (token === null) return false;
+      // What another node wrote meanwhile is in the ledger: seq continues after it.
+      await this.deps.bus.resume(sessionId);
+      return true;
+    })().finally(() => this.acquiring.delete(sessionId));
+    this.acquiring.set(sessionId, run);
+    return run;
+  }
+
+  /** A lease this node lost: nothing more of the session is written here, its runtime is dropped. */
+  private async lose(sessionId: string, why: string): Promise<void> {
+    if (this.moving.has(sessionId)) return;
+    this.moving.add(sessionId);
+    try {
+      this.deps.bus.fence([sessionId]);
+      this.deps.logger.warn(`[cluster] session ${sessionId}: lease lost (${why}); its runtime stops here unsaved`);
+      await this.deps.manager.discard(sessionId);
+      await this.deps.leases.release(sessionId);
+    } catch (error) {
+      this.warn(`dropping session ${sessionId}`, error);
+    } finally {
+      this.moving.delete(sessionId);
+    }
+  }
+
+  private async runTick(): Promise<void> {
+    if (this.closed) return;
+    await this.step("renewing leases", async () => {
+      for (const id of await this.deps.leases.renewAll()) await this.lose(id, "taken over or lapsed");
+    });
+    await this.step("heartbeat", () => this.deps.nodes.heartbeat());
+    await this.step("reading the nodes", () => this.refreshNodes());
+    await this.step("handing sessions over", () => this.handOver());
+    await this.step("taking sessions over", () => this.takeOver());
+  }
+
+  private async step(what: string, run: () => Promise<void>): Promise<void> {
+    if (this.closed) return;
+    try {
+      await run();
+    } catch (error) {
+      this.warn(what, error);
+    }
+  }
+
+  private async refreshNodes(): Promise<void> {
+    const live = (await this.deps.nodes.list()).filter((n) => n.live).map((n) => n.id);
+    if (!live.includes(this.nodeId)) live.push(this.nodeId);
+    this.liveNodes = live;
+  }
+
+  /** Sessions whose rendezvous node is another live one move there once their runtime is idle. */
+  private async handOver(): Promise<void> {
+    for (const id of this.deps.leases.heldSessionIds()) {
+      if (this.closed) return;
+      const target = this.placement(id);
+      if (target === this.nodeId || this.moving.has(id) || !this.holdsLease(id)) continue;
+      if (!this.deps.manager.isIdle(id)) continue;
+      this.moving.add(id);
+      try {
+        await this.deps.manager.unload(id, `moved to node ${target}`);
+        // The last snapshot is written; session.stop must be in the ledger before the lease goes.
+        await this.deps.bus.whenDurable(id, this.deps.bus.seqOf(id));
+        await this.deps.leases.release(id);
+      } finally {
+        this.moving.delete(id);
+      }
+    }
+  }
+
+  /**
+   * Expired leases whose rendezvous node this is: a lapsed one (its node died) is acquired; one with
+   * work left (pending messages, an armed wait) gets its runtime back.
+   */
+  private async takeOver(): Promise<void> {
+    for (const row of await this.deps.leases.readExpired()) {
+      if (this.closed) return;
+      const id = row.sessionId;
+      if (this.scanned.get(id) === row.token || this.placement(id) !== this.nodeId || this.moving.has(id)) continue;
+      this.scanned.set(id, row.token);
+      try {
+        if (row.lapsed && !(await this.acquire(id))) continue;
+        await this.deps.manager.restoreIfWork(id);
+      } catch (error) {
+        this.warn(`taking session ${id} over`, error);
+      }
+    }
+  }
+
+  private warn(what: string, error: unknown): void {
+    this.deps.logger.warn(`[cluster] ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
