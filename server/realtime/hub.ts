@@ -2,11 +2,19 @@
 // several clients can take at once is encoded once and broadcast to all of them together.
 import type { SubscribeRequest } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import type { MonitorBus } from "../monitor/bus";
+import type { EventListener } from "../monitor/bus";
 import type { EventLedger } from "../monitor/ledger";
 import { StreamSubscription, type StreamClient, type StreamLimits } from "./subscription";
 
 export type Broadcast = (clientIds: string[], event: MonitorEvent) => void;
+
+/**
+ * Committed events, each session's in seq order: the MonitorBus in one process; in a cluster the feed
+ * that adds the sessions other nodes own (server/cluster/event-feed.ts).
+ */
+export interface EventSource {
+  subscribe(listener: EventListener): () => void;
+}
 
 export class MonitorHub {
   /** Last seq offered to the subscriptions, per session (seeded from the ledger at start). */
@@ -16,7 +24,7 @@ export class MonitorHub {
   private unsubscribeBus: (() => void) | null = null;
 
   constructor(
-    private readonly bus: MonitorBus,
+    private readonly bus: EventSource,
     private readonly ledger: EventLedger,
     private readonly limits: StreamLimits,
     private readonly broadcast: Broadcast,

@@ -14,7 +14,7 @@ import type { OperatorAuth } from "../auth/operator-auth";
 import type { EngineLogger } from "../engine";
 import type { MonitorBus } from "../monitor/bus";
 import type { EventLedger } from "../monitor/ledger";
-import { MonitorHub } from "./hub";
+import { MonitorHub, type EventSource } from "./hub";
 import { SocketStreamClient } from "./socket-client";
 import type { StreamLimits, StreamSubscription } from "./subscription";
 
@@ -61,6 +61,8 @@ class ResumeCursorBudget {
 
 export interface MonitorDeps {
   bus: MonitorBus;
+  /** Where the hub takes committed events from (default: the bus); a cluster node passes its event feed. */
+  events?: EventSource;
   ledger: EventLedger;
   auth: OperatorAuth;
   logger: EngineLogger;
@@ -80,10 +82,12 @@ export async function attachMonitor(
 ): Promise<Monitor> {
   const namespace = io.of(MONITOR_NAMESPACE);
   const hub = new MonitorHub(
-    deps.bus,
+    deps.events ?? deps.bus,
     deps.ledger,
     limits,
-    (ids, event) => void namespace.to(ids).emit("event", event),
+    // Every node's hub serves its own sockets: with a cluster adapter installed, `local` keeps each event
+    // off Redis (the other nodes get it from the event feed).
+    (ids, event) => void namespace.local.to(ids).emit("event", event),
     (message) => deps.logger.error(message),
   );
   await hub.start();
@@ -110,13 +114,17 @@ export async function attachMonitor(
     for (const socket of namespace.sockets.values()) if (socketData(socket).loginHash === hash) socket.disconnect(true);
   });
   const budget = new ResumeCursorBudget(limits.maxResumeCursors);
-  namespace.on("connection", (socket) => serve(socket, { hub, limits, auth: deps.auth, budget }));
+  namespace.on("connection", (socket) => {
+    const accountId = socketData(socket).accountId;
+    if (accountId !== undefined) void socket.join(accountRoom(accountId));
+    serve(socket, { hub, limits, auth: deps.auth, budget });
+  });
 
   return {
     hub,
     disconnectAccount(accountId) {
-      for (const socket of namespace.sockets.values())
-        if (socketData(socket).accountId === accountId) socket.disconnect(true);
+      // Through the adapter: on every node of a cluster.
+      namespace.in(accountRoom(accountId)).disconnectSockets(true);
     },
     close() {
       stopRevokes();
@@ -211,6 +219,8 @@ interface MonitorSocketData {
   /** The account it authenticated as: disconnected when that account is disabled or deleted. */
   accountId?: string;
 }
+
+const accountRoom = (accountId: string) => `account:${accountId}`;
 
 function socketData(socket: Socket): MonitorSocketData {
   return socket.data as MonitorSocketData;
