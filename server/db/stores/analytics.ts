@@ -15,6 +15,7 @@ import {
 } from "../../../lib/api/analytics";
 import { timingActionSchema, type TimingAction } from "../../../lib/events/schemas";
 import type { StoreWriter } from "../writer";
+import { sqlBucket } from "./support";
 import type { CycleFact, FoldState, SilenceFact } from "../../analytics/fold";
 
 export interface Cursor {
@@ -32,7 +33,8 @@ export interface SeriesQuery {
 export type CyclesQuery = Required<Pick<AnalyticsCyclesQuery, "from" | "to" | "metric" | "limit">> &
   Pick<AnalyticsCyclesQuery, "sessionId" | "value">;
 
-type Num = number | bigint | null;
+/** A count or sum as the driver returns it (bigint from Postgres COUNT, boolean for a flag column). */
+type Num = number | bigint | boolean | null;
 
 interface CycleGroupRow {
   b: Num;
@@ -70,6 +72,37 @@ function chunks<T>(rows: T[]): T[][] {
 }
 
 const num = (v: Num | undefined): number => Number(v ?? 0);
+
+/** The last row of each key: one multi-row upsert may not touch a row twice (Postgres refuses it). */
+function lastByKey<T>(rows: T[], key: (row: T) => string): T[] {
+  return [...new Map(rows.map((r) => [key(r), r])).values()];
+}
+
+/**
+ * INSERT … ON CONFLICT (key) DO UPDATE every other column: SQLite's INSERT OR REPLACE, in SQL that both
+ * SQLite and Postgres run. Table and column names are constants of this file, never caller text.
+ */
+function upsert(table: string, key: string[], columns: string[], rows: Prisma.Sql[]): Prisma.Sql {
+  const quote = (names: string[]) => names.map((c) => `"${c}"`).join(", ");
+  const set = columns.filter((c) => !key.includes(c)).map((c) => `"${c}" = excluded."${c}"`);
+  return Prisma.sql`INSERT INTO ${Prisma.raw(`"${table}" (${quote(columns)})`)} VALUES ${Prisma.join(rows)}
+    ${Prisma.raw(`ON CONFLICT (${quote(key)}) DO UPDATE SET ${set.join(", ")}`)}`;
+}
+
+const cycleColumns = [
+  "sessionId",
+  "cycleId",
+  "startedAt",
+  "endedAt",
+  "gateAction",
+  "endReason",
+  "interrupted",
+  "replies",
+  "toolCalls",
+  "toolFailures",
+];
+const toolColumns = ["sessionId", "cycleId", "toolName", "calls", "failures", "ts"];
+const silenceColumns = ["sessionId", "startSeq", "startTs", "endTs", "durationMs", "messages", "reason", "cycleId"];
 const gateOf = (v: string | null): TimingAction | null => timingActionSchema.safeParse(v).data ?? null;
 const reasonOf = (v: string | undefined): SilenceReason => silenceReasonSchema.safeParse(v).data ?? "none";
 
@@ -86,22 +119,24 @@ export class AnalyticsStore {
 
   /**
    * The facts a page of events finished, and how far that page went, in one transaction. Multi-row
-   * INSERT OR REPLACE statements: one upsert per row through the client made a catch-up ~10x slower.
+   * upserts: one upsert per row through the client made a catch-up ~10x slower. A fact seen twice in a
+   * page is written once, as it was last seen.
    */
   async commit(sessionId: string, cursor: Cursor, cycles: CycleFact[], silences: SilenceFact[]): Promise<void> {
     const state = JSON.stringify(cursor.state);
-    const cycleRows = cycles.map(
+    const cycleFacts = lastByKey(cycles, (c) => JSON.stringify([c.sessionId, c.cycleId]));
+    const cycleRows = cycleFacts.map(
       (c) =>
         Prisma.sql`(${c.sessionId}, ${c.cycleId}, ${c.startedAt}, ${c.endedAt}, ${c.gateAction}, ${c.endReason},
           ${c.interrupted}, ${c.replies}, ${c.tools.reduce((n, t) => n + t.calls, 0)},
           ${c.tools.reduce((n, t) => n + t.failures, 0)})`,
     );
-    const toolRows = cycles.flatMap((c) =>
-      c.tools.map(
-        (t) => Prisma.sql`(${c.sessionId}, ${c.cycleId}, ${t.toolName}, ${t.calls}, ${t.failures}, ${c.startedAt})`,
-      ),
+    const tools = cycleFacts.flatMap((c) => c.tools.map((t) => ({ c, t })));
+    const toolRows = lastByKey(tools, ({ c, t }) => JSON.stringify([c.sessionId, c.cycleId, t.toolName])).map(
+      ({ c, t }) =>
+        Prisma.sql`(${c.sessionId}, ${c.cycleId}, ${t.toolName}, ${t.calls}, ${t.failures}, ${c.startedAt})`,
     );
-    const silenceRows = silences.map(
+    const silenceRows = lastByKey(silences, (x) => JSON.stringify([x.sessionId, x.startSeq])).map(
       (x) =>
         Prisma.sql`(${x.sessionId}, ${x.startSeq}, ${x.startTs}, ${x.endTs}, ${x.durationMs}, ${x.messages},
           ${x.reason}, ${x.cycleId})`,
@@ -109,17 +144,19 @@ export class AnalyticsStore {
     await this.writer.write(() =>
       this.prisma.$transaction(async (tx) => {
         for (const rows of chunks(cycleRows))
-          await tx.$executeRaw`INSERT OR REPLACE INTO "AnalyticsCycle" ("sessionId", "cycleId", "startedAt",
-            "endedAt", "gateAction", "endReason", "interrupted", "replies", "toolCalls", "toolFailures")
-            VALUES ${Prisma.join(rows)}`;
+          await tx.$executeRaw(upsert("AnalyticsCycle", ["sessionId", "cycleId"], cycleColumns, rows));
         for (const rows of chunks(toolRows))
-          await tx.$executeRaw`INSERT OR REPLACE INTO "AnalyticsToolCall" ("sessionId", "cycleId", "toolName",
-            "calls", "failures", "ts") VALUES ${Prisma.join(rows)}`;
+          await tx.$executeRaw(upsert("AnalyticsToolCall", ["sessionId", "cycleId", "toolName"], toolColumns, rows));
         for (const rows of chunks(silenceRows))
-          await tx.$executeRaw`INSERT OR REPLACE INTO "AnalyticsSilence" ("sessionId", "startSeq", "startTs",
-            "endTs", "durationMs", "messages", "reason", "cycleId") VALUES ${Prisma.join(rows)}`;
-        await tx.$executeRaw`INSERT OR REPLACE INTO "AnalyticsCursor" ("sessionId", "seq", "state")
-          VALUES (${sessionId}, ${cursor.seq}, ${state})`;
+          await tx.$executeRaw(upsert("AnalyticsSilence", ["sessionId", "startSeq"], silenceColumns, rows));
+        await tx.$executeRaw(
+          upsert(
+            "AnalyticsCursor",
+            ["sessionId"],
+            ["sessionId", "seq", "state"],
+            [Prisma.sql`(${sessionId}, ${cursor.seq}, ${state})`],
+          ),
+        );
       }),
     );
   }
@@ -148,8 +185,8 @@ export class AnalyticsStore {
       q.sessionId === undefined ? Prisma.empty : Prisma.sql`AND ${Prisma.raw(column)} = ${q.sessionId}`;
 
     const cycleRows = await this.prisma.$queryRaw<CycleGroupRow[]>`
-      SELECT CAST("startedAt" / ${size} AS INTEGER) * ${size} AS "b", "gateAction", "endReason", COUNT(*) AS "n",
-        SUM("replies") AS "replies", SUM("interrupted") AS "interrupts",
+      SELECT ${sqlBucket(`"startedAt"`, size)} AS "b", "gateAction", "endReason", COUNT(*) AS "n",
+        SUM("replies") AS "replies", SUM(CASE WHEN "interrupted" THEN 1 ELSE 0 END) AS "interrupts",
         SUM("toolCalls") AS "toolCalls", SUM("toolFailures") AS "toolFailures"
       FROM "AnalyticsCycle" WHERE "startedAt" >= ${q.from} AND "startedAt" < ${q.to} ${session(`"sessionId"`)}
       GROUP BY "b", "gateAction", "endReason"`;
@@ -187,8 +224,8 @@ export class AnalyticsStore {
     const silenceRows = await this.prisma.$queryRaw<
       { b: Num; reason: string; n: Num; totalMs: number | null; maxMs: number | null }[]
     >`
-      SELECT CAST("startTs" / ${size} AS INTEGER) * ${size} AS "b", "reason", COUNT(*) AS "n",
-        TOTAL("durationMs") AS "totalMs", MAX("durationMs") AS "maxMs"
+      SELECT ${sqlBucket(`"startTs"`, size)} AS "b", "reason", COUNT(*) AS "n",
+        COALESCE(SUM("durationMs"), 0) AS "totalMs", MAX("durationMs") AS "maxMs"
       FROM "AnalyticsSilence" WHERE "startTs" >= ${q.from} AND "startTs" < ${q.to} ${session(`"sessionId"`)}
       GROUP BY "b", "reason"`;
     const totals = new Map<SilenceReason, { count: number; totalMs: number; maxMs: number }>();
@@ -280,7 +317,7 @@ export class AnalyticsStore {
     if (q.value !== undefined) where.push(Prisma.sql`s."reason" = ${q.value}`);
     return this.prisma.$queryRaw<CycleSqlRow[]>`
       SELECT s."sessionId", s."cycleId", s."startTs" AS "ts", c."gateAction", c."endReason",
-        COALESCE(c."interrupted", 0) AS "interrupted", COALESCE(c."replies", 0) AS "replies",
+        CASE WHEN c."interrupted" THEN 1 ELSE 0 END AS "interrupted", COALESCE(c."replies", 0) AS "replies",
         COALESCE(c."toolCalls", 0) AS "toolCalls", COALESCE(c."toolFailures", 0) AS "toolFailures",
         s."reason", s."durationMs", s."messages"
       FROM "AnalyticsSilence" s

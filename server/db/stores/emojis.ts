@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { EmojiEntry, EmojiRecord, EmojiStore, VersionedUpdate } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { toStringList } from "./support";
+import { sqlTrue, toStringList } from "./support";
 
 interface EmojiRow {
   id: string;
@@ -39,7 +39,7 @@ export class PrismaEmojiStore implements EmojiStore {
   ) {}
 
   async list(): Promise<EmojiRecord[]> {
-    return (await this.select(Prisma.sql`"disabled" = 0`)).map(toRecord);
+    return (await this.select(Prisma.sql`NOT "disabled"`)).map(toRecord);
   }
 
   /** Unknown ids are ignored. */
@@ -51,7 +51,7 @@ export class PrismaEmojiStore implements EmojiStore {
   }
 
   async listAll(): Promise<EmojiEntry[]> {
-    return this.select(Prisma.sql`1`);
+    return this.select(sqlTrue);
   }
 
   async get(id: string): Promise<EmojiEntry | null> {
@@ -97,7 +97,7 @@ export class PrismaEmojiStore implements EmojiStore {
   }
 
   private async select(where: Prisma.Sql): Promise<EmojiEntry[]> {
-    // rowid keeps insertion order, which Prisma's orderBy cannot name.
+    // rowid keeps insertion order, which Prisma's orderBy cannot name (a column of that name on Postgres).
     const rows = await this.prisma.$queryRaw<EmojiRow[]>`
       SELECT "id", "file", "description", CAST("emotions" AS TEXT) AS "emotions", "disabled", "version", "useCount"
       FROM "Emoji" WHERE ${where} ORDER BY rowid`;

@@ -1,7 +1,16 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { JargonEntry, JargonInput, JargonStore, PageQuery, VersionedUpdate } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { escapeLike, fold, fromSessionKey, sqlLimit, toSessionKey, toStringList, type StoreContext } from "./support";
+import {
+  escapeLike,
+  fold,
+  fromSessionKey,
+  sqlPage,
+  sqlTrue,
+  toSessionKey,
+  toStringList,
+  type StoreContext,
+} from "./support";
 
 interface JargonRow {
   id: string;
@@ -83,7 +92,7 @@ export class PrismaJargonStore implements JargonStore {
     return (
       await this.prisma.$queryRaw<JargonRow[]>`
         SELECT ${columns} FROM "Jargon"
-        ORDER BY "updatedAt" DESC, rowid LIMIT ${sqlLimit(opts.limit)}`
+        ORDER BY "updatedAt" DESC, rowid ${sqlPage(opts.limit)}`
     ).map(toEntry);
   }
 
@@ -97,10 +106,10 @@ export class PrismaJargonStore implements JargonStore {
     const like = `%${escapeLike(q)}%`;
     const where = q
       ? Prisma.sql`(lower("word") LIKE ${like} ESCAPE '\\' OR lower("meaning") LIKE ${like} ESCAPE '\\' OR lower("examples") LIKE ${like} ESCAPE '\\')`
-      : Prisma.sql`1`;
+      : sqlTrue;
     const rows = await this.prisma.$queryRaw<JargonRow[]>`
       SELECT ${columns} FROM "Jargon" WHERE ${where}
-      ORDER BY "updatedAt" DESC, rowid LIMIT ${sqlLimit(query.limit)} OFFSET ${Math.max(0, query.offset ?? 0)}`;
+      ORDER BY "updatedAt" DESC, rowid ${sqlPage(query.limit, query.offset)}`;
     return rows.map(toEntry);
   }
 
@@ -142,11 +151,11 @@ export class PrismaJargonStore implements JargonStore {
 
   /** Entries of this session or global ones, most used first, then most recent, then oldest row. */
   private async query(limit: number, sessionId: string | undefined, match: Prisma.Sql): Promise<JargonEntry[]> {
-    const scope = sessionId === undefined ? Prisma.sql`1` : Prisma.sql`"sessionId" IN ('', ${sessionId})`;
+    const scope = sessionId === undefined ? sqlTrue : Prisma.sql`"sessionId" IN ('', ${sessionId})`;
     const rows = await this.prisma.$queryRaw<JargonRow[]>`
       SELECT ${columns} FROM "Jargon"
       WHERE ${scope} AND ${match}
-      ORDER BY "count" DESC, "updatedAt" DESC, rowid LIMIT ${sqlLimit(limit)}`;
+      ORDER BY "count" DESC, "updatedAt" DESC, rowid ${sqlPage(limit)}`;
     return rows.map(toEntry);
   }
 }

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { LearnedItem, LearnedKind, LearnedStore } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { sqlLimit, toStringList } from "./support";
+import { rowId, sqlPage, sqlTrue, toStringList } from "./support";
 
 interface LearnedRow {
   id: bigint | number;
@@ -58,27 +58,29 @@ export class PrismaLearnedStore implements LearnedStore {
   }
 
   async page(query: { limit: number; before?: string }): Promise<LearnedItem[]> {
-    let where = Prisma.sql`1`;
+    let where = sqlTrue;
     if (query.before !== undefined) {
-      const cursor = /^\d+$/.test(query.before) ? await this.get(query.before) : null;
+      const cursor = await this.get(query.before);
       if (!cursor) return [];
       where = Prisma.sql`("ts" < ${cursor.ts} OR ("ts" = ${cursor.ts} AND "id" < ${Number(cursor.id)}))`;
     }
     const rows = await this.prisma.$queryRaw<LearnedRow[]>`
-      SELECT * FROM "LearnedItem" WHERE ${where} ORDER BY "ts" DESC, "id" DESC LIMIT ${sqlLimit(query.limit)}`;
+      SELECT * FROM "LearnedItem" WHERE ${where} ORDER BY "ts" DESC, "id" DESC ${sqlPage(query.limit)}`;
     return rows.map(toItem);
   }
 
   async get(id: string): Promise<LearnedItem | null> {
-    if (!/^\d+$/.test(id)) return null;
-    const row = await this.prisma.learnedItem.findUnique({ where: { id: Number(id) } });
+    const n = rowId(id);
+    if (n === null) return null;
+    const row = await this.prisma.learnedItem.findUnique({ where: { id: n } });
     return row ? toItem(row) : null;
   }
 
   async markUndone(id: string, ts: number): Promise<boolean> {
-    if (!/^\d+$/.test(id)) return false;
+    const n = rowId(id);
+    if (n === null) return false;
     const { count } = await this.writer.write(() =>
-      this.prisma.learnedItem.updateMany({ where: { id: Number(id), undoneAt: null }, data: { undoneAt: ts } }),
+      this.prisma.learnedItem.updateMany({ where: { id: n, undoneAt: null }, data: { undoneAt: ts } }),
     );
     return count > 0;
   }

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore, VersionedUpdate } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { escapeLike, sqlLimit } from "./support";
+import { escapeLike, rowId, sqlPage, sqlTrue } from "./support";
 
 interface MemoryRow {
   id: bigint | number;
@@ -90,17 +90,19 @@ export class PrismaMemoryStore implements MemoryStore {
   }
 
   async get(id: string): Promise<MemoryEntry | null> {
-    if (!/^\d+$/.test(id)) return null;
-    const [row] = await this.select([Prisma.sql`m."id" = ${Number(id)}`], [], { limit: 1 });
+    const n = rowId(id);
+    if (n === null) return null;
+    const [row] = await this.select([Prisma.sql`m."id" = ${n}`], [], { limit: 1 });
     return row ?? null;
   }
 
   /** Compare-and-set on the version inside the write, so two edits of one version cannot both win. */
   async update(id: string, patch: Partial<MemoryInput>, ifVersion: number): Promise<VersionedUpdate<MemoryEntry>> {
-    if (!/^\d+$/.test(id)) return { status: "missing" };
+    const n = rowId(id);
+    if (n === null) return { status: "missing" };
     const { count } = await this.writer.write(() =>
       this.prisma.memory.updateMany({
-        where: { id: Number(id), version: ifVersion },
+        where: { id: n, version: ifVersion },
         data: { ...patch, version: { increment: 1 } },
       }),
     );
@@ -110,8 +112,9 @@ export class PrismaMemoryStore implements MemoryStore {
   }
 
   async remove(id: string): Promise<boolean> {
-    if (!/^\d+$/.test(id)) return false;
-    const { count } = await this.writer.write(() => this.prisma.memory.deleteMany({ where: { id: Number(id) } }));
+    const n = rowId(id);
+    if (n === null) return false;
+    const { count } = await this.writer.write(() => this.prisma.memory.deleteMany({ where: { id: n } }));
     return count > 0;
   }
 
@@ -131,16 +134,18 @@ export class PrismaMemoryStore implements MemoryStore {
     terms: string[],
     page: { limit?: number; offset?: number },
   ): Promise<MemoryEntry[]> {
-    const where = conditions.length ? Prisma.join(conditions, " AND ") : Prisma.sql`1`;
-    // Occurrences of a term = (length - length with the term removed) / term length.
+    const where = conditions.length ? Prisma.join(conditions, " AND ") : sqlTrue;
+    // Occurrences of a term = (length - length with the term removed) / term length (in characters, as
+    // length() counts; a number here: Postgres cannot type length() of a bare parameter).
     const hits = terms.map(
-      (t) => Prisma.sql`(length(lower(m."content")) - length(replace(lower(m."content"), ${t}, ''))) / length(${t})`,
+      (t) =>
+        Prisma.sql`(length(lower(m."content")) - length(replace(lower(m."content"), ${t}, ''))) / ${Prisma.raw(String([...t].length))}`,
     );
     const rank = hits.length ? Prisma.sql`${Prisma.join(hits, " + ")} DESC,` : Prisma.empty;
     const rows = await this.prisma.$queryRaw<MemoryRow[]>`
       SELECT m."id", m."sessionId", m."personName", m."content", m."ts", m."version" FROM "Memory" m
       WHERE ${where}
-      ORDER BY ${rank} m."ts" DESC, m."id" LIMIT ${sqlLimit(page.limit)} OFFSET ${Math.max(0, page.offset ?? 0)}`;
+      ORDER BY ${rank} m."ts" DESC, m."id" ${sqlPage(page.limit, page.offset)}`;
     return rows.map(toEntry);
   }
 }

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { PageQuery, PersonInput, PersonProfile, PersonStore, VersionedUpdate } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { escapeLike, fold, sqlLimit, toStringList, type StoreContext } from "./support";
+import { escapeLike, fold, sqlPage, sqlTrue, toStringList, type StoreContext } from "./support";
 
 interface PersonRow {
   personId: string;
@@ -91,7 +91,7 @@ export class PrismaPersonStore implements PersonStore {
 
   /** Most recently updated first. */
   async list(opts: { limit?: number } = {}): Promise<PersonProfile[]> {
-    return this.select(Prisma.sql`1`, sqlLimit(opts.limit), Prisma.sql`"updatedAt" DESC, rowid`);
+    return this.select(sqlTrue, opts.limit, Prisma.sql`"updatedAt" DESC, rowid`);
   }
 
   async page(query: PageQuery): Promise<PersonProfile[]> {
@@ -100,13 +100,8 @@ export class PrismaPersonStore implements PersonStore {
     const text = [`"personName"`, `"summary"`, `CAST("traits" AS TEXT)`, `CAST("facts" AS TEXT)`].map(
       (column) => Prisma.sql`lower(${Prisma.raw(column)}) LIKE ${like} ESCAPE '\\'`,
     );
-    const where = q ? Prisma.sql`(${Prisma.join(text, " OR ")})` : Prisma.sql`1`;
-    return this.select(
-      where,
-      sqlLimit(query.limit),
-      Prisma.sql`"updatedAt" DESC, rowid`,
-      Math.max(0, query.offset ?? 0),
-    );
+    const where = q ? Prisma.sql`(${Prisma.join(text, " OR ")})` : sqlTrue;
+    return this.select(where, query.limit, Prisma.sql`"updatedAt" DESC, rowid`, query.offset);
   }
 
   async get(personId: string): Promise<PersonProfile | null> {
@@ -143,14 +138,14 @@ export class PrismaPersonStore implements PersonStore {
 
   private async select(
     where: Prisma.Sql,
-    limit: number,
+    limit: number | undefined,
     order: Prisma.Sql = Prisma.sql`rowid`,
-    offset = 0,
+    offset?: number,
   ): Promise<PersonProfile[]> {
     const rows = await this.prisma.$queryRaw<PersonRow[]>`
       SELECT "personId", "personName", "userId", "summary", CAST("traits" AS TEXT) AS "traits",
              CAST("facts" AS TEXT) AS "facts", "updatedAt", "version"
-      FROM "Person" WHERE ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`;
+      FROM "Person" WHERE ${where} ORDER BY ${order} ${sqlPage(limit, offset)}`;
     return rows.map(toProfile);
   }
 }

@@ -24,9 +24,35 @@ export function storeContext(opts: PrismaStoresOptions = {}): StoreContext {
 /** Case-insensitive key, as the in-process stores compare names and words. */
 export const fold = (s: string): string => s.trim().toLowerCase();
 
-/** SQLite LIMIT for an optional `limit`: -1 = all, like the in-process stores' takeFirst/takeLast. */
+/** An optional `limit` as a count: -1 = all, like the in-process stores' takeFirst/takeLast. */
 export function sqlLimit(limit: number | undefined): number {
   return limit === undefined ? -1 : Math.max(0, Math.floor(limit));
+}
+
+/**
+ * `LIMIT … OFFSET …` for an optional `limit` (none: every row). "No limit" is a bound no table reaches:
+ * SQLite's `LIMIT -1` is an error on Postgres, Postgres's `LIMIT ALL`/`NULL` one on SQLite.
+ */
+export function sqlPage(limit: number | undefined, offset = 0): Prisma.Sql {
+  const n = limit === undefined ? Number.MAX_SAFE_INTEGER : Math.max(0, Math.floor(limit));
+  return Prisma.sql`LIMIT ${n} OFFSET ${Math.max(0, Math.floor(offset))}`;
+}
+
+/** A condition that always holds (a WHERE without filters): Postgres rejects SQLite's `1`. */
+export const sqlTrue = Prisma.sql`TRUE`;
+
+/** The start of the `size`-ms bucket a time column falls in (times are positive, so floor = truncation). */
+export function sqlBucket(column: string, size: number): Prisma.Sql {
+  const ms = Math.floor(size);
+  return Prisma.raw(`FLOOR(${column} / ${ms}) * ${ms}`);
+}
+
+/** The integer id of an autoincrement row from its string form; null when no row can have it. */
+export function rowId(id: string): number | null {
+  if (!/^\d{1,10}$/.test(id)) return null;
+  const n = Number(id);
+  // Int columns are 32-bit on Postgres (a larger parameter is an error there, not a miss).
+  return n <= 2_147_483_647 ? n : null;
 }
 
 /** Prisma's JSON input type cannot express `unknown`; stored values are JSON-serialisable by contract. */

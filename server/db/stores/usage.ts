@@ -11,6 +11,7 @@ import type {
 } from "../../stores/types";
 import { DAY_MS, HOUR_MS, bucketKey, nearestRank } from "../../stores/usage-groups";
 import type { StoreWriter } from "../writer";
+import { sqlBucket } from "./support";
 
 /** SQL of each group key (a fixed list: never caller text). Buckets are ms epochs, formatted after. */
 const KEY_SQL: Record<UsageGroupBy, Prisma.Sql> = {
@@ -18,8 +19,8 @@ const KEY_SQL: Record<UsageGroupBy, Prisma.Sql> = {
   model: Prisma.raw(`"model"`),
   endpoint: Prisma.raw(`"endpoint"`),
   session: Prisma.raw(`COALESCE("sessionId", '')`),
-  hour: Prisma.raw(`CAST("ts" / ${HOUR_MS} AS INTEGER) * ${HOUR_MS}`),
-  day: Prisma.raw(`CAST("ts" / ${DAY_MS} AS INTEGER) * ${DAY_MS}`),
+  hour: sqlBucket(`"ts"`, HOUR_MS),
+  day: sqlBucket(`"ts"`, DAY_MS),
 };
 
 /** The column of a group key, indexed as (column, latencyMs, ts). */
@@ -118,7 +119,7 @@ export class PrismaUsageStore implements UsageStore {
     const rows = await this.prisma.$queryRaw<GroupSqlRow[]>`
       SELECT ${KEY_SQL[groupBy]} AS "key", COUNT(*) AS "calls",
         SUM("promptTokens") AS "promptTokens", SUM("completionTokens") AS "completionTokens",
-        SUM("cachedTokens") AS "cachedTokens", TOTAL("costUsd") AS "costUsd",
+        SUM("cachedTokens") AS "cachedTokens", COALESCE(SUM("costUsd"), 0) AS "costUsd",
         SUM(CASE WHEN "costUsd" IS NULL THEN 1 ELSE 0 END) AS "unpricedCalls",
         SUM(CASE WHEN "success" THEN 0 ELSE 1 END) AS "errors", NULL AS "p50Ms", NULL AS "p95Ms"
       FROM "ModelUsage" WHERE "ts" >= ${from} AND "ts" < ${to} GROUP BY 1 ORDER BY 1`;
@@ -155,7 +156,10 @@ export class PrismaUsageStore implements UsageStore {
       const chunk = groups.slice(i, i + PERCENTILE_CHUNK);
       const picks = await this.prisma.$queryRaw<{ i: number | bigint; p50Ms: number | null; p95Ms: number | null }[]>(
         Prisma.join(
-          chunk.map((g, j) => Prisma.sql`SELECT ${i + j} AS "i", ${at(g, 50)} AS "p50Ms", ${at(g, 95)} AS "p95Ms"`),
+          chunk.map(
+            (g, j) =>
+              Prisma.sql`SELECT ${Prisma.raw(String(i + j))} AS "i", ${at(g, 50)} AS "p50Ms", ${at(g, 95)} AS "p95Ms"`,
+          ),
           " UNION ALL ",
         ),
       );
@@ -170,11 +174,11 @@ export class PrismaUsageStore implements UsageStore {
    */
   async series(query: UsageSeriesStoreQuery): Promise<UsageSeriesResult> {
     const size = Math.floor(query.bucketMs);
-    const bucket = Prisma.raw(`CAST("ts" / ${size} AS INTEGER) * ${size}`);
+    const bucket = sqlBucket(`"ts"`, size);
     const rows = await this.prisma.$queryRaw<SeriesSqlRow[]>`
       SELECT ${bucket} AS "bucket", ${KEY_SQL[query.by]} AS "key", COUNT(*) AS "calls",
         SUM("promptTokens") AS "promptTokens", SUM("completionTokens") AS "completionTokens",
-        TOTAL("costUsd") AS "costUsd", SUM(CASE WHEN "costUsd" IS NULL THEN 1 ELSE 0 END) AS "unpricedCalls",
+        COALESCE(SUM("costUsd"), 0) AS "costUsd", SUM(CASE WHEN "costUsd" IS NULL THEN 1 ELSE 0 END) AS "unpricedCalls",
         SUM(CASE WHEN "success" THEN 0 ELSE 1 END) AS "errors"
       FROM "ModelUsage" WHERE "ts" >= ${query.from} AND "ts" < ${query.to}
       GROUP BY 1, 2 ORDER BY 1, 2`;
@@ -200,7 +204,7 @@ export class PrismaUsageStore implements UsageStore {
 
   async costByEndpoint(from: number, to: number): Promise<Map<string, number>> {
     const rows = await this.prisma.$queryRaw<{ endpoint: string; costUsd: number | null }[]>`
-      SELECT "endpoint", TOTAL("costUsd") AS "costUsd" FROM "ModelUsage"
+      SELECT "endpoint", COALESCE(SUM("costUsd"), 0) AS "costUsd" FROM "ModelUsage"
       WHERE "ts" >= ${from} AND "ts" < ${to} GROUP BY "endpoint"`;
     return new Map(rows.map((r) => [r.endpoint, Number(r.costUsd ?? 0)]));
   }
@@ -210,7 +214,7 @@ export class PrismaUsageStore implements UsageStore {
     const totals = new Map<string, SessionUsageTotals>();
     if (!ids.length) return totals;
     const rows = await this.prisma.$queryRaw<TotalsSqlRow[]>`
-      SELECT "sessionId", SUM("promptTokens" + "completionTokens") AS "totalTokens", TOTAL("costUsd") AS "costUsd",
+      SELECT "sessionId", SUM("promptTokens" + "completionTokens") AS "totalTokens", COALESCE(SUM("costUsd"), 0) AS "costUsd",
         SUM(CASE WHEN "costUsd" IS NULL THEN 1 ELSE 0 END) AS "unpricedCalls"
       FROM "ModelUsage" WHERE "sessionId" IN (${Prisma.join(ids)}) GROUP BY "sessionId"`;
     for (const r of rows) {
