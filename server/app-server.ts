@@ -10,7 +10,6 @@ import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
 import type { LoginSessionOptions } from "./auth/login-sessions";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
-import { sqlitePathFromUrl } from "./db/database-url";
 import { publicDir } from "./db/seed";
 import { promptNames, stderrLogger, type Clock, type EngineLogger, type OutboundSink } from "./engine";
 import { apiErrorOf } from "./http/api-errors";
@@ -32,7 +31,7 @@ import { OutboundRouter } from "./platforms/outbound-router";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { createSocketServer } from "./realtime/socket-server";
 import { LiveSettingsService } from "./settings/live-settings";
-import { SearchService } from "./search/service";
+import { openSearchService, type SearchService } from "./search/service";
 
 export type { DashboardOptions } from "./http/requests";
 
@@ -313,7 +312,7 @@ async function serveEngine(
  * the server runs without search (GET /api/search answers 503) rather than not at all.
  */
 function openSearch(databaseUrl: string, engine: Engine, logger: EngineLogger): SearchService {
-  const search = SearchService.open({ ledgerFile: sqlitePathFromUrl(databaseUrl), bus: engine.bus });
+  const search = openSearchService({ databaseUrl, bus: engine.bus });
   search.ready.catch((error: unknown) =>
     logger.warn(`[search] unavailable: ${error instanceof Error ? error.message : String(error)}`),
   );

@@ -1,6 +1,8 @@
 // Tables the migrations create by hand and Prisma must leave alone: the FTS5 index over Memory and its
 // shadow tables (Prisma cannot model virtual tables, so a diff would otherwise propose to drop them), and
 // the cluster's lease and node tables (server/cluster/tables.ts creates them on a cluster's Postgres).
+// On Postgres, the search index's tables, which server/search/pg-index.ts creates by itself
+// (PG_SEARCH_TABLES).
 export const externalTables = [
   "MemoryFts",
   "MemoryFts_config",
@@ -9,4 +11,9 @@ export const externalTables = [
   "MemoryFts_idx",
   "ClusterNode",
   "SessionLease",
+  "SearchMeta",
+  "SearchCursor",
+  "SearchDoc",
+  "SearchCycle",
+  "SearchCycleModel",
 ];

@@ -11,6 +11,18 @@ import type { MonitorEvent } from "../../lib/events/schemas";
  */
 export const MAX_DOC_CHARS = 20_000;
 
+/** Event types documentsOf reads; the JSON of any other row is not even fetched. */
+export const INDEXED_TYPES = [
+  "message.ingested",
+  "message.sent",
+  "timing_gate.result",
+  "planner.finalized",
+  "tool.execution",
+  "cycle.end",
+  "llm.error",
+  "message.send_failed",
+];
+
 export interface SearchDoc {
   /** Distinguishes the documents of one event (a tool execution gives its call and its result). */
   part: number;
@@ -92,5 +104,31 @@ export function documentsOf(event: MonitorEvent): EventDocs {
       return one("error", joined(event.data.target, event.data.error), { failed: true });
     default:
       return NONE;
+  }
+}
+
+/** A ledger row as the indexers read it: `data` already parsed, or null when the type is not indexed. */
+export interface LedgerRowData {
+  sessionId: string;
+  seq: number;
+  type: string;
+  ts: number;
+  data: unknown;
+}
+
+/** documentsOf for a ledger row; a row of an older or unknown shape has nothing to find rather than stopping an index. */
+export function documentsOfRow(row: LedgerRowData): EventDocs {
+  if (row.data === null || row.data === undefined) return NONE;
+  try {
+    // Rows were written by the ledger from valid MonitorEvents (see PrismaLedger.read).
+    return documentsOf({
+      seq: row.seq,
+      sessionId: row.sessionId,
+      type: row.type,
+      ts: row.ts,
+      data: row.data,
+    } as MonitorEvent);
+  } catch {
+    return NONE;
   }
 }

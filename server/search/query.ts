@@ -23,7 +23,8 @@ export interface ScanLimits {
 export const SCAN_LIMITS: ScanLimits = { window: 10_000, budgetMs: 40 };
 /** Characters of context on each side of the first match in a snippet. */
 const SNIPPET_CONTEXT = 60;
-const MIN_TRIGRAM_CHARS = 3;
+/** Shorter terms have no trigram to look up: they are checked on the documents instead. */
+export const MIN_TRIGRAM_CHARS = 3;
 const MAX_TERMS = 16;
 
 export function searchTerms(q: string): string[] {
@@ -37,12 +38,23 @@ export function searchTerms(q: string): string[] {
 
 const charCount = (s: string) => [...s].length;
 
+/** The query's terms, and which of them a trigram index can look up (`long`) or not (`short`). */
+export function splitTerms(q: string): { terms: string[]; long: string[]; short: string[] } {
+  const terms = searchTerms(q);
+  return {
+    terms,
+    long: terms.filter((t) => charCount(t) >= MIN_TRIGRAM_CHARS),
+    short: terms.filter((t) => charCount(t) < MIN_TRIGRAM_CHARS),
+  };
+}
+
 /** One FTS5 string token: the text as a phrase, nothing in it read as syntax. */
 export function ftsPhrase(term: string): string {
   return `"${term.replaceAll('"', '""')}"`;
 }
 
-function likePattern(term: string): string {
+/** A LIKE pattern finding the term anywhere, its own `%`, `_` and backslash escaped with a backslash. */
+export function likePattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
@@ -68,9 +80,7 @@ export function searchIndex(
   query: SearchQuery,
   scan: ScanLimits = SCAN_LIMITS,
 ): IndexSearchResult {
-  const terms = searchTerms(query.q);
-  const long = terms.filter((t) => charCount(t) >= MIN_TRIGRAM_CHARS);
-  const short = terms.filter((t) => charCount(t) < MIN_TRIGRAM_CHARS);
+  const { terms, long, short } = splitTerms(query.q);
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, ...values: unknown[]) => {

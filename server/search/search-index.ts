@@ -12,23 +12,10 @@
 // after `limit` hits instead of ranking every match.
 import { closeSync, openSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
-import type { MonitorEvent } from "../../lib/events/schemas";
-import { documentsOf } from "./documents";
+import { documentsOfRow, INDEXED_TYPES } from "./documents";
 
 /** Bump when the tables or what documentsOf extracts change: an index of another version is rebuilt. */
 export const SEARCH_SCHEMA_VERSION = 3;
-
-/** Event types documentsOf reads; the JSON of any other row is not even fetched. */
-const INDEXED_TYPES = [
-  "message.ingested",
-  "message.sent",
-  "timing_gate.result",
-  "planner.finalized",
-  "tool.execution",
-  "cycle.end",
-  "llm.error",
-  "message.send_failed",
-];
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -228,25 +215,13 @@ export class SearchIndexer {
 
   private indexRow(row: LedgerRow): void {
     if (row.data === null) return;
-    let event: MonitorEvent;
+    let data: unknown;
     try {
-      // Rows were written by the ledger from valid MonitorEvents (see PrismaLedger.read).
-      event = {
-        seq: row.seq,
-        sessionId: row.sessionId,
-        type: row.type,
-        ts: row.ts,
-        data: JSON.parse(row.data) as unknown,
-      } as MonitorEvent;
+      data = JSON.parse(row.data);
     } catch {
       return; // a row that is not JSON has nothing to find
     }
-    let found;
-    try {
-      found = documentsOf(event);
-    } catch {
-      return; // a row of an older shape: skipped rather than stopping the index
-    }
+    const found = documentsOfRow({ ...row, data });
     for (const doc of found.docs) {
       const { changes } = this.insertDoc.run({
         id: this.nextId,

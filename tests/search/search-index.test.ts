@@ -1,16 +1,22 @@
-// Search over a real ledger (SQLite file, the PrismaLedger's writer thread) through the SearchService
-// and its indexer thread: CJK and Latin hits, short queries, hostile query syntax, every filter, paging,
-// catch-up after a restart, rows written to the ledger directly, deleted sessions.
+// Search over a real ledger through each backend's SearchService and its indexer: SQLite (the
+// PrismaLedger's file, the FTS5 index file and its thread) and Postgres (a fresh database on the run's
+// real server, the index tables and the indexer under its advisory lock). The same suite on both: CJK
+// and Latin hits, short queries, hostile query syntax, every filter, paging, bounded scans, catch-up
+// after a restart, rows written to the ledger directly, deleted sessions; then what is each backend's own.
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { searchQuerySchema, type SearchQuery } from "../../lib/api/search";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { PrismaLedger } from "../../server/db/ledger";
+import { PgSearchService } from "../../server/search/pg-service";
 import type { ScanLimits } from "../../server/search/query";
-import { SearchService } from "../../server/search/service";
+import type { SearchService } from "../../server/search/service";
+import { SqliteSearchService } from "../../server/search/sqlite-service";
 import { useTempDatabases } from "../db/helpers";
+import { newPostgresDatabase } from "../support/postgres-db";
 import { until } from "../support/until";
 
 const dbs = useTempDatabases();
@@ -21,13 +27,40 @@ afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
 });
 
-async function setup(opts: { pollMs?: number; scan?: ScanLimits } = {}) {
+interface SetupOptions {
+  pollMs?: number;
+  batchRows?: number;
+  scan?: ScanLimits;
+}
+
+/** A ledger and a search service on one backend, plus the direct access the tests need. */
+interface Fixture {
+  ledger: { append(events: MonitorEvent[]): Promise<void> };
+  service: SearchService;
+  /** Another service on the same ledger and index (a restart, or another node). */
+  start(): Promise<SearchService>;
+  /** Closes a service and forgets it. */
+  stop(service: SearchService): Promise<void>;
+  /** Writes a row into the ledger from another connection (an import). */
+  insertRow(event: MonitorEvent): Promise<void>;
+  /** Deletes a session's rows from another connection. */
+  deleteSession(sessionId: string): Promise<void>;
+  /** Documents in the index. */
+  docCount(): Promise<number>;
+}
+
+async function stopService(service: SearchService): Promise<void> {
+  open.splice(open.indexOf(service), 1);
+  await service.close();
+}
+
+async function sqliteSetup(opts: SetupOptions = {}): Promise<Fixture & { file: string }> {
   const url = await dbs.url();
   const ledger = new PrismaLedger(url);
   open.push(ledger);
   const file = sqlitePathFromUrl(url);
   const start = async () => {
-    const service = await SearchService.start({
+    const service = await SqliteSearchService.start({
       ledgerFile: file,
       pollMs: opts.pollMs ?? 60_000,
       scan: opts.scan,
@@ -35,8 +68,91 @@ async function setup(opts: { pollMs?: number; scan?: ScanLimits } = {}) {
     open.push(service);
     return service;
   };
-  return { url, file, ledger, service: await start(), start };
+  const withDb = <T>(fn: (db: Database.Database) => T): T => {
+    const db = new Database(file);
+    try {
+      return fn(db);
+    } finally {
+      db.close();
+    }
+  };
+  const service = await start();
+  return {
+    file,
+    ledger,
+    service,
+    start,
+    stop: stopService,
+    insertRow: async (e) =>
+      void withDb((db) =>
+        db
+          .prepare('INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, ?)')
+          .run(e.sessionId, e.seq, e.type, e.ts, JSON.stringify(e.data)),
+      ),
+    deleteSession: async (id) =>
+      void withDb((db) => db.prepare('DELETE FROM "MonitorEvent" WHERE "sessionId" = ?').run(id)),
+    docCount: async () => {
+      const index = new Database(service.indexFile, { readonly: true });
+      try {
+        return index.prepare("SELECT COUNT(*) FROM doc").pluck().get() as number; // COUNT(*)
+      } finally {
+        index.close();
+      }
+    },
+  };
 }
+
+/** The ledger's table as the Postgres migrations create it (prisma/schema.prisma's MonitorEvent). */
+const PG_LEDGER = `CREATE TABLE "MonitorEvent" ("sessionId" TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL,
+  ts DOUBLE PRECISION NOT NULL, data JSONB NOT NULL, PRIMARY KEY ("sessionId", seq))`;
+
+async function pgSetup(
+  opts: SetupOptions & { takeoverMs?: number } = {},
+): Promise<Fixture & { url: string; db: pg.Pool }> {
+  const url = await newPostgresDatabase("search");
+  const db = new pg.Pool({ connectionString: url, max: 2 });
+  open.push({ close: () => db.end() });
+  await db.query(PG_LEDGER);
+  const insert = (events: MonitorEvent[]) =>
+    db.query(
+      `INSERT INTO "MonitorEvent" ("sessionId", seq, type, ts, data)
+       SELECT s, q, t, ts, d::jsonb FROM unnest($1::text[], $2::int[], $3::text[], $4::float8[], $5::text[]) AS x(s, q, t, ts, d)`,
+      [
+        events.map((e) => e.sessionId),
+        events.map((e) => e.seq),
+        events.map((e) => e.type),
+        events.map((e) => e.ts),
+        events.map((e) => JSON.stringify(e.data)),
+      ],
+    );
+  const start = async () => {
+    const service = await PgSearchService.start({
+      databaseUrl: url,
+      pollMs: opts.pollMs ?? 60_000,
+      takeoverMs: opts.takeoverMs ?? 60_000,
+      batchRows: opts.batchRows,
+      scan: opts.scan,
+    });
+    open.push(service);
+    return service;
+  };
+  return {
+    url,
+    db,
+    ledger: { append: async (events) => void (await insert(events)) },
+    service: await start(),
+    start,
+    stop: stopService,
+    insertRow: async (e) => void (await insert([e])),
+    deleteSession: async (id) => void (await db.query(`DELETE FROM "MonitorEvent" WHERE "sessionId" = $1`, [id])),
+    docCount: async () => Number((await db.query<{ n: string }>(`SELECT COUNT(*) AS n FROM "SearchDoc"`)).rows[0].n),
+  };
+}
+
+const backends: [string, (opts?: SetupOptions) => Promise<Fixture>][] = [
+  ["SQLite", sqliteSetup],
+  ["Postgres", pgSetup],
+];
 
 const q = (query: Record<string, unknown>): SearchQuery => searchQuerySchema.parse(query);
 
@@ -139,10 +255,10 @@ function finalized(
   };
 }
 
-const keys = (service: SearchService, query: Record<string, unknown>) =>
-  service.search(q(query)).hits.map((h) => `${h.sessionId}#${h.seq}:${h.kind}`);
+const keys = async (service: SearchService, query: Record<string, unknown>) =>
+  (await service.search(q(query))).hits.map((h) => `${h.sessionId}#${h.seq}:${h.kind}`);
 
-describe("search index", () => {
+describe.each(backends)("search index on %s", (_name, setup) => {
   it("finds Chinese and Latin text in messages, gate reasoning, planner texts, tool arguments and results", async () => {
     const { ledger, service } = await setup();
     await ledger.append([
@@ -153,20 +269,20 @@ describe("search index", () => {
       message("s2", 1, "Does anyone know a good ramen place?"),
     ]);
     await service.caughtUp();
-    expect(keys(service, { q: "北京的天气" })).toEqual(["s1#1:message"]);
-    expect(keys(service, { q: "北京" })).toEqual(["s1#4:planner", "s1#3:tool_call", "s1#1:message"]);
-    expect(keys(service, { q: "最高气温" })).toEqual(["s1#3:tool_result"]);
-    expect(keys(service, { q: "weather in BEIJING" })).toEqual(["s1#2:gate"]);
-    expect(keys(service, { q: "Ramen" })).toEqual(["s2#1:message"]);
-    expect(keys(service, { q: "web_search" })).toEqual(["s1#3:tool_call"]);
+    expect(await keys(service, { q: "北京的天气" })).toEqual(["s1#1:message"]);
+    expect(await keys(service, { q: "北京" })).toEqual(["s1#4:planner", "s1#3:tool_call", "s1#1:message"]);
+    expect(await keys(service, { q: "最高气温" })).toEqual(["s1#3:tool_result"]);
+    expect(await keys(service, { q: "weather in BEIJING" })).toEqual(["s1#2:gate"]);
+    expect(await keys(service, { q: "Ramen" })).toEqual(["s2#1:message"]);
+    expect(await keys(service, { q: "web_search" })).toEqual(["s1#3:tool_call"]);
     // Terms are AND-ed, each a substring; a quoted phrase keeps its space.
-    expect(keys(service, { q: "good place" })).toEqual(["s2#1:message"]);
-    expect(keys(service, { q: '"place good"' })).toEqual([]);
-    const [hit] = service.search(q({ q: "天气怎么" })).hits;
+    expect(await keys(service, { q: "good place" })).toEqual(["s2#1:message"]);
+    expect(await keys(service, { q: '"place good"' })).toEqual([]);
+    const [hit] = (await service.search(q({ q: "天气怎么" }))).hits;
     expect(hit).toMatchObject({ sessionId: "s1", seq: 1, kind: "message", failed: false });
     expect(hit.snippet).toContain("今天北京的天气怎么样");
     expect(hit.marks.map(([a, b]) => hit.snippet.slice(a, b))).toEqual(["天气怎么"]);
-    expect(service.search(q({ q: "tool" })).behind).toBe(0);
+    expect((await service.search(q({ q: "tool" }))).behind).toBe(0);
   });
 
   it("answers one- and two-character queries (no trigram) by scanning, in CJK and Latin", async () => {
@@ -178,15 +294,15 @@ describe("search index", () => {
       message("s1", 4, "再见"),
     ]);
     await service.caughtUp();
-    expect(keys(service, { q: "好" })).toEqual(["s1#2:message", "s1#1:message"]);
-    expect(keys(service, { q: "不好" })).toEqual(["s1#2:message"]);
-    expect(keys(service, { q: "OK" })).toEqual(["s1#3:message"]);
+    expect(await keys(service, { q: "好" })).toEqual(["s1#2:message", "s1#1:message"]);
+    expect(await keys(service, { q: "不好" })).toEqual(["s1#2:message"]);
+    expect(await keys(service, { q: "OK" })).toEqual(["s1#3:message"]);
     // A short term beside a long one narrows the long one's matches.
-    expect(keys(service, { q: "then ok" })).toEqual(["s1#3:message"]);
-    expect(keys(service, { q: "then 好" })).toEqual([]);
+    expect(await keys(service, { q: "then ok" })).toEqual(["s1#3:message"]);
+    expect(await keys(service, { q: "then 好" })).toEqual([]);
     // LIKE's own wildcards are text too.
-    expect(keys(service, { q: "%" })).toEqual([]);
-    expect(keys(service, { q: "_" })).toEqual([]);
+    expect(await keys(service, { q: "%" })).toEqual([]);
+    expect(await keys(service, { q: "_" })).toEqual([]);
   });
 
   it("takes FTS5 query syntax from users as plain text and never throws", async () => {
@@ -211,12 +327,12 @@ describe("search index", () => {
       "\\",
       "\u0000x",
     ];
-    for (const text of hostile) expect(() => service.search(q({ q: text })), text).not.toThrow();
-    expect(keys(service, { q: '"hello"' })).toEqual(["s1#1:message"]);
-    expect(keys(service, { q: "NEAR(me)" })).toEqual(["s1#1:message"]);
-    expect(keys(service, { q: "col:value" })).toEqual(["s1#1:message"]);
-    expect(keys(service, { q: "OR-ed" })).toEqual(["s1#1:message"]);
-    expect(keys(service, { q: "special OR hello" })).toEqual([]);
+    for (const text of hostile) await expect(service.search(q({ q: text })), text).resolves.toBeDefined();
+    expect(await keys(service, { q: '"hello"' })).toEqual(["s1#1:message"]);
+    expect(await keys(service, { q: "NEAR(me)" })).toEqual(["s1#1:message"]);
+    expect(await keys(service, { q: "col:value" })).toEqual(["s1#1:message"]);
+    expect(await keys(service, { q: "OR-ed" })).toEqual(["s1#1:message"]);
+    expect(await keys(service, { q: "special OR hello" })).toEqual([]);
   });
 
   it("filters by session, kind, time, tool, failure, end reason and model, and pages newest first", async () => {
@@ -231,32 +347,34 @@ describe("search index", () => {
       message("s2", 1, "alpha elsewhere", T0 + 5_000),
     ]);
     await service.caughtUp();
-    expect(keys(service, { q: "alpha", sessionId: "s2" })).toEqual(["s2#1:message"]);
-    expect(keys(service, { q: "alpha", kind: "message" })).toEqual(["s2#1:message", "s1#1:message"]);
-    expect(keys(service, { q: "alpha", from: String(T0 + 2_000) })).toEqual(["s2#1:message"]);
-    expect(keys(service, { q: "alpha", to: String(T0 + 1_000), sessionId: "s1" }).at(-1)).toBe("s1#1:message");
-    expect(keys(service, { q: "alpha", tool: "read_file" })).toEqual(["s1#3:tool_result", "s1#3:tool_call"]);
-    expect(keys(service, { q: "alpha", failed: "1" })).toEqual(["s1#6:planner", "s1#5:gate", "s1#3:tool_result"]);
-    expect(keys(service, { q: "alpha", failed: "0", sessionId: "s1", kind: "planner" })).toEqual(["s1#4:planner"]);
-    expect(keys(service, { q: "alpha", endReason: "llm_error" })).toEqual(["s1#6:planner", "s1#5:gate"]);
-    expect(keys(service, { q: "alpha", endReason: "finish", kind: "tool_call" })).toEqual([
+    expect(await keys(service, { q: "alpha", sessionId: "s2" })).toEqual(["s2#1:message"]);
+    expect(await keys(service, { q: "alpha", kind: "message" })).toEqual(["s2#1:message", "s1#1:message"]);
+    expect(await keys(service, { q: "alpha", from: String(T0 + 2_000) })).toEqual(["s2#1:message"]);
+    expect(await keys(service, { q: "alpha", to: String(T0 + 1_000), kind: "message" })).toEqual(["s1#1:message"]);
+    expect(await keys(service, { q: "alpha", tool: "read_file" })).toEqual(["s1#3:tool_result", "s1#3:tool_call"]);
+    expect(await keys(service, { q: "alpha", failed: "1" })).toEqual(["s1#6:planner", "s1#5:gate", "s1#3:tool_result"]);
+    expect(await keys(service, { q: "alpha", failed: "0", sessionId: "s1", kind: "planner" })).toEqual([
+      "s1#4:planner",
+    ]);
+    expect(await keys(service, { q: "alpha", endReason: "llm_error" })).toEqual(["s1#6:planner", "s1#5:gate"]);
+    expect(await keys(service, { q: "alpha", endReason: "finish", kind: "tool_call" })).toEqual([
       "s1#3:tool_call",
       "s1#2:tool_call",
     ]);
-    expect(keys(service, { q: "alpha", model: "deepseek-chat" })).toEqual([
+    expect(await keys(service, { q: "alpha", model: "deepseek-chat" })).toEqual([
       "s1#4:planner",
       "s1#3:tool_result",
       "s1#3:tool_call",
       "s1#2:tool_result",
       "s1#2:tool_call",
     ]);
-    expect(keys(service, { q: "upstream 502" })).toEqual(["s1#6:error"]);
+    expect(await keys(service, { q: "upstream 502" })).toEqual(["s1#6:error"]);
     // Pages: `next` continues where the last page stopped, no hit twice, none skipped.
-    const all = keys(service, { q: "alpha", limit: "100" });
+    const all = await keys(service, { q: "alpha", limit: "100" });
     const paged: string[] = [];
     let before: number | undefined;
     do {
-      const page = service.search(q({ q: "alpha", limit: "3", ...(before ? { before: String(before) } : {}) }));
+      const page = await service.search(q({ q: "alpha", limit: "3", ...(before ? { before: String(before) } : {}) }));
       paged.push(...page.hits.map((h) => `${h.sessionId}#${h.seq}:${h.kind}`));
       before = page.next;
     } while (before !== undefined);
@@ -270,12 +388,12 @@ describe("search index", () => {
     await ledger.append(Array.from({ length: 10 }, (_, i) => message(i % 2 ? "s1" : "s2", i + 1, `alpha 好 ${i}`)));
     await service.caughtUp();
     // Unfiltered term lookups stop after `limit` hits: no window.
-    expect(keys(service, { q: "alpha" })).toHaveLength(10);
+    expect(await keys(service, { q: "alpha" })).toHaveLength(10);
     for (const query of [{ q: "alpha", sessionId: "s1" }, { q: "好" }, { q: "alpha 好" }]) {
       const pages: string[][] = [];
       let before: number | undefined;
       do {
-        const page = service.search(q({ ...query, ...(before ? { before: String(before) } : {}) }));
+        const page = await service.search(q({ ...query, ...(before ? { before: String(before) } : {}) }));
         pages.push(page.hits.map((h) => `${h.sessionId}#${h.seq}`));
         before = page.next;
       } while (before !== undefined);
@@ -288,80 +406,159 @@ describe("search index", () => {
   });
 
   it("catches up after a restart from where it stopped, without indexing anything twice", async () => {
-    const { ledger, service, start, file } = await setup();
+    const { ledger, service, start, stop, docCount } = await setup();
     await ledger.append([message("s1", 1, "before the restart")]);
     await service.caughtUp();
-    await service.close();
-    open.splice(open.indexOf(service), 1);
+    await stop(service);
     await ledger.append([
       message("s1", 2, "written while search was down"),
       message("s1", 3, "before the restart, again"),
     ]);
     const again = await start();
     await again.caughtUp();
-    expect(keys(again, { q: "while search" })).toEqual(["s1#2:message"]);
-    expect(keys(again, { q: "before the restart" })).toEqual(["s1#3:message", "s1#1:message"]);
-    const index = new Database(again.indexFile, { readonly: true });
-    try {
-      expect(index.prepare("SELECT COUNT(*) FROM doc").pluck().get()).toBe(3);
-    } finally {
-      index.close();
-    }
-    expect(again.indexFile).toBe(file.replace(/\.db$/, "-search.db"));
-    // Chat text: owner-only like the database.
-    expect(statSync(again.indexFile).mode & 0o777).toBe(0o600);
+    expect(await keys(again, { q: "while search" })).toEqual(["s1#2:message"]);
+    expect(await keys(again, { q: "before the restart" })).toEqual(["s1#3:message", "s1#1:message"]);
+    expect(await docCount()).toBe(3);
   });
 
   it("indexes rows written to the ledger by another connection (an import), found by its poll", async () => {
-    const { file, service } = await setup({ pollMs: 20 });
-    const other = new Database(file);
-    try {
-      other
-        .prepare('INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, ?)')
-        .run("imported", 1, "message.ingested", T0, JSON.stringify(message("imported", 1, "导入的会话消息").data));
-    } finally {
-      other.close();
-    }
+    const { service, insertRow } = await setup({ pollMs: 20 });
+    await insertRow(message("imported", 1, "导入的会话消息", T0));
     // No poke: only the indexer's poll can find it.
-    await until(() => service.search(q({ q: "导入的会话" })).hits.length === 1, "the imported row to be indexed");
-    expect(keys(service, { q: "导入的会话" })).toEqual(["imported#1:message"]);
+    await until(
+      async () => (await service.search(q({ q: "导入的会话" }))).hits.length === 1,
+      "the imported row to be indexed",
+    );
+    expect(await keys(service, { q: "导入的会话" })).toEqual(["imported#1:message"]);
+  });
+
+  it("drops a session deleted from the ledger", async () => {
+    const { ledger, start, stop, service, deleteSession } = await setup();
+    await ledger.append([message("gone", 1, "soon deleted"), message("kept", 1, "soon kept")]);
+    await service.caughtUp();
+    expect(await keys(service, { q: "soon" })).toHaveLength(2);
+    await deleteSession("gone");
+    await stop(service);
+    const again = await start();
+    await again.caughtUp();
+    expect(await keys(again, { q: "soon" })).toEqual(["kept#1:message"]);
+  });
+});
+
+describe("search index on SQLite", () => {
+  it("keeps the index in an owner-only file beside the database", async () => {
+    const { service, file } = await sqliteSetup();
+    const indexFile = (service as SqliteSearchService).indexFile;
+    expect(indexFile).toBe(file.replace(/\.db$/, "-search.db"));
+    // Chat text: owner-only like the database.
+    expect(statSync(indexFile).mode & 0o777).toBe(0o600);
   });
 
   it("rebuilds an index file that is damaged or of another schema version", async () => {
-    const { ledger, service, start } = await setup();
+    const { ledger, service, start, stop } = await sqliteSetup();
     await ledger.append([message("s1", 1, "rebuilt from the ledger")]);
     await service.caughtUp();
-    const file = service.indexFile;
-    await service.close();
-    open.splice(open.indexOf(service), 1);
+    const file = (service as SqliteSearchService).indexFile;
+    await stop(service);
     const old = new Database(file);
     old.pragma("user_version = 1");
     old.exec("DELETE FROM doc");
     old.close();
     const again = await start();
     await again.caughtUp();
-    expect(keys(again, { q: "rebuilt" })).toEqual(["s1#1:message"]);
-    await again.close();
-    open.splice(open.indexOf(again), 1);
+    expect(await keys(again, { q: "rebuilt" })).toEqual(["s1#1:message"]);
+    await stop(again);
     for (const suffix of ["-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
     writeFileSync(file, "this is not a database ".repeat(400));
     const third = await start();
     await third.caughtUp();
-    expect(keys(third, { q: "rebuilt" })).toEqual(["s1#1:message"]);
+    expect(await keys(third, { q: "rebuilt" })).toEqual(["s1#1:message"]);
   });
+});
 
-  it("drops a session deleted from the ledger", async () => {
-    const { file, ledger, start, service } = await setup();
-    await ledger.append([message("gone", 1, "soon deleted"), message("kept", 1, "soon kept")]);
+describe("search index on Postgres", () => {
+  it("rebuilds tables of another schema version from the ledger", async () => {
+    const { ledger, service, start, stop, db } = await pgSetup();
+    await ledger.append([message("s1", 1, "rebuilt from the ledger")]);
     await service.caughtUp();
-    expect(keys(service, { q: "soon" })).toHaveLength(2);
-    const other = new Database(file);
-    other.prepare('DELETE FROM "MonitorEvent" WHERE "sessionId" = ?').run("gone");
-    other.close();
-    await service.close();
-    open.splice(open.indexOf(service), 1);
+    await stop(service);
+    await db.query(`UPDATE "SearchMeta" SET value = 0 WHERE key = 'version'`);
+    await db.query(`DELETE FROM "SearchDoc"`);
     const again = await start();
     await again.caughtUp();
-    expect(keys(again, { q: "soon" })).toEqual(["kept#1:message"]);
+    expect(await keys(again, { q: "rebuilt" })).toEqual(["s1#1:message"]);
+  });
+
+  it("looks CJK and Latin terms up in the trigram index, short terms never", async () => {
+    const { ledger, service, db } = await pgSetup();
+    await ledger.append(
+      Array.from({ length: 3_000 }, (_, i) => message(`s${i % 7}`, i + 1, `第${i}条 消息 number ${i} 今天北京的天气`)),
+    );
+    await service.caughtUp();
+    await db.query(`ANALYZE "SearchDoc"`);
+    // The trigrams come from the database's LC_CTYPE: a UTF-8 locale classes CJK as letters.
+    const { rows } = await db.query<{ n: number }>(`SELECT cardinality(show_trgm('北京的天气')) AS n`);
+    expect(rows[0].n).toBeGreaterThan(0);
+    const plan = async (sql: string, params: unknown[]) => {
+      const client = await db.connect();
+      try {
+        await client.query("SET enable_seqscan = off");
+        const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, params);
+        return rows.map((r) => r["QUERY PLAN"]).join("\n");
+      } finally {
+        await client.query("RESET enable_seqscan");
+        client.release();
+      }
+    };
+    const byText = `SELECT id FROM "SearchDoc" d WHERE d.text ILIKE $1`;
+    expect(await plan(byText, ["%第2999条%"])).toContain("SearchDoc_text_trgm");
+    expect(await plan(byText, ["%Number 2999%"])).toContain("SearchDoc_text_trgm");
+    expect(await keys(service, { q: "第2999条" })).toEqual(["s3#3000:message"]);
+    expect(await keys(service, { q: "NUMBER 2999" })).toEqual(["s3#3000:message"]);
+    expect(await plan(`SELECT id FROM "SearchDoc" d WHERE strpos(lower(d.text), lower($1)) > 0`, ["好"])).not.toContain(
+      "SearchDoc_text_trgm",
+    );
+  });
+
+  it("indexes on one node at a time; another takes over when the indexing one dies", async () => {
+    const { ledger, service: first, start, db } = await pgSetup({ pollMs: 20, takeoverMs: 20 });
+    const second = (await start()) as PgSearchService;
+    const one = first as PgSearchService;
+    await ledger.append([message("s1", 1, "indexed by whichever holds the lock")]);
+    await first.caughtUp();
+    await until(() => one.indexing || second.indexing, "one of them to index");
+    expect(one.indexing && second.indexing).toBe(false);
+    expect(await keys(second, { q: "whichever holds" })).toEqual(["s1#1:message"]);
+    const [holder, other] = one.indexing ? [one, second] : [second, one];
+    // The holder's connection dies (its node was killed): Postgres ends its session and its lock.
+    await db.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext('maisaka.search.indexer')::oid`,
+    );
+    await until(() => other.indexing || holder.indexing, "an indexer again");
+    await ledger.append([message("s1", 2, "written after the take-over")]);
+    await other.caughtUp();
+    expect(await keys(other, { q: "after the take-over" })).toEqual(["s1#2:message"]);
+    expect(await keys(holder, { q: "after the take-over" })).toEqual(["s1#2:message"]);
+    // Closing the indexing one hands the work to the other.
+    const indexing = holder.indexing ? holder : other;
+    const rest = indexing === holder ? other : holder;
+    await stopService(indexing);
+    await until(() => rest.indexing, "the other to take over");
+    await ledger.append([message("s1", 3, "after the close")]);
+    await rest.caughtUp();
+    expect(await keys(rest, { q: "after the close" })).toEqual(["s1#3:message"]);
+  });
+
+  it("catches up a ledger written while search was down in batches across sessions", async () => {
+    const { ledger, start, stop, service, docCount } = await pgSetup({ batchRows: 100 });
+    await stop(service);
+    await ledger.append(
+      Array.from({ length: 2_500 }, (_, i) => message(`s${i % 3}`, Math.floor(i / 3) + 1, `row ${i} end`)),
+    );
+    const again = await start();
+    await again.caughtUp();
+    expect(await docCount()).toBe(2_500);
+    expect(await keys(again, { q: "row 2499 end" })).toEqual(["s0#834:message"]);
+    expect((await again.search(q({ q: "row" }))).behind).toBe(0);
   });
 });

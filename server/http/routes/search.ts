@@ -12,7 +12,7 @@ export const searchRoute = apiRoute({
   async handle({ query }, ctx) {
     if (!ctx.search) throw new HttpError(503, "search is not served by this server");
     try {
-      return { body: ctx.search.search(query) };
+      return { body: await ctx.search.search(query) };
     } catch (error) {
       // Opening (the first moments after start) or not openable (the server log says why).
       if (error instanceof SearchUnavailableError) throw new HttpError(503, error.message, [], { "retry-after": "1" });
