@@ -19,6 +19,8 @@ const PARTS = {
     "server/cluster/leases.ts",
     "server/cluster/fence.ts",
     "server/cluster/ownership.ts",
+    "server/cluster/status.ts",
+    "server/cluster/node.ts",
   ],
   "i16-redis (messenger, event feed, session proxy)": [
     "server/cluster/messenger.ts",
