@@ -69,7 +69,7 @@ describe.skipIf(missing.length > 0)(
             clients: CLIENTS_PER_NODE,
             subscribe: { sessionId: "*", afterSeq: 0 },
           });
-        // Created through every node in turn: creation is proxied to the owner like the rest.
+        // Created through every node in turn: any node may take a new session.
         for (const [i, id] of ids.entries()) {
           const res = await cluster.api(i % NODES, "POST", "/api/sessions", { id, name: id });
           expect(res.status, res.text).toBe(201);
