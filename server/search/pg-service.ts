@@ -14,6 +14,8 @@ import { SearchUnavailableError, type SearchService } from "./service-types";
 
 /** The indexer's advisory lock: one key for the whole cluster (other once-only work uses other keys). */
 const INDEXER_LOCK = "hashtext('maisaka.search.indexer')";
+/** Least time between two looks that pokes asked for (a look reads one index entry per session). */
+const POKE_GAP_MS = 25;
 
 export interface PgSearchServiceOptions {
   /** postgresql://… (the database holding the ledger). */
@@ -25,6 +27,12 @@ export interface PgSearchServiceOptions {
   pollMs?: number;
   /** How often a node that is not indexing tries to take the lock over. */
   takeoverMs?: number;
+  /**
+   * Postgres ends the indexing connection (and so its lock) after this long without a query from it:
+   * a node that is paused (SIGSTOP, a VM frozen) keeps its TCP connection up, so only the server's
+   * timeout lets another node take over. Default: the larger of 10 s and five polls.
+   */
+  holderIdleMs?: number;
   scan?: ScanLimits;
 }
 
@@ -47,11 +55,14 @@ export class PgSearchService implements SearchService {
   private readonly batchRows: number;
   private readonly pollMs: number;
   private readonly takeoverMs: number;
+  private readonly holderIdleMs: number;
   private opened = false;
   private failure: string | null = null;
   private closed = false;
   private unsubscribe: (() => void) | null = null;
-  /** The connection holding the indexer lock, while this node indexes. */
+  /** The connection that tries the indexer lock, and indexes while it holds it. */
+  private candidate: pg.Client | null = null;
+  /** `candidate` while it holds the lock: this node indexes. */
   private holder: pg.Client | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -63,6 +74,7 @@ export class PgSearchService implements SearchService {
     this.batchRows = opts.batchRows ?? 1_000;
     this.pollMs = opts.pollMs ?? 1_000;
     this.takeoverMs = opts.takeoverMs ?? 2_000;
+    this.holderIdleMs = opts.holderIdleMs ?? Math.max(10_000, 5 * this.pollMs);
     this.pool = new pg.Pool({ ...pgConfig(opts.databaseUrl), max: 4 });
     // A dropped idle connection is replaced on the next query; it must not crash the process.
     this.pool.on("error", () => undefined);
@@ -145,9 +157,12 @@ export class PgSearchService implements SearchService {
     return rows[0] ? Number(rows[0].value) : 0;
   }
 
-  /** One look per turn of the event loop, however many events the bus delivered in it. */
+  /**
+   * One look per turn of the event loop, however many events the bus delivered in it; only on the node
+   * that indexes (the others try the lock every takeoverMs, not on every commit).
+   */
   private pokeSoon(): void {
-    if (this.closed || !this.opened) return;
+    if (this.closed || !this.holder) return;
     if (this.running) {
       this.again = true;
       return;
@@ -175,21 +190,19 @@ export class PgSearchService implements SearchService {
       const holder = this.holder ?? (await this.takeLock());
       if (!holder) wait = this.takeoverMs;
       else {
-        do {
-          this.again = false;
-          await this.catchUp(holder);
-        } while (this.again && !this.closed);
+        this.again = false;
+        await this.catchUp(holder);
       }
     } catch (err) {
-      // A lost connection gives the lock back; this node competes for it again at the next look.
+      // A lost connection gives the lock back; this node competes for it again on a new one.
       console.error("[search] indexing failed:", err instanceof Error ? err.message : err);
       await this.releaseHolder();
       wait = this.takeoverMs;
     } finally {
       this.running = false;
     }
-    if (this.again) wait = 0;
-    this.schedule(wait);
+    // Poked meanwhile: look again soon, but a busy bus does not make the looks back to back.
+    this.schedule(this.again ? POKE_GAP_MS : wait);
   }
 
   /** A full look (every session, deletions too; one seek per session) each time: a poke only brings it forward. */
@@ -211,32 +224,34 @@ export class PgSearchService implements SearchService {
     );
   }
 
+  /** Tries the lock on this node's lock connection (kept between tries, so trying costs one query). */
   private async takeLock(): Promise<pg.Client | null> {
-    const client = new pg.Client(pgConfig(this.opts.databaseUrl));
-    client.on("error", () => undefined); // surfaces as the next query's rejection
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${INDEXER_LOCK}) AS ok`);
-      if (!rows[0]?.ok) {
-        await client.end();
-        return null;
-      }
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      throw err;
+    if (!this.candidate) {
+      const client = new pg.Client(pgConfig(this.opts.databaseUrl));
+      client.on("error", () => undefined); // surfaces as the next query's rejection
+      this.candidate = client;
+      await client.connect();
     }
+    const client = this.candidate;
+    const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${INDEXER_LOCK}) AS ok`);
+    if (!rows[0]?.ok) return null;
+    const idle = `${Math.ceil(this.holderIdleMs)}ms`;
+    await client.query(
+      `SELECT set_config('idle_session_timeout', $1, false), set_config('idle_in_transaction_session_timeout', $1, false)`,
+      [idle],
+    );
     this.holder = client;
     return client;
   }
 
   private async releaseHolder(): Promise<void> {
-    const holder = this.holder;
+    const client = this.candidate;
     this.holder = null;
+    this.candidate = null;
     // Ending the connection ends its session: the advisory lock goes with it.
-    await holder?.end().catch(() => undefined);
+    await client?.end().catch(() => undefined);
   }
 }
-
 /** Whether a session is where caughtUp wanted it: past the rows it had then, or dropped as they were. */
 function isLevel(then: SessionProgress, now: SessionProgress | undefined): boolean {
   if (!now) return true;

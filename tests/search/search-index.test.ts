@@ -107,7 +107,7 @@ const PG_LEDGER = `CREATE TABLE "MonitorEvent" ("sessionId" TEXT NOT NULL, seq I
   ts DOUBLE PRECISION NOT NULL, data JSONB NOT NULL, PRIMARY KEY ("sessionId", seq))`;
 
 async function pgSetup(
-  opts: SetupOptions & { takeoverMs?: number } = {},
+  opts: SetupOptions & { takeoverMs?: number; holderIdleMs?: number } = {},
 ): Promise<Fixture & { url: string; db: pg.Pool }> {
   const url = await newPostgresDatabase("search");
   const db = new pg.Pool({ connectionString: url, max: 2 });
@@ -131,6 +131,7 @@ async function pgSetup(
       pollMs: opts.pollMs ?? 60_000,
       takeoverMs: opts.takeoverMs ?? 60_000,
       batchRows: opts.batchRows,
+      holderIdleMs: opts.holderIdleMs,
       scan: opts.scan,
     });
     open.push(service);
@@ -530,11 +531,20 @@ describe("search index on Postgres", () => {
     expect(one.indexing && second.indexing).toBe(false);
     expect(await keys(second, { q: "whichever holds" })).toEqual(["s1#1:message"]);
     const [holder, other] = one.indexing ? [one, second] : [second, one];
+    const lockHolder = async () =>
+      (
+        await db.query<{ pid: number }>(
+          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext('maisaka.search.indexer')::oid`,
+        )
+      ).rows[0]?.pid;
+    const killed = await lockHolder();
+    expect(killed).toBeDefined();
     // The holder's connection dies (its node was killed): Postgres ends its session and its lock.
-    await db.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext('maisaka.search.indexer')::oid`,
-    );
-    await until(() => other.indexing || holder.indexing, "an indexer again");
+    await db.query(`SELECT pg_terminate_backend($1)`, [killed]);
+    await until(async () => {
+      const pid = await lockHolder();
+      return pid !== undefined && pid !== killed;
+    }, "a node to take the lock again");
     await ledger.append([message("s1", 2, "written after the take-over")]);
     await other.caughtUp();
     expect(await keys(other, { q: "after the take-over" })).toEqual(["s1#2:message"]);
@@ -547,6 +557,33 @@ describe("search index on Postgres", () => {
     await ledger.append([message("s1", 3, "after the close")]);
     await rest.caughtUp();
     expect(await keys(rest, { q: "after the close" })).toEqual(["s1#3:message"]);
+  });
+
+  it("indexes what the bus committed without waiting for the poll", async () => {
+    const listeners: ((event: MonitorEvent) => void)[] = [];
+    const { ledger, url, service: first } = await pgSetup();
+    // A second service with the bus; the first (holding the lock) is closed so this one indexes.
+    const bus = { subscribe: (l: (event: MonitorEvent) => void) => (listeners.push(l), () => undefined) };
+    await stopService(first);
+    const service = await PgSearchService.start({ databaseUrl: url, bus, pollMs: 60_000, takeoverMs: 20 });
+    open.push(service);
+    await until(() => service.indexing, "it to index");
+    const event = message("s1", 1, "poked into the index");
+    await ledger.append([event]);
+    for (const l of listeners) l(event);
+    await until(async () => (await keys(service, { q: "poked into" })).length === 1, "the poke to index the row");
+  });
+
+  it("takes the lock from an indexing node that stopped talking (paused) once Postgres timed it out", async () => {
+    // The first indexes, then goes quiet (no poll for a minute), like a paused process whose TCP
+    // connection stays up; the second tries every 20 ms.
+    const { ledger, service: first, start } = await pgSetup({ pollMs: 60_000, takeoverMs: 20, holderIdleMs: 300 });
+    await until(() => (first as PgSearchService).indexing, "the first to index");
+    const second = (await start()) as PgSearchService;
+    await until(() => second.indexing, "the second to take over once the first's session timed out");
+    await ledger.append([message("s1", 1, "indexed by the second")]);
+    await second.caughtUp();
+    expect(await keys(second, { q: "by the second" })).toEqual(["s1#1:message"]);
   });
 
   it("catches up a ledger written while search was down in batches across sessions", async () => {
