@@ -10,9 +10,13 @@ export const sqliteSchemaPath = path.join(projectRoot, "prisma", "schema.prisma"
 export const postgresSchemaPath = path.join(projectRoot, "prisma", "postgres", "schema.prisma");
 
 const header = `// GENERATED from prisma/schema.prisma by server/db/postgres-schema.ts: edit that file, then run
-// \`npm run db:generate\`. Differences: provider postgresql, client output generated/prisma-pg, and the
-// ledger's event data as \`json\` (the text as written: key order kept, \\u0000 accepted) rather than jsonb.
+// \`npm run db:generate\`. Differences: provider postgresql, client output generated/prisma-pg, the
+// ledger's event data as \`json\` (the text as written: key order kept, \\u0000 accepted) rather than jsonb,
+// a \`rowid\` column where the stores order by SQLite's implicit rowid, and a trigram index for Memory search.
 `;
+
+/** Tables the stores read in insertion order (\`ORDER BY rowid\`, server/db/stores): SQLite has it built in. */
+const insertionOrdered = ["ToolToggle", "Jargon", "Person", "Emoji"];
 
 /** The Postgres variant of the SQLite schema text. Throws when the text no longer has what it rewrites. */
 export function derivePostgresSchema(sqlite: string): string {
@@ -33,7 +37,26 @@ export function derivePostgresSchema(sqlite: string): string {
   text = rewriteModelField(text, "MonitorEvent", "data", (line) =>
     line.replace(/\bJson\b(?!.*@db\.)/, "Json @db.Json"),
   );
+  for (const model of insertionOrdered)
+    text = addToModel(
+      text,
+      model,
+      "  /// Insertion order: SQLite's implicit rowid, made a column.\n  rowid BigInt @unique @default(autoincrement())",
+    );
+  // Memory search runs ILIKE per term (server/db/stores/memories.ts); SQLite has its FTS5 table instead.
+  text = addToModel(text, "Memory", '  @@index([content(ops: raw("gin_trgm_ops"))], type: Gin)');
   return header + text;
+}
+
+/**
+ * `lines` appended to a model's block, before its closing brace; a schema without that model is left as it
+ * is (the stores' Postgres suites fail on a missing column or index, not this derivation).
+ */
+function addToModel(text: string, model: string, lines: string): string {
+  const block = new RegExp(`^model ${model} \\{[\\s\\S]*?^\\}`, "m").exec(text);
+  if (!block) return text;
+  const end = block.index + block[0].length - 1;
+  return `${text.slice(0, end)}\n${lines}\n${text.slice(end)}`;
 }
 
 function rewriteModelField(text: string, model: string, field: string, edit: (line: string) => string): string {

@@ -4,19 +4,20 @@ import { describe, expect, it } from "vitest";
 import { createPrismaStores } from "../../server/db/stores";
 import { MemoryAccountStore, MemoryAuditStore } from "../../server/stores/memory/accounts";
 import type { AccountRecord, AccountStore, AuditStore } from "../../server/stores/types";
-import { useTempDatabases } from "./helpers";
+import { backends } from "./helpers";
 
-const dbs = useTempDatabases();
+/** Each backend with its databases (made per test file). */
+const databases = backends.map((b) => [b.name, b.use()] as const);
 
 const implementations: [string, () => Promise<{ accounts: AccountStore; audit: AuditStore }>][] = [
   ["memory", async () => ({ accounts: new MemoryAccountStore(), audit: new MemoryAuditStore() })],
-  [
-    "prisma",
+  ...databases.map(([name, db]): [string, () => Promise<{ accounts: AccountStore; audit: AuditStore }>] => [
+    `prisma on ${name}`,
     async () => {
-      const stores = createPrismaStores((await dbs.prisma()).prisma);
+      const stores = createPrismaStores((await db.prisma()).prisma);
       return { accounts: stores.accounts, audit: stores.audit };
     },
-  ],
+  ]),
 ];
 
 const account = (id: string, name: string, extra: Partial<AccountRecord> = {}): AccountRecord => ({

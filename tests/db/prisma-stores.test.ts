@@ -1,18 +1,21 @@
-// What only the Prisma-backed stores have: sessions and restart snapshots, the FTS5 index, atomic
-// toggle + audit writes, the dashboard's editing paths.
+// What only the Prisma-backed stores have, on SQLite and Postgres: sessions and restart snapshots, the
+// full-text index (FTS5 on SQLite, pg_trgm on Postgres), atomic toggle + audit writes, the dashboard's
+// editing paths.
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createPrisma } from "../../server/db/client";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { createPrismaStores } from "../../server/db/stores";
 import type { SessionRecord } from "../../server/stores/types";
-import { useTempDatabases } from "./helpers";
+import { backends, type TempDatabases } from "./helpers";
 import { usageRecord } from "../support/usage-record";
 
-const dbs = useTempDatabases();
+/** Each backend with its databases (made per test file). */
+const databases = backends.map((b) => [b.name, b.use()] as const);
+const [[, sqlite], [, postgres]] = databases;
 
-async function open() {
-  const { prisma, url } = await dbs.prisma();
+async function openOn(db: TempDatabases) {
+  const { prisma, url } = await db.prisma();
   return { prisma, url, stores: createPrismaStores(prisma) };
 }
 
@@ -27,7 +30,9 @@ const session = (id: string, createdAt: number): SessionRecord => ({
   lastActiveAt: createdAt,
 });
 
-describe("sessions", () => {
+describe.each(databases)("sessions on %s", (_name, db) => {
+  const open = () => openOn(db);
+
   it("upserts, gets, lists oldest first and touches", async () => {
     const { stores } = await open();
     await stores.sessions.upsert(session("b", 20));
@@ -51,7 +56,7 @@ describe("sessions", () => {
       await stores.sessions.saveSnapshot({ sessionId: "s1", state: value, ts: 2 });
       expect((await stores.sessions.loadSnapshot("s1"))?.state).toEqual(value);
     }
-    // A new client on the same file (a restart) reads what was saved.
+    // A new client on the same database (a restart) reads what was saved.
     const restarted = await createPrisma(url);
     try {
       expect((await createPrismaStores(restarted).sessions.loadSnapshot("s1"))?.ts).toBe(2);
@@ -61,7 +66,9 @@ describe("sessions", () => {
   });
 });
 
-describe("memories full-text index", () => {
+describe("memories full-text index on SQLite", () => {
+  const open = () => openOn(sqlite);
+
   it("keeps MemoryFts in sync with Memory through the triggers", async () => {
     const { stores, url } = await open();
     const a = await stores.memories.add({ sessionId: null, personName: null, content: "alpha bravo charlie", ts: 1 });
@@ -115,7 +122,63 @@ describe("memories full-text index", () => {
   });
 });
 
-describe("toggles", () => {
+describe("memories full-text index on Postgres", () => {
+  it("finds every term as a substring, case ignored, through the trigram index", async () => {
+    const { stores, prisma } = await openOn(postgres);
+    await prisma.memory.createMany({
+      data: Array.from({ length: 5_000 }, (_, i) => ({
+        sessionId: null,
+        personName: null,
+        content: `Memory number ${i} about Topic-${i % 50}`,
+        ts: i,
+      })),
+    });
+    await stores.memories.add({
+      sessionId: null,
+      personName: null,
+      content: "大家约好周六一起去爬山看日出",
+      ts: 9_000,
+    });
+    await stores.memories.add({ sessionId: null, personName: null, content: "a 100% sure thing_x", ts: 9_001 });
+    const ts = async (query: string) =>
+      (await stores.memories.search({ mode: "search", query, limit: 3 })).map((e) => e.ts);
+    expect(await ts("topic-7 ")).toEqual([4957, 4907, 4857]);
+    expect(await ts("MEMORY 4957")).toEqual([4957]);
+    expect(await ts("爬山 日出")).toEqual([9_000]);
+    expect(await ts("100%")).toEqual([9_001]);
+    expect(await ts("0%")).toEqual([9_001]); // LIKE wildcards are text: "0%" is not "0 then anything"
+    expect(await ts("g_x")).toEqual([9_001]);
+    expect(await ts("ing_x thing")).toEqual([9_001]);
+    expect(await ts("apples OR bananas")).toEqual([]); // no FTS5 syntax here: every term must occur
+    // The terms' ILIKE can be answered from the index (a sequential scan is what it avoids).
+    const plan = await prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
+      return tx.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(
+        `EXPLAIN SELECT "id" FROM "Memory" WHERE "content" ILIKE '%topic-7%'`,
+      );
+    });
+    expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/Bitmap Index Scan on "?Memory_content_idx/);
+  });
+});
+
+describe.each(databases)("toggles on %s", (name, db) => {
+  const open = () => openOn(db);
+  /** Every insert into ToggleAudit fails from now on. */
+  const breakAudit = async (prisma: Awaited<ReturnType<typeof open>>["prisma"]) => {
+    if (name === "SQLite") {
+      await prisma.$executeRawUnsafe(
+        `CREATE TRIGGER "fail_audit" BEFORE INSERT ON "ToggleAudit" BEGIN SELECT RAISE(ABORT, 'audit broken'); END`,
+      );
+      return;
+    }
+    await prisma.$executeRawUnsafe(
+      `CREATE FUNCTION fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit broken'; END $$`,
+    );
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER "fail_audit" BEFORE INSERT ON "ToggleAudit" FOR EACH ROW EXECUTE FUNCTION fail_audit()`,
+    );
+  };
+
   it("writes the toggle and its audit entry atomically: a failed audit write leaves the toggle unchanged", async () => {
     const { stores, prisma } = await open();
     await stores.toggles.set(
@@ -124,9 +187,7 @@ describe("toggles", () => {
       "init",
       1,
     );
-    await prisma.$executeRawUnsafe(
-      `CREATE TRIGGER "fail_audit" BEFORE INSERT ON "ToggleAudit" BEGIN SELECT RAISE(ABORT, 'audit broken'); END`,
-    );
+    await breakAudit(prisma);
     await expect(
       stores.toggles.set(
         { toolName: "reply", scope: "global", sessionId: null, enabled: false },
@@ -170,7 +231,9 @@ describe("toggles", () => {
   });
 });
 
-describe("editing paths", () => {
+describe.each(databases)("editing paths on %s", (_name, db) => {
+  const open = () => openOn(db);
+
   it("edits the emoji library and counts uses", async () => {
     const { stores, prisma } = await open();
     await stores.emojis.upsert({ id: "e1", file: "emoji/x.png", description: "x", emotions: ["a"] });

@@ -11,10 +11,11 @@ import type {
   Stores,
   ToolRecord,
 } from "../../server/stores/types";
-import { useTempDatabases } from "./helpers";
+import { backends } from "./helpers";
 import { usageRecord } from "../support/usage-record";
 
-const dbs = useTempDatabases();
+/** Each backend with its databases (made per test file). */
+const databases = backends.map((b) => [b.name, b.use()] as const);
 
 type CommonStores = Omit<Stores, "sessions">;
 
@@ -49,11 +50,11 @@ const implementations: [string, () => Promise<Harness>][] = [
       };
     },
   ],
-  [
-    "prisma",
+  ...databases.map(([name, db]): [string, () => Promise<Harness>] => [
+    `prisma on ${name}`,
     async () => {
       const c = clock();
-      const { prisma } = await dbs.prisma();
+      const { prisma } = await db.prisma();
       const stores = createPrismaStores(prisma, { now: c.now });
       return {
         stores,
@@ -64,7 +65,7 @@ const implementations: [string, () => Promise<Harness>][] = [
         },
       };
     },
-  ],
+  ]),
 ];
 
 const msg = (over: Partial<ChatMessageRecord> & Pick<ChatMessageRecord, "messageId" | "ts">): ChatMessageRecord => ({
@@ -600,8 +601,11 @@ describe.each(implementations)("%s stores", (_name, make) => {
 
 describe.each([
   ["memory", async () => createMemoryStores().sessions],
-  ["prisma", async () => createPrismaStores((await dbs.prisma()).prisma).sessions],
-] as const)("%s session list pages", (_name, make) => {
+  ...databases.map(([name, db]) => [
+    `prisma on ${name}`,
+    async () => createPrismaStores((await db.prisma()).prisma).sessions,
+  ]),
+] as [string, () => Promise<SessionStore>][])("%s session list pages", (_name, make) => {
   it("pages newest first with ties by id (descending too), filters, and counts from the last snapshot", async () => {
     const sessions: SessionStore = await make();
     const ids = ["b", "a", "c", "d", "e"];
@@ -647,8 +651,8 @@ describe.each([
 
 describe.each([
   ["memory", async () => createMemoryStores()],
-  ["prisma", async () => createPrismaStores((await dbs.prisma()).prisma)],
-] as const)("%s session overview", (_name, make) => {
+  ...databases.map(([name, db]) => [`prisma on ${name}`, async () => createPrismaStores((await db.prisma()).prisma)]),
+] as [string, () => Promise<Pick<Stores, "sessions" | "usage">>][])("%s session overview", (_name, make) => {
   it("sorts by any key both ways, filters by range and archived, keeps usage sums, archives and purges", async () => {
     const stores = await make();
     const { sessions, usage } = stores;

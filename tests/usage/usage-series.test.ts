@@ -7,10 +7,11 @@ import { createPrismaStores } from "../../server/db/stores";
 import { createMemoryStores } from "../../server/stores/memory";
 import type { ModelUsageRecord, UsageGroupBy, UsageStore } from "../../server/stores/types";
 import { bucketCount, buildSeries } from "../../server/usage/series";
-import { useTempDatabases } from "../db/helpers";
+import { backends } from "../db/helpers";
 import { usageRecord } from "../support/usage-record";
 
-const dbs = useTempDatabases();
+/** Each backend with its databases (made per test file). */
+const databases = backends.map((b) => [b.name, b.use()] as const);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const T0 = Date.UTC(2026, 11, 1, 0, 0, 0);
@@ -35,9 +36,9 @@ function variedCalls(n: number): ModelUsageRecord[] {
   );
 }
 
-describe("aggregate in SQL and in process", () => {
+describe.each(databases)("aggregate in SQL (%s) and in process", (_name, db) => {
   it("gives the same rows (sums and nearest-rank p50/p95) for every group key", async () => {
-    const sql = createPrismaStores((await dbs.prisma()).prisma).usage;
+    const sql = createPrismaStores((await db.prisma()).prisma).usage;
     const memory = createMemoryStores().usage;
     for (const rec of variedCalls(600)) {
       await sql.record(rec);
@@ -57,7 +58,7 @@ describe("aggregate in SQL and in process", () => {
   });
 
   it("sums per bucket and key the same way", async () => {
-    const sql = createPrismaStores((await dbs.prisma()).prisma).usage;
+    const sql = createPrismaStores((await db.prisma()).prisma).usage;
     const memory = createMemoryStores().usage;
     for (const rec of variedCalls(300)) {
       await sql.record(rec);

@@ -1,18 +1,22 @@
-// GET /api/usage's aggregation in both stores: the same rows from SQL (Prisma on SQLite) and in
+// GET /api/usage's aggregation in both stores: the same rows from SQL (Prisma on SQLite and Postgres) and in
 // process, with nearest-rank percentiles checked against hand-computed values.
 import { describe, expect, it } from "vitest";
 import { createPrismaStores } from "../../server/db/stores";
 import { createMemoryStores } from "../../server/stores/memory";
 import type { ModelUsageRecord, UsageStore } from "../../server/stores/types";
 import { nearestRank } from "../../server/stores/usage-groups";
-import { useTempDatabases } from "../db/helpers";
+import { backends } from "../db/helpers";
 import { usageRecord } from "../support/usage-record";
 
-const dbs = useTempDatabases();
+/** Each backend with its databases (made per test file). */
+const databases = backends.map((b) => [b.name, b.use()] as const);
 
 const implementations: [string, () => Promise<UsageStore>][] = [
   ["memory", async () => createMemoryStores().usage],
-  ["prisma", async () => createPrismaStores((await dbs.prisma()).prisma).usage],
+  ...databases.map(([name, db]): [string, () => Promise<UsageStore>] => [
+    `prisma on ${name}`,
+    async () => createPrismaStores((await db.prisma()).prisma).usage,
+  ]),
 ];
 
 const HOUR = 3_600_000;

@@ -7,7 +7,9 @@ import type {
   AuditRecord,
   AuditStore,
 } from "../../stores/types";
+import { sqlDialect, type SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
+import { containsIgnoringCase } from "./support";
 
 const roleOf = (role: string): AccountRole => (role === "admin" || role === "operator" ? role : "viewer");
 
@@ -57,10 +59,14 @@ class NotFound extends Error {}
 
 /** The audit trail of every operator change; before/after as JSON text. */
 export class PrismaAuditStore implements AuditStore {
+  private readonly dialect: SqlDialect;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {}
+  ) {
+    this.dialect = sqlDialect(prisma);
+  }
 
   async append(entry: Omit<AuditRecord, "id">): Promise<AuditRecord> {
     const row = await this.writer.write(() =>
@@ -90,7 +96,7 @@ export class PrismaAuditStore implements AuditStore {
         ...(filter.beforeId !== undefined ? { id: { lt: filter.beforeId } } : {}),
         ...(filter.actor !== undefined ? { OR: [{ actorId: filter.actor }, { actorName: filter.actor }] } : {}),
         ...(filter.action !== undefined ? { action: filter.action } : {}),
-        ...(filter.target !== undefined ? { target: { contains: filter.target } } : {}),
+        ...(filter.target !== undefined ? { target: containsIgnoringCase(this.dialect, filter.target) } : {}),
         ...(Object.keys(at).length ? { at } : {}),
       },
       orderBy: { id: "desc" },

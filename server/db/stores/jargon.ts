@@ -1,10 +1,12 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { JargonEntry, JargonInput, JargonStore, PageQuery, VersionedUpdate } from "../../stores/types";
+import { sqlDialect, type SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import {
   escapeLike,
   fold,
   fromSessionKey,
+  sqlContains,
   sqlPage,
   sqlTrue,
   toSessionKey,
@@ -38,11 +40,15 @@ const toEntry = (r: JargonRow): JargonEntry => ({
 
 /** Group slang. Words compare case-insensitively through `wordKey` (the folded word). */
 export class PrismaJargonStore implements JargonStore {
+  private readonly dialect: SqlDialect;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly ctx: StoreContext,
     private readonly writer: StoreWriter,
-  ) {}
+  ) {
+    this.dialect = sqlDialect(prisma);
+  }
 
   async findExact(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]> {
     return this.query(limit, sessionId, Prisma.sql`"wordKey" = ${fold(word)}`);
@@ -52,11 +58,9 @@ export class PrismaJargonStore implements JargonStore {
   async findFuzzy(word: string, limit: number, sessionId?: string): Promise<JargonEntry[]> {
     const wanted = fold(word);
     if (!wanted) return [];
-    return this.query(
-      limit,
-      sessionId,
-      Prisma.sql`"wordKey" <> ${wanted} AND "wordKey" <> '' AND (instr("wordKey", ${wanted}) > 0 OR instr(${wanted}, "wordKey") > 0)`,
-    );
+    const [key, w] = [Prisma.sql`"wordKey"`, Prisma.sql`${wanted}`];
+    const either = Prisma.sql`(${sqlContains(this.dialect, key, w)} OR ${sqlContains(this.dialect, w, key)})`;
+    return this.query(limit, sessionId, Prisma.sql`"wordKey" <> ${wanted} AND "wordKey" <> '' AND ${either}`);
   }
 
   /** Same word (case-insensitive) in the same scope: the meaning is replaced and the count grows. */

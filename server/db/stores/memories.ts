@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore, VersionedUpdate } from "../../stores/types";
+import { sqlDialect, type SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { escapeLike, rowId, sqlPage, sqlTrue } from "./support";
 
@@ -42,14 +43,18 @@ function isFtsSyntaxError(err: unknown): boolean {
 }
 
 /**
- * Long-term memories: full text through the MemoryFts index (FTS5, trigram), bounded by time,
- * person and session. Ranking matches the in-process store: total term hits, then newest first.
+ * Long-term memories: full text through the MemoryFts index (FTS5, trigram) on SQLite, ILIKE on a
+ * pg_trgm index on Postgres, bounded by time, person and session. Ranking matches the in-process store: total term hits, then newest first.
  */
 export class PrismaMemoryStore implements MemoryStore {
+  private readonly dialect: SqlDialect;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {}
+  ) {
+    this.dialect = sqlDialect(prisma);
+  }
 
   async add(entry: MemoryInput): Promise<MemoryEntry> {
     const row = await this.writer.write(() =>
@@ -71,6 +76,7 @@ export class PrismaMemoryStore implements MemoryStore {
     const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
     const page = { limit: q.limit, offset: q.offset };
     if (terms.length === 0) return this.select(filters, [], page);
+    if (this.dialect === "postgresql") return this.select([...filters, ...this.likeTerms(terms, "ILIKE")], terms, page);
     const ftsTerms = plainTerms(query);
     if (ftsTerms.length && ftsTerms.every((t) => [...t].length >= minFtsTermLength)) {
       const fts = Prisma.sql`m."id" IN (SELECT rowid FROM "MemoryFts" WHERE "MemoryFts" MATCH ${query})`;
@@ -80,8 +86,12 @@ export class PrismaMemoryStore implements MemoryStore {
         if (!isFtsSyntaxError(err)) throw err;
       }
     }
-    const like = terms.map((t) => Prisma.sql`m."content" LIKE ${`%${escapeLike(t)}%`} ESCAPE '\\'`);
-    return this.select([...filters, ...like], terms, page);
+    return this.select([...filters, ...this.likeTerms(terms, "LIKE")], terms, page);
+  }
+
+  /** Each term as a substring: SQLite's LIKE ignores ASCII case, Postgres's ILIKE runs on the trigram index. */
+  private likeTerms(terms: string[], op: "LIKE" | "ILIKE"): Prisma.Sql[] {
+    return terms.map((t) => Prisma.sql`m."content" ${Prisma.raw(op)} ${`%${escapeLike(t)}%`} ESCAPE '\\'`);
   }
 
   /** Newest first. */

@@ -62,7 +62,9 @@ export class PrismaMessageStore implements MessageStore {
         select: { id: true },
       }),
     );
-    // The autoincrement row id: assigned under SQLite's write lock, so it follows commit order.
+    // The autoincrement row id follows commit order: SQLite assigns it under its write lock; a Postgres
+    // sequence does not, but this process's writes go one at a time (StoreWriter) and a session's
+    // messages are written by the one node owning it.
     return row.id;
   }
 

@@ -9,7 +9,9 @@ import {
   type SessionRecord,
   type SessionStore,
 } from "../../stores/types";
+import { sqlDialect, type SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
+import { containsIgnoringCase } from "./support";
 
 const toRecord = (r: ChatSession): SessionRecord => ({
   id: r.id,
@@ -25,10 +27,14 @@ const toRecord = (r: ChatSession): SessionRecord => ({
 
 /** Chat sessions and the runtime snapshot each one resumes from after a restart. */
 export class PrismaSessionStore implements SessionStore {
+  private readonly dialect: SqlDialect;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
-  ) {}
+  ) {
+    this.dialect = sqlDialect(prisma);
+  }
 
   async upsert(session: SessionRecord): Promise<void> {
     const { id, name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt } = session;
@@ -73,8 +79,10 @@ export class PrismaSessionStore implements SessionStore {
       and.push({ [sort.key]: { [upTo]: after.value } });
       and.push({ OR: [{ [sort.key]: { [op]: after.value } }, { id: { [op]: after.id } }] });
     }
-    // SQLite's LIKE, which Prisma's `contains` uses, ignores ASCII case.
-    if (query.q) and.push({ OR: [{ name: { contains: query.q } }, { id: { contains: query.q } }] });
+    if (query.q) {
+      const q = containsIgnoringCase(this.dialect, query.q);
+      and.push({ OR: [{ name: q }, { id: q }] });
+    }
     if (query.platform !== undefined) and.push({ platform: query.platform });
     if (query.onlyIds) and.push({ id: { in: [...query.onlyIds] } });
     if (query.exceptIds?.length) and.push({ id: { notIn: [...query.exceptIds] } });
@@ -116,7 +124,7 @@ export class PrismaSessionStore implements SessionStore {
   }
 
   /**
-   * One batch transaction over every table holding the session's rows: SQLite commits it whole or
+   * One batch transaction over every table holding the session's rows: the database commits it whole or
    * not at all, so a crash mid-way leaves the session as it was (and a repeat finishes the job).
    */
   async purge(id: string): Promise<SessionPurgeCounts> {

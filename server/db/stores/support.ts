@@ -1,6 +1,7 @@
 // Shared bits of the Prisma-backed stores.
 import { randomUUID } from "node:crypto";
 import { Prisma } from "../../../generated/prisma/client";
+import type { SqlDialect } from "../client";
 import type { DatabaseHealth } from "../health";
 
 export interface PrismaStoresOptions {
@@ -68,6 +69,23 @@ export function toStringList(value: unknown): string[] {
 /** `''` stands for "no session" in columns that take part in a unique index (see schema.prisma). */
 export const toSessionKey = (sessionId: string | null | undefined): string => sessionId ?? "";
 export const fromSessionKey = (key: string): string | null => (key === "" ? null : key);
+
+/** Whether `needle` occurs in `haystack` (case-sensitive): instr() on SQLite, strpos() on Postgres. */
+export function sqlContains(dialect: SqlDialect, haystack: Prisma.Sql, needle: Prisma.Sql): Prisma.Sql {
+  return dialect === "postgresql"
+    ? Prisma.sql`strpos(${haystack}, ${needle}) > 0`
+    : Prisma.sql`instr(${haystack}, ${needle}) > 0`;
+}
+
+/**
+ * Prisma's `contains` ignoring case as the in-process stores do: SQLite's LIKE ignores (ASCII) case by
+ * itself, Postgres needs `mode: "insensitive"` (ILIKE), which the SQLite client's types do not name.
+ */
+export function containsIgnoringCase(dialect: SqlDialect, text: string): Prisma.StringFilter {
+  return dialect === "postgresql"
+    ? ({ contains: text, mode: "insensitive" } as Prisma.StringFilter)
+    : { contains: text };
+}
 
 /** A LIKE pattern's literal text (used with ESCAPE '\\'). */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
