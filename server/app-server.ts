@@ -2,12 +2,16 @@
 // and the Next.js dashboard, with the engine running in-process on the Prisma stores and ledger.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
 import type { AnalyticsIndexer } from "./analytics/indexer";
 import { AuditLog } from "./accounts/audit";
 import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
 import type { LoginSessionOptions } from "./auth/login-sessions";
+import { clusterConfigFromEnv } from "./cluster/config";
+import { ClusterMember } from "./cluster/node";
+import { singleStatus } from "./cluster/status";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
 import { publicDir } from "./db/seed";
@@ -98,16 +102,36 @@ export interface AppServer {
 }
 
 export async function startAppServer(opts: AppServerOptions): Promise<AppServer> {
-  const database = await openDatabase(opts.databaseUrl, { logger: opts.logger ?? stderrLogger });
+  // DATABASE_URL=postgresql://… and REDIS_URL: a cluster node (REDIS_URL on SQLite is refused here).
+  const clusterConfig = clusterConfigFromEnv(opts.env ?? process.env, {
+    databaseUrl: opts.databaseUrl,
+    host: opts.host ?? "127.0.0.1",
+    port: opts.port ?? 3000,
+  });
+  const member = clusterConfig ? await ClusterMember.open(clusterConfig, opts.databaseUrl) : null;
   try {
-    return await serve(opts, database);
+    // A cluster node's ledger appends only the sessions whose lease it holds (server/cluster/fence.ts).
+    const database = await openDatabase(opts.databaseUrl, {
+      logger: opts.logger ?? stderrLogger,
+      fence: member?.fence,
+    });
+    try {
+      return await serve(opts, database, member);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
   } catch (error) {
-    await database.close();
+    await member?.close();
     throw error;
   }
 }
 
-async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise<AppServer> {
+async function serve(
+  opts: AppServerOptions,
+  database: MaisakaDatabase,
+  member: ClusterMember | null,
+): Promise<AppServer> {
   const logger = opts.logger ?? stderrLogger;
   // Before the engine: its outbound deliveries go through the platform connections.
   const connections = createOneBotPlatform({
@@ -125,7 +149,8 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
     settingsVersion: () => settings?.currentVersion ?? 0,
     config: opts.config,
     ...(savedMcpServers ? { mcpServers: savedMcpServers.map((server) => server.config) } : {}),
-    stores: database.stores,
+    // A cluster node saves a session's snapshot only while it holds the session's lease.
+    stores: member ? member.guardStores(database.stores) : database.stores,
     ledger: database.ledger,
     env: opts.env,
     logger,
@@ -164,11 +189,14 @@ async function serve(opts: AppServerOptions, database: MaisakaDatabase): Promise
   const live = settings;
   const search = openSearch(opts.databaseUrl, engine, logger);
   try {
+    // Before the server listens: no runtime may start for a session another node runs.
+    await member?.join(engine);
     return await serveEngine(
       opts,
       database,
       { engine, onebot, mcpSettings, settings: live, search, audit, lifecycle },
       logger,
+      member,
     );
   } catch (error) {
     await search.close();
@@ -185,16 +213,19 @@ const PLATFORM_ACTOR = { id: "platform", name: "platform" };
 async function serveEngine(
   opts: AppServerOptions,
   database: MaisakaDatabase,
-  parts: EngineParts,
+  parts: Omit<EngineParts, "cluster">,
   logger: EngineLogger,
+  member: ClusterMember | null,
 ): Promise<AppServer> {
   const { engine, onebot, search } = parts;
   const platforms = onebot?.service ?? null;
   const host = opts.host ?? "127.0.0.1";
+  let bound = { url: "", port: opts.port ?? 3000 };
+  const cluster = member ?? singleNode(engine, opts.env ?? process.env, () => bound);
   const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry } = await createApiServices(
     { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
     database,
-    parts,
+    { ...parts, cluster },
     logger,
   );
   const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES, mapError: apiErrorOf });
@@ -250,6 +281,7 @@ async function serveEngine(
   });
   const port = (httpServer.address() as AddressInfo).port; // a TCP server's address is an AddressInfo
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  bound = { url, port };
   // After listen: a taken port fails the start before any restored session runs a turn.
   const restored = await engine.manager.restoreAll();
   // After the restore: inbound platform messages meet the sessions as they were.
@@ -273,6 +305,8 @@ async function serveEngine(
         // Stops the runtimes (in-flight planners aborted, snapshots saved), the plugin runner and the MCP
         // servers, then waits until every event is in the ledger.
         await engine.close(reason);
+        // After the engine: the leases go only once the sessions' last state is saved.
+        await member?.close();
         await analytics.close();
         // After the engine: the last cycles' traces go out (within the exporter's timeout).
         await telemetry.close();
@@ -304,6 +338,24 @@ async function serveEngine(
     retention,
     search,
     close,
+  };
+}
+
+/** GET /api/cluster of a process running alone: itself, with the runtimes it runs. */
+function singleNode(
+  engine: Engine,
+  env: NodeJS.ProcessEnv,
+  address: () => { url: string; port: number },
+): EngineParts["cluster"] {
+  const startedAt = Date.now();
+  return {
+    status: async () =>
+      singleStatus({
+        id: env.MAISAKA_NODE_ID?.trim() || `${os.hostname()}:${address().port}`,
+        url: env.MAISAKA_NODE_URL?.trim() || address().url,
+        sessions: engine.manager.runningSessionIds().length,
+        startedAt,
+      }),
   };
 }
 

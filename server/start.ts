@@ -78,6 +78,7 @@ async function main(): Promise<void> {
   const { sqlitePathFromUrl } = await import("./db/database-url");
   const { ChildIsolation, ChildIsolationError } = await import("./sandbox/child-isolation");
   const { startAppServer } = await import("./app-server");
+  const { ClusterConfigError } = await import("./cluster/config");
 
   const databaseUrl = databaseUrlFromEnv(env);
   let app: Awaited<ReturnType<typeof startAppServer>>;
@@ -107,7 +108,8 @@ async function main(): Promise<void> {
       error instanceof AdminTokenError ||
       error instanceof DatabaseError ||
       error instanceof ChildIsolationError ||
-      error instanceof PrivateFilesError
+      error instanceof PrivateFilesError ||
+      error instanceof ClusterConfigError
     )
       fail(error.message);
     throw error;

@@ -2,6 +2,7 @@
 // it one (MAISAKA_NODE_ID, MAISAKA_NODE_URL, MAISAKA_LEASE_TTL_MS tune it); without REDIS_URL it runs
 // alone. REDIS_URL with a SQLite database is refused: a file cannot be shared between machines.
 import os from "node:os";
+import { isPostgresUrl } from "../db/database-url";
 import type { ClusterIdentity } from "./types";
 
 export const DEFAULT_LEASE_TTL_MS = 6_000;
@@ -24,13 +25,9 @@ export class ClusterConfigError extends Error {
   }
 }
 
-export function isPostgresUrl(databaseUrl: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(databaseUrl.trim());
-}
-
 /** The cluster settings of this process, or null when it runs alone (no REDIS_URL). */
 export function clusterConfigFromEnv(
-  env: NodeJS.ProcessEnv,
+  env: Readonly<Record<string, string | undefined>>,
   where: { databaseUrl: string; host: string; port: number },
 ): ClusterConfig | null {
   const redisUrl = env.REDIS_URL?.trim();
@@ -50,6 +47,9 @@ export function clusterConfigFromEnv(
     throw new ClusterConfigError(
       `MAISAKA_LEASE_TTL_MS must be a whole number of milliseconds ≥ ${MIN_LEASE_TTL_MS}, got "${ttlText}"`,
     );
+  }
+  if (where.port === 0 && !(env.MAISAKA_NODE_ID?.trim() && env.MAISAKA_NODE_URL?.trim())) {
+    throw new ClusterConfigError("a cluster node on a random port (PORT=0) needs MAISAKA_NODE_ID and MAISAKA_NODE_URL");
   }
   const host = where.host.includes(":") ? `[${where.host}]` : where.host;
   const nodeId = env.MAISAKA_NODE_ID?.trim() || `${os.hostname()}:${where.port}`;

@@ -76,6 +76,8 @@ export interface EngineParts {
   search: SearchService;
   audit: AuditLog;
   lifecycle: SessionLifecycle;
+  /** GET /api/cluster's answer (server/cluster/status.ts). */
+  cluster: ApiContext["cluster"];
 }
 
 /** The context, and the services the server itself starts, closes or hands out. */
@@ -96,7 +98,7 @@ export async function createApiServices(
   parts: EngineParts,
   logger: EngineLogger,
 ): Promise<ApiServices> {
-  const { engine, onebot, mcpSettings, settings, search, audit, lifecycle } = parts;
+  const { engine, onebot, mcpSettings, settings, search, audit, lifecycle, cluster } = parts;
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions);
   await logins.load();
   const loginLimiter = new LoginLimiter(opts.auth?.limits);
@@ -200,6 +202,7 @@ export async function createApiServices(
     },
     telemetry,
     search,
+    cluster,
     ...(onebot
       ? {
           platforms: {

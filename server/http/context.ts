@@ -1,4 +1,5 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
+import type { ClusterStatus } from "../../lib/api/cluster";
 import type { DbStatus } from "../../lib/api/schemas";
 import type {
   AudienceChange,
@@ -75,6 +76,8 @@ export interface ApiContext {
   search?: Pick<SearchService, "search">;
   /** The chat platform connections (absent when no platform is configured). */
   platforms?: PlatformStatusView;
+  /** GET /api/cluster: the nodes and their sessions (a single process: itself). */
+  cluster: { status(): Promise<ClusterStatus> };
 }
 
 export interface PlatformStatusView {

@@ -6,6 +6,7 @@ import { analyticsCyclesRoute, analyticsRoute } from "./analytics";
 import { auditRoute } from "./audit";
 import { listLoginSessionsRoute, loginRoute, logoutRoute, meRoute, revokeLoginSessionRoute } from "./auth";
 import { botDataRoutes } from "./bot-data";
+import { clusterRoute } from "./cluster";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
@@ -73,6 +74,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,
+  clusterRoute,
   getSettingsRoute,
   patchSettingsRoute,
   ...botDataRoutes,
