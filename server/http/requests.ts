@@ -20,6 +20,17 @@ export interface Dashboard {
   handle: NextHandler;
 }
 
+/** On the 503 of a node that is shutting down: the request did not run, another node may take it. */
+export const DRAINING_HEADER = "x-maisaka-draining";
+
+/** Routes session-scoped requests of a cluster node to the session's owner (server/cluster/session-proxy.ts). */
+export interface SessionRouting {
+  /** The session a request is scoped to, when it is one to route. */
+  sessionOf(req: IncomingMessage): string | undefined;
+  /** Answers it: `local` when this node owns the session, else through the owner. */
+  handle(req: IncomingMessage, res: ServerResponse, sessionId: string, local: () => void): Promise<void>;
+}
+
 export interface RequestParts {
   router: ApiRouter<ApiContext>;
   gateway: McpGateway;
@@ -30,6 +41,8 @@ export interface RequestParts {
   /** True once shutdown began: /api answers 503. */
   draining: () => boolean;
   logger: EngineLogger;
+  /** A cluster node's routing to session owners (absent: every request is answered here). */
+  sessions?: SessionRouting;
 }
 
 export function requestListener(parts: RequestParts): (req: IncomingMessage, res: ServerResponse) => void {
@@ -41,9 +54,13 @@ export function requestListener(parts: RequestParts): (req: IncomingMessage, res
         return writeJson(res, {
           status: 503,
           body: { error: "server is shutting down" },
-          headers: { connection: "close" },
+          headers: { connection: "close", [DRAINING_HEADER]: "1" },
         });
       if (isGatewayPath(req.url)) return void gateway.handle(req, res);
+      const sessionId = parts.sessions?.sessionOf(req);
+      if (sessionId !== undefined && parts.sessions) {
+        return void parts.sessions.handle(req, res, sessionId, () => void router.handle(req, res));
+      }
       void router.handle(req, res);
       return;
     }
