@@ -109,7 +109,10 @@ export function postgresCodeOf(err: unknown): string | undefined {
   return undefined;
 }
 
-const PG_UNREACHABLE = /^(08...|57P0[1-3]|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|EPIPE)$/;
+// P1001/P1017: Prisma's own codes for the server unreachable or closing the connection (not P1008, its
+// timeout: SQLite's busy wait ends in it).
+const PG_UNREACHABLE =
+  /^(08...|57P0[1-3]|P1001|P1017|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|EPIPE)$/;
 
 /** True when Postgres could not be reached or dropped the connection (down, restarting, network). */
 export function isPostgresUnreachable(err: unknown): boolean {

@@ -53,6 +53,9 @@ export class PostgresLedger implements EventLedger {
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 4, connectionTimeoutMillis: 5_000 });
     // An idle connection the server dropped (restart) is discarded by the pool; the next query reconnects.
     this.pool.on("error", () => undefined);
+    // A checked-out connection has no pool listener: the server dropping it (a Postgres restart) would be
+    // an unhandled 'error' event ending the process. The query in flight or the next one reports it.
+    this.pool.on("connect", (client) => client.on("error", () => undefined));
   }
 
   /** Resolves once a connection could be made; rejects with why not (like PrismaLedger.opened). */
