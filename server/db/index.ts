@@ -89,10 +89,9 @@ export async function openDatabase(
   }
 }
 
-export { sqlDialect, type PrismaClient, type SqlDialect } from "./client";
+export { type PrismaClient, type SqlDialect } from "./client";
 export { databaseUrlFromEnv } from "./database-url";
 export { DatabaseError } from "./errors";
 export { DatabaseHealth, stateOfError } from "./health";
 export { PrismaLedger, type LedgerOptions } from "./ledger";
-export { PostgresLedger } from "./pg-ledger";
 export { type PrismaStores } from "./stores";

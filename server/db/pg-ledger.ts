@@ -28,8 +28,21 @@ interface PendingAppend {
 
 type RawRow = [number, string, number, string];
 
-const INSERT = `INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data")
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::float8[], $5::json[])`;
+/**
+ * Inserts the batch; rows already stored are skipped and counted when identical. A commit whose answer was
+ * lost with the connection is retried by the bus: its rows are then found stored as they are, so the retry
+ * succeeds instead of failing on the key forever. The join reads the table as it was before this
+ * statement, so it sees only rows that were there already.
+ */
+const INSERT = `WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::float8[], $5::json[]) AS t(s, q, ty, ts, d)
+  ), inserted AS (
+    INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") SELECT * FROM input
+    ON CONFLICT DO NOTHING RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM inserted)::int AS inserted,
+    (SELECT count(*) FROM input i JOIN "MonitorEvent" m ON m."sessionId" = i.s AND m."seq" = i.q
+      WHERE m."type" = i.ty AND m."ts" = i.ts AND m."data"::text = i.d::text)::int AS stored`;
 const READ = `SELECT "seq", "type", "ts", "data"::text FROM "MonitorEvent"
   WHERE "sessionId" = $1 AND "seq" > $2 ORDER BY "seq" LIMIT $3`;
 const READ_TYPES = `SELECT "seq", "type", "ts", "data"::text FROM "MonitorEvent"
@@ -207,7 +220,8 @@ export class PostgresLedger implements EventLedger {
           const refused = await this.fence.refused(client, [...new Set(columns[0])]);
           if (refused.size) throw new FencedError([...refused]);
         }
-        await client.query(INSERT, columns);
+        const { rows } = await client.query<{ inserted: number; stored: number }>(INSERT, columns);
+        if (rows[0].inserted + rows[0].stored !== events.length) throw duplicateSeq(events.length - rows[0].inserted);
         await client.query("COMMIT");
       } catch (err) {
         await client.query("ROLLBACK").catch(() => {
@@ -222,4 +236,14 @@ export class PostgresLedger implements EventLedger {
       client.release(broken);
     }
   }
+}
+
+/** A (sessionId, seq) of the batch is already stored with other content, or twice in the batch. */
+function duplicateSeq(count: number): Error {
+  return Object.assign(
+    new Error(
+      `duplicate key value violates unique constraint "MonitorEvent_pkey": ${count} event(s) of the append have a (sessionId, seq) already used`,
+    ),
+    { code: "23505" },
+  );
 }

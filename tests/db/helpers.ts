@@ -71,7 +71,7 @@ export function usePostgresDatabases(): TempDatabases {
     await Promise.all(clients.map((c) => c.$disconnect()));
   });
   return {
-    dir: files.dir,
+    dir: () => files.dir(),
     url,
     async prisma() {
       const u = await url();

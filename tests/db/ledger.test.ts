@@ -163,7 +163,7 @@ describe.each(backends)("the ledger on $name", (backend) => {
     await l.append(range("s", 1, 2));
     const results = await Promise.allSettled([
       l.append(range("a", 1, 2)),
-      l.append([event("s", 3), event("s", 1)]), // seq 1 exists: the whole append must fail
+      l.append([event("s", 3), event("s", 1, "other")]), // seq 1 is used: the whole append must fail
       l.append(range("b", 1, 2)),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);

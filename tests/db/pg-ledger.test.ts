@@ -141,6 +141,27 @@ describe("PostgresLedger fencing", () => {
   });
 });
 
+describe("PostgresLedger retries", () => {
+  it("accepts an append again whose rows are stored as they are (a commit whose answer was lost), nothing else", async () => {
+    const l = new PostgresLedger(await pgs.url());
+    try {
+      const batch = [event("s", 1), event("s", 2)];
+      await l.append(batch);
+      // The bus retries a batch whose commit answer the connection lost: the same rows, found stored.
+      await l.append(batch);
+      await l.append([event("s", 2), event("s", 3)]);
+      expect((await l.read("s", 0, 10)).map((e) => e.seq)).toEqual([1, 2, 3]);
+      // A used seq with other content, or one seq twice in a batch, still fails the append whole.
+      const changed = { ...event("s", 3), ts: 1 };
+      await expect(l.append([event("s", 4), changed])).rejects.toThrow(/duplicate key value/);
+      await expect(l.append([event("s", 4), event("s", 4)])).rejects.toThrow(/duplicate key value/);
+      expect(await l.lastSeq("s")).toBe(3);
+    } finally {
+      await l.close();
+    }
+  });
+});
+
 describe("PostgresLedger when the server goes away", () => {
   let server: PostgresServer | undefined;
   afterAll(async () => server?.stop());
