@@ -28,6 +28,8 @@ export interface OwnershipDeps {
 
 export class SessionOwnership implements SessionDirectory, OwnershipGate {
   private liveNodes: string[];
+  /** Every known node's URL (MAISAKA_NODE_URL), as of the last tick. */
+  private urls = new Map<string, string>();
   /** Sessions being handed over or dropped: neither run here nor acquired again meanwhile. */
   private readonly moving = new Set<string>();
   private readonly acquiring = new Map<string, Promise<boolean>>();
@@ -84,6 +86,11 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
   /** The live node a session belongs on (this one when no other is known). */
   placement(sessionId: string): string {
     return rendezvousNode(sessionId, this.liveNodes) ?? this.nodeId;
+  }
+
+  /** Where a node's HTTP server is reached (null when unknown: it never joined, or left). */
+  urlOf(nodeId: string): string | null {
+    return nodeId === this.nodeId ? this.deps.identity.url : (this.urls.get(nodeId) ?? null);
   }
 
   /** The nodes seen live at the last tick (this one included). */
@@ -163,7 +170,9 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
   }
 
   private async refreshNodes(): Promise<void> {
-    const live = (await this.deps.nodes.list()).filter((n) => n.live).map((n) => n.id);
+    const rows = await this.deps.nodes.list();
+    this.urls = new Map(rows.map((n) => [n.id, n.url]));
+    const live = rows.filter((n) => n.live).map((n) => n.id);
     if (!live.includes(this.nodeId)) live.push(this.nodeId);
     this.liveNodes = live;
   }

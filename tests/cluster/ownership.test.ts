@@ -160,6 +160,8 @@ describe("session ownership", () => {
       await ob.start();
       expect(await ob.ownerOf(toB[1])).toBe("own-a");
       await oa.tick();
+      expect(oa.live).toEqual(["own-a", "own-b"]);
+      expect(oa.urlOf("own-b")).toBe("http://own-b.invalid");
       // Handed over between turns only: the busy one stays until its turn ends.
       expect(ma.unloaded.sort()).toEqual(toB.filter((id) => id !== busy).sort());
       expect(oa.ownsLocally(busy)).toBe(true);
