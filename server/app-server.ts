@@ -10,6 +10,7 @@ import { AuditLog } from "./accounts/audit";
 import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
 import type { LoginSessionOptions } from "./auth/login-sessions";
 import { clusterConfigFromEnv } from "./cluster/config";
+import { createSessionRouting, startClusterLive } from "./cluster/live";
 import { ClusterMember } from "./cluster/node";
 import { singleStatus } from "./cluster/status";
 import { createEngine, taskRoutes, type Engine } from "./composition";
@@ -17,6 +18,7 @@ import { openDatabase, type MaisakaDatabase } from "./db";
 import { publicDir } from "./db/seed";
 import { promptNames, stderrLogger, type Clock, type EngineLogger, type OutboundSink } from "./engine";
 import { apiErrorOf } from "./http/api-errors";
+import { HttpError, tooManyWrongTokens } from "./http/errors";
 import { createApiServices, type EngineParts } from "./http/api-services";
 import { prepareDashboard, requestListener, type DashboardOptions } from "./http/requests";
 import { ApiRouter } from "./http/router";
@@ -243,6 +245,26 @@ async function serveEngine(
     maxBodyBytes: MAX_BODY_BYTES,
   });
 
+  // Session-scoped requests of a session another node owns are answered by that node.
+  const directory = member?.directory;
+  const sessionRouting =
+    member && directory
+      ? createSessionRouting({
+          identity: member.config.identity,
+          directory,
+          nodes: { list: async () => (await member.status()).nodes },
+          // Wrong credentials are refused (and throttled by the caller's address) here, before forwarding.
+          admit: (req) => {
+            const checked = auth.check(req.headers, clientAddress(req.socket.remoteAddress));
+            if ("retryAfterMs" in checked) return tooManyWrongTokens(checked.retryAfterMs);
+            return checked.principal ? null : new HttpError(401, "operator token required");
+          },
+          maxBodyBytes: MAX_BODY_BYTES,
+          // Longer than a dead owner's lease takes to expire and be taken over.
+          retryForMs: Math.max(20_000, 3 * member.config.leaseTtlMs),
+          logger,
+        })
+      : null;
   const httpServer = createServer();
   const next = opts.dashboard ? await prepareDashboard(opts.dashboard, httpServer, host, opts.port ?? 3000) : null;
   let draining = false;
@@ -255,16 +277,28 @@ async function serveEngine(
       dev: opts.dashboard ? opts.dashboard.dev : false,
       draining: () => draining,
       logger,
+      ...(sessionRouting ? { sessions: sessionRouting } : {}),
     }),
   );
 
   const io = createSocketServer(httpServer, logger);
+  // A cluster node's hub follows every node's committed events; Socket.IO's own broadcasts cross nodes.
+  const clusterLive = member
+    ? await startClusterLive({
+        identity: member.config.identity,
+        redisUrl: member.config.redisUrl,
+        io,
+        bus: engine.bus,
+        ledger: database.ledger,
+        logger,
+      })
+    : null;
   platforms?.bindEvents(engine.bus);
   // Only the OneBot paths: every other upgrade stays Socket.IO's (and Next's).
   platforms?.attachReverse(httpServer);
   const monitor = await attachMonitor(
     io,
-    { bus: engine.bus, ledger: database.ledger, auth, logger },
+    { bus: engine.bus, ledger: database.ledger, auth, logger, ...(clusterLive ? { events: clusterLive.events } : {}) },
     {
       ...defaultStreamLimits,
       ...opts.streamLimits,
@@ -312,6 +346,8 @@ async function serveEngine(
         await telemetry.close();
         monitor.close();
         await io.close();
+        await clusterLive?.close();
+        sessionRouting?.close();
         httpServer.closeAllConnections();
         await closed;
         await next?.app.close();

@@ -6,7 +6,7 @@
 import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { idSchema } from "../../lib/api/schemas";
 import { HttpError } from "../http/errors";
-import { DRAINING_HEADER } from "../http/requests";
+import { DRAINING_HEADER, NOT_OWNER_HEADER } from "../http/requests";
 import { writeJson } from "../http/router";
 import type { SessionDirectory } from "./types";
 
@@ -159,9 +159,10 @@ export class SessionProxy {
       const upstream = request(target, { method: req.method, headers, agent: this.agent }, (answer) => {
         clearTimeout(timer);
         const status = answer.statusCode ?? 502;
-        if (status === NOT_OWNER_STATUS || (status === 503 && answer.headers[DRAINING_HEADER] !== undefined)) {
+        const moved = status === NOT_OWNER_STATUS || (status === 503 && answer.headers[NOT_OWNER_HEADER] !== undefined);
+        if (moved || (status === 503 && answer.headers[DRAINING_HEADER] !== undefined)) {
           answer.resume();
-          return retry(status === NOT_OWNER_STATUS ? "not the owner any more" : "shutting down");
+          return retry(moved ? "not the owner any more" : "shutting down");
         }
         settled = true;
         for (const [name, value] of Object.entries(answer.headers)) {

@@ -2,6 +2,7 @@
 import { stateOfError } from "../db";
 import { SessionArchivedError, SessionNotOwnedError } from "../engine";
 import { HttpError } from "./errors";
+import { NOT_OWNER_HEADER } from "./requests";
 import { DB_RETRY_AFTER_S } from "./routes/session-messages";
 
 const UNAVAILABLE = {
@@ -18,7 +19,7 @@ export function apiErrorOf(error: unknown): HttpError | null {
 /** Cluster: the session is another node's, or moving to one; the caller (or the proxy) retries. */
 function notOwned(error: unknown): HttpError | null {
   return error instanceof SessionNotOwnedError
-    ? new HttpError(503, error.message, undefined, { "retry-after": "1" })
+    ? new HttpError(503, error.message, undefined, { "retry-after": "1", [NOT_OWNER_HEADER]: "1" })
     : null;
 }
 

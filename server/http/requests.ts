@@ -22,6 +22,8 @@ export interface Dashboard {
 
 /** On the 503 of a node that is shutting down: the request did not run, another node may take it. */
 export const DRAINING_HEADER = "x-maisaka-draining";
+/** On the 503 of a node whose session is another node's or moving (SessionNotOwnedError): retry elsewhere. */
+export const NOT_OWNER_HEADER = "x-maisaka-not-owner";
 
 /** Routes session-scoped requests of a cluster node to the session's owner (server/cluster/session-proxy.ts). */
 export interface SessionRouting {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PROXIED_BY_HEADER, SessionProxy } from "../../server/cluster/session-proxy";
 import type { SessionDirectory } from "../../server/cluster/types";
 import { HttpError } from "../../server/http/errors";
-import { DRAINING_HEADER } from "../../server/http/requests";
+import { DRAINING_HEADER, NOT_OWNER_HEADER } from "../../server/http/requests";
 import { until } from "../support/until";
 
 /** Who owns what, as each node's directory answers: the test changes it to move a session. */
@@ -204,6 +204,20 @@ describe("SessionProxy", () => {
       owners.set("s1", "a");
       res.writeHead(503, { [DRAINING_HEADER]: "1", "content-type": "application/json" });
       res.end('{"error":"server is shutting down"}');
+    };
+    const res = await post(a.url, "/api/sessions/s1/messages", { text: "x" });
+    expect(res.status).toBe(202);
+    expect(res.headers.get("x-served-by")).toBe("a");
+  });
+
+  it("retries when the owner's engine says the session is another node's (503 marked not-owner)", async () => {
+    const a = await startNode("a");
+    const b = await startNode("b");
+    owners.set("s1", "b");
+    b.localOverride = (_req, res) => {
+      owners.set("s1", "a");
+      res.writeHead(503, { [NOT_OWNER_HEADER]: "1", "retry-after": "1", "content-type": "application/json" });
+      res.end('{"error":"session s1 is run by another node of the cluster (or moving to one): retry"}');
     };
     const res = await post(a.url, "/api/sessions/s1/messages", { text: "x" });
     expect(res.status).toBe(202);

@@ -1,0 +1,96 @@
+// Two real app servers as cluster nodes (in this process) on one Postgres database and a real
+// redis-server: a message posted to the node that does not run the session is acknowledged by the owner
+// (through the session proxy) and its turns run there, and a dashboard on either node follows that session live.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clusterSchema } from "../../lib/api/cluster";
+import { migrate } from "../../server/db/migrate";
+import { freePort, startRedis, type RedisServer } from "../support/services";
+import { newPostgresDatabase } from "../support/postgres-db";
+import { until } from "../support/until";
+import { connectMonitor, seqsOf, startTestServer, type MonitorClient, type TestServer } from "../server/support";
+
+let redis: RedisServer;
+let databaseUrl: string;
+const nodes: TestServer[] = [];
+const clients: MonitorClient[] = [];
+
+async function startNode(nodeId: string): Promise<TestServer> {
+  const port = await freePort();
+  const node = await startTestServer({
+    port,
+    databaseUrl,
+    env: {
+      ...process.env,
+      OPENAI_BASE_URL: undefined,
+      OPENAI_API_KEY: undefined,
+      MAISAKA_MODEL: undefined,
+      REDIS_URL: redis.url,
+      MAISAKA_NODE_ID: nodeId,
+      MAISAKA_NODE_URL: `http://127.0.0.1:${port}`,
+      MAISAKA_LEASE_TTL_MS: "3000",
+    },
+  });
+  nodes.push(node);
+  return node;
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  databaseUrl = await newPostgresDatabase("nodes_http");
+  await migrate(databaseUrl);
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of clients) c.close();
+  for (const n of nodes.reverse()) await n.close();
+  await redis.stop();
+}, 60_000);
+
+describe("two cluster nodes over HTTP and Socket.IO", () => {
+  it("routes a session's messages to its owner from either node, and streams its events on both", async () => {
+    const a = await startNode("node-a");
+    const b = await startNode("node-b");
+    await until(async () => {
+      const res = await a.api("GET", "/api/cluster");
+      return clusterSchema.parse(res.json).nodes.filter((n) => n.state === "live").length === 2;
+    }, "both nodes live");
+
+    const sessionId = await a.createSession();
+    const onA = await connectMonitor(a.url);
+    const onB = await connectMonitor(b.url);
+    clients.push(onA, onB);
+    await onA.subscribe({ sessionId, afterSeq: 0 });
+    await onB.subscribe({ sessionId, afterSeq: 0 });
+
+    // Each node takes a message for it, whichever of them runs it.
+    for (const [i, node] of [a, b, a, b].entries()) {
+      const res = await node.say(sessionId, `hello ${i}`, { messageId: `m${i}` });
+      expect(res.status, res.text).toBe(202);
+      expect(res.json).toEqual({ messageId: `m${i}` });
+    }
+    const status = clusterSchema.parse((await b.api("GET", "/api/cluster")).json);
+    expect(status.nodes.map((n) => n.sessions).sort()).toEqual([0, 1]);
+
+    // Acknowledged means committed: the shared ledger has all four, whoever is asked.
+    const ingested = async (node: TestServer) =>
+      (await node.events(sessionId)).filter((e) => e.type === "message.ingested").length;
+    await until(async () => (await ingested(a)) === 4 && (await ingested(b)) === 4, "four messages in the ledger");
+
+    // The turns run on the owner; both dashboards see the same events, in order, each once.
+    const cycles = (c: MonitorClient) => c.events.filter((e) => e.type === "cycle.end").length;
+    await until(
+      () => cycles(onA) === 4 && cycles(onB) === 4,
+      () => `four turns on both dashboards: a ${cycles(onA)}, b ${cycles(onB)}`,
+      { timeoutMs: 20_000 },
+    );
+    const last = (await a.events(sessionId)).at(-1)!.seq;
+    await until(
+      () => seqsOf(onA.events, sessionId).at(-1) === last && seqsOf(onB.events, sessionId).at(-1) === last,
+      () => `both at ${last}: a ${seqsOf(onA.events, sessionId).at(-1)}, b ${seqsOf(onB.events, sessionId).at(-1)}`,
+    );
+    const all = Array.from({ length: last }, (_, i) => i + 1);
+    const upToLast = (c: MonitorClient) => seqsOf(c.events, sessionId).filter((seq) => seq <= last);
+    expect(upToLast(onA)).toEqual(all);
+    expect(upToLast(onB)).toEqual(all);
+  });
+});
