@@ -5,7 +5,7 @@
 // never reused), every acknowledged message ingested exactly once with a cycle ending after it. Who
 // owns a session is read from the lease table itself. Mode 2 (one node on Postgres, no Redis) has its
 // own block: kill -9 and a Postgres restart.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { FAST_CHAT, connectMonitor, range, seqsOf, type MonitorClient } from "../server/support";
 import { CLUSTER_TOKEN, startCluster, type Cluster } from "../support/cluster";
@@ -70,6 +70,13 @@ describe.skipIf(clusterMissing.length > 0)(`three nodes on Postgres and Redis${w
     leases = new LeaseReader(cluster.databaseUrl);
     await cluster.waitForStatus(0, (s) => s.nodes.filter((n) => n.state === "live").length === 3, "three live nodes");
   }, 180_000);
+
+  // A failure shows what the nodes said (their output's tail).
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === "fail")
+      for (const n of cluster.nodes)
+        if (n) console.log(`--- ${n.id} (${n.alive() ? "alive" : "gone"}):\n${n.output().slice(-4_000)}`);
+  });
 
   afterAll(async () => {
     for (const m of monitors) m.close();
