@@ -45,10 +45,11 @@ const deployment = (cluster: Cluster): Deployment => ({
 
 /** Last committed seq per session, and the owning node of each (the lease table; "single" without one). */
 async function ledgerHeads(pool: pg.Pool): Promise<Map<string, { seq: number; node: string }>> {
+  const owner = (await hasLeaseTable(pool))
+    ? `(SELECT l."nodeId" FROM "SessionLease" l WHERE l."sessionId" = e."sessionId")`
+    : "NULL";
   const { rows } = await pool.query<{ sessionId: string; seq: number; nodeId: string | null }>(
-    `SELECT e."sessionId", max(e.seq)::int AS seq,
-            (SELECT l."nodeId" FROM "SessionLease" l WHERE l."sessionId" = e."sessionId") AS "nodeId"
-       FROM "MonitorEvent" e GROUP BY e."sessionId"`,
+    `SELECT e."sessionId", max(e.seq)::int AS seq, ${owner} AS "nodeId" FROM "MonitorEvent" e GROUP BY e."sessionId"`,
   );
   return new Map(rows.map((r) => [r.sessionId, { seq: r.seq, node: r.nodeId ?? "single" }]));
 }
