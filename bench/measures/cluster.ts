@@ -97,6 +97,10 @@ function posters(d: Deployment, ids: string[], stop: { on: boolean }, opts: Post
     ids.map(async (id, i) => {
       for (let k = i; stop.on; k++) {
         const urls = d.live();
+        if (!urls.length) {
+          await sleep(50);
+          continue;
+        }
         const postedAt = Date.now();
         const outcome = await post(urls[k % urls.length], id, opts.acked?.get(id));
         if (outcome !== "acked") await sleep(50);
@@ -232,6 +236,9 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
     const c = clusterD.cluster;
     for (let k = 0; k < kills; k++) {
       const slot = k % 3;
+      // A node that died of itself is a finding, not a kill to time.
+      const dead = c.nodes.find((n) => !n.alive());
+      if (dead) throw new Error(`node ${dead.id} died on its own:\n${dead.output().slice(-3_000)}`);
       const victim = c.nodes[slot].id;
       const heads = await ledgerHeads(clusterPool);
       const theirs = ids.filter((id) => heads.get(id)?.node === victim);
