@@ -257,7 +257,8 @@ describe.skipIf(clusterMissing.length > 0)(`three nodes on Postgres and Redis${w
     await expectNothingLost([target], other);
     const ledger = await ledgerOf(cluster, other, target);
     expect(JSON.stringify(ledger)).not.toContain(STALE);
-    expect((await leases.of(target))?.nodeId).not.toBe(victimId);
+    // Back on its rendezvous node (the resumed one) is fine: only through a newer lease.
+    expect(BigInt((await leases.of(target))?.token ?? 0)).toBeGreaterThan(BigInt(before.token));
   }, 180_000);
 
   it("a Redis restart: intake, the live stream on another node and ownership all carry on", async () => {
