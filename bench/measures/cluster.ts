@@ -8,7 +8,7 @@
 // - fan-out p95 across nodes: stage.status delivery latency (receive - stageStartedAt, one wall clock)
 //   at 30 messages/s to clients on every node (two thirds of each client's sessions are owned elsewhere: Redis event
 //   feed) — against the single node's, phases taking turns.
-// - failover: kill -9 of each node in turn, 20 times (5 with --quick), while every session keeps
+// - failover: kill -9 of the node owning most sessions, 20 times (5 with --quick), while every session keeps
 //   posting through the live nodes; per kill, the time from the kill to the first acknowledgement of a
 //   message posted after it, in the slowest of the killed node's sessions (an acknowledgement means
 //   the new owner committed it). The killed node starts again (it joins) before the next kill.
@@ -235,12 +235,15 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
     const failovers: number[] = [];
     const c = clusterD.cluster;
     for (let k = 0; k < kills; k++) {
-      const slot = k % 3;
       // A node that died of itself is a finding, not a kill to time.
       const dead = c.nodes.find((n) => !n.alive());
       if (dead) throw new Error(`node ${dead.id} died on its own:\n${dead.output().slice(-3_000)}`);
-      const victim = c.nodes[slot].id;
       const heads = await ledgerHeads(clusterPool);
+      // The node owning the most sessions: a node that just joined takes its share only between turns,
+      // which sessions posting all along seldom leave it.
+      const owned = (id: string) => ids.filter((s) => heads.get(s)?.node === id).length;
+      const slot = [0, 1, 2].reduce((best, i) => (owned(c.nodes[i].id) > owned(c.nodes[best].id) ? i : best), 0);
+      const victim = c.nodes[slot].id;
       const theirs = ids.filter((id) => heads.get(id)?.node === victim);
       firstAckAfter.clear();
       await c.kill(slot);
@@ -254,8 +257,8 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
       const joined = await c.start(slot);
       await c.waitForStatus(
         (slot + 1) % 3,
-        (s) => s.unowned === 0 && (s.nodes.find((n) => n.id === joined.id)?.sessions ?? 0) > 0,
-        `${joined.id} to join and take its share`,
+        (st) => st.nodes.find((n) => n.id === joined.id)?.state === "live",
+        `${joined.id} to join`,
         60_000,
       );
     }
