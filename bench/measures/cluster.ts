@@ -270,8 +270,16 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
       let neverIngested = 0;
       let twice = 0;
       for (const id of ids) {
-        const res = await apiRequest(clusterD.live()[0], "GET", `/api/sessions/${id}/events?limit=100000`);
-        const events = (res.json as { events: unknown[] }).events.map((e) => monitorEventSchema.parse(e));
+        const events = [];
+        for (let after = 0; ;) {
+          const route = `/api/sessions/${id}/events?afterSeq=${after}&limit=1000`;
+          const res = await apiRequest(clusterD.live()[0], "GET", route);
+          if (res.status !== 200) throw new Error(`events of ${id}: ${res.status} ${res.text}`);
+          const page = (res.json as { events: unknown[] }).events.map((e) => monitorEventSchema.parse(e));
+          events.push(...page);
+          if (page.length < 1000) break;
+          after = page[page.length - 1].seq;
+        }
         const counts = new Map<string, number>();
         for (const e of events)
           if (e.type === "message.ingested") counts.set(e.data.messageId, (counts.get(e.data.messageId) ?? 0) + 1);
