@@ -16,6 +16,8 @@ export interface Measurement {
   baseline: number;
   /** What the baseline is, and the figures behind the value. */
   note: string;
+  /** The figures of the spec's `also` entries, by name (one costly set-up measured several ways). */
+  also?: Record<string, Measurement>;
 }
 
 export interface MeasureContext {
@@ -31,6 +33,8 @@ export interface MeasureSpec {
   target: Target;
   /** Extra node flags for the measure's own process (e.g. --expose-gc). */
   execArgv?: string[];
+  /** Further rows the same run yields (its measurement's `also`), each with its own target. */
+  also?: Pick<MeasureSpec, "name" | "unit" | "target">[];
   load(): Promise<MeasureFn>;
 }
 
@@ -70,7 +74,7 @@ export function round(n: number): number {
   return Number.isFinite(n) ? Number(n.toPrecision(4)) : n;
 }
 
-export function toResult(spec: MeasureSpec, m: Measurement): BenchResult {
+export function toResult(spec: Pick<MeasureSpec, "name" | "unit" | "target">, m: Measurement): BenchResult {
   return {
     name: spec.name,
     value: round(m.value),

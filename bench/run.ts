@@ -100,8 +100,16 @@ async function main(): Promise<number> {
     const t0 = Date.now();
     const reply = await runChild(spec);
     process.stderr.write(`${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-    if (reply.kind === "result") results.push(toResult(spec, reply.measurement));
-    else failures.push(`${spec.name}: ${reply.error}`);
+    if (reply.kind !== "result") {
+      failures.push(`${spec.name}: ${reply.error}`);
+      continue;
+    }
+    results.push(toResult(spec, reply.measurement));
+    for (const also of spec.also ?? []) {
+      const m = reply.measurement.also?.[also.name];
+      if (m) results.push(toResult(also, m));
+      else failures.push(`${also.name}: not reported by ${spec.name}`);
+    }
   }
   host.loadAverage.push(loadNow());
   const report = { machine: host, date: new Date().toISOString(), quick: cli.quick, results };

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export NO_COLOR=1 NEXT_TELEMETRY_DISABLED=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 mkdir -p test-results
 rm -f test-results/static-checks.json test-results/vitest.json test-results/vitest-load.json \
-  test-results/playwright.json test-results/perf.json
+  test-results/vitest-cluster.json test-results/playwright.json test-results/perf.json
 
 # Format, lint, dependency rules, types and unused code first: each counts as one test in the total.
 node scripts/static-checks.mjs --report test-results/static-checks.json
@@ -21,11 +21,15 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
     echo "could not install postgresql/redis-server (see test-results/apt-services.log)" >&2
 fi
 
-npx vitest run --exclude 'tests/load/**' --reporter=default --reporter=json --outputFile=test-results/vitest.json
+npx vitest run --exclude 'tests/load/**' --exclude 'tests/cluster/**' --reporter=default --reporter=json --outputFile=test-results/vitest.json
 vitest_rc=$?
 # The load test saturates both cores: it runs on its own so timing-sensitive suites are not starved.
 npx vitest run tests/load --reporter=default --reporter=json --outputFile=test-results/vitest-load.json
 load_rc=$?
+# The cluster suites (three node processes on one Postgres and one Redis, faults and load across them)
+# saturate the cores too: their own pass, one file at a time.
+npx vitest run tests/cluster --no-file-parallelism --reporter=default --reporter=json --outputFile=test-results/vitest-cluster.json
+cluster_rc=$?
 
 # Browser tests: Chromium comes from Debian (Playwright never downloads one here), and the dashboard
 # is built from this checkout so the pages under test are the pages in the source.
@@ -44,5 +48,6 @@ else
 fi
 
 node scripts/test-summary.mjs test-results/static-checks.json test-results/vitest.json \
-  test-results/vitest-load.json test-results/playwright.json \
-  --exit-code "$static_rc" --exit-code "$vitest_rc" --exit-code "$load_rc" --exit-code "$playwright_rc"
+  test-results/vitest-load.json test-results/vitest-cluster.json test-results/playwright.json \
+  --exit-code "$static_rc" --exit-code "$vitest_rc" --exit-code "$load_rc" --exit-code "$cluster_rc" \
+  --exit-code "$playwright_rc"

@@ -100,6 +100,19 @@ export const measures: MeasureSpec[] = [
     target: { op: ">=", value: 10_000, minRatio: 0.5 },
     load: async () => (await import("./export")).run,
   },
+  // Real node processes on real Postgres and Redis: one set-up, five rows.
+  {
+    name: "cluster_events_per_node",
+    unit: "events/s",
+    target: { op: ">=", value: 100, minRatio: 0.3 },
+    also: [
+      { name: "cluster_fanout_p95", unit: "ms", target: { op: "<=", value: 100, maxRatio: 2 } },
+      { name: "cluster_failover_p50", unit: "ms", target: { op: "<=", value: 9_000, maxRatio: 1.5 } },
+      { name: "cluster_failover_max", unit: "ms", target: { op: "<=", value: 12_000, maxRatio: 2 } },
+      { name: "cluster_acked_lost", unit: "messages", target: { op: "<=", value: 0 } },
+    ],
+    load: async () => (await import("./cluster")).run,
+  },
   {
     name: "search_1m_p95",
     unit: "ms",

@@ -240,6 +240,8 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
         if (row.lapsed && !(await this.acquire(id))) continue;
         await this.deps.manager.restoreIfWork(id);
       } catch (error) {
+        // Looked at again next tick (Postgres down, say): else a lapsed lease stays untaken for good.
+        this.scanned.delete(id);
         this.warn(`taking session ${id} over`, error);
       }
     }

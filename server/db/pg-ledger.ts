@@ -48,6 +48,9 @@ const READ = `SELECT "seq", "type", "ts", "data"::text FROM "MonitorEvent"
 const READ_TYPES = `SELECT "seq", "type", "ts", "data"::text FROM "MonitorEvent"
   WHERE "sessionId" = $1 AND "seq" > $2 AND "type" = ANY($3::text[]) ORDER BY "seq" LIMIT $4`;
 
+/** See the pool's options: far above an append's pauses between its statements, well below the default lease. */
+const IDLE_IN_TRANSACTION_MS = 1_000;
+
 export class PostgresLedger implements EventLedger {
   private readonly pool: pg.Pool;
   private readonly display: string;
@@ -63,7 +66,15 @@ export class PostgresLedger implements EventLedger {
     this.display = postgresTarget(databaseUrl).display;
     this.health = opts.health;
     this.fence = opts.fence;
-    this.pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 4, connectionTimeoutMillis: 5_000 });
+    this.pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: opts.poolSize ?? 4,
+      connectionTimeoutMillis: 5_000,
+      // A node frozen mid-append (SIGSTOP, a VM pause) must not keep the FOR SHARE locks the fence takes
+      // on lease rows (cluster/fence.ts): they would block every other node's take-over of those
+      // sessions. Postgres ends a transaction idle this long; an append is never idle that long.
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    });
     // An idle connection the server dropped (restart) is discarded by the pool; the next query reconnects.
     this.pool.on("error", () => undefined);
     // A checked-out connection has no pool listener: the server dropping it (a Postgres restart) would be
