@@ -30,7 +30,14 @@ export class ClusterMember {
 
   static async open(config: ClusterConfig, databaseUrl: string): Promise<ClusterMember> {
     // Its own few connections: renewals must not queue behind the ledger's or the stores' work.
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    // Every wait bounded by the lease time: a query or a connection stuck on a Postgres that went away
+    // must fail, or the renewal tick would wait on it forever while the leases run out.
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 4,
+      connectionTimeoutMillis: config.leaseTtlMs,
+      query_timeout: config.leaseTtlMs,
+    });
     // A lost connection is reported by the next query; an idle client's error must not crash the process.
     pool.on("error", () => undefined);
     try {

@@ -48,6 +48,8 @@ export interface Lease {
   token: string;
   /** Not expired by Postgres's clock. */
   live: boolean;
+  /** From its last renewal to its expiry: shorter than the lease time when its node released it. */
+  heldMs: number;
 }
 
 /** Reads the lease table (server/cluster/leases.ts) directly: the one truth about ownership. */
@@ -61,8 +63,10 @@ export class LeaseReader {
   }
 
   async of(sessionId: string): Promise<Lease | null> {
-    const { rows } = await this.pool.query<{ nodeId: string; token: string; live: boolean }>(
-      `SELECT "nodeId", token::text AS token, "expiresAt" > now() AS live FROM "SessionLease" WHERE "sessionId" = $1`,
+    const { rows } = await this.pool.query<Lease>(
+      `SELECT "nodeId", token::text AS token, "expiresAt" > now() AS live,
+         (EXTRACT(EPOCH FROM ("expiresAt" - "renewedAt")) * 1000)::float8 AS "heldMs"
+       FROM "SessionLease" WHERE "sessionId" = $1`,
       [sessionId],
     );
     return rows[0] ?? null;
