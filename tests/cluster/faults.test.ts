@@ -91,18 +91,23 @@ describe.skipIf(clusterMissing.length > 0)(`three nodes on Postgres and Redis${w
     await cluster.waitForStatus(0, (s) => s.nodes.filter((n) => n.state === "live").length === 3, "three live nodes");
   }
 
+  /**
+   * The session ran its turn under a lease: held now, or released since by a hand-over between turns
+   * (an idle session handed to its rendezvous node is taken there with its next message).
+   */
+  async function heldOrHandedOver(id: string): Promise<void> {
+    await until(async () => {
+      const lease = await leases.of(id);
+      return lease && (lease.live || lease.heldMs < cluster.leaseTtlMs);
+    }, `a lease on ${id}, held or handed over`);
+  }
+
   /** Creates sessions through node 0 and runs one acknowledged turn in each, posted through the others. */
   async function sessions(prefix: string, count = SESSIONS): Promise<string[]> {
     const ids = range(1, count).map((i) => `${prefix}${i}`);
     for (const id of ids) expect((await cluster.api(0, "POST", "/api/sessions", { id })).status).toBe(201);
     for (const [i, id] of ids.entries()) await sayAcked(cluster, (i + 1) % 3, id, ackedOf(id));
-    // Each has run a turn under a lease: held now, or released since by a hand-over between turns (an
-    // idle session handed to its rendezvous node is taken there with its next message).
-    for (const id of ids)
-      await until(async () => {
-        const lease = await leases.of(id);
-        return lease && (lease.live || lease.heldMs < cluster.leaseTtlMs);
-      }, `a lease on ${id}, held or handed over`);
+    for (const id of ids) await heldOrHandedOver(id);
     return ids;
   }
 
@@ -303,7 +308,7 @@ describe.skipIf(clusterMissing.length > 0)(`three nodes on Postgres and Redis${w
     for (const [i, id] of ids.entries()) await sayAcked(cluster, i % 3, id, ackedOf(id), 60_000);
     await expectNothingLost(ids);
     await cluster.waitForStatus(1, (s) => s.nodes.filter((n) => n.state === "live").length === 3, "three live nodes");
-    for (const id of ids) await leases.waitFor(id, () => true, "an owner again");
+    for (const id of ids) await heldOrHandedOver(id);
   }, 180_000);
 
   it("a node leaving (SIGTERM) hands its sessions over between turns", async () => {
