@@ -87,18 +87,22 @@ test("one language switch: zh-CN and back, kept across reloads", async ({ page, 
   await api.send(id, "你好", { atBot: true });
   await api.waitIdle(id);
   await page.goto(`/sessions/${encodeURIComponent(id)}`);
-  const nav = page.getByRole("navigation", { name: "Main" });
-  await expect(nav.getByRole("link", { name: "Sessions" })).toBeVisible();
+  // The landmarks' names are translated too.
+  const nav = {
+    en: page.getByRole("navigation", { name: "Main" }),
+    zh: page.getByRole("navigation", { name: "主导航" }),
+  };
+  await expect(nav.en.getByRole("link", { name: "Sessions" })).toBeVisible();
   await page.getByTestId("locale-switch").selectOption("zh-CN");
-  await expect(nav.getByRole("link", { name: "会话" })).toBeVisible();
+  await expect(nav.zh.getByRole("link", { name: "会话" })).toBeVisible();
   await expect(page.getByTestId("stage-panel")).not.toContainText(/Idle|Cooldown|Planner|Timing/);
   await page.reload();
   await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
-  await expect(nav.getByRole("link", { name: "会话" })).toBeVisible();
-  await expect(page.getByRole("region", { name: "Session totals" })).toContainText("合计");
+  await expect(nav.zh.getByRole("link", { name: "会话" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "会话合计" })).toContainText("合计");
   await page.getByTestId("locale-switch").selectOption("en");
   await page.reload();
-  await expect(nav.getByRole("link", { name: "Sessions" })).toBeVisible();
+  await expect(nav.en.getByRole("link", { name: "Sessions" })).toBeVisible();
   await expect(page.getByRole("region", { name: "Session totals" })).toContainText("Totals");
 });
 
