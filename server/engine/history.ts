@@ -27,13 +27,10 @@ export class SessionHistory {
   /** Removes the chat messages of this chat message id (recalled); true when there were any. */
   removeChatMessage(messageId: string): boolean {
     const before = this.messages.length;
-    this.messages = this.messages.filter((m) => !isChatMessage(m, messageId));
+    this.messages = this.messages.filter(
+      (m) => !((m.kind === "session" || m.kind === "complex") && m.messageId === messageId),
+    );
     return this.messages.length < before;
-  }
-
-  /** A chat message of this id is in the window. */
-  hasChatMessage(messageId: string): boolean {
-    return this.messages.some((m) => isChatMessage(m, messageId));
   }
 
   /** Replaces the whole window (restore from a snapshot). */
@@ -55,8 +52,4 @@ export class SessionHistory {
   toJSON(): HistoryMessage[] {
     return [...this.messages];
   }
-}
-
-function isChatMessage(m: HistoryMessage, messageId: string): boolean {
-  return (m.kind === "session" || m.kind === "complex") && m.messageId === messageId;
 }

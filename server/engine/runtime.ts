@@ -298,9 +298,6 @@ export class SessionRuntime {
    */
   async registerMessage(message: ChatMessageRecord): Promise<boolean> {
     if (this.stopped) return false;
-    // A retry of a message this runtime already has (pending, or taken into the context) is acknowledged
-    // and not taken twice; one it never had (a new owner restored before the first try was saved) is.
-    if (this.scheduler.has(message.messageId) || this.log.hasChatMessage(message.messageId)) return true;
     const saved = this.saveChain.then(() => this.deps.stores.messages.save(message));
     this.saveChain = saved.catch(() => undefined);
     const position = await saved;

@@ -70,11 +70,6 @@ export class TriggerScheduler {
     this.pruneCache();
   }
 
-  /** A message of this id was accepted (pending, or taken and still cached). */
-  has(messageId: string): boolean {
-    return this.cache.some((m) => m.messageId === messageId);
-  }
-
   /** Messages came in during a run: the next collection waits for the chat to go quiet. */
   requireDebounce(): void {
     this.debounceNeeded = true;
