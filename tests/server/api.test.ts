@@ -408,19 +408,6 @@ describe("inbound messages", () => {
     expect(summary.lastSeq).toBeGreaterThanOrEqual(sent.seq);
   });
 
-  it("takes a message once when it is posted again with the same id (a retry), answering 202 both times", async () => {
-    const id = await server.createSession({ name: "retry" });
-    const first = await server.say(id, "第一次", { messageId: "again-1" });
-    const retry = await server.say(id, "第一次", { messageId: "again-1" });
-    expect([first.status, retry.status]).toEqual([202, 202]);
-    expect(acceptedMessageSchema.parse(retry.json)).toEqual({ messageId: "again-1" });
-    await server.say(id, "marker", { messageId: "again-2" });
-    await server.waitForEvent(id, (e) => e.type === "message.ingested" && e.data.messageId === "again-2");
-    const page = eventsPageSchema.parse((await server.api("GET", `/api/sessions/${id}/events?limit=1000`)).json);
-    const ingested = page.events.filter((e) => e.type === "message.ingested").map((e) => e.data.messageId);
-    expect(ingested.filter((m) => m === "again-1")).toHaveLength(1);
-  });
-
   it("generates a message id when none is given", async () => {
     const id = await server.createSession();
     const res = await server.say(id, "hello there");

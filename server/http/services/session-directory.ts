@@ -194,13 +194,8 @@ export class SessionDirectory {
     return session;
   }
 
-  /**
-   * An operator's chat message, handed to the runtime exactly like a platform message. A message id
-   * already stored is acknowledged again and not taken twice: a client (or the cluster's proxy, after
-   * an owner died before answering) retrying with the same id gets exactly-once intake.
-   */
+  /** An operator's chat message, handed to the runtime exactly like a platform message. */
   async ingest(session: SessionRecord, body: InboundMessageBody): Promise<string> {
-    if (body.messageId && (await this.engine.stores.messages.get(session.id, body.messageId))) return body.messageId;
     const message: ChatMessageRecord = {
       sessionId: session.id,
       messageId: body.messageId ?? `op-${randomUUID()}`,
