@@ -92,6 +92,7 @@ export async function executeToolCalls(
       content: result.content,
       errorMessage: result.errorMessage,
       structuredContent: result.structuredContent,
+      result,
       reasoning,
       durationMs,
       ts: clock.now(),

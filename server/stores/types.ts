@@ -2,6 +2,9 @@
 // ./memory, Prisma-backed ones in server/db; both must behave the same (shared contract tests).
 
 import type { ChatMessageRecord } from "../../lib/chat/runtime-snapshot";
+import type { ModelCall } from "../../lib/rerun/cassette";
+import type { SessionOrigin } from "../../lib/rerun/schemas";
+import type { ToolExecutionResult } from "../../lib/tools/schemas";
 
 export type { ChatMessageRecord };
 
@@ -214,9 +217,18 @@ export interface ToolRecord {
   content: string;
   errorMessage: string;
   structuredContent?: unknown;
+  /** The whole result as the provider gave it (a re-run answers the call from it); absent in older records. */
+  result?: ToolExecutionResult;
   reasoning: string;
   durationMs: number;
   ts: number;
+}
+
+/** Every model call of a session (lib/rerun/cassette.ts), oldest first: what a re-run answers from. */
+export interface ModelCallStore {
+  record(call: Omit<ModelCall, "id">): Promise<void>;
+  /** In call order (startedAt, then the order recorded). */
+  list(sessionId: string): Promise<ModelCall[]>;
 }
 
 export interface ToolRecordStore {
@@ -432,6 +444,7 @@ export interface Stores {
   persons: PersonStore;
   learned: LearnedStore;
   toolRecords: ToolRecordStore;
+  modelCalls: ModelCallStore;
   toggles: ToggleStore;
   usage: UsageStore;
   sessions: SessionStore;
@@ -448,6 +461,8 @@ export interface SessionRecord {
   lastActiveAt: number;
   /** Imported from an export bundle: read-only, the engine never runs it (absent: false). */
   imported?: boolean;
+  /** A re-run or fork of another session (read-only like an imported one; absent on every other). */
+  origin?: SessionOrigin;
 }
 
 /** What a runtime needs to resume after a restart (history window, pending state). */
@@ -535,6 +550,10 @@ export interface SessionStore {
    * rows and session tool switches. All or nothing (the database store: one transaction).
    */
   purge(id: string): Promise<SessionPurgeCounts>;
+  /** The sessions derived from this one (origin.sessionId), newest first. */
+  derivedFrom(id: string): Promise<SessionRecord[]>;
+  /** Replaces a derived session's origin (its divergence once the run ends); false when unknown. */
+  setOrigin(id: string, origin: SessionOrigin): Promise<boolean>;
 }
 
 /**

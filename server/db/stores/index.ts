@@ -2,7 +2,9 @@
 // ones in server/stores/memory.
 import type { PrismaClient } from "../../../generated/prisma/client";
 import { sqlDialect } from "../client";
-import type { Stores } from "../../stores/types";
+import type { ModelCallStore, Stores } from "../../stores/types";
+import { MemoryModelCallStore } from "../../stores/memory/model-calls";
+import { counterIds } from "../../stores/memory/support";
 import { PrismaAccountStore, PrismaAuditStore } from "./accounts";
 import { PrismaEmojiStore } from "./emojis";
 import { PrismaJargonStore } from "./jargon";
@@ -30,6 +32,7 @@ export interface PrismaStores extends Stores {
   persons: PrismaPersonStore;
   learned: PrismaLearnedStore;
   toolRecords: PrismaToolRecordStore;
+  modelCalls: ModelCallStore;
   toggles: PrismaToggleStore;
   usage: PrismaUsageStore;
   sessions: PrismaSessionStore;
@@ -60,6 +63,8 @@ export function createPrismaStores(client: PrismaClient, opts: PrismaStoresOptio
     persons: new PrismaPersonStore(prisma, ctx, writer),
     learned: new PrismaLearnedStore(prisma, writer),
     toolRecords: new PrismaToolRecordStore(prisma, writer),
+    // TODO(R1): the ModelCall table; the contract branch keeps them in memory.
+    modelCalls: new MemoryModelCallStore(counterIds()),
     toggles: new PrismaToggleStore(prisma, writer),
     usage: new PrismaUsageStore(prisma, writer, dialect),
     sessions: new PrismaSessionStore(prisma, writer, dialect),

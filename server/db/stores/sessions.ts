@@ -120,6 +120,15 @@ export class PrismaSessionStore implements SessionStore {
     return row?.archivedAt ?? null;
   }
 
+  // TODO(R1): the Session.origin column; placeholders of the contract branch, never landed.
+  derivedFrom(): Promise<SessionRecord[]> {
+    return Promise.reject(new Error("TODO(R1)"));
+  }
+
+  setOrigin(): Promise<boolean> {
+    return Promise.reject(new Error("TODO(R1)"));
+  }
+
   /**
    * One batch transaction over every table holding the session's rows: the database commits it whole or
    * not at all, so a crash mid-way leaves the session as it was (and a repeat finishes the job).

@@ -6,6 +6,7 @@ import { MemoryJargonStore } from "./jargon";
 import { MemoryLearnedStore } from "./learned";
 import { MemoryMemoryStore } from "./memories";
 import { MemoryMessageStore } from "./messages";
+import { MemoryModelCallStore } from "./model-calls";
 import { MemoryPersonStore } from "./persons";
 import { MemorySessionStore } from "./sessions";
 import { counterIds, type IdSource } from "./support";
@@ -28,6 +29,7 @@ export interface MemoryStores extends Stores {
   persons: MemoryPersonStore;
   learned: MemoryLearnedStore;
   toolRecords: MemoryToolRecordStore;
+  modelCalls: MemoryModelCallStore;
   toggles: MemoryToggleStore;
   usage: MemoryUsageStore;
   sessions: MemorySessionStore;
@@ -45,6 +47,7 @@ export function createMemoryStores(opts: MemoryStoresOptions = {}): MemoryStores
     persons: new MemoryPersonStore(newId, now),
     learned: new MemoryLearnedStore(),
     toolRecords: new MemoryToolRecordStore(newId),
+    modelCalls: new MemoryModelCallStore(newId),
     toggles: new MemoryToggleStore(newId),
     usage,
     sessions: new MemorySessionStore((id) => usage.totalsOf(id)),

@@ -12,6 +12,7 @@ import {
   type SessionStore,
   type SessionUsageTotals,
 } from "../types";
+import type { SessionOrigin } from "../../../lib/rerun/schemas";
 import { copy } from "./support";
 
 const inRange = (value: number, range: NumberRange | undefined) =>
@@ -110,5 +111,19 @@ export class MemorySessionStore implements SessionStore {
     counts.snapshots = Number(this.snapshots.delete(id));
     this.archived.delete(id);
     return counts;
+  }
+
+  async derivedFrom(id: string): Promise<SessionRecord[]> {
+    return [...this.sessions.values()]
+      .filter((s) => s.origin?.sessionId === id)
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+      .map(copy);
+  }
+
+  async setOrigin(id: string, origin: SessionOrigin): Promise<boolean> {
+    const session = this.sessions.get(id);
+    if (!session) return false;
+    session.origin = copy(origin);
+    return true;
   }
 }
