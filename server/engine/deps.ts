@@ -5,6 +5,7 @@ import type { EventData, EventType, MonitorEvent } from "../../lib/events/schema
 import type { ModelClient } from "../llm/model-client";
 import type { SessionRecord, Stores } from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
+import type { ToolExecutionResult, ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
 import type { Clock } from "./clock";
 import type { HookRegistry } from "./hooks";
 
@@ -86,6 +87,18 @@ export interface EngineDeps {
    * config it starts with, and what the model saw names it.
    */
   settingsVersion?: () => number;
+  /** Tool calls answered elsewhere first (absent: every call goes to its provider). */
+  toolAnswers?: ToolAnswerSource;
+  /** False: the session learns nothing (a re-run must not write the bot's data); absent: true. */
+  learns?: boolean;
+}
+
+/**
+ * Answers a planner's tool call in place of its provider (a re-run answers from the recording);
+ * null: the provider runs it.
+ */
+export interface ToolAnswerSource {
+  answer(invocation: ToolInvocation, spec: ToolSpec | null): Promise<ToolExecutionResult> | null;
 }
 
 export const stderrLogger: EngineLogger = {

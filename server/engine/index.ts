@@ -2,7 +2,7 @@
 // realtime, monitor) imports engine things from here only.
 export { HeartflowManager, SessionArchivedError, SessionNotOwnedError, type OwnershipGate } from "./heartflow-manager";
 
-export { systemClock, type Clock } from "./clock";
+export { sleep, systemClock, type Clock, type TimerHandle } from "./clock";
 export {
   localOutbound,
   stderrLogger,
@@ -11,6 +11,7 @@ export {
   type EventSink,
   type OutboundMessage,
   type OutboundSink,
+  type ToolAnswerSource,
 } from "./deps";
 export { HookRegistry, type HookPayloads } from "./hooks";
 

@@ -44,7 +44,7 @@ export class SessionLearner {
   constructor(
     private readonly sessionId: string,
     private readonly deps: Pick<EngineDeps, "model" | "stores" | "config" | "clock" | "logger"> &
-      Partial<Pick<EngineDeps, "events">>,
+      Partial<Pick<EngineDeps, "events" | "learns">>,
   ) {}
 
   /** Ids learned from, for the snapshot (a restored runtime does not learn them twice). */
@@ -80,7 +80,7 @@ export class SessionLearner {
 
   /** Queues an extraction over these messages (fewer than a few chat lines teach nothing). */
   private learnFrom(messages: readonly HistoryMessage[]): Promise<void> {
-    if (this.stopController.signal.aborted) return this.chain;
+    if (this.stopController.signal.aborted || this.deps.learns === false) return this.chain;
     const chat = messages.filter(isChat);
     if (chat.length < MIN_CHAT_LINES) return this.chain;
     const text = transcript(chat, this.deps.config.bot.nickname, chat.length);

@@ -47,18 +47,21 @@ export async function executeToolCalls(
     } else if (!exposed.has(name)) {
       result = failedToolResult(name, renderPrompt("tool_not_exposed", { name }, prompts));
     } else {
-      result = await rt.registry.invoke(
-        {
-          toolName: name,
-          arguments: args.value,
-          callId: call.id,
-          sessionId: rt.session.id,
-          streamId: rt.session.id,
-          reasoning,
-          metadata: { cycleId: cycle.cycleId, anchorMessageId },
-        },
-        executionContext(rt, reasoning, { cycleId: cycle.cycleId, anchorMessageId }),
-      );
+      const invocation = {
+        toolName: name,
+        arguments: args.value,
+        callId: call.id,
+        sessionId: rt.session.id,
+        streamId: rt.session.id,
+        reasoning,
+        metadata: { cycleId: cycle.cycleId, anchorMessageId },
+      };
+      result =
+        (await rt.deps.toolAnswers?.answer(invocation, spec)) ??
+        (await rt.registry.invoke(
+          invocation,
+          executionContext(rt, reasoning, { cycleId: cycle.cycleId, anchorMessageId }),
+        ));
     }
     const durationMs = clock.now() - startedAt;
     const content = historyContent(result);

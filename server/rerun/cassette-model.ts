@@ -1,0 +1,146 @@
+// The re-run's model: each call is answered from the recorded call it matches (matching.ts), at the
+// moment the original's answer came on the virtual clock, so a message that interrupted the planner
+// then interrupts it again. The first call that matches nothing is the divergence; from there a model
+// answers (or the run stops, its call waiting until the runtime stops).
+import type { ModelTask } from "../../lib/llm/messages";
+import type { ModelCall, RecordedRequest } from "../../lib/rerun/cassette";
+import type { Clock } from "../engine";
+import { ModelAbortedError, ModelCallError, type ChatRequest, type ChatResponse, type ModelClient } from "../llm/model-client";
+import { firstDifference, normalized, type Difference } from "./matching";
+import type { Quiescence } from "./quiescence";
+
+export interface RequestDivergence extends Difference {
+  task: ModelTask;
+  /** The re-run's cycle the call belongs to (absent: outside a cycle). */
+  cycleId?: string;
+  /** The recorded call it was compared with (null: the original made no further call of this task). */
+  recorded: ModelCall | null;
+}
+
+export interface CassetteOptions {
+  /** The original's model calls in call order. */
+  calls: readonly ModelCall[];
+  clock: Clock;
+  quiet: Quiescence;
+  /** Calls made before this time (engine clock) are answered in order without comparing (the part before a fork). */
+  forcedUntil: number;
+  /** Answers once the run left the recording; null: the run stops at the divergence. */
+  live: ModelClient | null;
+  onDivergence(divergence: RequestDivergence): void;
+}
+
+export class CassetteModel implements ModelClient {
+  /** Unconsumed recorded calls per task, in call order. */
+  private readonly queues = new Map<ModelTask, ModelCall[]>();
+  private readonly firstModel = new Map<ModelTask, string>();
+  private diverged = false;
+  replayed = 0;
+  liveCalls = 0;
+
+  constructor(private readonly opts: CassetteOptions) {
+    for (const call of opts.calls) {
+      // Learning runs outside cycles and is off in a re-run: its calls are no part of the cassette.
+      if (call.task === "utils" && call.cycleId === null) continue;
+      const queue = this.queues.get(call.task) ?? [];
+      queue.push(call);
+      this.queues.set(call.task, queue);
+      if (!this.firstModel.has(call.task)) this.firstModel.set(call.task, call.model);
+    }
+  }
+
+  /** The run left the recording and has no model to go on with. */
+  get halted(): boolean {
+    return this.diverged && this.opts.live === null;
+  }
+
+  modelFor(task: ModelTask): string {
+    return this.firstModel.get(task) ?? this.opts.live?.modelFor(task) ?? "recorded";
+  }
+
+  info() {
+    return { provider: "recording", name: this.modelFor("planner"), simulated: false };
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    if (this.diverged) return this.answerLive(request);
+    const actual: RecordedRequest = {
+      messages: request.messages,
+      tools: request.tools ?? [],
+      maxTokens: request.maxTokens ?? null,
+    };
+    const queue = this.queues.get(request.task) ?? [];
+    const forced = this.opts.clock.now() < this.opts.forcedUntil;
+    const wanted = normalized(actual);
+    const index = forced ? (queue.length ? 0 : -1) : queue.findIndex((c) => matches(c.request, wanted));
+    if (index < 0) {
+      const recorded = queue[0] ?? null;
+      const difference = recorded
+        ? (firstDifference(normalized(recorded.request), wanted) ?? { path: "", expected: null, actual: null })
+        : { path: "", expected: null, actual: "a call the original did not make" };
+      return this.diverge(request, { ...difference, task: request.task, cycleId: request.cycleId, recorded });
+    }
+    const [call] = queue.splice(index, 1);
+    this.replayed++;
+    await this.untilAnswered(call, request.signal);
+    if (call.aborted) {
+      // The original was interrupted here; this call was not (no message arrived to do it).
+      return this.diverge(request, {
+        path: "aborted",
+        expected: true,
+        actual: false,
+        task: request.task,
+        cycleId: request.cycleId,
+        recorded: call,
+      });
+    }
+    if (!call.response) {
+      const problem = { task: request.task, model: call.model, endpoint: call.endpoint, attempt: 1 };
+      request.onError?.({ ...problem, error: call.error ?? "failed" });
+      throw new ModelCallError(call.error ?? "the recorded call failed");
+    }
+    return { ...call.response, endpoint: call.endpoint, durationMs: call.durationMs };
+  }
+
+  private diverge(request: ChatRequest, divergence: RequestDivergence): Promise<ChatResponse> {
+    this.diverged = true;
+    this.opts.onDivergence(divergence);
+    return this.answerLive(request);
+  }
+
+  private answerLive(request: ChatRequest): Promise<ChatResponse> {
+    const live = this.opts.live;
+    if (!live) return waitForAbort(request.signal);
+    this.liveCalls++;
+    // Outside work: the clock stands still until it answers.
+    return this.opts.quiet.track(live.chat(request));
+  }
+
+  /** Resolves when the original's answer came (on the virtual clock); rejects when the call is aborted. */
+  private untilAnswered(call: ModelCall, signal: AbortSignal | undefined): Promise<void> {
+    const due = call.startedAt + call.durationMs - this.opts.clock.now();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        timer.cancel();
+        reject(new ModelAbortedError("aborted"));
+      };
+      const timer = this.opts.clock.setTimer(due, () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+function matches(recorded: RecordedRequest, wanted: RecordedRequest): boolean {
+  return firstDifference(normalized(recorded), wanted) === null;
+}
+
+/** A call of a run that stopped at its divergence: it ends when the runtime stops. */
+function waitForAbort(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal?.aborted) return reject(new ModelAbortedError("aborted"));
+    signal?.addEventListener("abort", () => reject(new ModelAbortedError("aborted")), { once: true });
+  });
+}

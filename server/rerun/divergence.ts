@@ -1,0 +1,136 @@
+// What each cycle decided, from a session's events, and the first cycle where a re-run decided otherwise
+// than its original (the request divergence of the cassette comes first within a cycle).
+import type { MonitorEvent } from "../../lib/events/schemas";
+import type { Divergence, DivergenceKind } from "../../lib/rerun/schemas";
+import type { RequestDivergence } from "./cassette-model";
+import { maskText, normalized } from "./matching";
+
+export interface CycleFacts {
+  cycleId: string;
+  gateAction: string | null;
+  plannerText: string | null;
+  toolCalls: { name: string; arguments: Record<string, unknown> }[];
+  toolResults: { name: string; success: boolean; result: string }[];
+  sent: string[];
+  endReason: string | null;
+}
+
+/** The session's cycles in order (by cycle.start), with what each decided. */
+export function cycleFacts(events: readonly MonitorEvent[]): CycleFacts[] {
+  const cycles: CycleFacts[] = [];
+  const byId = new Map<string, CycleFacts>();
+  let open: CycleFacts | null = null;
+  for (const e of events) {
+    if (e.type === "cycle.start") {
+      open = {
+        cycleId: e.data.cycleId,
+        gateAction: null,
+        plannerText: null,
+        toolCalls: [],
+        toolResults: [],
+        sent: [],
+        endReason: null,
+      };
+      cycles.push(open);
+      byId.set(open.cycleId, open);
+    } else if (e.type === "message.sent" && open) {
+      open.sent.push(maskText(e.data.content));
+    } else if (e.type === "planner.finalized") {
+      const c = byId.get(e.data.cycleId);
+      if (!c) continue;
+      c.gateAction = e.data.timingGate?.result.action ?? null;
+      c.plannerText = e.data.planner ? maskText(e.data.planner.content) : null;
+      c.toolCalls = (e.data.planner?.toolCalls ?? []).map((t) => ({ name: t.name, arguments: normalized(t.arguments) }));
+      c.toolResults = e.data.tools.map((t) => ({
+        name: t.toolName,
+        success: t.success,
+        result: maskText(t.result ?? t.summary),
+      }));
+    } else if (e.type === "cycle.end") {
+      const c = byId.get(e.data.cycleId);
+      if (c) c.endReason = e.data.endReason;
+      if (open?.cycleId === e.data.cycleId) open = null;
+    }
+  }
+  return cycles;
+}
+
+interface DecisionDifference {
+  index: number;
+  kind: DivergenceKind;
+  path?: string;
+  expected: unknown;
+  actual: unknown;
+}
+
+/** The first cycle (from `fromIndex` on) whose decisions differ, in the order a cycle takes them. */
+export function firstDecisionDifference(
+  original: readonly CycleFacts[],
+  rerun: readonly CycleFacts[],
+  fromIndex: number,
+): DecisionDifference | null {
+  for (let i = fromIndex; i < Math.max(original.length, rerun.length); i++) {
+    const a = original[i];
+    const b = rerun[i];
+    if (!b) return { index: i, kind: "missing_cycle", expected: a.cycleId, actual: null };
+    if (!a) return { index: i, kind: "extra_cycle", expected: null, actual: b.cycleId };
+    const d = cycleDifference(a, b);
+    if (d) return { index: i, ...d };
+  }
+  return null;
+}
+
+function cycleDifference(a: CycleFacts, b: CycleFacts): Omit<DecisionDifference, "index"> | null {
+  if (a.gateAction !== b.gateAction) return { kind: "gate_action", expected: a.gateAction, actual: b.gateAction };
+  if (a.plannerText !== b.plannerText)
+    return { kind: "planner", path: "content", expected: a.plannerText, actual: b.plannerText };
+  if (JSON.stringify(a.toolCalls) !== JSON.stringify(b.toolCalls))
+    return { kind: "planner", path: "toolCalls", expected: a.toolCalls, actual: b.toolCalls };
+  for (let i = 0; i < Math.max(a.toolResults.length, b.toolResults.length); i++) {
+    if (JSON.stringify(a.toolResults[i]) !== JSON.stringify(b.toolResults[i]))
+      return { kind: "tool_result", path: `tools[${i}]`, expected: a.toolResults[i] ?? null, actual: b.toolResults[i] ?? null };
+  }
+  if (JSON.stringify(a.sent) !== JSON.stringify(b.sent)) return { kind: "message", expected: a.sent, actual: b.sent };
+  if (a.endReason !== b.endReason) return { kind: "end_reason", expected: a.endReason, actual: b.endReason };
+  return null;
+}
+
+/** The first divergence of a run: its request divergence, or the first decision that differs, whichever is earlier. */
+export function firstDivergence(opts: {
+  original: readonly CycleFacts[];
+  rerun: readonly CycleFacts[];
+  fromIndex: number;
+  request: RequestDivergence | null;
+}): Divergence | null {
+  const { original, rerun, request } = opts;
+  const decision = firstDecisionDifference(original, rerun, opts.fromIndex);
+  const found = request ? rerun.findIndex((c) => c.cycleId === request.cycleId) : -1;
+  // A call outside any cycle is placed at the last cycle the run reached.
+  const requestIndex = found >= 0 ? found : Math.max(0, rerun.length - 1);
+  if (request && (!decision || requestIndex <= decision.index)) {
+    const consequence = decision?.index === requestIndex ? decision : null;
+    return {
+      cycleId: original[requestIndex]?.cycleId ?? "",
+      rerunCycleId: request.cycleId ?? null,
+      cycleIndex: requestIndex,
+      kind: "request",
+      task: request.task,
+      path: request.path,
+      expected: request.expected,
+      actual: request.actual,
+      ...(consequence
+        ? { consequence: { kind: consequence.kind, expected: consequence.expected, actual: consequence.actual } }
+        : {}),
+    };
+  }
+  if (!decision) return null;
+  return {
+    cycleId: original[decision.index]?.cycleId ?? "",
+    rerunCycleId: rerun[decision.index]?.cycleId ?? null,
+    cycleIndex: decision.index,
+    kind: decision.kind,
+    ...(decision.path !== undefined ? { path: decision.path } : {}),
+    expected: decision.expected,
+    actual: decision.actual,
+  };
+}

@@ -1,0 +1,55 @@
+// The re-run's clock: time moves only when the driver moves it, to the next recorded arrival or the
+// next due timer, so a session's hours replay in moments with every timer firing in the original's order.
+import type { Clock, TimerHandle } from "../engine";
+
+interface Timer {
+  at: number;
+  seq: number;
+  fn: () => void;
+}
+
+export class VirtualClock implements Clock {
+  private current: number;
+  private readonly timers = new Set<Timer>();
+  private seq = 0;
+
+  constructor(start: number) {
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimer(ms: number, fn: () => void): TimerHandle {
+    const timer: Timer = { at: this.current + Math.max(0, ms), seq: this.seq++, fn };
+    this.timers.add(timer);
+    return { cancel: () => void this.timers.delete(timer) };
+  }
+
+  /** When the earliest timer is due (null: none armed). */
+  nextDue(): number | null {
+    return this.earliest()?.at ?? null;
+  }
+
+  /** Time moves to `at` (never back). */
+  moveTo(at: number): void {
+    this.current = Math.max(this.current, at);
+  }
+
+  /** Fires the earliest timer, time moving to when it is due. False when none is armed. */
+  fireNext(): boolean {
+    const next = this.earliest();
+    if (!next) return false;
+    this.timers.delete(next);
+    this.moveTo(next.at);
+    next.fn();
+    return true;
+  }
+
+  private earliest(): Timer | undefined {
+    let best: Timer | undefined;
+    for (const t of this.timers) if (!best || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
+    return best;
+  }
+}
