@@ -13,6 +13,7 @@ import {
 } from "./engine";
 import type { ModelClient } from "./llm/model-client";
 import { OpenAiModelClient, type EndpointOptions, type ModelTarget } from "./llm/openai-client";
+import { RecordingModelClient } from "./llm/recording-client";
 import { createSimulatedModelClient } from "./llm/simulated";
 import { StateChanges } from "./cluster/shared-state";
 import { SharedStreams } from "./monitor/shared-streams";
@@ -160,8 +161,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     budgets: () => opts.config.models.budgets,
   });
   // Every call the model clients record passes the budget check; everything else reads the stores as given.
-  const model =
+  const given =
     opts.model ?? createModelClient(opts.config, { ...opts.stores, usage: budget.wrap(opts.stores.usage) }, opts.env);
+  // Every session's model calls are kept (a given client's too): the cassette a re-run answers from.
+  const model = new RecordingModelClient(given, { store: opts.stores.modelCalls, clock, logger });
   const toggles = new ToggleState(await opts.stores.toggles.list());
   const hooks = new HookRegistry(logger, clock);
   // One policy for every child process: own process group, private home, unprivileged user as root.

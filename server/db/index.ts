@@ -72,7 +72,7 @@ export async function openDatabase(
     return {
       prisma,
       dialect: sqlDialect(prisma),
-      stores: createPrismaStores(prisma, { ...opts.stores, health }),
+      stores: createPrismaStores(prisma, { logger: opts.logger, ...opts.stores, health }),
       ledger,
       health,
       applied,

@@ -527,7 +527,16 @@ export interface SessionPageQuery {
 
 /** Rows of each table a purge removed (analytics: the derived behaviour tables together). */
 export type SessionPurgeCounts = Record<
-  "sessions" | "snapshots" | "messages" | "events" | "toolRecords" | "usage" | "toggles" | "media" | "analytics",
+  | "sessions"
+  | "snapshots"
+  | "messages"
+  | "events"
+  | "toolRecords"
+  | "modelCalls"
+  | "usage"
+  | "toggles"
+  | "media"
+  | "analytics",
   number
 >;
 
@@ -546,8 +555,8 @@ export interface SessionStore {
   /** When the session was archived; null when listed or unknown. */
   archivedAt(id: string): Promise<number | null>;
   /**
-   * Removes the session and every row of it: snapshot, messages, ledger events, tool records, usage
-   * rows and session tool switches. All or nothing (the database store: one transaction).
+   * Removes the session and every row of it: snapshot, messages, ledger events, tool records, model
+   * calls, usage rows and session tool switches. All or nothing (the database store: one transaction).
    */
   purge(id: string): Promise<SessionPurgeCounts>;
   /** The sessions derived from this one (origin.sessionId), newest first. */

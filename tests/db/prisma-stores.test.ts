@@ -46,6 +46,24 @@ describe.each(databases)("sessions on %s", (_name, db) => {
     expect((await stores.sessions.get("a"))?.lastActiveAt).toBe(99);
   });
 
+  it("reads a session whose origin column does not read as one as a session without origin, and says so", async () => {
+    const { prisma } = await db.prisma();
+    const warnings: string[] = [];
+    const stores = createPrismaStores(prisma, { logger: { warn: (m) => void warnings.push(m) } });
+    await stores.sessions.upsert(session("bad-json", 1));
+    await stores.sessions.upsert(session("bad-shape", 2));
+    await prisma.chatSession.update({ where: { id: "bad-json" }, data: { origin: "{nope", originSessionId: "o" } });
+    await prisma.chatSession.update({
+      where: { id: "bad-shape" },
+      data: { origin: JSON.stringify({ kind: "teleport", sessionId: "o" }), originSessionId: "o" },
+    });
+    expect(await stores.sessions.get("bad-json")).toEqual(session("bad-json", 1));
+    expect(await stores.sessions.get("bad-shape")).toEqual(session("bad-shape", 2));
+    expect(await stores.sessions.derivedFrom("o")).toEqual([]);
+    expect(warnings.some((w) => w.includes("bad-json") && w.includes("not JSON"))).toBe(true);
+    expect(warnings.some((w) => w.includes("bad-shape"))).toBe(true);
+  });
+
   it("keeps one runtime snapshot per session, replaced on save, any JSON state", async () => {
     const { stores, url } = await open();
     expect(await stores.sessions.loadSnapshot("s1")).toBeNull();

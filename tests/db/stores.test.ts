@@ -1,6 +1,9 @@
 // The Prisma-backed stores against the in-process ones: the same scenarios, the same expectations, so
 // the engine sees no difference between them.
 import { describe, expect, it } from "vitest";
+import type { ModelCall } from "../../lib/rerun/cassette";
+import type { SessionOrigin } from "../../lib/rerun/schemas";
+import type { ToolExecutionResult } from "../../lib/tools/schemas";
 import { createPrismaStores } from "../../server/db/stores";
 import { createMemoryStores } from "../../server/stores/memory";
 import type {
@@ -558,6 +561,84 @@ describe.each(implementations)("%s stores", (name, make) => {
       expect("structuredContent" in all[0]).toBe(false);
       expect((await stores.toolRecords.list("s1", { limit: 2 })).map((r) => r.callId)).toEqual(["k2", "k3"]);
     });
+
+    it("keeps the whole result as the provider gave it; records without one have none", async () => {
+      const { stores } = await make();
+      const result: ToolExecutionResult = {
+        toolName: "query_memory",
+        success: false,
+        content: "部分",
+        errorMessage: "timeout",
+        structuredContent: { hits: [1, null, "x"] },
+        contentItems: [
+          {
+            ...{ contentType: "image", text: "", data: "aGk=", mimeType: "image/png", uri: "", name: "p.png" },
+            ...{ description: "", metadata: { w: 2 } },
+          },
+        ],
+        postHistoryMessages: [{ content: "note for the model", referenceType: "tool_hint" }],
+        metadata: { source: "mcp", nested: { n: 1.5 } },
+      };
+      const base: Omit<ToolRecord, "id" | "callId"> = {
+        ...{ sessionId: "s1", cycleId: "c1", toolName: "query_memory", providerName: "p", providerType: "mcp" },
+        ...{ arguments: {}, success: false, content: "部分", errorMessage: "timeout", reasoning: "", durationMs: 3 },
+        ts: 1,
+      };
+      await stores.toolRecords.record({ ...base, callId: "with", result });
+      await stores.toolRecords.record({ ...base, callId: "without" });
+      const [withResult, without] = await stores.toolRecords.list("s1");
+      expect(withResult.result).toEqual(result);
+      expect("result" in without).toBe(false);
+    });
+  });
+
+  describe("model calls", () => {
+    const call = (over: Partial<Omit<ModelCall, "id">>): Omit<ModelCall, "id"> => ({
+      sessionId: "s1",
+      cycleId: "c1",
+      task: "planner",
+      model: "m-1",
+      endpoint: "primary",
+      request: {
+        messages: [
+          { role: "system", content: "你是麦麦" },
+          {
+            role: "assistant",
+            content: "",
+            tool_calls: [{ id: "t1", type: "function", function: { name: "reply", arguments: '{"a":1}' } }],
+          },
+          { role: "tool", content: "ok", tool_call_id: "t1" },
+        ],
+        tools: [{ type: "function", function: { name: "reply", description: "say", parameters: { type: "object" } } }],
+        maxTokens: null,
+      },
+      response: {
+        model: "m-1-2026",
+        content: "hi",
+        reasoningContent: "thinking",
+        toolCalls: [{ id: "t2", type: "function", function: { name: "wait", arguments: "{}" } }],
+        usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12 },
+        finishReason: "tool_calls",
+      },
+      error: null,
+      aborted: false,
+      startedAt: 1_764_626_000_123.5,
+      durationMs: 42.25,
+      ...over,
+    });
+
+    it("round-trips every field and lists a session's calls by start, then in the order recorded", async () => {
+      const { stores } = await make();
+      const first = call({});
+      const failed = call({ task: "timingGate", cycleId: null, response: null, error: "HTTP 500", startedAt: 5 });
+      const aborted = call({ task: "replyer", response: null, error: "aborted", aborted: true, startedAt: 5 });
+      const utils = call({ task: "utils", request: { messages: [], tools: [], maxTokens: 256 }, startedAt: 2 });
+      for (const c of [first, failed, aborted, call({ sessionId: "s2" }), utils]) await stores.modelCalls.record(c);
+      const listed = await stores.modelCalls.list("s1");
+      expect(listed.map(({ id: _id, ...rest }) => rest)).toEqual([utils, failed, aborted, first]);
+      expect(new Set(listed.map((c) => c.id)).size).toBe(4);
+      expect(await stores.modelCalls.list("nobody")).toEqual([]);
+    });
   });
 
   describe("toggles", () => {
@@ -729,10 +810,91 @@ describe.each([
 
     await sessions.saveSnapshot({ sessionId: "c", state: { cycleCounter: 1 }, ts: 1 });
     const removed = await sessions.purge("c");
-    expect(removed).toMatchObject({ sessions: 1, snapshots: 1 });
+    expect(removed).toMatchObject({ sessions: 1, snapshots: 1, modelCalls: 0 });
     expect(await sessions.get("c")).toBeNull();
     expect(await sessions.loadSnapshot("c")).toBeNull();
     expect(await walk({})).toEqual(["d", "b", "a"]);
     expect((await sessions.purge("c")).sessions).toBe(0);
+  });
+});
+
+const origin = (over: Partial<SessionOrigin> = {}): SessionOrigin => ({
+  kind: "fork",
+  sessionId: "orig",
+  fromCycle: "c-3",
+  at: 1_764_626_000_000,
+  actor: "op",
+  edits: [
+    { kind: "drop_message", messageId: "m1" },
+    { kind: "tool_output", toolCallId: "t1", content: "不同", success: false },
+  ],
+  settings: { chat: { talkValue: 0.2 }, prompts: { planner: null } },
+  continueWith: "simulated",
+  ...over,
+});
+
+describe.each([
+  ["memory", async () => createMemoryStores()],
+  ...databases.map(([name, db]) => [`prisma on ${name}`, async () => createPrismaStores((await db.prisma()).prisma)]),
+] as [string, () => Promise<Pick<Stores, "sessions" | "modelCalls">>][])("%s derived sessions", (name, make) => {
+  const record = (id: string, createdAt: number, o?: SessionOrigin) => ({
+    ...{ id, name: `room ${id}`, isGroupChat: true, platform: "rerun", groupId: null, userId: null },
+    ...{ createdAt, lastActiveAt: createdAt },
+    ...(o ? { origin: o } : {}),
+  });
+
+  it("keeps a session's origin, lists the sessions derived from one newest first, replaces an origin", async () => {
+    const { sessions } = await make();
+    await sessions.upsert(record("orig", 1));
+    await sessions.upsert(record("r-old", 10, origin({ kind: "rerun", fromCycle: null, edits: [], settings: null })));
+    await sessions.upsert(record("f-b", 20, origin()));
+    await sessions.upsert(record("f-a", 20, origin()));
+    await sessions.upsert(record("elsewhere", 30, origin({ sessionId: "other" })));
+    expect(await sessions.get("orig")).toEqual(record("orig", 1));
+    expect(await sessions.get("f-a")).toEqual(record("f-a", 20, origin()));
+    expect((await sessions.derivedFrom("orig")).map((s) => s.id)).toEqual(["f-b", "f-a", "r-old"]);
+    expect((await sessions.derivedFrom("orig"))[2].origin).toMatchObject({ kind: "rerun", fromCycle: null });
+    expect(await sessions.derivedFrom("nobody")).toEqual([]);
+    const { rows } = await sessions.page({ limit: 10, onlyIds: ["f-a", "orig"] });
+    expect(rows.map((r) => [r.id, r.origin?.kind ?? null])).toEqual([
+      ["f-a", "fork"],
+      ["orig", null],
+    ]);
+
+    const ended = origin({
+      divergence: {
+        ...{ cycleId: "c-3", rerunCycleId: "c-9", cycleIndex: 2, kind: "gate_action", task: "timingGate" },
+        ...{ path: "action", expected: "continue", actual: { action: "wait", n: [1] } },
+      },
+      stats: {
+        ...{ originalCycles: 4, rerunCycles: 3, replayedCalls: 7, liveCalls: 1, replayedTools: 2, liveTools: 0 },
+        durationMs: 12.5,
+      },
+    });
+    expect(await sessions.setOrigin("f-a", ended)).toBe(true);
+    expect(await sessions.setOrigin("nobody", ended)).toBe(false);
+    expect((await sessions.get("f-a"))?.origin).toEqual(ended);
+    // Re-pointed at another original: it moves to that one's branches.
+    expect(await sessions.setOrigin("f-b", origin({ sessionId: "other" }))).toBe(true);
+    expect((await sessions.derivedFrom("orig")).map((s) => s.id)).toEqual(["f-a", "r-old"]);
+    expect((await sessions.derivedFrom("other")).map((s) => s.id)).toEqual(["elsewhere", "f-b"]);
+    // An upsert replaces the whole record: without an origin there is none.
+    await sessions.upsert(record("r-old", 10));
+    expect(await sessions.get("r-old")).toEqual(record("r-old", 10));
+    expect((await sessions.derivedFrom("orig")).map((s) => s.id)).toEqual(["f-a"]);
+  });
+
+  it.runIf(name.startsWith("prisma"))("purges a session's model calls with it, and only its", async () => {
+    const { sessions, modelCalls } = await make();
+    await sessions.upsert(record("gone", 1));
+    const request = { messages: [], tools: [], maxTokens: null };
+    for (const sessionId of ["gone", "gone", "kept"])
+      await modelCalls.record({
+        ...{ sessionId, cycleId: null, task: "utils", model: "m", endpoint: "e", request, response: null },
+        ...{ error: "x", aborted: false, startedAt: 1, durationMs: 1 },
+      });
+    expect(await sessions.purge("gone")).toMatchObject({ sessions: 1, modelCalls: 2 });
+    expect(await modelCalls.list("gone")).toEqual([]);
+    expect(await modelCalls.list("kept")).toHaveLength(1);
   });
 });

@@ -2,9 +2,7 @@
 // ones in server/stores/memory.
 import type { PrismaClient } from "../../../generated/prisma/client";
 import { sqlDialect } from "../client";
-import type { ModelCallStore, Stores } from "../../stores/types";
-import { MemoryModelCallStore } from "../../stores/memory/model-calls";
-import { counterIds } from "../../stores/memory/support";
+import type { Stores } from "../../stores/types";
 import { PrismaAccountStore, PrismaAuditStore } from "./accounts";
 import { PrismaEmojiStore } from "./emojis";
 import { PrismaJargonStore } from "./jargon";
@@ -12,6 +10,7 @@ import { PrismaLearnedStore } from "./learned";
 import { PrismaLoginSessionStore } from "./login-sessions";
 import { PrismaMemoryStore } from "./memories";
 import { PrismaMessageStore } from "./messages";
+import { PrismaModelCallStore } from "./model-calls";
 import { PrismaPersonStore } from "./persons";
 import { PrismaSessionMediaStore } from "./session-media";
 import { PrismaSessionStore } from "./sessions";
@@ -32,7 +31,7 @@ export interface PrismaStores extends Stores {
   persons: PrismaPersonStore;
   learned: PrismaLearnedStore;
   toolRecords: PrismaToolRecordStore;
-  modelCalls: ModelCallStore;
+  modelCalls: PrismaModelCallStore;
   toggles: PrismaToggleStore;
   usage: PrismaUsageStore;
   sessions: PrismaSessionStore;
@@ -63,11 +62,10 @@ export function createPrismaStores(client: PrismaClient, opts: PrismaStoresOptio
     persons: new PrismaPersonStore(prisma, ctx, writer),
     learned: new PrismaLearnedStore(prisma, writer),
     toolRecords: new PrismaToolRecordStore(prisma, writer),
-    // TODO(R1): the ModelCall table; the contract branch keeps them in memory.
-    modelCalls: new MemoryModelCallStore(counterIds()),
+    modelCalls: new PrismaModelCallStore(prisma, writer),
     toggles: new PrismaToggleStore(prisma, writer),
     usage: new PrismaUsageStore(prisma, writer, dialect),
-    sessions: new PrismaSessionStore(prisma, writer, dialect),
+    sessions: new PrismaSessionStore(prisma, writer, dialect, opts.logger),
     loginSessions: new PrismaLoginSessionStore(prisma, writer),
     accounts: new PrismaAccountStore(prisma, writer),
     audit: new PrismaAuditStore(prisma, writer, dialect),
@@ -86,6 +84,7 @@ export {
   PrismaLoginSessionStore,
   PrismaMemoryStore,
   PrismaMessageStore,
+  PrismaModelCallStore,
   PrismaPersonStore,
   PrismaSessionStore,
   PrismaSettingStore,

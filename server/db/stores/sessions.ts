@@ -1,4 +1,5 @@
 import type { ChatSession, Prisma, PrismaClient } from "../../../generated/prisma/client";
+import { sessionOriginSchema, type SessionOrigin } from "../../../lib/rerun/schemas";
 import {
   DEFAULT_SESSION_SORT,
   snapshotCounts,
@@ -13,17 +14,33 @@ import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { containsIgnoringCase } from "./support";
 
-const toRecord = (r: ChatSession): SessionRecord => ({
-  id: r.id,
-  name: r.name,
-  isGroupChat: r.isGroupChat,
-  platform: r.platform,
-  groupId: r.groupId,
-  userId: r.userId,
-  createdAt: r.createdAt,
-  lastActiveAt: r.lastActiveAt,
-  ...(r.imported ? { imported: true } : {}),
+type Warn = { warn(message: string): void };
+
+const stderrWarn: Warn = { warn: (m) => void process.stderr.write(`${m}\n`) };
+
+/** The origin column's value, with the indexed id it names. */
+const originColumns = (origin: SessionOrigin | undefined) => ({
+  origin: origin ? JSON.stringify(origin) : null,
+  originSessionId: origin?.sessionId ?? null,
 });
+
+/**
+ * The origin column read back; one that does not parse (hand-edited, a newer shape) counts as absent: the
+ * session is then shown and run like any other rather than failing every read of it.
+ */
+function originOf(r: ChatSession, log: Warn): SessionOrigin | undefined {
+  if (r.origin === null) return undefined;
+  let parsed: ReturnType<typeof sessionOriginSchema.safeParse>;
+  try {
+    parsed = sessionOriginSchema.safeParse(JSON.parse(r.origin));
+  } catch (err) {
+    log.warn(`session ${r.id}: its origin is not JSON, ignored (${err instanceof Error ? err.message : String(err)})`);
+    return undefined;
+  }
+  if (parsed.success) return parsed.data;
+  log.warn(`session ${r.id}: its origin does not read as one, ignored (${parsed.error.message})`);
+  return undefined;
+}
 
 /** Chat sessions and the runtime snapshot each one resumes from after a restart. */
 export class PrismaSessionStore implements SessionStore {
@@ -31,8 +48,26 @@ export class PrismaSessionStore implements SessionStore {
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,
     private readonly dialect: SqlDialect,
+    private readonly log: Warn = stderrWarn,
   ) {}
 
+  private toRecord(r: ChatSession): SessionRecord {
+    const origin = originOf(r, this.log);
+    return {
+      id: r.id,
+      name: r.name,
+      isGroupChat: r.isGroupChat,
+      platform: r.platform,
+      groupId: r.groupId,
+      userId: r.userId,
+      createdAt: r.createdAt,
+      lastActiveAt: r.lastActiveAt,
+      ...(r.imported ? { imported: true } : {}),
+      ...(origin ? { origin } : {}),
+    };
+  }
+
+  /** Replaces the whole record, like the in-process store: a record without an origin has none. */
   async upsert(session: SessionRecord): Promise<void> {
     const { id, name, isGroupChat, platform, groupId, userId, createdAt, lastActiveAt } = session;
     const fields = {
@@ -44,6 +79,7 @@ export class PrismaSessionStore implements SessionStore {
       createdAt,
       lastActiveAt,
       imported: session.imported ?? false,
+      ...originColumns(session.origin),
     };
     await this.writer.write(() =>
       this.prisma.chatSession.upsert({ where: { id }, create: { id, ...fields }, update: fields }),
@@ -52,12 +88,14 @@ export class PrismaSessionStore implements SessionStore {
 
   async get(id: string): Promise<SessionRecord | null> {
     const row = await this.prisma.chatSession.findUnique({ where: { id } });
-    return row ? toRecord(row) : null;
+    return row ? this.toRecord(row) : null;
   }
 
   /** Oldest first. */
   async list(): Promise<SessionRecord[]> {
-    return (await this.prisma.chatSession.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map(toRecord);
+    return (await this.prisma.chatSession.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map((r) =>
+      this.toRecord(r),
+    );
   }
 
   /**
@@ -97,7 +135,7 @@ export class PrismaSessionStore implements SessionStore {
       take: query.limit + 1,
     });
     const rows = found.slice(0, query.limit).map((r) => ({
-      ...toRecord(r),
+      ...this.toRecord(r),
       cycleCount: r.cycleCount,
       pendingMessages: r.pendingMessages,
       archivedAt: r.archivedAt,
@@ -120,13 +158,19 @@ export class PrismaSessionStore implements SessionStore {
     return row?.archivedAt ?? null;
   }
 
-  // TODO(R1): the Session.origin column; placeholders of the contract branch, never landed.
-  derivedFrom(): Promise<SessionRecord[]> {
-    return Promise.reject(new Error("TODO(R1)"));
+  /** Read off the (originSessionId, createdAt) index; a row whose origin no longer reads is left out. */
+  async derivedFrom(id: string): Promise<SessionRecord[]> {
+    const rows = await this.prisma.chatSession.findMany({
+      where: { originSessionId: id },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    });
+    return rows.map((r) => this.toRecord(r)).filter((r) => r.origin?.sessionId === id);
   }
 
-  setOrigin(): Promise<boolean> {
-    return Promise.reject(new Error("TODO(R1)"));
+  async setOrigin(id: string, origin: SessionOrigin): Promise<boolean> {
+    const data = originColumns(origin);
+    const { count } = await this.writer.write(() => this.prisma.chatSession.updateMany({ where: { id }, data }));
+    return count > 0;
   }
 
   /**
@@ -135,7 +179,7 @@ export class PrismaSessionStore implements SessionStore {
    */
   async purge(id: string): Promise<SessionPurgeCounts> {
     const p = this.prisma;
-    const [sessions, snapshots, messages, events, toolRecords, usage, toggles, media, ...analytics] =
+    const [sessions, snapshots, messages, events, toolRecords, modelCalls, usage, toggles, media, ...analytics] =
       await this.writer.write(() =>
         p.$transaction([
           p.chatSession.deleteMany({ where: { id } }),
@@ -143,6 +187,7 @@ export class PrismaSessionStore implements SessionStore {
           p.message.deleteMany({ where: { sessionId: id } }),
           p.monitorEvent.deleteMany({ where: { sessionId: id } }),
           p.toolRecord.deleteMany({ where: { sessionId: id } }),
+          p.modelCall.deleteMany({ where: { sessionId: id } }),
           p.modelUsage.deleteMany({ where: { sessionId: id } }),
           p.toolToggle.deleteMany({ where: { scope: "session", sessionId: id } }),
           p.sessionMedia.deleteMany({ where: { sessionId: id } }),
@@ -158,6 +203,7 @@ export class PrismaSessionStore implements SessionStore {
       messages: messages.count,
       events: events.count,
       toolRecords: toolRecords.count,
+      modelCalls: modelCalls.count,
       usage: usage.count,
       toggles: toggles.count,
       media: media.count,

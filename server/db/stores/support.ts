@@ -11,6 +11,8 @@ export interface PrismaStoresOptions {
   newId?: (prefix: string) => string;
   /** Where store writes report their outcomes (busy, full, ok). */
   health?: DatabaseHealth;
+  /** Where a row the stores cannot read is reported (default: stderr). */
+  logger?: { warn(message: string): void };
 }
 
 export interface StoreContext {

@@ -1,7 +1,16 @@
 import type { PrismaClient, ToolRecord as ToolRecordRow } from "../../../generated/prisma/client";
+import { toolExecutionResultSchema } from "../../../lib/tools/schemas";
 import type { ToolRecord, ToolRecordStore } from "../../stores/types";
 import type { StoreWriter } from "../writer";
 import { sqlLimit, toJson } from "./support";
+
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
 
 function toRecord(row: ToolRecordRow): ToolRecord {
   const rec: ToolRecord = {
@@ -21,6 +30,9 @@ function toRecord(row: ToolRecordRow): ToolRecord {
     ts: row.ts,
   };
   if (row.structuredContent !== null) rec.structuredContent = JSON.parse(row.structuredContent);
+  // A result that no longer reads as one is left out, like one never kept: the record stays readable.
+  const result = row.resultJson === null ? undefined : toolExecutionResultSchema.safeParse(parseOrNull(row.resultJson));
+  if (result?.success) rec.result = result.data;
   return rec;
 }
 
@@ -48,6 +60,7 @@ export class PrismaToolRecordStore implements ToolRecordStore {
       reasoning: rec.reasoning,
       durationMs: rec.durationMs,
       ts: rec.ts,
+      resultJson: rec.result === undefined ? null : JSON.stringify(rec.result),
     };
     await this.writer.write(() => this.prisma.toolRecord.create({ data }));
   }

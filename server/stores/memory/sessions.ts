@@ -104,7 +104,7 @@ export class MemorySessionStore implements SessionStore {
   /** The session and its snapshot; the other in-process stores are separate objects and keep their rows. */
   async purge(id: string): Promise<SessionPurgeCounts> {
     const counts = {
-      ...{ sessions: 0, snapshots: 0, messages: 0, events: 0, toolRecords: 0, usage: 0, toggles: 0 },
+      ...{ sessions: 0, snapshots: 0, messages: 0, events: 0, toolRecords: 0, modelCalls: 0, usage: 0, toggles: 0 },
       ...{ media: 0, analytics: 0 },
     };
     counts.sessions = Number(this.sessions.delete(id));

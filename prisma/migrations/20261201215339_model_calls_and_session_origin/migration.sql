@@ -1,0 +1,28 @@
+-- AlterTable
+ALTER TABLE "ChatSession" ADD COLUMN "origin" TEXT;
+ALTER TABLE "ChatSession" ADD COLUMN "originSessionId" TEXT;
+
+-- AlterTable
+ALTER TABLE "ToolRecord" ADD COLUMN "resultJson" TEXT;
+
+-- CreateTable
+CREATE TABLE "ModelCall" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "sessionId" TEXT NOT NULL,
+    "cycleId" TEXT,
+    "task" TEXT NOT NULL,
+    "model" TEXT NOT NULL,
+    "endpoint" TEXT NOT NULL,
+    "request" TEXT NOT NULL,
+    "response" TEXT,
+    "error" TEXT,
+    "aborted" BOOLEAN NOT NULL,
+    "startedAt" REAL NOT NULL,
+    "durationMs" REAL NOT NULL
+);
+
+-- CreateIndex
+CREATE INDEX "ModelCall_sessionId_startedAt_idx" ON "ModelCall"("sessionId", "startedAt");
+
+-- CreateIndex
+CREATE INDEX "ChatSession_originSessionId_createdAt_idx" ON "ChatSession"("originSessionId", "createdAt");

@@ -1,0 +1,56 @@
+import type { ModelCall as ModelCallRow, PrismaClient } from "../../../generated/prisma/client";
+import type { ModelTask } from "../../../lib/llm/messages";
+import type { ModelCall, RecordedRequest, RecordedResponse } from "../../../lib/rerun/cassette";
+import type { ModelCallStore } from "../../stores/types";
+import type { StoreWriter } from "../writer";
+
+function toCall(row: ModelCallRow): ModelCall {
+  return {
+    id: String(row.id),
+    sessionId: row.sessionId,
+    cycleId: row.cycleId,
+    task: row.task as ModelTask, // written from ModelCall.task by record()
+    model: row.model,
+    endpoint: row.endpoint,
+    request: JSON.parse(row.request) as RecordedRequest, // written by record()
+    response: row.response === null ? null : (JSON.parse(row.response) as RecordedResponse), // likewise
+    error: row.error,
+    aborted: row.aborted,
+    startedAt: row.startedAt,
+    durationMs: row.durationMs,
+  };
+}
+
+/** Every model call of a session (the cassette a re-run answers from); the id keeps the recording order. */
+export class PrismaModelCallStore implements ModelCallStore {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly writer: StoreWriter,
+  ) {}
+
+  async record(call: Omit<ModelCall, "id">): Promise<void> {
+    // Fields listed one by one: Prisma rejects unknown keys a caller's object might carry.
+    const data = {
+      sessionId: call.sessionId,
+      cycleId: call.cycleId,
+      task: call.task,
+      model: call.model,
+      endpoint: call.endpoint,
+      request: JSON.stringify(call.request),
+      response: call.response === null ? null : JSON.stringify(call.response),
+      error: call.error,
+      aborted: call.aborted,
+      startedAt: call.startedAt,
+      durationMs: call.durationMs,
+    };
+    await this.writer.write(() => this.prisma.modelCall.create({ data }));
+  }
+
+  async list(sessionId: string): Promise<ModelCall[]> {
+    const rows = await this.prisma.modelCall.findMany({
+      where: { sessionId },
+      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+    });
+    return rows.map(toCall);
+  }
+}
