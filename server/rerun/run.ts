@@ -169,7 +169,9 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
     if (cassette.halted) break;
     const arrival = arrivals[next];
     const due = clock.nextDue();
-    if (arrival && (due === null || arrival.at <= due)) {
+    // At the same moment a timer fires first (the recording's clock fired what was due, then took the
+    // message); the fork point comes before both.
+    if (arrival && (due === null || arrival.at < due || (arrival.at === due && arrival.kind === "fork"))) {
       clock.moveTo(arrival.at);
       next++;
       await arrive(arrival);
