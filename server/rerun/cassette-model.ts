@@ -117,7 +117,8 @@ export class CassetteModel implements ModelClient {
 
   /** Resolves when the original's answer came (on the virtual clock); rejects when the call is aborted. */
   private untilAnswered(call: ModelCall, signal: AbortSignal | undefined): Promise<void> {
-    const due = call.startedAt + call.durationMs - this.opts.clock.now();
+    // An interrupted original ended when the message that aborted it arrived: that arrival comes first.
+    const due = call.startedAt + call.durationMs + (call.aborted ? 1 : 0) - this.opts.clock.now();
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         timer.cancel();

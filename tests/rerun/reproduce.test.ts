@@ -2,7 +2,8 @@
 // with the same data (ids aside), and reports no divergence.
 import { afterEach, describe, expect, it } from "vitest";
 import { rerun } from "../../server/rerun/run";
-import { comparable, planOf, recordSession, scriptOf, type Recording } from "../support/recorded-session";
+import { createSimulatedModelClient } from "../../server/llm/simulated";
+import { comparable, planOf, recordSession, scriptOf, slowModel, type Recording } from "../support/recorded-session";
 
 let recording: Recording | null = null;
 afterEach(async () => {
@@ -30,4 +31,36 @@ describe("re-run of a recorded session", () => {
       expect(result.stats.liveCalls).toBe(0);
     });
   }
+});
+
+describe("re-run of a long session with interrupts, waits and cooldowns", () => {
+  it("reproduces 60 messages over a slow model exactly", async () => {
+    const gaps = [300, 2_500, 150, 9_000, 700, 40, 12_000, 1_100, 90, 4_000];
+    const texts = ["在吗", "今天好热", "@麦麦 你觉得呢", "哈哈哈", "晚上吃什么", "麦麦在干嘛", "周末去爬山吗", "好呀"];
+    let at = 0;
+    const lines = Array.from({ length: 60 }, (_, i) => {
+      at += gaps[i % gaps.length];
+      const text = texts[i % texts.length];
+      return {
+        at,
+        userId: `u${(i % 4) + 1}`,
+        userName: ["Alice", "Bob", "Carol", "Dave"][i % 4],
+        text,
+        atBot: text.startsWith("@麦麦"),
+        mentionsBot: false,
+      };
+    });
+    recording = await recordSession({
+      lines,
+      model: (clock) => slowModel(createSimulatedModelClient({ seed: 11 }), clock, [400, 1_200, 250, 2_000, 800]),
+    });
+    const recorded = await recording.recorded();
+    // The recording has what makes timing matter: planners interrupted by new messages.
+    expect(recorded.events.filter((e) => e.type === "planner.interrupted").length).toBeGreaterThan(0);
+    expect(recorded.calls.some((c) => c.aborted)).toBe(true);
+    const result = await rerun(recorded, recording.world(), planOf());
+    expect(result.divergence).toBeNull();
+    const original = recorded.events.filter((e) => e.type !== "session.stop");
+    expect(result.events.filter((e) => e.type !== "session.stop").map(comparable)).toEqual(original.map(comparable));
+  });
 });

@@ -5,7 +5,8 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { parseScript, type ScriptLine } from "../../lib/simulate/script";
 import { createEngine, type Engine } from "../../server/composition";
 import { parseConfig } from "../../server/config/load";
-import type { ModelClient } from "../../server/llm/model-client";
+import { sleep, type Clock } from "../../server/engine";
+import { ModelAbortedError, type ModelClient } from "../../server/llm/model-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import type { RecordedSession, RerunPlan, RerunWorld } from "../../server/rerun/run";
 import { createMemoryStores, type MemoryStores } from "../../server/stores/memory";
@@ -34,7 +35,8 @@ export async function recordSession(opts: {
   lines: readonly ScriptLine[];
   config?: Record<string, unknown>;
   isGroupChat?: boolean;
-  model?: ModelClient;
+  /** The model, given the recording's clock (absent: the SIMULATED one). */
+  model?: (clock: FakeClock) => ModelClient;
   /** Engine clock ms to let pass after the last line (waits, cooldowns). */
   tailMs?: number;
 }): Promise<Recording> {
@@ -50,7 +52,7 @@ export async function recordSession(opts: {
     clock,
     logger,
     env: { MAISAKA_SIMULATED_SEED: "7" },
-    ...(opts.model ? { model: opts.model } : {}),
+    ...(opts.model ? { model: opts.model(clock) } : {}),
   });
   const events: MonitorEvent[] = [];
   engine.bus.subscribe((e) => events.push(e));
@@ -69,8 +71,8 @@ export async function recordSession(opts: {
   const runtime = await engine.manager.getOrCreate(session);
   const start = clock.now();
   for (const [i, line] of opts.lines.entries()) {
-    await clock.advance(Math.max(0, start + line.at - clock.now()));
-    await idle();
+    // In small steps, so model calls and timers run between the chat's messages as they would.
+    while (clock.now() < start + line.at) await clock.advance(Math.min(50, start + line.at - clock.now()));
     await runtime.registerMessage({
       sessionId: session.id,
       messageId: line.messageId ?? `m${i + 1}`,
@@ -84,8 +86,8 @@ export async function recordSession(opts: {
       replyTo: line.replyTo ?? null,
       ts: clock.now(),
     });
-    await idle();
   }
+  await idle();
   // Time passes in steps, each turn finishing before the clock moves on.
   for (let t = 0; t < (opts.tailMs ?? 120_000); t += 1_000) {
     await clock.advance(1_000);
@@ -151,4 +153,20 @@ export function comparable(e: MonitorEvent): unknown {
 
 function maskIds(text: string): string {
   return text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<id>");
+}
+
+/** A model that takes its time on the engine clock (so messages arrive during its calls), per call in turn. */
+export function slowModel(inner: ModelClient, clock: Clock, delaysMs: readonly number[]): ModelClient {
+  let n = 0;
+  return {
+    modelFor: (task) => inner.modelFor(task),
+    info: () => inner.info(),
+    async chat(request) {
+      const delay = delaysMs[n++ % delaysMs.length];
+      await sleep(clock, delay, request.signal).catch(() => {
+        throw new ModelAbortedError("aborted");
+      });
+      return inner.chat(request);
+    },
+  };
 }
