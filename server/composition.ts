@@ -32,6 +32,8 @@ export interface Engine {
   config: MaisakaConfig;
   clock: Clock;
   model: ModelClient;
+  /** The same model, its calls not recorded (a re-run records its own calls on its clock). */
+  unrecordedModel: ModelClient;
   stores: Stores;
   bus: MonitorBus;
   hooks: HookRegistry;
@@ -196,6 +198,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     config: opts.config,
     clock,
     model,
+    unrecordedModel: given,
     stores: opts.stores,
     bus,
     hooks,

@@ -1,6 +1,8 @@
 // The services behind /api, built on the engine and the parts made around it: logins and accounts,
 // the tool catalog and provider status, analytics, retention, telemetry, and the ApiContext through
 // which the handlers reach them.
+import { RerunService } from "../rerun/service";
+import { serverWorld } from "./services/rerun-world";
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { OneBotAudiencePatch } from "../../lib/platforms/status";
 import { AccountService } from "../accounts/accounts";
@@ -208,6 +210,13 @@ export async function createApiServices(
     },
     telemetry,
     search,
+    reruns: new RerunService({
+      stores: engine.stores,
+      ledger: database.ledger,
+      world: (continueWith) => serverWorld(engine, continueWith),
+      adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
+      now: () => engine.clock.now(),
+    }),
     cluster,
     ...(onebot
       ? {

@@ -17,6 +17,7 @@ import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
 import type { LiveSettingsService } from "../settings/live-settings";
 import type { SearchService } from "../search/service";
+import type { RerunService } from "../rerun/service";
 import type { TokenBuckets } from "./rate-limit";
 import { routeBuilder } from "./route";
 import type { BotDataService } from "./services/bot-data";
@@ -76,6 +77,8 @@ export interface ApiContext {
   search?: Pick<SearchService, "search">;
   /** The chat platform connections (absent when no platform is configured). */
   platforms?: PlatformStatusView;
+  /** Re-runs and what-if forks (POST /api/sessions/:id/rerun). */
+  reruns: Pick<RerunService, "run">;
   /** GET /api/cluster: the nodes and their sessions (a single process: itself). */
   cluster: { status(): Promise<ClusterStatus> };
 }

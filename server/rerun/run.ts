@@ -16,7 +16,14 @@ import {
 } from "../engine";
 import type { ModelClient } from "../llm/model-client";
 import { createMemoryStores } from "../stores/memory";
-import type { ChatMessageRecord, ModelCallStore, SessionRecord, Stores, ToolRecord } from "../stores/types";
+import type {
+  ChatMessageRecord,
+  ModelCallStore,
+  RuntimeSnapshot,
+  SessionRecord,
+  Stores,
+  ToolRecord,
+} from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
 import { CassetteModel, type RequestDivergence } from "./cassette-model";
 import { cycleFacts, firstDivergence } from "./divergence";
@@ -63,6 +70,8 @@ export interface RerunPlan {
 
 export interface RerunResult {
   session: SessionRecord;
+  /** The run's last saved state (the session list counts its cycles from it). */
+  snapshot: RuntimeSnapshot | null;
   events: MonitorEvent[];
   messages: ChatMessageRecord[];
   tools: ToolRecord[];
@@ -188,6 +197,7 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
   const rerunCycles = cycleFacts(events);
   return {
     session: { ...session, lastActiveAt: clock.now() },
+    snapshot: await stores.sessions.loadSnapshot(plan.id),
     events,
     messages: await stores.messages.list(plan.id),
     tools: await stores.toolRecords.list(plan.id),

@@ -51,7 +51,7 @@ export async function recordSession(opts: {
     ledger: new MemoryLedger(),
     clock,
     logger,
-    env: { MAISAKA_SIMULATED_SEED: "7" },
+    env: { NODE_ENV: "test" },
     ...(opts.model ? { model: opts.model(clock) } : {}),
   });
   const events: MonitorEvent[] = [];

@@ -15,6 +15,7 @@ import { searchRoute } from "./search";
 import { sessionEventsRoute } from "./session-events";
 import { exportSessionRoute, importSessionRoute } from "./session-export";
 import { sessionHistoryRoute } from "./session-history";
+import { rerunSessionRoute } from "./session-rerun";
 import { chatImageRoute } from "./session-images";
 import { postMessageRoute } from "./session-messages";
 import { operatorSendRoute } from "./session-send";
@@ -57,6 +58,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   chatImageRoute,
   exportSessionRoute,
   importSessionRoute,
+  rerunSessionRoute,
   sessionOtelRoute,
   telemetryRoute,
   listToolsRoute,

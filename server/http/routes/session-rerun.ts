@@ -1,0 +1,31 @@
+// Re-runs and what-if forks of a recorded session (interface.md "Cluster, re-run"; docs/rerun.md).
+import { sessionParamsSchema } from "../../../lib/api/schemas";
+import { rerunRequestSchema, rerunResponseSchema } from "../../../lib/rerun/schemas";
+import { RerunInputError } from "../../rerun/settings";
+import { apiRoute } from "../context";
+import { HttpError } from "../errors";
+
+/** Admins and operators (viewers are refused every POST); audited. Answers when the run has ended. */
+export const rerunSessionRoute = apiRoute({
+  method: "POST",
+  path: "/api/sessions/:id/rerun",
+  params: sessionParamsSchema,
+  body: rerunRequestSchema,
+  response: rerunResponseSchema,
+  async handle({ params, body, actor }, ctx) {
+    let result;
+    try {
+      result = await ctx.reruns.run(params.id, body, actor.name);
+    } catch (error) {
+      if (error instanceof RerunInputError) throw new HttpError(error.status, error.message);
+      throw error;
+    }
+    await ctx.audit.record({
+      actor,
+      action: body.edits?.length ? "session.fork" : "session.rerun",
+      target: `session:${params.id}`,
+      after: { id: result.id, divergence: result.divergence, fromCycle: body.fromCycle ?? null, edits: body.edits ?? [] },
+    });
+    return { status: 201, body: result };
+  },
+});

@@ -1,0 +1,92 @@
+// POST /api/sessions/:id/rerun in the real server over real HTTP and SQLite: a session recorded in real
+// time (the SIMULATED model) re-runs to the same events with no divergence; a prompt override is found
+// as the gate's request diverging at the first cycle; bad requests answer 400/404 naming the problem.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MonitorEvent } from "../../lib/events/schemas";
+import { rerunResponseSchema } from "../../lib/rerun/schemas";
+import { delay, FAST_CHAT, startTestServer, type TestServer } from "./support";
+
+let server: TestServer;
+let original: string;
+let originalEvents: MonitorEvent[];
+
+const shape = (events: MonitorEvent[]) =>
+  events.filter((e) => e.type !== "session.stop").map((e) => e.type);
+
+beforeAll(async () => {
+  server = await startTestServer({ config: FAST_CHAT });
+  original = await server.createSession({ name: "recorded" });
+  for (let i = 0; i < 20; i++) {
+    const text = i % 5 === 0 ? `@麦麦 第${i}个问题` : `随便聊聊 ${i}`;
+    const res = await server.say(original, text, { userId: `u${i % 3}`, userName: `User${i % 3}`, atBot: i % 5 === 0 });
+    expect(res.status, res.text).toBe(202);
+    await delay(120);
+  }
+  // Idle: no new event for a second.
+  let count = -1;
+  for (;;) {
+    originalEvents = await server.events(original);
+    if (originalEvents.length === count) break;
+    count = originalEvents.length;
+    await delay(1_000);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("POST /api/sessions/:id/rerun", () => {
+  it("reproduces a session recorded in real time: no divergence, the same events in the same order", async () => {
+    const res = await server.api("POST", `/api/sessions/${original}/rerun`, {});
+    expect(res.status, res.text).toBe(201);
+    const body = rerunResponseSchema.parse(res.json);
+    expect(body.divergence).toBeNull();
+    expect(body.stats.replayedCalls).toBeGreaterThan(0);
+    expect(body.stats.liveCalls).toBe(0);
+    expect(shape(await server.events(body.id))).toEqual(shape(originalEvents));
+    const summary = await server.api("GET", `/api/sessions/${body.id}`);
+    expect(summary.status).toBe(200);
+    expect(summary.json).toMatchObject({ origin: { kind: "rerun", sessionId: original, divergence: null } });
+  });
+
+  it("finds a timing-gate prompt override as the gate's request diverging at the first cycle that asks the gate", async () => {
+    const res = await server.api("POST", `/api/sessions/${original}/rerun`, {
+      settings: { prompts: { maisaka_timing_gate: "Always stay silent: call no_action." } },
+    });
+    expect(res.status, res.text).toBe(201);
+    const { divergence, stats } = rerunResponseSchema.parse(res.json);
+    // The first cycle that asked the gate (an @ of the bot skips it).
+    const cycles = originalEvents.flatMap((e) => (e.type === "cycle.start" ? [e.data.cycleId] : []));
+    const asked = originalEvents.find((e) => e.type === "planner.finalized" && e.data.timingGate?.request);
+    const firstGate = asked?.type === "planner.finalized" ? asked.data.cycleId : "?";
+    expect(divergence).toMatchObject({
+      kind: "request",
+      task: "timingGate",
+      cycleIndex: cycles.indexOf(firstGate),
+      cycleId: firstGate,
+    });
+    expect(divergence?.path).toMatch(/^messages\[0\]\.content/);
+    expect(String(divergence?.actual)).toContain("Always stay silent");
+    // Stopped there: nothing answered it.
+    expect(stats.liveCalls).toBe(0);
+  });
+
+  it("answers 404 for an unknown session or cycle and 400 for a fork without a cycle or a bad setting", async () => {
+    expect((await server.api("POST", "/api/sessions/nope/rerun", {})).status).toBe(404);
+    const noCycle = await server.api("POST", `/api/sessions/${original}/rerun`, { fromCycle: "no-such-cycle" });
+    expect(noCycle.status, noCycle.text).toBe(404);
+    const fork = await server.api("POST", `/api/sessions/${original}/rerun`, {
+      edits: [{ kind: "tool_off", toolName: "reply" }],
+    });
+    expect(fork.status, fork.text).toBe(400);
+    const badPrompt = await server.api("POST", `/api/sessions/${original}/rerun`, {
+      settings: { prompts: { not_a_template: "x" } },
+    });
+    expect(badPrompt.status).toBe(400);
+    expect(badPrompt.text).toContain("not_a_template");
+    const badChat = await server.api("POST", `/api/sessions/${original}/rerun`, { settings: { chat: { talkValue: -1 } } });
+    expect(badChat.status).toBe(400);
+    expect(badChat.text).toContain("settings.chat.talkValue");
+  });
+});
