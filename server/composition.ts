@@ -15,6 +15,8 @@ import type { ModelClient } from "./llm/model-client";
 import { OpenAiModelClient, type EndpointOptions, type ModelTarget } from "./llm/openai-client";
 import { RecordingModelClient } from "./llm/recording-client";
 import { createSimulatedModelClient } from "./llm/simulated";
+import type { ContinueWith } from "../lib/rerun/schemas";
+import type { RerunWorld } from "./rerun/run";
 import { StateChanges } from "./cluster/shared-state";
 import { SharedStreams } from "./monitor/shared-streams";
 import { McpManager } from "./mcp/manager";
@@ -217,5 +219,28 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       await mcp.close();
       await bus.whenFlushed();
     },
+  };
+}
+
+/**
+ * What a re-run borrows from this engine (server/rerun/run.ts): the live settings, toggles, hooks, tool
+ * providers and bot data, and the model it goes on with once it leaves the recording.
+ */
+export function rerunWorld(engine: Engine, continueWith: ContinueWith): RerunWorld {
+  const live =
+    continueWith === "model"
+      ? engine.unrecordedModel
+      : continueWith === "simulated"
+        ? createSimulatedModelClient({ usageStore: engine.stores.usage })
+        : null;
+  return {
+    config: engine.config,
+    isEnabled: (name, sessionId) => engine.toggles.isEnabled(name, sessionId),
+    hooks: engine.hooks,
+    providers: () => engine.providers,
+    data: engine.stores,
+    live,
+    recordCalls: (model, store, clock) => new RecordingModelClient(model, { store, clock, logger: engine.logger }),
+    logger: engine.logger,
   };
 }

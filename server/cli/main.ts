@@ -1,10 +1,13 @@
 // The command-line tool: `npm run -s maisaka -- <command>`. Only simulate's JSON lines go to stdout.
 import { runMigrateCommand } from "./migrate";
+import { runRerun } from "./rerun";
 import { runSimulate } from "./simulate";
 
 const usage = `usage: maisaka <command>
   simulate --script FILE [--session ID] [--private] [--speed N] [--follow-waits]
-  migrate`;
+  migrate
+  rerun --session ID [--session ID …] | --all [--days N]  [--from CYCLE] [--config FILE] [--request FILE]
+        [--continue-with stop|model|simulated] [--save]`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -13,6 +16,8 @@ async function main(argv: string[]): Promise<number> {
       return runSimulate(rest);
     case "migrate":
       return runMigrateCommand();
+    case "rerun":
+      return runRerun(rest);
     default:
       process.stderr.write(`${command ? `unknown command: ${command}\n` : ""}${usage}\n`);
       return 2;

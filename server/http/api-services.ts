@@ -2,7 +2,6 @@
 // the tool catalog and provider status, analytics, retention, telemetry, and the ApiContext through
 // which the handlers reach them.
 import { RerunService } from "../rerun/service";
-import { serverWorld } from "./services/rerun-world";
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { OneBotAudiencePatch } from "../../lib/platforms/status";
 import { AccountService } from "../accounts/accounts";
@@ -12,7 +11,7 @@ import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
 import { OperatorAuth } from "../auth/operator-auth";
 import type { ClusterStateParts, StateReloaders } from "../cluster/shared-state";
-import type { Engine } from "../composition";
+import { rerunWorld, type Engine } from "../composition";
 import type { MaisakaDatabase } from "../db";
 import { AnalyticsStore } from "../db/stores/analytics";
 import { StoreWriter } from "../db/writer";
@@ -213,7 +212,7 @@ export async function createApiServices(
     reruns: new RerunService({
       stores: engine.stores,
       ledger: database.ledger,
-      world: (continueWith) => serverWorld(engine, continueWith),
+      world: (continueWith) => rerunWorld(engine, continueWith),
       adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
       now: () => engine.clock.now(),
     }),

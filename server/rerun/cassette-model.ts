@@ -5,7 +5,13 @@
 import type { ModelTask } from "../../lib/llm/messages";
 import type { ModelCall, RecordedRequest } from "../../lib/rerun/cassette";
 import type { Clock } from "../engine";
-import { ModelAbortedError, ModelCallError, type ChatRequest, type ChatResponse, type ModelClient } from "../llm/model-client";
+import {
+  ModelAbortedError,
+  ModelCallError,
+  type ChatRequest,
+  type ChatResponse,
+  type ModelClient,
+} from "../llm/model-client";
 import { firstDifference, normalized, type Difference } from "./matching";
 import type { Quiescence } from "./quiescence";
 

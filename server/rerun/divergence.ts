@@ -40,7 +40,10 @@ export function cycleFacts(events: readonly MonitorEvent[]): CycleFacts[] {
       if (!c) continue;
       c.gateAction = e.data.timingGate?.result.action ?? null;
       c.plannerText = e.data.planner ? maskText(e.data.planner.content) : null;
-      c.toolCalls = (e.data.planner?.toolCalls ?? []).map((t) => ({ name: t.name, arguments: normalized(t.arguments) }));
+      c.toolCalls = (e.data.planner?.toolCalls ?? []).map((t) => ({
+        name: t.name,
+        arguments: normalized(t.arguments),
+      }));
       c.toolResults = e.data.tools.map((t) => ({
         name: t.toolName,
         success: t.success,
@@ -88,7 +91,12 @@ function cycleDifference(a: CycleFacts, b: CycleFacts): Omit<DecisionDifference,
     return { kind: "planner", path: "toolCalls", expected: a.toolCalls, actual: b.toolCalls };
   for (let i = 0; i < Math.max(a.toolResults.length, b.toolResults.length); i++) {
     if (JSON.stringify(a.toolResults[i]) !== JSON.stringify(b.toolResults[i]))
-      return { kind: "tool_result", path: `tools[${i}]`, expected: a.toolResults[i] ?? null, actual: b.toolResults[i] ?? null };
+      return {
+        kind: "tool_result",
+        path: `tools[${i}]`,
+        expected: a.toolResults[i] ?? null,
+        actual: b.toolResults[i] ?? null,
+      };
   }
   if (JSON.stringify(a.sent) !== JSON.stringify(b.sent)) return { kind: "message", expected: a.sent, actual: b.sent };
   if (a.endReason !== b.endReason) return { kind: "end_reason", expected: a.endReason, actual: b.endReason };

@@ -23,7 +23,7 @@ export class Quiescence {
    * own steps are microtasks and immediates, so a handful of turns lets them all run.
    */
   async settled(): Promise<void> {
-    for (let quiet = 0; quiet < 4; ) {
+    for (let quiet = 0; quiet < 4;) {
       if (this.inFlight > 0) {
         await new Promise<void>((resolve) => this.waiters.push(resolve));
         quiet = 0;

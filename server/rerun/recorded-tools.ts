@@ -2,7 +2,13 @@
 // it came; the builtin tools that are the engine's own steps (reply, wait, …) run again, their model
 // calls answered by the cassette; anything else never runs (a re-run has no side effects), unless the
 // operator asked for read-only tools live.
-import { failedToolResult, makeToolResult, type ToolExecutionResult, type ToolInvocation, type ToolSpec } from "../../lib/tools/schemas";
+import {
+  failedToolResult,
+  makeToolResult,
+  type ToolExecutionResult,
+  type ToolInvocation,
+  type ToolSpec,
+} from "../../lib/tools/schemas";
 import type { ForkEdit } from "../../lib/rerun/schemas";
 import { sleep, type Clock, type ToolAnswerSource } from "../engine";
 import type { ToolRecord } from "../stores/types";

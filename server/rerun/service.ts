@@ -26,17 +26,22 @@ export interface RerunServiceDeps {
 export class RerunService {
   constructor(private readonly deps: RerunServiceDeps) {}
 
-  async run(sessionId: string, request: RerunRequest, actor: string): Promise<RerunResponse> {
+  /** `save` false: a check only (the CLI's default), nothing is written. */
+  async run(sessionId: string, request: RerunRequest, actor: string, save = true): Promise<RerunResponse> {
     const started = performance.now();
     const { stores } = this.deps;
     const session = await stores.sessions.get(sessionId);
     if (!session) throw new RerunInputError(`no session ${sessionId}`, 404);
     const edits = request.edits ?? [];
     const kind = edits.length ? "fork" : "rerun";
-    if (kind === "fork" && !request.fromCycle) throw new RerunInputError("a fork needs fromCycle: where its edits apply");
+    if (kind === "fork" && !request.fromCycle)
+      throw new RerunInputError("a fork needs fromCycle: where its edits apply");
     const recorded = await this.recorded(session);
     if (!recorded.calls.length && recorded.events.some((e) => e.type === "cycle.start")) {
-      throw new RerunInputError(`session ${sessionId} has no recorded model calls (recorded before re-runs existed)`, 409);
+      throw new RerunInputError(
+        `session ${sessionId} has no recorded model calls (recorded before re-runs existed)`,
+        409,
+      );
     }
     const continueWith = request.continueWith ?? (kind === "fork" ? "model" : "stop");
     const id = `${kind === "fork" ? "fork" : "rerun"}-${randomUUID()}`;
@@ -62,7 +67,7 @@ export class RerunService {
       divergence: result.divergence,
       stats,
     };
-    await this.write({ ...result, session: { ...result.session, origin } });
+    if (save) await this.write({ ...result, session: { ...result.session, origin } });
     return { id, divergence: result.divergence, stats };
   }
 
@@ -70,7 +75,7 @@ export class RerunService {
   private async recorded(session: RecordedSession["session"]): Promise<RecordedSession> {
     const { stores, ledger } = this.deps;
     const events: MonitorEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await ledger.read(session.id, after, PAGE);
       events.push(...page);
       if (events.length > MAX_RERUN_EVENTS)

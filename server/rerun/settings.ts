@@ -41,7 +41,8 @@ export function withSettings(config: MaisakaConfig, settings: RerunSettings | un
 
 function checked<T>(
   section: string,
-  result: { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } },
+  result:
+    { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } },
 ): T {
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -1,6 +1,5 @@
 // The real `simulate` command (interface.md), spawned as a child process: stdout is nothing but
 // monitor event envelopes, one JSON line each, and failures exit non-zero with a stderr message.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,9 +13,9 @@ import { parseConfig } from "../../server/config/load";
 import { createSimulatedModelClient } from "../../server/llm/simulated";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
+import { runCli, type CliResult } from "../support/cli";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-const SPAWN_TIMEOUT_MS = 60_000;
 
 let dir: string;
 let cleanConfig: string;
@@ -30,44 +29,14 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
-
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, MAISAKA_CONFIG: cleanConfig, NO_COLOR: "1" };
   for (const key of Object.keys(env)) if (key.startsWith("OPENAI_") || key === "MAISAKA_MODEL") delete env[key];
   return { ...env, ...extra };
 }
 
-function simulate(args: string[], env = cleanEnv()): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "server/cli/main.ts", "simulate", ...args], {
-      cwd: repoRoot,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, SPAWN_TIMEOUT_MS);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, timedOut });
-    });
-  });
+function simulate(args: string[], env = cleanEnv()): Promise<CliResult> {
+  return runCli(["simulate", ...args], env);
 }
 
 /** Every stdout line must be a valid envelope; returns them in order. */

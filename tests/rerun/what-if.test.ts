@@ -13,7 +13,8 @@ let recording: Recording | null = null;
 /** Gates continue; planners finish without a word (another path than replying). */
 const answer: ScriptStep = (body) => {
   const tools = (body.tools ?? []).map((t) => (t.type === "function" ? t.function.name : ""));
-  if (tools.includes("no_action")) return { kind: "response", content: "", toolCalls: [{ name: "continue", arguments: {} }] };
+  if (tools.includes("no_action"))
+    return { kind: "response", content: "", toolCalls: [{ name: "continue", arguments: {} }] };
   return { kind: "response", content: "不说了", toolCalls: [{ name: "finish", arguments: {} }] };
 };
 
@@ -76,8 +77,12 @@ describe("a fork from a cycle", () => {
     // Another path: the planner was not offered reply and said nothing.
     const forked = cycleEvents(result.events, cycleIds(result.events)[forkIndex]);
     const finalized = forked.find((e) => e.type === "planner.finalized");
-    expect(finalized?.type === "planner.finalized" && finalized.data.request?.tools.map((t) => t.function.name)).not.toContain("reply");
-    expect(finalized?.type === "planner.finalized" && finalized.data.planner?.toolCalls.map((c) => c.name)).toEqual(["finish"]);
+    expect(
+      finalized?.type === "planner.finalized" && finalized.data.request?.tools.map((t) => t.function.name),
+    ).not.toContain("reply");
+    expect(finalized?.type === "planner.finalized" && finalized.data.planner?.toolCalls.map((c) => c.name)).toEqual([
+      "finish",
+    ]);
     expect(forked.some((e) => e.type === "message.sent")).toBe(false);
     expect(result.stats.liveCalls).toBeGreaterThan(0);
   });

@@ -10,8 +10,7 @@ let server: TestServer;
 let original: string;
 let originalEvents: MonitorEvent[];
 
-const shape = (events: MonitorEvent[]) =>
-  events.filter((e) => e.type !== "session.stop").map((e) => e.type);
+const shape = (events: MonitorEvent[]) => events.filter((e) => e.type !== "session.stop").map((e) => e.type);
 
 beforeAll(async () => {
   server = await startTestServer({ config: FAST_CHAT });
@@ -85,7 +84,9 @@ describe("POST /api/sessions/:id/rerun", () => {
     });
     expect(badPrompt.status).toBe(400);
     expect(badPrompt.text).toContain("not_a_template");
-    const badChat = await server.api("POST", `/api/sessions/${original}/rerun`, { settings: { chat: { talkValue: -1 } } });
+    const badChat = await server.api("POST", `/api/sessions/${original}/rerun`, {
+      settings: { chat: { talkValue: -1 } },
+    });
     expect(badChat.status).toBe(400);
     expect(badChat.text).toContain("settings.chat.talkValue");
   });

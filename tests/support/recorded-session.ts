@@ -43,7 +43,11 @@ export async function recordSession(opts: {
   const clock = new FakeClock();
   const stores = createMemoryStores({ now: () => clock.now() });
   const warnings: string[] = [];
-  const logger = { info: () => undefined, warn: (m: string) => void warnings.push(m), error: (m: string) => void warnings.push(m) };
+  const logger = {
+    info: () => undefined,
+    warn: (m: string) => void warnings.push(m),
+    error: (m: string) => void warnings.push(m),
+  };
   const config = parseConfig(opts.config ?? {}, "test");
   const engine = await createEngine({
     config,

@@ -24,7 +24,12 @@ export const rerunSessionRoute = apiRoute({
       actor,
       action: body.edits?.length ? "session.fork" : "session.rerun",
       target: `session:${params.id}`,
-      after: { id: result.id, divergence: result.divergence, fromCycle: body.fromCycle ?? null, edits: body.edits ?? [] },
+      after: {
+        id: result.id,
+        divergence: result.divergence,
+        fromCycle: body.fromCycle ?? null,
+        edits: body.edits ?? [],
+      },
     });
     return { status: 201, body: result };
   },
