@@ -33,7 +33,7 @@ async function run(script: Script = {}, offsetMs = 0): Promise<MonitorEvent[]> {
   const h = await startHarness({
     isGroupChat: false,
     config: CHAT,
-    clock: { now: () => systemClock.now() + offsetMs, setTimer: systemClock.setTimer },
+    clock: { now: () => systemClock.now() + offsetMs, setTimer: (ms, fn) => systemClock.setTimer(ms, fn) },
   });
   harnesses.push(h);
   if (script.toolOff)
