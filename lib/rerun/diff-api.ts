@@ -43,10 +43,8 @@ export const diffQuerySchema = z
     message: "a and b both name a cycle (<sessionId>:<cycleId>) or both a session",
     path: ["b"],
   });
-export type DiffQuery = z.infer<typeof diffQuerySchema>;
 
 export const diffResponseSchema = z.discriminatedUnion("kind", [cycleDiffSchema, sessionDiffSchema]);
-export type DiffResponse = z.infer<typeof diffResponseSchema>;
 
 /** The /diff page of two cycles or two sessions (the re-run banner and the replay link here). */
 export function diffHref(a: DiffRef, b: DiffRef): string {
