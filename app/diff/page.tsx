@@ -7,5 +7,7 @@ export default async function Diff({
   searchParams: Promise<{ a?: string | string[]; b?: string | string[] }>;
 }) {
   const { a, b } = await searchParams;
-  return <DiffPage a={typeof a === "string" ? a : ""} b={typeof b === "string" ? b : ""} />;
+  const [refA, refB] = [typeof a === "string" ? a : "", typeof b === "string" ? b : ""];
+  // Keyed by the pair: a link to another pair (a session diff's row) starts with its own inputs.
+  return <DiffPage key={`${refA}\n${refB}`} a={refA} b={refB} />;
 }
