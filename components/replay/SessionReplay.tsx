@@ -17,6 +17,7 @@ import { createScrubScale } from "../../lib/client/replay-scale";
 import { sessionTitle } from "../../lib/client/session-title";
 import type { CycleView, Timeline, TimelineItem } from "../../lib/client/timeline";
 import { CycleCard } from "../cycle/CycleCard";
+import { ReplayDiffPicker } from "../diff/ReplayDiffPicker";
 import { StageBadge } from "../sessions/StageBadge";
 import { MessageRow, NoticeRow } from "../session-live/TimelineRows";
 import { Icon } from "../ui/Icons";
@@ -124,6 +125,10 @@ export function ReplayBody({
   const marks = useMemo(() => marksOf(events), [events]);
   const scale = useMemo(() => createScrubScale(events.map((e) => e.ts)), [events]);
   const lastEvent = snapshot.index > 0 ? events[snapshot.index - 1] : null;
+  const currentCycle = useMemo(() => {
+    const item = visible.items.findLast((i) => i.kind === "cycle");
+    return item?.kind === "cycle" ? item.cycle.cycleId : null;
+  }, [visible.items]);
 
   return (
     <div
@@ -220,6 +225,7 @@ export function ReplayBody({
             {formatClock(lastEvent.ts)} · #{lastEvent.seq} {lastEvent.type}
           </span>
         )}
+        <ReplayDiffPicker sessionId={sessionId} events={events} currentCycleId={currentCycle} />
         <span className="grow" />
         <span className="muted small">
           <kbd>Space</kbd> {t("replay.keys.play")} · <kbd>←</kbd>/<kbd>→</kbd> {t("replay.keys.event")} ·{" "}

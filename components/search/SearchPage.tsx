@@ -14,6 +14,7 @@ import { queryKeys } from "../../lib/client/query-keys";
 import { useT } from "../../lib/client/react/use-locale";
 import { useThrottled } from "../../lib/client/react/use-throttled";
 import type { MessageKey } from "../../lib/i18n/messages";
+import { CompareBar, CompareToggle, useCompare } from "../diff/SearchCompare";
 import { HighlightText } from "../ui/HighlightText";
 import { ErrorState, Loading } from "../ui/States";
 import { VirtualList, type VirtualListHandle } from "../ui/VirtualList";
@@ -48,6 +49,7 @@ export function SearchPage() {
   const [selected, setSelected] = useState(0);
   const input = useRef<HTMLInputElement>(null);
   const list = useRef<VirtualListHandle>(null);
+  const compare = useCompare();
   const query = { ...settled, q: settled.q.trim(), from: toEpoch(settled.from), to: toEpoch(settled.to) };
   const search = useInfiniteQuery({
     queryKey: queryKeys.search(query),
@@ -200,6 +202,7 @@ export function SearchPage() {
       {behind > 0 && <p className="small muted">{t("search.behind", { count: behind })}</p>}
       {search.isError && <ErrorState title={t("search.title")} error={search.error} />}
       {search.isLoading && <Loading label="…" />}
+      <CompareBar compare={compare} />
       {search.data && (
         <div className="panel search-results">
           <VirtualList
@@ -211,7 +214,9 @@ export function SearchPage() {
             label={t("search.title")}
             testId="search-hits"
             empty={<div className="muted pad">{t("search.none")}</div>}
-            render={(hit, i) => <HitRow hit={hit} selected={i === selected} onSelect={() => setSelected(i)} />}
+            render={(hit, i) => (
+              <HitRow hit={hit} selected={i === selected} onSelect={() => setSelected(i)} compare={compare} />
+            )}
           />
           {search.hasNextPage && (
             <button
@@ -229,7 +234,18 @@ export function SearchPage() {
   );
 }
 
-export function HitRow({ hit, selected, onSelect }: { hit: SearchHit; selected: boolean; onSelect: () => void }) {
+export function HitRow({
+  hit,
+  selected,
+  onSelect,
+  compare,
+}: {
+  hit: SearchHit;
+  selected: boolean;
+  onSelect: () => void;
+  /** Hits with a cycle can be chosen, two at a time, for a cycle diff. */
+  compare?: ReturnType<typeof useCompare>;
+}) {
   const t = useT();
   const links = hitLinks(hit);
   return (
@@ -252,6 +268,7 @@ export function HitRow({ hit, selected, onSelect }: { hit: SearchHit; selected: 
           {hit.cycleId ? ` · ${hit.cycleId}` : ""}
         </span>
         <span className="grow" />
+        {compare && hit.cycleId && <CompareToggle compare={compare} hit={hit} />}
         <Link href={links.replay}>{t("search.openReplay")}</Link>
         <Link href={links.live}>{t("search.openLive")}</Link>
       </div>

@@ -65,6 +65,7 @@ import { importedSessionSchema, BUNDLE_CONTENT_TYPE } from "../api/bundle";
 import { clusterSchema } from "../api/cluster";
 import { telemetryStatusSchema } from "../api/telemetry";
 import { searchResultSchema } from "../api/search";
+import { diffApiPath, diffResponseSchema, type DiffRef } from "../rerun/diff-api";
 
 export class ApiRequestError extends Error {
   override name = "ApiRequestError";
@@ -273,6 +274,8 @@ export const api = {
   /** GET /api/search: parameters as the route takes them (lib/api/search.ts). */
   search: (query: Record<string, string | number | undefined>) =>
     request(`/api/search${queryString(query)}`, searchResultSchema),
+  /** GET /api/diff: two cycles (refs with cycleId) or two sessions. */
+  diff: (a: DiffRef, b: DiffRef) => request(diffApiPath(a, b), diffResponseSchema),
   /** Speaks as the bot into the session's real chat (platform sessions) or its local stream; 502: not delivered. */
   sendAsBot: (id: string, body: OperatorSendBody) =>
     request(`/api/sessions/${enc(id)}/send`, operatorSendResponseSchema, json("POST", body)),

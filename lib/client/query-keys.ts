@@ -15,6 +15,7 @@ export const queryKeys = {
   loginSessions: ["auth", "sessions"] as const,
   auditLog: (filters: Record<string, string>) => ["audit", filters] as const,
   search: (filters: Record<string, string>) => ["search", filters] as const,
+  diff: (a: string, b: string) => ["diff", a, b] as const,
   providers: ["providers"] as const,
   endpoints: ["endpoints"] as const,
   platforms: ["platforms"] as const,

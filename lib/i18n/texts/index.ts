@@ -3,6 +3,7 @@ import { accountsTexts } from "./accounts";
 import { auditTexts } from "./audit";
 import { chatTexts } from "./chat";
 import { cycleTexts } from "./cycle";
+import { diffTexts } from "./diff";
 import { liveTexts } from "./live";
 import { modelInputTexts } from "./model-input";
 import { shellTexts } from "./shell";
@@ -20,6 +21,7 @@ export const pageTexts = {
     ...chatTexts.en,
     ...toolRunTexts.en,
     ...shellTexts.en,
+    ...diffTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -31,5 +33,6 @@ export const pageTexts = {
     ...chatTexts.zh,
     ...toolRunTexts.zh,
     ...shellTexts.zh,
+    ...diffTexts.zh,
   },
 };

@@ -7,6 +7,7 @@ import { auditRoute } from "./audit";
 import { listLoginSessionsRoute, loginRoute, logoutRoute, meRoute, revokeLoginSessionRoute } from "./auth";
 import { botDataRoutes } from "./bot-data";
 import { clusterRoute } from "./cluster";
+import { diffRoute } from "./diff";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
@@ -73,6 +74,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   analyticsRoute,
   analyticsCyclesRoute,
   searchRoute,
+  diffRoute,
   endpointsRoute,
   platformsRoute,
   onebotAudienceRoute,
