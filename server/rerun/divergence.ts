@@ -3,7 +3,8 @@
 import type { MonitorEvent } from "../../lib/events/schemas";
 import type { Divergence, DivergenceKind } from "../../lib/rerun/schemas";
 import type { RequestDivergence } from "./cassette-model";
-import { maskText, normalized } from "./matching";
+import { normalizeText } from "../../lib/rerun/normalize";
+import { normalized } from "./matching";
 
 export interface CycleFacts {
   cycleId: string;
@@ -34,12 +35,12 @@ export function cycleFacts(events: readonly MonitorEvent[]): CycleFacts[] {
       cycles.push(open);
       byId.set(open.cycleId, open);
     } else if (e.type === "message.sent" && open) {
-      open.sent.push(maskText(e.data.content));
+      open.sent.push(normalizeText(e.data.content));
     } else if (e.type === "planner.finalized") {
       const c = byId.get(e.data.cycleId);
       if (!c) continue;
       c.gateAction = e.data.timingGate?.result.action ?? null;
-      c.plannerText = e.data.planner ? maskText(e.data.planner.content) : null;
+      c.plannerText = e.data.planner ? normalizeText(e.data.planner.content) : null;
       c.toolCalls = (e.data.planner?.toolCalls ?? []).map((t) => ({
         name: t.name,
         arguments: normalized(t.arguments),
@@ -47,7 +48,7 @@ export function cycleFacts(events: readonly MonitorEvent[]): CycleFacts[] {
       c.toolResults = e.data.tools.map((t) => ({
         name: t.toolName,
         success: t.success,
-        result: maskText(t.result ?? t.summary),
+        result: normalizeText(t.result ?? t.summary),
       }));
     } else if (e.type === "cycle.end") {
       const c = byId.get(e.data.cycleId);
