@@ -566,6 +566,14 @@ export interface SessionStore {
 }
 
 /**
+ * A record of a run the live engine never runs again: imported from a bundle, or derived from another
+ * session (a re-run or fork). Listed, replayable, exportable and deletable; it takes no messages.
+ */
+export function isRecordOnly(session: Pick<SessionRecord, "imported" | "origin">): boolean {
+  return session.imported === true || session.origin !== undefined;
+}
+
+/**
  * The counts the session list shows, read from a snapshot state the engine wrote (cycleCounter and
  * pending); anything else counts 0. Stored when the snapshot is saved, so listing never parses one.
  */

@@ -12,6 +12,7 @@ import { healthRoute } from "./health";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { searchRoute } from "./search";
+import { sessionBranchesRoute, sessionModelCallsRoute } from "./session-branches";
 import { sessionEventsRoute } from "./session-events";
 import { exportSessionRoute, importSessionRoute } from "./session-export";
 import { sessionHistoryRoute } from "./session-history";
@@ -54,6 +55,8 @@ export const apiRoutes: Route<ApiContext>[] = [
   operatorSendRoute,
   sessionEventsRoute,
   sessionHistoryRoute,
+  sessionModelCallsRoute,
+  sessionBranchesRoute,
   chatImageRoute,
   exportSessionRoute,
   importSessionRoute,
