@@ -194,6 +194,8 @@ export async function createApiServices(
           emoji: (file) => emojiFiles.read(file),
         },
         loadSnapshot: (sessionId) => database.stores.sessions.loadSnapshot(sessionId),
+        modelCalls: (sessionId) => database.stores.modelCalls.list(sessionId),
+        toolRecords: (sessionId) => database.stores.toolRecords.list(sessionId),
         importedMedia: database.stores.sessionMedia,
         maxMediaBytes: opts.config.export.maxMediaBytes,
         now: () => engine.clock.now(),
@@ -201,6 +203,8 @@ export async function createApiServices(
       import: {
         ledger: database.ledger,
         sessions: database.stores.sessions,
+        modelCalls: database.stores.modelCalls,
+        toolRecords: database.stores.toolRecords,
         media: database.stores.sessionMedia,
         adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
         maxBytes: opts.config.export.maxImportBytes,
