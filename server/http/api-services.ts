@@ -194,7 +194,7 @@ export async function createApiServices(
           emoji: (file) => emojiFiles.read(file),
         },
         loadSnapshot: (sessionId) => database.stores.sessions.loadSnapshot(sessionId),
-        modelCalls: (sessionId) => database.stores.modelCalls.list(sessionId),
+        modelCalls: database.stores.modelCalls,
         toolRecords: (sessionId) => database.stores.toolRecords.list(sessionId),
         importedMedia: database.stores.sessionMedia,
         maxMediaBytes: opts.config.export.maxMediaBytes,

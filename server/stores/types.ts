@@ -227,8 +227,17 @@ export interface ToolRecord {
 /** Every model call of a session (lib/rerun/cassette.ts), oldest first: what a re-run answers from. */
 export interface ModelCallStore {
   record(call: Omit<ModelCall, "id">): Promise<void>;
-  /** In call order (startedAt, then the order recorded). */
-  list(sessionId: string): Promise<ModelCall[]>;
+  /**
+   * In call order (startedAt, then the order recorded). A page: at most `limit` calls, those after the
+   * call `after` names (a long session's export reads them a page at a time).
+   */
+  list(sessionId: string, page?: ModelCallPage): Promise<ModelCall[]>;
+}
+
+export interface ModelCallPage {
+  /** The last call of the page before. */
+  after?: Pick<ModelCall, "id" | "startedAt">;
+  limit?: number;
 }
 
 export interface ToolRecordStore {

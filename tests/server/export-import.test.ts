@@ -263,11 +263,20 @@ describe("older and derived bundles", () => {
       ...{ id: "fork-x", name: "what if", isGroupChat: true, platform: "api", groupId: null, userId: null },
       ...{ createdAt: now, lastActiveAt: now, origin },
     });
+    // More calls than one page of the export's reads, some starting at the same moment.
+    const request = { messages: [{ role: "user" as const, content: "q" }], tools: [], maxTokens: null };
+    for (let i = 0; i < 230; i++)
+      await source.app.engine.stores.modelCalls.record({
+        ...{ sessionId: "fork-x", cycleId: `c-${i}`, task: "planner", model: "m", endpoint: "e", request },
+        ...{ response: null, error: "x", aborted: false, startedAt: 1_000 + Math.floor(i / 3), durationMs: i },
+      });
     const exported = await exportText(source, "fork-x");
     expect(exported.status, exported.text).toBe(200);
     const res = await importBundle(target, exported.text);
     expect(res.status, res.text).toBe(201);
     const { id } = importedSessionSchema.parse(res.json);
+    const copied = await target.app.engine.stores.modelCalls.list(id);
+    expect(copied.map((c) => c.cycleId)).toEqual(Array.from({ length: 230 }, (_, i) => `c-${i}`));
     const summary = sessionSummarySchema.parse((await target.api("GET", `/api/sessions/${id}`)).json);
     expect(summary).toMatchObject({ imported: true, origin });
     // The original was imported under its own id first: the fork is its branch in the target too.
