@@ -42,3 +42,7 @@ export const modelCallSchema = z.object({
   durationMs: z.number(),
 });
 export type ModelCall = z.infer<typeof modelCallSchema>;
+
+/** GET /api/sessions/:id/model-calls: the session's recorded calls, in call order. */
+export const sessionModelCallsSchema = z.object({ calls: z.array(modelCallSchema) });
+export type SessionModelCalls = z.infer<typeof sessionModelCallsSchema>;

@@ -148,3 +148,4 @@ export const sessionBranchSchema = z.object({
 });
 export const sessionBranchesResponseSchema = z.object({ branches: z.array(sessionBranchSchema) });
 export type SessionBranch = z.infer<typeof sessionBranchSchema>;
+export type SessionBranchesResponse = z.infer<typeof sessionBranchesResponseSchema>;

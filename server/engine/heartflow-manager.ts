@@ -1,7 +1,7 @@
 // Owns one runtime per chat session: created on first use (restoring a saved snapshot), kept in
 // least-recently-used order, and capped: over the cap the least recently used idle runtimes are
 // stopped first (their state is saved and comes back on the next message).
-import type { ChatMessageRecord, SessionRecord } from "../stores/types";
+import { isRecordOnly, type ChatMessageRecord, type SessionRecord } from "../stores/types";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { describeError } from "./errors";
@@ -22,6 +22,14 @@ export class SessionArchivedError extends Error {
   constructor(readonly sessionId: string) {
     super(`session ${sessionId} is archived: unarchive it first`);
     this.name = "SessionArchivedError";
+  }
+}
+
+/** An imported or derived session (isRecordOnly): a record of a run, never run here. */
+export class RecordOnlySessionError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is a record of another run (imported, a re-run or a fork) and read-only`);
+    this.name = "RecordOnlySessionError";
   }
 }
 
@@ -130,8 +138,8 @@ export class HeartflowManager {
   /** The runtime of a session, created (and restored from its snapshot) when absent. */
   async getOrCreate(session: SessionRecord): Promise<SessionRuntime> {
     if (this.closed) throw new Error("engine is shutting down");
-    // An imported session is a record of another run: its events are history, never resumed.
-    if (session.imported) throw new Error(`session ${session.id} is imported and read-only`);
+    // An imported or derived session is a record of another run: its events are history, never resumed.
+    if (isRecordOnly(session)) throw new RecordOnlySessionError(session.id);
     const existing = this.runtimes.get(session.id);
     if (existing) {
       this.touch(session.id, existing);
@@ -150,6 +158,8 @@ export class HeartflowManager {
     if (this.gate && !(await this.gate.claim(session.id))) throw new SessionNotOwnedError(session.id);
     if ((await stores.sessions.archivedAt(session.id)) !== null) throw new SessionArchivedError(session.id);
     const stored = await stores.sessions.get(session.id);
+    // The caller's record may be a new one for an id that names such a record already.
+    if (stored && isRecordOnly(stored)) throw new RecordOnlySessionError(session.id);
     if (!stored) await stores.sessions.upsert(session);
     const runtime = new SessionRuntime(stored ?? session, this.deps);
     if (stored) runtime.restore(await this.savedState(session.id));
@@ -172,7 +182,7 @@ export class HeartflowManager {
     let restored = 0;
     for (const session of await this.deps.stores.sessions.list()) {
       if ((await this.deps.stores.sessions.archivedAt(session.id)) !== null) continue;
-      if (session.imported) continue;
+      if (isRecordOnly(session)) continue;
       if (!hasWork(await this.savedState(session.id))) continue;
       try {
         await this.getOrCreate(session);
@@ -193,7 +203,8 @@ export class HeartflowManager {
   async restoreIfWork(sessionId: string): Promise<boolean> {
     if (this.live(sessionId)) return true;
     const session = await this.deps.stores.sessions.get(sessionId);
-    if (!session || session.imported || (await this.deps.stores.sessions.archivedAt(sessionId)) !== null) return false;
+    if (!session || isRecordOnly(session) || (await this.deps.stores.sessions.archivedAt(sessionId)) !== null)
+      return false;
     if (!hasWork(await this.savedState(sessionId))) return false;
     await this.getOrCreate(session);
     return true;

@@ -1,6 +1,12 @@
 // The engine's public surface: the rest of the server (HTTP, MCP, plugins, CLI, composition,
 // realtime, monitor) imports engine things from here only.
-export { HeartflowManager, SessionArchivedError, SessionNotOwnedError, type OwnershipGate } from "./heartflow-manager";
+export {
+  HeartflowManager,
+  RecordOnlySessionError,
+  SessionArchivedError,
+  SessionNotOwnedError,
+  type OwnershipGate,
+} from "./heartflow-manager";
 
 export { sleep, systemClock, type Clock, type TimerHandle } from "./clock";
 export {

@@ -1,6 +1,6 @@
 // Errors of the engine and the database that the router answers as such instead of a 500.
 import { stateOfError } from "../db";
-import { SessionArchivedError, SessionNotOwnedError } from "../engine";
+import { RecordOnlySessionError, SessionArchivedError, SessionNotOwnedError } from "../engine";
 import { FencedError } from "../monitor/ledger";
 import { HttpError } from "./errors";
 import { NOT_OWNER_HEADER } from "./requests";
@@ -24,9 +24,11 @@ function notOwned(error: unknown): HttpError | null {
     : null;
 }
 
-/** A message, send or tool run for an archived session: 409 until it is unarchived. */
+/** A message, send or tool run for an archived session (409 until it is unarchived) or a record-only one. */
 function archivedSession(error: unknown): HttpError | null {
-  return error instanceof SessionArchivedError ? new HttpError(409, error.message) : null;
+  return error instanceof SessionArchivedError || error instanceof RecordOnlySessionError
+    ? new HttpError(409, error.message)
+    : null;
 }
 
 /**

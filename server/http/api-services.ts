@@ -195,6 +195,8 @@ export async function createApiServices(
           emoji: (file) => emojiFiles.read(file),
         },
         loadSnapshot: (sessionId) => database.stores.sessions.loadSnapshot(sessionId),
+        modelCalls: database.stores.modelCalls,
+        toolRecords: (sessionId) => database.stores.toolRecords.list(sessionId),
         importedMedia: database.stores.sessionMedia,
         maxMediaBytes: opts.config.export.maxMediaBytes,
         now: () => engine.clock.now(),
@@ -202,6 +204,8 @@ export async function createApiServices(
       import: {
         ledger: database.ledger,
         sessions: database.stores.sessions,
+        modelCalls: database.stores.modelCalls,
+        toolRecords: database.stores.toolRecords,
         media: database.stores.sessionMedia,
         adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
         maxBytes: opts.config.export.maxImportBytes,

@@ -67,7 +67,8 @@ export class RecordingModelClient implements ModelClient {
     });
     const base = { sessionId, cycleId: request.cycleId ?? null, task: request.task, request: recorded };
     const model = this.inner.modelFor(request.task);
-    // The endpoint a failed call was last sent to, as the client reports its retries and its error.
+    // The endpoint a failed call was last sent to, as the client reports its retries and its error ("" when
+    // it reported none: an abort before any retry).
     let asked = "";
     const seen = (problem: ModelProblem) => void (asked = problem.endpoint ?? asked);
     let response: ChatResponse;

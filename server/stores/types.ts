@@ -227,8 +227,17 @@ export interface ToolRecord {
 /** Every model call of a session (lib/rerun/cassette.ts), oldest first: what a re-run answers from. */
 export interface ModelCallStore {
   record(call: Omit<ModelCall, "id">): Promise<void>;
-  /** In call order (startedAt, then the order recorded). */
-  list(sessionId: string): Promise<ModelCall[]>;
+  /**
+   * In call order (startedAt, then the order recorded). A page: at most `limit` calls, those after the
+   * call `after` names (a long session's export reads them a page at a time).
+   */
+  list(sessionId: string, page?: ModelCallPage): Promise<ModelCall[]>;
+}
+
+export interface ModelCallPage {
+  /** The last call of the page before. */
+  after?: Pick<ModelCall, "id" | "startedAt">;
+  limit?: number;
 }
 
 export interface ToolRecordStore {
@@ -563,6 +572,14 @@ export interface SessionStore {
   derivedFrom(id: string): Promise<SessionRecord[]>;
   /** Replaces a derived session's origin (its divergence once the run ends); false when unknown. */
   setOrigin(id: string, origin: SessionOrigin): Promise<boolean>;
+}
+
+/**
+ * A record of a run the live engine never runs again: imported from a bundle, or derived from another
+ * session (a re-run or fork). Listed, replayable, exportable and deletable; it takes no messages.
+ */
+export function isRecordOnly(session: Pick<SessionRecord, "imported" | "origin">): boolean {
+  return session.imported === true || session.origin !== undefined;
 }
 
 /**

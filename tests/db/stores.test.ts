@@ -639,6 +639,26 @@ describe.each(implementations)("%s stores", (name, make) => {
       expect(new Set(listed.map((c) => c.id)).size).toBe(4);
       expect(await stores.modelCalls.list("nobody")).toEqual([]);
     });
+
+    it("pages in call order from the last call of the page before, ties of startedAt by the order recorded", async () => {
+      const { stores } = await make();
+      for (const startedAt of [3, 1, 2, 2, 2, 5, 4])
+        await stores.modelCalls.record(call({ startedAt, durationMs: startedAt }));
+      const all = await stores.modelCalls.list("s1");
+      expect(all.map((c) => c.startedAt)).toEqual([1, 2, 2, 2, 3, 4, 5]);
+      const walked: string[] = [];
+      for (let after: ModelCall | undefined; ;) {
+        const page = await stores.modelCalls.list("s1", { after, limit: 2 });
+        walked.push(...page.map((c) => c.id));
+        if (page.length < 2) break;
+        after = page.at(-1);
+      }
+      expect(walked).toEqual(all.map((c) => c.id));
+      expect(await stores.modelCalls.list("s1", { limit: 0 })).toEqual([]);
+      // A cursor call that is gone: the calls that started after its time.
+      const gone = { id: name === "memory" ? "model-call-999" : "999999", startedAt: 2 };
+      expect((await stores.modelCalls.list("s1", { after: gone })).map((c) => c.startedAt)).toEqual([3, 4, 5]);
+    });
   });
 
   describe("toggles", () => {

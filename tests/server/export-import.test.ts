@@ -6,6 +6,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleHeaderSchema, bundleLineSchema, importedSessionSchema, type BundleLine } from "../../lib/api/bundle";
+import { sessionSummarySchema } from "../../lib/api/schemas";
+import type { ModelCall } from "../../lib/rerun/cassette";
+import { sessionBranchesResponseSchema, type SessionOrigin } from "../../lib/rerun/schemas";
+import type { ToolRecord } from "../../server/stores/types";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { PING_PONG_CHAT, PING_PONG_MODELS, startPingPongModel } from "../support/ping-pong-model";
 import type { ScriptedOpenAi } from "../support/scripted-openai";
@@ -109,7 +113,7 @@ describe("session export bundle", () => {
   it("is a versioned header, every event in seq order, the referenced media and an end line", () => {
     const { header, rest } = linesOf(bundle);
     const h = bundleHeaderSchema.parse(header);
-    expect(h.schemaVersion).toBe(1);
+    expect(h.schemaVersion).toBe(2);
     expect(h.session).toMatchObject({ id: sessionId, name: "export me", isGroupChat: true });
     const events = rest.flatMap((l) => (l.kind === "event" ? [l.event] : []));
     expect(events.length).toBe(h.counts.events);
@@ -125,9 +129,36 @@ describe("session export bundle", () => {
     const emoji = media.find((m) => m.refs[0].type === "emoji");
     expect(emoji?.refs).toEqual([{ type: "emoji", file: "emoji/happy.png" }]);
     expect(Buffer.from(emoji?.data ?? "", "base64").equals(readFileSync("public/emoji/happy.png"))).toBe(true);
-    expect(rest.at(-1)).toEqual({ kind: "end", events: events.length, media: 2, missingMedia: 0 });
+    const calls = rest.filter((l) => l.kind === "model_call");
+    const records = rest.filter((l) => l.kind === "tool_record");
+    expect(rest.at(-1)).toEqual({
+      ...{ kind: "end", events: events.length, media: 2, missingMedia: 0 },
+      ...{ modelCalls: calls.length, toolRecords: records.length },
+    });
+    // In order: events, the snapshot, model calls, tool records, media.
+    const kinds = rest.map((l) => l.kind).filter((k, i, all) => k !== all[i - 1]);
+    expect(kinds).toEqual(["event", "snapshot", "model_call", "tool_record", "media", "end"]);
+  });
+
+  it("carries every recorded model call and every tool record with its whole result", async () => {
+    const { rest } = linesOf(bundle);
+    const calls = rest.flatMap((l) => (l.kind === "model_call" ? [l.call] : []));
+    const tasks = new Set(calls.map((c) => c.task));
+    for (const task of ["planner", "replyer"]) expect(tasks).toContain(task);
+    // The calls the source recorded up to the export (learning may record more after it).
+    const recorded = (await source.app.engine.stores.modelCalls.list(sessionId)).map(withoutIds);
+    expect(calls).toEqual(recorded.slice(0, calls.length));
+    const records = rest.flatMap((l) => (l.kind === "tool_record" ? [l.record] : []));
+    expect(records.map((r) => r.toolName)).toContain("reply");
+    expect(records.every((r) => r.result?.toolName === r.toolName)).toBe(true);
+    const stored = (await source.app.engine.stores.toolRecords.list(sessionId)).map(withoutIds);
+    expect(records).toEqual(stored.slice(0, records.length));
   });
 });
+
+function withoutIds<T extends ModelCall | ToolRecord>({ id: _id, sessionId: _s, ...rest }: T) {
+  return rest;
+}
 
 describe("import into a fresh instance", () => {
   let imported = "";
@@ -156,6 +187,17 @@ describe("import into a fresh instance", () => {
     expect(snapshot.state.history.length).toBeGreaterThan(0);
     const history = await target.api("GET", `/api/sessions/${imported}/history`);
     expect(history.json).toEqual({ sessionId: imported, source: "snapshot", history: snapshot.state.history });
+  });
+
+  it("keeps the bundle's model calls and tool records, results included, for a re-run", async () => {
+    const { rest } = linesOf(bundle);
+    const calls = rest.flatMap((l) => (l.kind === "model_call" ? [l.call] : []));
+    const records = rest.flatMap((l) => (l.kind === "tool_record" ? [l.record] : []));
+    const stores = target.app.engine.stores;
+    expect((await stores.modelCalls.list(imported)).map(withoutIds)).toEqual(calls);
+    expect((await stores.toolRecords.list(imported)).map(withoutIds)).toEqual(records);
+    const served = await target.api("GET", `/api/sessions/${imported}/model-calls`);
+    expect((served.json as { calls: ModelCall[] }).calls.map(withoutIds)).toEqual(calls);
   });
 
   it("exports again to the same bundle (header time aside)", async () => {
@@ -195,6 +237,57 @@ describe("import into a fresh instance", () => {
   });
 });
 
+describe("older and derived bundles", () => {
+  it("imports a version 1 bundle (no model calls, tool records or origin)", async () => {
+    const lines = bundle.trimEnd().split("\n");
+    const header = { ...(JSON.parse(lines[0]) as object), schemaVersion: 1 };
+    const body = lines
+      .slice(1)
+      .filter((l) => !l.includes('"kind":"model_call"') && !l.includes('"kind":"tool_record"'));
+    const { modelCalls: _m, toolRecords: _t, ...end } = JSON.parse(body.pop() ?? "{}") as Record<string, unknown>;
+    const v1 = [JSON.stringify(header), ...body, JSON.stringify(end)].join("\n");
+    const res = await importBundle(target, v1);
+    expect(res.status, res.text).toBe(201);
+    const { id } = importedSessionSchema.parse(res.json);
+    expect(await target.app.engine.stores.modelCalls.list(id)).toEqual([]);
+    expect((await target.events(id)).length).toBe(bundleHeaderSchema.parse(header).counts.events);
+  });
+
+  it("keeps a derived session's origin: the imported copy is a branch of its original there too", async () => {
+    const origin: SessionOrigin = {
+      ...{ kind: "fork", sessionId, fromCycle: "c-1", at: 5, actor: "op", settings: { chat: { talkValue: 0.5 } } },
+      ...{ edits: [{ kind: "drop_message", messageId: "img-1" }], continueWith: "simulated", divergence: null },
+    };
+    const now = Date.now();
+    await source.app.engine.stores.sessions.upsert({
+      ...{ id: "fork-x", name: "what if", isGroupChat: true, platform: "api", groupId: null, userId: null },
+      ...{ createdAt: now, lastActiveAt: now, origin },
+    });
+    // More calls than one page of the export's reads, some starting at the same moment.
+    const request = { messages: [{ role: "user" as const, content: "q" }], tools: [], maxTokens: null };
+    for (let i = 0; i < 230; i++)
+      await source.app.engine.stores.modelCalls.record({
+        ...{ sessionId: "fork-x", cycleId: `c-${i}`, task: "planner", model: "m", endpoint: "e", request },
+        ...{ response: null, error: "x", aborted: false, startedAt: 1_000 + Math.floor(i / 3), durationMs: i },
+      });
+    const exported = await exportText(source, "fork-x");
+    expect(exported.status, exported.text).toBe(200);
+    const res = await importBundle(target, exported.text);
+    expect(res.status, res.text).toBe(201);
+    const { id } = importedSessionSchema.parse(res.json);
+    const copied = await target.app.engine.stores.modelCalls.list(id);
+    expect(copied.map((c) => c.cycleId)).toEqual(Array.from({ length: 230 }, (_, i) => `c-${i}`));
+    const summary = sessionSummarySchema.parse((await target.api("GET", `/api/sessions/${id}`)).json);
+    expect(summary).toMatchObject({ imported: true, origin });
+    // The original was imported under its own id first: the fork is its branch in the target too.
+    const branches = sessionBranchesResponseSchema.parse(
+      (await target.api("GET", `/api/sessions/${sessionId}/branches`)).json,
+    );
+    expect(branches.branches.map((b) => b.id)).toEqual([id]);
+    expect((await target.say(id, "hello?")).status).toBe(409);
+  });
+});
+
 describe("import refuses bad bundles, writing nothing", () => {
   async function sessionCount(): Promise<number> {
     return ((await target.api("GET", "/api/sessions?limit=100")).json as { sessions: unknown[] }).sessions.length;
@@ -202,6 +295,7 @@ describe("import refuses bad bundles, writing nothing", () => {
 
   it("names the malformed line (400)", async () => {
     const lines = bundle.trimEnd().split("\n");
+    const firstCall = lines.findIndex((l) => l.includes('"kind":"model_call"'));
     const cases: [string, number][] = [
       [[...lines.slice(0, 2), "{not json", ...lines.slice(3)].join("\n"), 3],
       [[...lines.slice(0, 3), JSON.stringify({ kind: "event", event: { seq: 3 } }), ...lines.slice(4)].join("\n"), 4],
@@ -209,6 +303,11 @@ describe("import refuses bad bundles, writing nothing", () => {
       [[lines[0], lines[2], lines[1], ...lines.slice(3)].join("\n"), 2],
       // Cut short: no end line.
       [lines.slice(0, -1).join("\n"), lines.length],
+      // A model call after the media.
+      [
+        [...lines.filter((_, i) => i !== firstCall).slice(0, -1), lines[firstCall], lines.at(-1)].join("\n"),
+        lines.length - 1,
+      ],
       ["{}", 1],
     ];
     const before = await sessionCount();

@@ -1,8 +1,9 @@
-import type { ModelCall as ModelCallRow, PrismaClient } from "../../../generated/prisma/client";
+import type { ModelCall as ModelCallRow, Prisma, PrismaClient } from "../../../generated/prisma/client";
 import type { ModelTask } from "../../../lib/llm/messages";
 import type { ModelCall, RecordedRequest, RecordedResponse } from "../../../lib/rerun/cassette";
-import type { ModelCallStore } from "../../stores/types";
+import type { ModelCallPage, ModelCallStore } from "../../stores/types";
 import type { StoreWriter } from "../writer";
+import { rowId, sqlLimit } from "./support";
 
 function toCall(row: ModelCallRow): ModelCall {
   return {
@@ -46,10 +47,21 @@ export class PrismaModelCallStore implements ModelCallStore {
     await this.writer.write(() => this.prisma.modelCall.create({ data }));
   }
 
-  async list(sessionId: string): Promise<ModelCall[]> {
+  /** A page is read off the (sessionId, startedAt) index from its cursor: (startedAt, id) after the last one. */
+  async list(sessionId: string, page: ModelCallPage = {}): Promise<ModelCall[]> {
+    const limit = sqlLimit(page.limit);
+    if (limit === 0) return [];
+    const { after } = page;
+    const id = after ? rowId(after.id) : null;
+    let where: Prisma.ModelCallWhereInput = { sessionId };
+    if (after) {
+      const later = { startedAt: { gt: after.startedAt } };
+      where = { sessionId, OR: id === null ? [later] : [later, { startedAt: after.startedAt, id: { gt: id } }] };
+    }
     const rows = await this.prisma.modelCall.findMany({
-      where: { sessionId },
+      where,
       orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+      ...(limit > 0 ? { take: limit } : {}),
     });
     return rows.map(toCall);
   }

@@ -13,6 +13,7 @@ import { healthRoute } from "./health";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { searchRoute } from "./search";
+import { sessionBranchesRoute, sessionModelCallsRoute } from "./session-branches";
 import { sessionEventsRoute } from "./session-events";
 import { exportSessionRoute, importSessionRoute } from "./session-export";
 import { sessionHistoryRoute } from "./session-history";
@@ -56,6 +57,8 @@ export const apiRoutes: Route<ApiContext>[] = [
   operatorSendRoute,
   sessionEventsRoute,
   sessionHistoryRoute,
+  sessionModelCallsRoute,
+  sessionBranchesRoute,
   chatImageRoute,
   exportSessionRoute,
   importSessionRoute,

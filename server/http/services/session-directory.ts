@@ -14,6 +14,8 @@ import {
   type SessionsQuery,
   type SessionSummary,
 } from "../../../lib/api/schemas";
+import type { SessionModelCalls } from "../../../lib/rerun/cassette";
+import type { SessionBranchesResponse } from "../../../lib/rerun/schemas";
 import type { Engine } from "../../composition";
 import {
   sortValue,
@@ -93,11 +95,35 @@ export class SessionDirectory {
     return session;
   }
 
-  /** A session that may take messages and tool calls: 409 for an imported (read-only) one. */
+  /** A session that may take messages and tool calls: 409 for an imported or derived (read-only) one. */
   async requireWritable(id: string): Promise<SessionRecord> {
     const session = await this.require(id);
     if (session.imported) throw new HttpError(409, `session ${id} is imported and read-only`);
+    if (session.origin) {
+      const { kind, sessionId } = session.origin;
+      throw new HttpError(
+        409,
+        `session ${id} is a ${kind === "fork" ? "fork" : "re-run"} of ${sessionId} and read-only`,
+      );
+    }
     return session;
+  }
+
+  /** The sessions derived from this one (re-runs and forks), newest first. */
+  async branches(id: string): Promise<SessionBranchesResponse> {
+    await this.require(id);
+    const derived = await this.engine.stores.sessions.derivedFrom(id);
+    return {
+      branches: derived.flatMap(({ id: branch, name, createdAt, origin }) =>
+        origin ? [{ id: branch, name, createdAt, origin }] : [],
+      ),
+    };
+  }
+
+  /** Every recorded model call of the session, in call order (its cassette). */
+  async modelCalls(id: string): Promise<SessionModelCalls> {
+    await this.require(id);
+    return { calls: await this.engine.stores.modelCalls.list(id) };
   }
 
   /**
@@ -146,6 +172,7 @@ export class SessionDirectory {
       createdAt: row.createdAt,
       lastSeq: this.engine.bus.seqOf(row.id),
       ...(row.imported ? { imported: true } : {}),
+      ...(row.origin ? { origin: row.origin } : {}),
     };
     const status = this.engine.manager.status(row.id);
     if (status) {

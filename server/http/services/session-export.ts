@@ -8,16 +8,21 @@ import {
   type BundleEnd,
   type BundleHeader,
   type BundleMedia,
+  type BundleModelCall,
+  type BundleToolRecord,
   type MediaRef,
 } from "../../../lib/api/bundle";
 import type { MonitorEvent } from "../../../lib/events/schemas";
+import type { ModelCall } from "../../../lib/rerun/cassette";
 import type { PrismaSessionMediaStore } from "../../db/stores/session-media";
 import type { EventLedger } from "../../monitor/ledger";
-import type { SessionRecord } from "../../stores/types";
+import type { ModelCallStore, SessionRecord, ToolRecord } from "../../stores/types";
 import { HttpError } from "../errors";
 
 /** Events per ledger read: large enough to amortise the query, small enough to stay a few MB. */
 export const EXPORT_PAGE_EVENTS = 2000;
+/** Model calls per read: each holds a whole prompt (tens of kB for a planner's). */
+export const EXPORT_PAGE_CALLS = 100;
 
 /** The event types that may name a medium. */
 const MEDIA_EVENT_TYPES = ["message.ingested", "message.pending", "message.sent"] as const;
@@ -36,6 +41,9 @@ export interface SessionExportDeps {
   media: MediaSources;
   /** The session's last saved runtime snapshot (JSON state), or null. */
   loadSnapshot(sessionId: string): Promise<{ state: unknown; ts: number } | null>;
+  /** The session's recorded model calls (a page of Stores.modelCalls) and tool records (Stores.toolRecords). */
+  modelCalls: Pick<ModelCallStore, "list">;
+  toolRecords(sessionId: string): Promise<ToolRecord[]>;
   /** Media already stored for imported sessions. */
   importedMedia: PrismaSessionMediaStore;
   maxMediaBytes: number;
@@ -178,6 +186,25 @@ async function gatherMedia(deps: SessionExportDeps, session: SessionRecord): Pro
   return { lines: [...byHash.values()].sort((a, b) => (a.hash < b.hash ? -1 : 1)), missing };
 }
 
+/** A session's model calls in call order, a page at a time. */
+async function* modelCallPages(store: Pick<ModelCallStore, "list">, sessionId: string): AsyncGenerator<ModelCall[]> {
+  for (let after: ModelCall | undefined; ;) {
+    const page = await store.list(sessionId, { after, limit: EXPORT_PAGE_CALLS });
+    if (page.length > 0) yield page;
+    if (page.length < EXPORT_PAGE_CALLS) return;
+    after = page.at(-1);
+  }
+}
+
+/** A model call's line: the ids are the database's, the importing one gives its own. */
+function modelCallLine({ id: _id, sessionId: _session, ...call }: ModelCall): BundleModelCall {
+  return { kind: "model_call", call };
+}
+
+function toolRecordLine({ id: _id, sessionId: _session, ...record }: ToolRecord): BundleToolRecord {
+  return { kind: "tool_record", record };
+}
+
 /**
  * The bundle's lines, each a JSON text ending in "\n". Throws (before yielding) when the media are over
  * the limit; a ledger failure later ends the stream without its end line, which import refuses.
@@ -197,6 +224,7 @@ export async function sessionBundle(deps: SessionExportDeps, session: SessionRec
       userId: session.userId,
       createdAt: session.createdAt,
       lastActiveAt: session.lastActiveAt,
+      ...(session.origin ? { origin: session.origin } : {}),
     },
     counts: { events: lastSeq },
     exportedAt: deps.now(),
@@ -211,8 +239,18 @@ export async function sessionBundle(deps: SessionExportDeps, session: SessionRec
     const snapshot = await deps.loadSnapshot(session.id);
     // As stored (an opaque state to the store): import validates it with the runtime's schema.
     if (snapshot) yield `${JSON.stringify({ kind: "snapshot", ts: snapshot.ts, state: snapshot.state })}\n`;
+    let calls = 0;
+    for await (const page of modelCallPages(deps.modelCalls, session.id)) {
+      calls += page.length;
+      yield page.map((call) => `${JSON.stringify(modelCallLine(call))}\n`).join("");
+    }
+    const records = await deps.toolRecords(session.id);
+    for (const record of records) yield `${JSON.stringify(toolRecordLine(record))}\n`;
     for (const line of media.lines) yield `${JSON.stringify(line)}\n`;
-    const end: BundleEnd = { kind: "end", events, media: media.lines.length, missingMedia: media.missing };
+    const end: BundleEnd = {
+      ...{ kind: "end", events, media: media.lines.length, missingMedia: media.missing },
+      ...{ modelCalls: calls, toolRecords: records.length },
+    };
     yield `${JSON.stringify(end)}\n`;
   })();
 }

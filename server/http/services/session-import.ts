@@ -16,14 +16,16 @@ import {
   bundleLineSchema,
   type BundleHeader,
   type BundleMedia,
+  type BundleModelCall,
   type BundleSnapshot,
+  type BundleToolRecord,
   type ImportedSession,
 } from "../../../lib/api/bundle";
 import { isReservedSessionId } from "../../../lib/api/schemas";
 import type { MonitorEvent } from "../../../lib/events/schemas";
 import type { PrismaSessionMediaStore } from "../../db/stores/session-media";
 import type { EventLedger } from "../../monitor/ledger";
-import type { SessionStore } from "../../stores/types";
+import type { ModelCallStore, SessionStore, ToolRecordStore } from "../../stores/types";
 import { HttpError } from "../errors";
 
 /** Events per ledger append while writing an imported session. */
@@ -32,6 +34,8 @@ const WRITE_BATCH = 2000;
 export interface SessionImportDeps {
   ledger: EventLedger;
   sessions: SessionStore;
+  modelCalls: Pick<ModelCallStore, "record">;
+  toolRecords: Pick<ToolRecordStore, "record">;
   media: PrismaSessionMediaStore;
   /** Tells the bus the imported session's last seq. */
   adoptSeq(sessionId: string, seq: number): void;
@@ -63,6 +67,10 @@ interface Spooled {
   media: number;
 }
 
+/** The parts after the header, in the order a bundle has them (lib/api/bundle.ts). */
+const SECTIONS = ["event", "snapshot", "model_call", "tool_record", "media"] as const;
+type Section = (typeof SECTIONS)[number];
+
 async function write(out: WriteStream, text: string): Promise<void> {
   if (!out.write(text)) await once(out, "drain");
 }
@@ -85,7 +93,17 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
   let events = 0;
   let media = 0;
   let snapshots = 0;
+  let modelCalls = 0;
+  let toolRecords = 0;
   let ended = false;
+  // The furthest part seen: a line of an earlier part after it is out of order.
+  let reached = 0;
+  const inOrder = (section: Section, line: number, what: string) => {
+    const at = SECTIONS.indexOf(section);
+    if (at < reached)
+      throw lineError(line, `${what} after the ${SECTIONS.slice(at + 1, reached + 1).join(" or ")} lines`);
+    reached = at;
+  };
   let blankAt = 0;
   try {
     for await (const text of lines) {
@@ -112,15 +130,24 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
         if (sessionId !== header.session.id)
           throw lineError(n, `event of session ${sessionId}, not ${header.session.id}`);
         if (seq !== events + 1) throw lineError(n, `event seq ${seq} where ${events + 1} was expected`);
-        if (media || snapshots) throw lineError(n, "an event after the snapshot or the media");
+        inOrder("event", n, "an event");
         events++;
         // The event as it was sent (not zod's output): the round trip stays exact.
         await write(out, `${JSON.stringify((value as { event: unknown }).event)}\n`);
       } else if (entry.kind === "snapshot") {
-        if (snapshots++ || media) throw lineError(n, "a snapshot line must follow the events, once");
+        if (snapshots++ || reached > SECTIONS.indexOf("snapshot"))
+          throw lineError(n, "a snapshot line must follow the events, once");
+        reached = SECTIONS.indexOf("snapshot");
         // As sent, like the events: the runtime's own schema checked it.
         await write(out, `${JSON.stringify(value)}\n`);
+      } else if (entry.kind === "model_call" || entry.kind === "tool_record") {
+        inOrder(entry.kind, n, entry.kind === "model_call" ? "a model call" : "a tool record");
+        if (entry.kind === "model_call") modelCalls++;
+        else toolRecords++;
+        // As sent, like the events (checked above): a re-export gives the same line.
+        await write(out, `${JSON.stringify(value)}\n`);
       } else if (entry.kind === "media") {
+        inOrder("media", n, "a media line");
         const data = Buffer.from(entry.data, "base64");
         const hash = createHash("sha256").update(data).digest("hex");
         if (hash !== entry.hash) throw lineError(n, `media bytes hash to ${hash}, not ${entry.hash}`);
@@ -133,6 +160,11 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
             `end line counts ${entry.events} events, the header ${header.counts.events}, the bundle has ${events}`,
           );
         if (entry.media !== media) throw lineError(n, `end line counts ${entry.media} media, the bundle has ${media}`);
+        if (entry.modelCalls !== modelCalls || entry.toolRecords !== toolRecords)
+          throw lineError(
+            n,
+            `end line counts ${entry.modelCalls} model calls and ${entry.toolRecords} tool records, the bundle has ${modelCalls} and ${toolRecords}`,
+          );
         ended = true;
       }
     }
@@ -166,7 +198,16 @@ async function writeSpooled(deps: SessionImportDeps, spooled: Spooled): Promise<
   let lastSeq = 0;
   const lines = createInterface({ input: createReadStream(spooled.file), crlfDelay: Infinity });
   for await (const text of lines) {
-    const value = JSON.parse(text) as MonitorEvent | BundleMedia | BundleSnapshot; // written by pass one
+    // Written by pass one.
+    const value = JSON.parse(text) as MonitorEvent | BundleMedia | BundleSnapshot | BundleModelCall | BundleToolRecord;
+    if ("kind" in value && value.kind === "model_call") {
+      await deps.modelCalls.record({ ...value.call, sessionId: id });
+      continue;
+    }
+    if ("kind" in value && value.kind === "tool_record") {
+      await deps.toolRecords.record({ ...value.record, sessionId: id });
+      continue;
+    }
     if ("kind" in value && value.kind === "snapshot") {
       // After the events: the snapshot's coveredSeq is in the ledger before it is.
       await deps.ledger.append(batch);
