@@ -5,6 +5,7 @@ import { endpointStatusSchema } from "../llm/endpoints";
 import { agentStateSchema, monitorEventSchema, stageIdSchema } from "../events/schemas";
 import { historyMessageSchema } from "../chat/history";
 import { jsonObjectSchema, toolExecutionResultSchema, toolSpecSchema } from "../tools/schemas";
+import { sessionOriginSchema } from "../rerun/schemas";
 
 export const MAX_TEXT_CHARS = 8_000;
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -106,6 +107,8 @@ export const sessionSummarySchema = z.object({
   archivedAt: z.number().nullable(),
   /** Imported from an export bundle (POST /api/sessions/import): read-only, never run. */
   imported: z.boolean().optional(),
+  /** A re-run or what-if fork of another session (POST /api/sessions/:id/rerun): where it came from. */
+  origin: sessionOriginSchema.optional(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

@@ -5,6 +5,7 @@ import { chatTexts } from "./chat";
 import { cycleTexts } from "./cycle";
 import { liveTexts } from "./live";
 import { modelInputTexts } from "./model-input";
+import { rerunTexts } from "./rerun";
 import { shellTexts } from "./shell";
 import { toolRunTexts } from "./tool-run";
 import { toolsTexts } from "./tools";
@@ -20,6 +21,7 @@ export const pageTexts = {
     ...chatTexts.en,
     ...toolRunTexts.en,
     ...shellTexts.en,
+    ...rerunTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -31,5 +33,6 @@ export const pageTexts = {
     ...chatTexts.zh,
     ...toolRunTexts.zh,
     ...shellTexts.zh,
+    ...rerunTexts.zh,
   },
 };
