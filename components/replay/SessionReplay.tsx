@@ -436,7 +436,9 @@ function useReplayKeys(player: ReplayPlayer): void {
         e.metaKey ||
         e.ctrlKey ||
         e.altKey ||
-        (el && ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName))
+        (el && ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)) ||
+        // A dialog over the replay (re-run, fork) keeps its keys.
+        el?.closest("dialog")
       )
         return;
       const actions: Record<string, () => void> = {

@@ -60,9 +60,9 @@ describe("toRerunRequest", () => {
       expect(problems.length, kind).toBeGreaterThan(0);
       expect(problems.every((p) => p.path.startsWith("edits.1.") && p.code === "required")).toBe(true);
     }
-    expect(problemsOf(fork({ edits: [{ ...newEdit("add_message"), userName: "Dave" }] }))).toEqual([
-      { path: "edits.0.text", code: "required" },
-    ]);
+    expect(
+      problemsOf(fork({ edits: [{ kind: "add_message", userId: "", userName: "Dave", text: " ", atBot: false }] })),
+    ).toEqual([{ path: "edits.0.text", code: "required" }]);
     expect(
       problemsOf(fork({ edits: [{ kind: "add_message", userId: "", userName: "  ", text: "x", atBot: false }] })),
     ).toEqual([{ path: "edits.0.userName", code: "required" }]);
