@@ -21,7 +21,12 @@ export function BranchesPanel({
   timeline: Pick<Timeline, "items"> | null;
 }) {
   const t = useT();
-  const branches = useQuery({ queryKey: branchesQueryKey(sessionId), queryFn: () => fetchBranches(sessionId) });
+  const branches = useQuery({
+    queryKey: branchesQueryKey(sessionId),
+    queryFn: () => fetchBranches(sessionId),
+    // A branch still running (started elsewhere: the CLI, another operator) is looked at again until it ends.
+    refetchInterval: (q) => (q.state.data?.some((b) => b.origin.divergence === undefined) ? 3_000 : false),
+  });
   if (branches.isError)
     return (
       <p className="form-error small" data-testid="branches-error">
