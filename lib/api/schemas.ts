@@ -107,7 +107,7 @@ export const sessionSummarySchema = z.object({
   archivedAt: z.number().nullable(),
   /** Imported from an export bundle (POST /api/sessions/import): read-only, never run. */
   imported: z.boolean().optional(),
-  /** A re-run or what-if fork of another session (POST /api/sessions/:id/rerun): where it came from. */
+  /** A re-run or fork of another session (read-only, never run live); absent on every other. */
   origin: sessionOriginSchema.optional(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;

@@ -13,10 +13,12 @@ import { ApiRequestError } from "../../lib/client/api";
 import { fetchBranches, startRerun } from "../../lib/client/api-rerun";
 import { emptyDraft } from "../../lib/client/rerun-form";
 import {
+  clip,
   cycleNumber,
   divergenceDiffHref,
   messageChoices,
   replayHref,
+  speakerChoices,
   toolCallChoices,
   toolChoices,
   valueText,
@@ -113,6 +115,13 @@ describe("links and values", () => {
     expect(divergenceDiffHref("s", "r", { cycleId: "", rerunCycleId: "c4" })).toBe("/diff?a=s&b=r");
     expect(replayHref("qq:1:group:2", "c2")).toBe("/sessions/qq%3A1%3Agroup%3A2/replay?cycle=c2");
     expect(replayHref("s")).toBe("/sessions/s/replay");
+  });
+
+  it("summaries clip to a first line; speakers are listed once with their ids", () => {
+    expect(clip("short")).toBe("short");
+    expect(clip("one\ntwo")).toBe("one…");
+    expect(clip("x".repeat(70))).toBe(`${"x".repeat(60)}…`);
+    expect(speakerChoices(messageChoices(timeline, null)).map((s) => s.name)).toEqual(["爱丽丝", "Bob", "Carol"]);
   });
 
   it("shows recorded values as text", () => {
