@@ -3,6 +3,7 @@
 // cycle, edits, and whether it reproduced the original or where it diverged; each opens its replay.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { ApiRequestError } from "../../lib/client/api";
 import { branchesQueryKey, fetchBranches } from "../../lib/client/api-rerun";
 import { useT } from "../../lib/client/react/use-locale";
 import { cycleNumber, editPhrase, replayHref } from "../../lib/client/rerun-view";
@@ -27,6 +28,8 @@ export function BranchesPanel({
     // A branch still running (started elsewhere: the CLI, another operator) is looked at again until it ends.
     refetchInterval: (q) => (q.state.data?.some((b) => b.origin.divergence === undefined) ? 3_000 : false),
   });
+  // An unknown session: the replay itself says so.
+  if (branches.error instanceof ApiRequestError && branches.error.status === 404) return null;
   if (branches.isError)
     return (
       <p className="form-error small" data-testid="branches-error">
