@@ -40,21 +40,31 @@ export function DivergenceBadge({ origin }: { origin: SessionOrigin }) {
   );
 }
 
-export function OriginBanner({ sessionId, origin }: { sessionId: string; origin: SessionOrigin }) {
+export function OriginBanner({
+  sessionId,
+  origin,
+  timeline,
+}: {
+  sessionId: string;
+  origin: SessionOrigin;
+  /** This session's own recording: it replayed the original's cycles up to the fork, under the same ids. */
+  timeline: Pick<Timeline, "items"> | null;
+}) {
   const queryClient = useQueryClient();
   const original = useQuery({
     queryKey: queryKeys.session(origin.sessionId),
     queryFn: () => api.session(origin.sessionId),
     retry: false,
   });
-  // The original's cycle number is known when its recording is at hand (opened from its replay).
+  // The original's recording when it is at hand (opened from its replay), else this one's.
   const originalTimeline = queryClient.getQueryData<Timeline>(queryKeys.timeline(origin.sessionId)) ?? null;
+  const fromCycleNumber = cycleNumber(originalTimeline, origin.fromCycle) ?? cycleNumber(timeline, origin.fromCycle);
   return (
     <OriginView
       sessionId={sessionId}
       origin={origin}
       originName={original.data?.name || origin.sessionId}
-      fromCycleNumber={cycleNumber(originalTimeline, origin.fromCycle)}
+      fromCycleNumber={fromCycleNumber}
     />
   );
 }

@@ -62,7 +62,9 @@ export function SessionReplay({ sessionId, cycle }: { sessionId: string; cycle?:
           {t("replay.live")}
         </Link>
       </div>
-      {session.data?.origin && <OriginBanner sessionId={sessionId} origin={session.data.origin} />}
+      {session.data?.origin && (
+        <OriginBanner sessionId={sessionId} origin={session.data.origin} timeline={timeline ?? null} />
+      )}
       <BranchesPanel sessionId={sessionId} timeline={timeline ?? null} />
       {rerun && timeline && (
         <RerunDialog
