@@ -1,15 +1,19 @@
 // Re-runs and what-if forks from the replay page, against the real POST /api/sessions/:id/rerun: a
 // re-run opens the new session's replay with its banner (reproduced exactly), the original lists it as a
 // branch; a fork from a cycle with a tool switched off and a talk value carries its edits and settings
-// to the server and its banner; Escape closes the dialog; a viewer sees none of these controls.
+// to the server and its banner; a timing-gate prompt override is shown as the first divergence, linked to
+// /diff and to the original at that cycle; Escape closes the dialog; a viewer sees none of these controls.
 import type { Page } from "@playwright/test";
 import { expect, shot, test, type Api } from "./support/fixtures";
 import { E2E_BASE } from "./support/env";
 
 async function recordedSession(api: Api): Promise<{ id: string; cycles: string[] }> {
   const id = await api.createSession("Rerun e2e");
+  // Two plain messages (a cycle that asks the timing gate), then an @ of the bot (one that replies).
   await api.send(id, "大家周末有什么安排", { userName: "Alice" });
-  await api.send(id, "麦麦你呢？", { userName: "Bob", atBot: true });
+  await api.send(id, "我打算去爬山", { userName: "Bob" });
+  await api.waitIdle(id);
+  await api.send(id, "麦麦你呢？", { userName: "Carol", atBot: true });
   await api.waitIdle(id);
   const cycles = (await api.events(id)).filter((e) => e.type === "cycle.end").map((e) => String(e.data.cycleId));
   expect(cycles.length).toBeGreaterThan(0);
@@ -124,4 +128,49 @@ test("a viewer sees no re-run or fork control", async ({ api, browser }) => {
   const refused = await viewer.request.post(`/api/sessions/${encodeURIComponent(id)}/rerun`, { data: {} });
   expect(refused.status()).toBe(403);
   await context.close();
+});
+
+test("a re-run with a timing-gate prompt override shows where it diverged, linked to the diff", async ({
+  page,
+  api,
+}) => {
+  const { id } = await recordedSession(api);
+  const events = await api.events(id);
+  const asked = events.find(
+    (e) => e.type === "planner.finalized" && (e.data.timingGate as { request?: unknown } | null)?.request,
+  );
+  expect(asked, "the recording has a cycle that asked the timing gate").toBeTruthy();
+  const gateCycle = String(asked?.data.cycleId);
+
+  await page.goto(`/sessions/${encodeURIComponent(id)}/replay`);
+  const dialog = await openDialog(page, () => page.getByTestId("rerun-open").click());
+  await dialog.getByTestId("add-prompt").click();
+  const prompt = dialog.getByTestId("fork-prompt");
+  await prompt.getByLabel("Prompt template").selectOption("maisaka_timing_gate");
+  // The override starts from the built-in template; replaced here.
+  await expect(prompt.getByLabel("Override text")).not.toHaveValue("");
+  await prompt.getByLabel("Override text").fill("Always stay silent: call no_action.");
+  await page.getByTestId("rerun-name").fill("e2e gate override");
+  // Ctrl+Enter submits from a text area.
+  await prompt.getByLabel("Override text").press("Control+Enter");
+
+  const banner = page.getByTestId("origin-banner");
+  await expect(banner).toHaveAttribute("data-kind", "rerun", { timeout: 60_000 });
+  await expect(banner.getByTestId("origin-changes")).toContainText("prompt maisaka_timing_gate overridden");
+  const divergence = banner.getByTestId("divergence");
+  await expect(divergence).toContainText("model request");
+  await expect(divergence.getByTestId("divergence-path")).toContainText("messages[0].content");
+  await expect(divergence.getByTestId("divergence-actual")).toContainText("Always stay silent");
+  const rerunId = decodeURIComponent(new URL(page.url()).pathname.split("/")[2]);
+  const diff = new URL((await divergence.getByTestId("divergence-diff").getAttribute("href")) ?? "", E2E_BASE);
+  expect(diff.pathname).toBe("/diff");
+  expect(diff.searchParams.get("a")).toBe(`${id}:${gateCycle}`);
+  expect(diff.searchParams.get("b")?.startsWith(`${rerunId}:`)).toBe(true);
+  await shot(page, "rerun-divergence");
+
+  // The original opens at the diverging cycle.
+  await divergence.getByTestId("divergence-original").click();
+  await expect(page).toHaveURL(new RegExp(`/replay\\?cycle=${gateCycle}$`));
+  await expect(page.locator(`[data-testid="replay-cycles"] [data-cycle-id="${gateCycle}"]`)).toBeVisible();
+  await expect(page.locator(`[data-testid="branch"][data-branch-id="${rerunId}"]`)).toContainText("diverged at cycle");
 });

@@ -66,7 +66,7 @@ export function RerunDialog(props: {
     emptyDraft(cycle ? "fork" : "rerun", cycle ? cycle.cycleId : null),
   );
   const [problems, setProblems] = useState<DraftProblem[]>([]);
-  const settings = useQuery({ queryKey: settingsQueryKey, queryFn: fetchSettings, enabled: cycle !== null });
+  const settings = useQuery({ queryKey: settingsQueryKey, queryFn: fetchSettings });
   const choices = useMemo<RerunChoices>(() => {
     const messages = messageChoices(timeline, cycle?.cycleId ?? null);
     return {
@@ -222,128 +222,126 @@ export function RerunForm({
       </div>
 
       {draft.mode === "fork" && (
-        <>
-          <fieldset className="rerun-group" data-testid="fork-edits">
-            <legend>{t("rerun.edits")}</legend>
-            {draft.edits.length === 0 && <p className="muted small">{t("rerun.noEdits")}</p>}
-            {draft.edits.map((edit, i) => (
-              <div className="rerun-edit" key={i} data-edit-kind={edit.kind} data-testid="fork-edit">
-                <span className="badge badge-muted">{t(`rerun.editKind.${edit.kind}`)}</span>
-                <EditFields
-                  edit={edit}
-                  onChange={(next) => setEdit(i, next)}
-                  choices={choices}
-                  invalid={(field) => invalid(`edits.${i}.${field}`) ?? invalid(`edits.${i}`)}
-                  idPrefix={`${id}-e${i}`}
-                  t={t}
-                />
-                <button
-                  type="button"
-                  className="btn btn-sm btn-icon"
-                  onClick={() => set({ edits: draft.edits.filter((_, j) => j !== i) })}
-                  aria-label={t("rerun.removeEdit")}
-                  title={t("rerun.removeEdit")}
-                >
-                  ×
-                </button>
-              </div>
-            ))}
-            <div className="tool-run-actions">
-              {EDIT_KINDS.map((kind) => (
-                <button
-                  key={kind}
-                  type="button"
-                  className="btn btn-sm"
-                  onClick={() => set({ edits: [...draft.edits, newEdit(kind)] })}
-                  data-testid={`add-edit-${kind}`}
-                >
-                  + {t(`rerun.editKind.${kind}`)}
-                </button>
-              ))}
-            </div>
-          </fieldset>
-
-          <fieldset className="rerun-group" data-testid="fork-settings">
-            <legend>{t("rerun.settings")}</legend>
-            <label className="field-inline">
-              <span>{t("rerun.talkValue")}</span>
-              <input
-                className="input input-sm rerun-number"
-                inputMode="decimal"
-                value={draft.talkValue}
-                placeholder={choices.talkValue === null ? "" : String(choices.talkValue)}
-                aria-invalid={invalid("talkValue")}
-                onChange={(e) => set({ talkValue: e.target.value })}
-                data-testid="fork-talk-value"
+        <fieldset className="rerun-group" data-testid="fork-edits">
+          <legend>{t("rerun.edits")}</legend>
+          {draft.edits.length === 0 && <p className="muted small">{t("rerun.noEdits")}</p>}
+          {draft.edits.map((edit, i) => (
+            <div className="rerun-edit" key={i} data-edit-kind={edit.kind} data-testid="fork-edit">
+              <span className="badge badge-muted">{t(`rerun.editKind.${edit.kind}`)}</span>
+              <EditFields
+                edit={edit}
+                onChange={(next) => setEdit(i, next)}
+                choices={choices}
+                invalid={(field) => invalid(`edits.${i}.${field}`) ?? invalid(`edits.${i}`)}
+                idPrefix={`${id}-e${i}`}
+                t={t}
               />
-            </label>
-            {draft.prompts.map((p, i) => (
-              <div className="rerun-edit rerun-prompt" key={i} data-testid="fork-prompt">
-                <select
-                  className="input input-sm"
-                  value={p.name}
-                  aria-label={t("rerun.promptName")}
-                  aria-invalid={invalid(`prompts.${i}.name`)}
-                  onChange={(e) => {
-                    const next = { ...p, name: e.target.value };
-                    // A fresh override starts from the template it replaces.
-                    setPrompt(i, p.text && p.text !== defaultText(p) ? next : { ...next, text: defaultText(next) });
-                  }}
-                >
-                  <option value="">{t("rerun.pick")}</option>
-                  {choices.promptNames.map((n) => (
-                    <option key={n} value={n}>
-                      {n}
-                    </option>
-                  ))}
-                </select>
-                <select
-                  className="input input-sm"
-                  value={p.locale}
-                  aria-label={t("rerun.promptLocale")}
-                  onChange={(e) => {
-                    const locale = PROMPT_OVERRIDE_LOCALES.find((l) => l === e.target.value) ?? "";
-                    setPrompt(i, { ...p, locale });
-                  }}
-                >
-                  {PROMPT_OVERRIDE_LOCALES.map((l) => (
-                    <option key={l} value={l}>
-                      {l || t("rerun.promptAnyLocale")}
-                    </option>
-                  ))}
-                </select>
-                <textarea
-                  className="input rerun-text"
-                  rows={4}
-                  value={p.text}
-                  aria-label={t("rerun.promptText")}
-                  aria-invalid={invalid(`prompts.${i}.text`)}
-                  onChange={(e) => setPrompt(i, { ...p, text: e.target.value })}
-                />
-                <button
-                  type="button"
-                  className="btn btn-sm btn-icon"
-                  onClick={() => set({ prompts: draft.prompts.filter((_, j) => j !== i) })}
-                  aria-label={t("rerun.removePrompt")}
-                  title={t("rerun.removePrompt")}
-                >
-                  ×
-                </button>
-              </div>
-            ))}
-            <div className="tool-run-actions">
               <button
                 type="button"
-                className="btn btn-sm"
-                onClick={() => set({ prompts: [...draft.prompts, { name: "", locale: "", text: "" }] })}
-                data-testid="add-prompt"
+                className="btn btn-sm btn-icon"
+                onClick={() => set({ edits: draft.edits.filter((_, j) => j !== i) })}
+                aria-label={t("rerun.removeEdit")}
+                title={t("rerun.removeEdit")}
               >
-                + {t("rerun.addPrompt")}
+                ×
               </button>
             </div>
-          </fieldset>
-        </>
+          ))}
+          <div className="tool-run-actions">
+            {EDIT_KINDS.map((kind) => (
+              <button
+                key={kind}
+                type="button"
+                className="btn btn-sm"
+                onClick={() => set({ edits: [...draft.edits, newEdit(kind)] })}
+                data-testid={`add-edit-${kind}`}
+              >
+                + {t(`rerun.editKind.${kind}`)}
+              </button>
+            ))}
+          </div>
+        </fieldset>
       )}
+
+      <fieldset className="rerun-group" data-testid="fork-settings">
+        <legend>{t("rerun.settings")}</legend>
+        <label className="field-inline">
+          <span>{t("rerun.talkValue")}</span>
+          <input
+            className="input input-sm rerun-number"
+            inputMode="decimal"
+            value={draft.talkValue}
+            placeholder={choices.talkValue === null ? "" : String(choices.talkValue)}
+            aria-invalid={invalid("talkValue")}
+            onChange={(e) => set({ talkValue: e.target.value })}
+            data-testid="fork-talk-value"
+          />
+        </label>
+        {draft.prompts.map((p, i) => (
+          <div className="rerun-edit rerun-prompt" key={i} data-testid="fork-prompt">
+            <select
+              className="input input-sm"
+              value={p.name}
+              aria-label={t("rerun.promptName")}
+              aria-invalid={invalid(`prompts.${i}.name`)}
+              onChange={(e) => {
+                const next = { ...p, name: e.target.value };
+                // A fresh override starts from the template it replaces.
+                setPrompt(i, p.text && p.text !== defaultText(p) ? next : { ...next, text: defaultText(next) });
+              }}
+            >
+              <option value="">{t("rerun.pick")}</option>
+              {choices.promptNames.map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+            <select
+              className="input input-sm"
+              value={p.locale}
+              aria-label={t("rerun.promptLocale")}
+              onChange={(e) => {
+                const locale = PROMPT_OVERRIDE_LOCALES.find((l) => l === e.target.value) ?? "";
+                setPrompt(i, { ...p, locale });
+              }}
+            >
+              {PROMPT_OVERRIDE_LOCALES.map((l) => (
+                <option key={l} value={l}>
+                  {l || t("rerun.promptAnyLocale")}
+                </option>
+              ))}
+            </select>
+            <textarea
+              className="input rerun-text"
+              rows={4}
+              value={p.text}
+              aria-label={t("rerun.promptText")}
+              aria-invalid={invalid(`prompts.${i}.text`)}
+              onChange={(e) => setPrompt(i, { ...p, text: e.target.value })}
+            />
+            <button
+              type="button"
+              className="btn btn-sm btn-icon"
+              onClick={() => set({ prompts: draft.prompts.filter((_, j) => j !== i) })}
+              aria-label={t("rerun.removePrompt")}
+              title={t("rerun.removePrompt")}
+            >
+              ×
+            </button>
+          </div>
+        ))}
+        <div className="tool-run-actions">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => set({ prompts: [...draft.prompts, { name: "", locale: "", text: "" }] })}
+            data-testid="add-prompt"
+          >
+            + {t("rerun.addPrompt")}
+          </button>
+        </div>
+      </fieldset>
     </div>
   );
 }

@@ -283,14 +283,14 @@ describe("the dialog's fields", () => {
     expect(html).toContain("configured model");
   });
 
-  it("a re-run offers the continuation and live read-only tools only; problems mark their fields", () => {
+  it("a re-run offers the continuation, live read-only tools and the settings, no edit; problems mark their fields", () => {
     const html = renderToStaticMarkup(
       createElement(RerunForm, { draft: emptyDraft("rerun"), onChange: () => undefined, choices, problems: [], t }),
     );
     expect(html).toContain('data-testid="rerun-continue-with"');
     expect(html).toContain('data-testid="rerun-live-tools"');
     expect(html).not.toContain('data-testid="fork-edits"');
-    expect(html).not.toContain('data-testid="fork-settings"');
+    expect(html).toContain('data-testid="fork-settings"');
     const marked = renderToStaticMarkup(
       createElement(RerunForm, {
         draft: { ...emptyDraft("fork", "c2"), talkValue: "x" },

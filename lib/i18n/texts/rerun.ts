@@ -6,7 +6,7 @@ export const rerunTexts = catalog(
     "rerun.rerun": "Re-run",
     "rerun.rerunTitle": "Re-run this session",
     "rerun.rerunHelp":
-      "Runs the session again with the current engine and settings, model calls answered from the recording; the result is a new linked session and the first divergence.",
+      "Runs the session again with the current engine and settings (or those changed below), model calls answered from the recording; the result is a new linked session and the first divergence.",
     "rerun.fork": "Fork",
     "rerun.forkHere": "Fork from this cycle: change the context, a tool or a setting and continue",
     "rerun.forkTitle": "Fork from cycle {cycle}",
@@ -97,7 +97,8 @@ export const rerunTexts = catalog(
   {
     "rerun.rerun": "重新运行",
     "rerun.rerunTitle": "重新运行此会话",
-    "rerun.rerunHelp": "用当前引擎和设置重新运行此会话，模型调用由录制内容应答；结果是一个关联的新会话及第一处分歧。",
+    "rerun.rerunHelp":
+      "用当前引擎和设置（或下方修改的设置）重新运行此会话，模型调用由录制内容应答；结果是一个关联的新会话及第一处分歧。",
     "rerun.fork": "分叉",
     "rerun.forkHere": "从此轮分叉：修改上下文、工具或设置后继续",
     "rerun.forkTitle": "从轮次 {cycle} 分叉",
