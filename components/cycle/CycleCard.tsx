@@ -27,9 +27,18 @@ interface Props {
   expanded?: boolean;
   onToggleExpanded?: (key: string) => void;
   onSelect?: (key: string) => void;
+  /** The replay's "Fork from this cycle" (absent elsewhere and for viewers). */
+  onFork?: (cycle: CycleView) => void;
 }
 
-export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, onToggleExpanded, onSelect }: Props) {
+export const CycleCard = memo(function CycleCard({
+  cycle,
+  selected,
+  expanded,
+  onToggleExpanded,
+  onSelect,
+  onFork,
+}: Props) {
   const f = cycle.finalized;
   const t = useT();
   const end =
@@ -77,6 +86,20 @@ export const CycleCard = memo(function CycleCard({ cycle, selected, expanded, on
           <span className="mono muted" title={t("cycle.tokensTitle")}>
             {t("cycle.tokens", { count: tokens })}
           </span>
+        )}
+        {onFork && end && (
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={(e) => {
+              e.stopPropagation();
+              onFork(cycle);
+            }}
+            title={t("rerun.forkHere")}
+            data-testid="fork-cycle"
+          >
+            {t("rerun.fork")}
+          </button>
         )}
       </header>
 

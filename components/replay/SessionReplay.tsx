@@ -9,6 +9,7 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { api } from "../../lib/client/api";
 import { formatClock, formatPlayhead } from "../../lib/client/format";
 import { queryKeys } from "../../lib/client/query-keys";
+import { useCanChange } from "../../lib/client/react/use-account";
 import { useT } from "../../lib/client/react/use-locale";
 import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
 import { useReplay } from "../../lib/client/react/use-replay";
@@ -23,6 +24,9 @@ import { MessageRow, NoticeRow } from "../session-live/TimelineRows";
 import { Icon } from "../ui/Icons";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { VirtualList } from "../ui/VirtualList";
+import { BranchesPanel } from "./Branches";
+import { OriginBanner } from "./OriginBanner";
+import { RerunDialog } from "./RerunDialog";
 import { Scrubber, type ScrubberMarks } from "./Scrubber";
 
 /** Events loaded before the player shows (it starts at the beginning); the rest stream in behind. */
@@ -34,15 +38,44 @@ export function SessionReplay({ sessionId, cycle }: { sessionId: string; cycle?:
   const { query, timeline, progress } = useLiveTimeline(sessionId, { head: REPLAY_HEAD });
   const session = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) });
   const t = useT();
+  const canChange = useCanChange();
+  // null: closed; { cycleId: null }: a re-run of the whole session; a cycle: a fork from it.
+  const [rerun, setRerun] = useState<{ cycleId: string | null } | null>(null);
+  const onFork = useCallback((cycle: CycleView) => setRerun({ cycleId: cycle.cycleId }), []);
+  const canRerun = canChange && timeline !== undefined && timeline.events.length > 0;
   return (
     <div className="page page-replay">
       <div className="page-head">
         <ReplayHeading sessionId={sessionId} name={sessionTitle(sessionId, session.data, timeline)} />
         <span className="grow" />
+        {canRerun && (
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => setRerun({ cycleId: null })}
+            title={t("rerun.rerunTitle")}
+            data-testid="rerun-open"
+          >
+            {t("rerun.rerun")}
+          </button>
+        )}
         <Link className="btn btn-sm" href={`/sessions/${encodeURIComponent(sessionId)}`}>
           {t("replay.live")}
         </Link>
       </div>
+      {session.data?.origin && (
+        <OriginBanner sessionId={sessionId} origin={session.data.origin} timeline={timeline ?? null} />
+      )}
+      <BranchesPanel sessionId={sessionId} timeline={timeline ?? null} />
+      {rerun && timeline && (
+        <RerunDialog
+          sessionId={sessionId}
+          // The whole recording's cycle, not the playhead's partial view of it.
+          cycle={rerun.cycleId === null ? null : cycleOf(timeline, rerun.cycleId)}
+          timeline={timeline}
+          onClose={() => setRerun(null)}
+        />
+      )}
       {query.isError && (
         <ErrorState
           title={t("replay.loadError")}
@@ -71,10 +104,22 @@ export function SessionReplay({ sessionId, cycle }: { sessionId: string; cycle?:
         <Loading label={t("replay.loadingEarlier", { loaded: timeline.events.length, total: timeline.lastSeq })} />
       )}
       {timeline && timeline.events.length > 0 && timeline.gaps.length === 0 && (
-        <ReplayBody sessionId={sessionId} events={timeline.events} cycle={cycle} />
+        <ReplayBody
+          sessionId={sessionId}
+          events={timeline.events}
+          cycle={cycle}
+          onFork={canRerun ? onFork : undefined}
+        />
       )}
     </div>
   );
+}
+
+function cycleOf(timeline: Timeline, cycleId: string): CycleView | null {
+  const key = timeline.cycleKeyById.get(cycleId);
+  const index = key === undefined ? undefined : timeline.cycleIndex.get(key);
+  const item = index === undefined ? undefined : timeline.items[index];
+  return item?.kind === "cycle" ? item.cycle : null;
 }
 
 /**
@@ -110,10 +155,13 @@ export function ReplayBody({
   sessionId,
   events,
   cycle,
+  onFork,
 }: {
   sessionId: string;
   events: readonly MonitorEvent[];
   cycle?: string;
+  /** Absent for viewers: no fork control on the cycles. */
+  onFork?: (cycle: CycleView) => void;
 }) {
   const t = useT();
   const [dragging, setDragging] = useState(false);
@@ -234,7 +282,7 @@ export function ReplayBody({
           {t("replay.keys.speed")}
         </span>
       </div>
-      <ReplayLists visible={visible} />
+      <ReplayLists visible={visible} onFork={onFork} />
     </div>
   );
 }
@@ -244,7 +292,13 @@ export function ReplayBody({
  * every scrubber move (the counter, the stage line), and redrawing the lists' rows each time would
  * cost more than the frame; they change only when `visible` does.
  */
-const ReplayLists = memo(function ReplayLists({ visible }: { visible: Timeline }) {
+const ReplayLists = memo(function ReplayLists({
+  visible,
+  onFork,
+}: {
+  visible: Timeline;
+  onFork?: (cycle: CycleView) => void;
+}) {
   const t = useT();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [followChat, setFollowChat] = useState(true);
@@ -271,9 +325,10 @@ const ReplayLists = memo(function ReplayLists({ visible }: { visible: Timeline }
         selected={item.key === current}
         expanded={expanded.has(item.key)}
         onToggleExpanded={toggle}
+        onFork={onFork}
       />
     ),
-    [current, expanded, toggle],
+    [current, expanded, toggle, onFork],
   );
   const renderChat = useCallback(
     (item: TimelineItem) =>
@@ -389,7 +444,9 @@ function useReplayKeys(player: ReplayPlayer): void {
         e.metaKey ||
         e.ctrlKey ||
         e.altKey ||
-        (el && ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName))
+        (el && ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)) ||
+        // A dialog over the replay (re-run, fork) keeps its keys.
+        el?.closest("dialog")
       )
         return;
       const actions: Record<string, () => void> = {

@@ -16,6 +16,7 @@ import { BotSendBox } from "../chat/BotSendBox";
 import { ChangeOnly } from "../shell/ChangeOnly";
 import { ChatBox } from "../chat/ChatBox";
 import { CycleCard } from "../cycle/CycleCard";
+import { DerivedBadge } from "../sessions/DerivedBadge";
 import { ImportedBadge } from "../sessions/ImportedBadge";
 import { PlatformBadge } from "../sessions/PlatformBadge";
 import { Badge } from "../ui/Badge";
@@ -112,6 +113,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
               </Badge>
             )}
             {session.data.imported && <ImportedBadge />}
+            {session.data.origin && <DerivedBadge origin={session.data.origin} />}
             {(session.data.groupId ?? session.data.userId) && (
               <span
                 className="mono muted small"
@@ -167,7 +169,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
           platform={session.data?.platform}
           isGroupChat={session.data?.isGroupChat}
           waitDeadline={session.data?.waitDeadline ?? null}
-          readOnly={session.data?.imported ?? false}
+          readOnly={(session.data?.imported ?? false) || session.data?.origin !== undefined}
         />
       )}
     </div>
@@ -189,7 +191,7 @@ const LiveBody = memo(function LiveBody({
   isGroupChat: boolean | undefined;
   /** The session's wait deadline as loaded, for a wait decided before the loaded events. */
   waitDeadline: number | null;
-  /** An imported session: nothing can be sent into it. */
+  /** An imported or derived (re-run, fork) session: nothing can be sent into it. */
   readOnly: boolean;
 }) {
   const [follow, setFollow] = useState(true);

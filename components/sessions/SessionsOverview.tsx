@@ -14,6 +14,7 @@ import { Badge } from "../ui/Badge";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { ChangeOnly } from "../shell/ChangeOnly";
 import { CreateSessionForm } from "./CreateSessionForm";
+import { DerivedBadge } from "./DerivedBadge";
 import { ImportedBadge } from "./ImportedBadge";
 import { ImportSessionButton } from "./ImportSessionButton";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
@@ -286,6 +287,7 @@ function SessionTable(props: { rows: SessionSummary[]; sort: SortState; onSort: 
                 </Link>{" "}
                 {chatPlatformLabel(s.platform) && <PlatformBadge platform={s.platform} />}
                 {s.imported && <ImportedBadge />}
+                {s.origin && <DerivedBadge origin={s.origin} />}
                 {s.archivedAt !== null && (
                   <Badge tone="warn" title={formatDateTime(s.archivedAt)}>
                     {t("sessions.archivedBadge")}

@@ -6,6 +6,7 @@ import { cycleTexts } from "./cycle";
 import { diffTexts } from "./diff";
 import { liveTexts } from "./live";
 import { modelInputTexts } from "./model-input";
+import { rerunTexts } from "./rerun";
 import { shellTexts } from "./shell";
 import { toolRunTexts } from "./tool-run";
 import { toolsTexts } from "./tools";
@@ -22,6 +23,7 @@ export const pageTexts = {
     ...toolRunTexts.en,
     ...shellTexts.en,
     ...diffTexts.en,
+    ...rerunTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -34,5 +36,6 @@ export const pageTexts = {
     ...toolRunTexts.zh,
     ...shellTexts.zh,
     ...diffTexts.zh,
+    ...rerunTexts.zh,
   },
 };

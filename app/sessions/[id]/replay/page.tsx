@@ -9,5 +9,7 @@ export default async function ReplayPage({
 }) {
   const { id } = await params;
   const { cycle } = await searchParams;
-  return <SessionReplay sessionId={decodeURIComponent(id)} cycle={typeof cycle === "string" ? cycle : undefined} />;
+  const sessionId = decodeURIComponent(id);
+  // Keyed: a re-run or fork opens its own replay from this one, and starts fresh (playhead, deep links).
+  return <SessionReplay key={sessionId} sessionId={sessionId} cycle={typeof cycle === "string" ? cycle : undefined} />;
 }
