@@ -130,6 +130,7 @@ export function OriginView({
             live: origin.stats.liveCalls,
             replayedTools: origin.stats.replayedTools,
             liveTools: origin.stats.liveTools,
+            engineSteps: origin.stats.engineSteps,
             duration: formatDuration(origin.stats.durationMs),
           })}
         </div>

@@ -1,6 +1,7 @@
 // What the replay shows of re-runs and forks, UI-agnostic: the fork dialog's choices taken from the
 // recording (messages, the cycle's tool calls, the tools offered), a short summary of each edit, the
 // links of a divergence (to /diff and to the original at that cycle), and values shown as plain text.
+import { diffHref } from "../rerun/diff-api";
 import type { MessageKey, MessageVars } from "../i18n/messages";
 import type { ForkEdit, SessionOrigin } from "../rerun/schemas";
 import type { CycleView, Timeline } from "./timeline";
@@ -21,8 +22,12 @@ export function divergenceDiffHref(
   thisSessionId: string,
   divergence: { cycleId: string; rerunCycleId: string | null },
 ): string {
-  if (!divergence.cycleId || !divergence.rerunCycleId) return `/diff?a=${enc(originSessionId)}&b=${enc(thisSessionId)}`;
-  return `/diff?a=${enc(`${originSessionId}:${divergence.cycleId}`)}&b=${enc(`${thisSessionId}:${divergence.rerunCycleId}`)}`;
+  if (!divergence.cycleId || !divergence.rerunCycleId)
+    return diffHref({ sessionId: originSessionId }, { sessionId: thisSessionId });
+  return diffHref(
+    { sessionId: originSessionId, cycleId: divergence.cycleId },
+    { sessionId: thisSessionId, cycleId: divergence.rerunCycleId },
+  );
 }
 
 /** A recorded value as text (strings as they are, the rest as indented JSON; absent as "—"). */

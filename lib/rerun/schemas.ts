@@ -108,9 +108,11 @@ export const rerunStatsSchema = z.object({
   replayedCalls: z.number().int(),
   /** Model calls answered by a model (after the divergence). */
   liveCalls: z.number().int(),
-  /** Tool calls answered from the recording / run live. */
+  /** Tool calls answered from the recording; run live (read-only tools, when asked); answered by the engine's
+   * own builtin steps run again (reply, wait, finish, …). */
   replayedTools: z.number().int(),
   liveTools: z.number().int(),
+  engineSteps: z.number().int().default(0),
   durationMs: z.number(),
 });
 export type RerunStats = z.infer<typeof rerunStatsSchema>;

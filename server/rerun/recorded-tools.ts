@@ -41,6 +41,7 @@ export class RecordedTools implements ToolAnswerSource {
   private readonly replaced = new Map<string, Extract<ForkEdit, { kind: "tool_output" }>>();
   replayed = 0;
   live = 0;
+  engineSteps = 0;
 
   constructor(private readonly opts: RecordedToolsOptions) {
     for (const record of opts.records) this.byCallId.set(record.callId, record);
@@ -57,24 +58,25 @@ export class RecordedTools implements ToolAnswerSource {
           : failedToolResult(name, edit.content),
       );
     }
-    if (spec?.providerType === "builtin" && ENGINE_STEPS.has(name)) return this.runs();
+    if (spec?.providerType === "builtin" && ENGINE_STEPS.has(name)) {
+      this.engineSteps++;
+      return null;
+    }
     const record = this.byCallId.get(invocation.callId);
     if (record && record.toolName === name) {
       this.replayed++;
       return this.answerAt(record);
     }
-    if (this.opts.liveReadOnly && spec?.annotation?.readOnlyHint === true) return this.runs();
+    if (this.opts.liveReadOnly && spec?.annotation?.readOnlyHint === true) {
+      this.live++;
+      return null;
+    }
     return Promise.resolve(
       failedToolResult(
         name,
         `${name} was not called in the original session: a re-run never runs a tool that may have effects.`,
       ),
     );
-  }
-
-  private runs(): null {
-    this.live++;
-    return null;
   }
 
   /** The recorded result, once the original's call had ended on the virtual clock. */

@@ -215,6 +215,7 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
       liveCalls: cassette.liveCalls,
       replayedTools: tools.replayed,
       liveTools: tools.live,
+      engineSteps: tools.engineSteps,
     },
   };
 }

@@ -63,6 +63,7 @@ const origin: SessionOrigin = {
     rerunCycles: 2,
     replayedCalls: 4,
     liveCalls: 1,
+    engineSteps: 2,
     replayedTools: 1,
     liveTools: 0,
     durationMs: 120,

@@ -887,7 +887,15 @@ describe.each([
         ...{ path: "action", expected: "continue", actual: { action: "wait", n: [1] } },
       },
       stats: {
-        ...{ originalCycles: 4, rerunCycles: 3, replayedCalls: 7, liveCalls: 1, replayedTools: 2, liveTools: 0 },
+        ...{
+          originalCycles: 4,
+          rerunCycles: 3,
+          replayedCalls: 7,
+          liveCalls: 1,
+          replayedTools: 2,
+          liveTools: 0,
+          engineSteps: 3,
+        },
         durationMs: 12.5,
       },
     });

@@ -86,7 +86,7 @@ export const rerunTexts = catalog(
     "rerun.startedBy": "by {actor} at {at}",
     "rerun.continuedWith": "then {with}",
     "rerun.stats":
-      "{original} cycles recorded, {rerun} run · model calls {replayed} replayed, {live} live · tools {replayedTools} replayed, {liveTools} live · {duration}",
+      "{original} cycles recorded, {rerun} run · model calls {replayed} replayed, {live} live · tools {replayedTools} replayed, {engineSteps} re-run by the engine, {liveTools} live · {duration}",
     "rerun.firstDivergence": "First divergence, cycle {n}",
     "rerun.openDiff": "Diff the two cycles",
     "rerun.openOriginal": "Original at that cycle",
@@ -177,7 +177,7 @@ export const rerunTexts = catalog(
     "rerun.startedBy": "由 {actor} 于 {at} 发起",
     "rerun.continuedWith": "之后：{with}",
     "rerun.stats":
-      "录制 {original} 轮，运行 {rerun} 轮 · 模型调用 重放 {replayed}、实时 {live} · 工具 重放 {replayedTools}、实时 {liveTools} · {duration}",
+      "录制 {original} 轮，运行 {rerun} 轮 · 模型调用 重放 {replayed}、实时 {live} · 工具 重放 {replayedTools}、引擎重跑 {engineSteps}、实时 {liveTools} · {duration}",
     "rerun.firstDivergence": "第一处分歧，第 {n} 轮",
     "rerun.openDiff": "对比这两轮",
     "rerun.openOriginal": "原会话的该轮",
