@@ -297,7 +297,11 @@ async function serveEngine(
     await createApiServices(
       { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
       database,
-      { ...parts, cluster },
+      {
+        ...parts,
+        cluster,
+        ...(member ? { claimSession: async (id: string) => (await member.directory?.claim(id)) ?? false } : {}),
+      },
       logger,
     );
   // The streams no chat owns are written by the node holding their lease (server/cluster/stream-routing.ts).

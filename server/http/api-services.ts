@@ -82,6 +82,11 @@ export interface EngineParts {
   lifecycle: SessionLifecycle;
   /** GET /api/cluster's answer (server/cluster/status.ts). */
   cluster: ApiContext["cluster"];
+  /**
+   * A cluster node: takes the lease of a new session id if this node may own it (a derived session's
+   * events must pass the ledger's fence); absent: a single process owns every session.
+   */
+  claimSession?: (sessionId: string) => Promise<boolean>;
 }
 
 /** The context, and the services the server itself starts, closes or hands out. */
@@ -219,6 +224,7 @@ export async function createApiServices(
       world: (continueWith) => rerunWorld(engine, continueWith),
       adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
       now: () => engine.clock.now(),
+      ...(parts.claimSession ? { claim: parts.claimSession } : {}),
     }),
     cluster,
     ...(onebot

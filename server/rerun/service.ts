@@ -21,7 +21,15 @@ export interface RerunServiceDeps {
   /** The monitor bus takes over the derived session's seq (its events are written to the ledger directly). */
   adoptSeq(sessionId: string, seq: number): void;
   now(): number;
+  /**
+   * A cluster node: true when this node took the lease of that new session id (rendezvous placement
+   * decides which ids it may own); absent: every id is this process's.
+   */
+  claim?(sessionId: string): Promise<boolean>;
 }
+
+/** Ids tried for one this node may own (with N nodes, each id is this node's with odds 1/N). */
+const CLAIM_TRIES = 64;
 
 export class RerunService {
   constructor(private readonly deps: RerunServiceDeps) {}
@@ -44,7 +52,7 @@ export class RerunService {
       );
     }
     const continueWith = request.continueWith ?? (kind === "fork" ? "model" : "stop");
-    const id = `${kind === "fork" ? "fork" : "rerun"}-${randomUUID()}`;
+    const id = await this.newId(kind);
     const result = await rerun(recorded, this.deps.world(continueWith), {
       id,
       name: request.name ?? `${session.name} · ${kind === "fork" ? "fork" : "re-run"}`,
@@ -69,6 +77,15 @@ export class RerunService {
     };
     if (save) await this.write({ ...result, session: { ...result.session, origin } });
     return { id, divergence: result.divergence, stats };
+  }
+
+  /** A new session id this node may write (its ledger fence lets only a lease holder append). */
+  private async newId(kind: "rerun" | "fork"): Promise<string> {
+    for (let i = 0; i < CLAIM_TRIES; i++) {
+      const id = `${kind}-${randomUUID()}`;
+      if (!this.deps.claim || (await this.deps.claim(id))) return id;
+    }
+    throw new RerunInputError("this node could not take a new session id to write the run into; try again", 503);
   }
 
   /** Everything of the original a run reads; refused when too long to hold. */

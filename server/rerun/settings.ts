@@ -8,7 +8,7 @@ export class RerunInputError extends Error {
   override name = "RerunInputError";
   constructor(
     message: string,
-    readonly status: 400 | 404 | 409 = 400,
+    readonly status: 400 | 404 | 409 | 503 = 400,
   ) {
     super(message);
   }

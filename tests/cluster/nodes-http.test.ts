@@ -3,6 +3,7 @@
 // (through the session proxy) and its turns run there, and a dashboard on either node follows that session live.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterSchema } from "../../lib/api/cluster";
+import { rerunResponseSchema } from "../../lib/rerun/schemas";
 import { ANSWERED_BY_HEADER } from "../../server/cluster/session-proxy";
 import { migrate } from "../../server/db/migrate";
 import { freePort, startRedis, type RedisServer } from "../support/services";
@@ -93,6 +94,30 @@ describe("two cluster nodes over HTTP and Socket.IO", () => {
     const upToLast = (c: MonitorClient) => seqsOf(c.events, sessionId).filter((seq) => seq <= last);
     expect(upToLast(onA)).toEqual(all);
     expect(upToLast(onB)).toEqual(all);
+  });
+
+  it("re-runs a session asked on either node: the derived session is written by a node holding its lease", async () => {
+    const [a, b] = nodes;
+    const sessionId = await a.createSession();
+    for (const [i, node] of [b, a, b].entries()) {
+      expect((await node.say(sessionId, `again ${i}`, { messageId: `r${i}` })).status).toBe(202);
+    }
+    const turns = async () => (await a.events(sessionId)).filter((e) => e.type === "cycle.end").length;
+    await until(async () => (await turns()) >= 3, "three turns", { timeoutMs: 20_000 });
+    const original = await a.events(sessionId);
+    for (const node of [a, b]) {
+      const res = await node.api("POST", `/api/sessions/${sessionId}/rerun`, {});
+      expect(res.status, res.text).toBe(201);
+      const { id, divergence } = rerunResponseSchema.parse(res.json);
+      expect(divergence).toBeNull();
+      // Readable from both nodes, the same events as the original's.
+      for (const reader of [a, b]) {
+        const types = (await reader.events(id)).map((e) => e.type);
+        expect(types.filter((t) => t !== "session.stop")).toEqual(
+          original.map((e) => e.type).filter((t) => t !== "session.stop"),
+        );
+      }
+    }
   });
 
   it("keeps acknowledging a session's messages through the other node while its owner shuts down", async () => {
