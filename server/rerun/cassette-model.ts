@@ -4,7 +4,7 @@
 // answers (or the run stops, its call waiting until the runtime stops).
 import type { ModelTask } from "../../lib/llm/messages";
 import type { ModelCall, RecordedRequest } from "../../lib/rerun/cassette";
-import type { Clock } from "../engine";
+import { sleep, type Clock } from "../engine";
 import {
   ModelAbortedError,
   ModelCallError,
@@ -57,6 +57,16 @@ export class CassetteModel implements ModelClient {
   /** The run left the recording and has no model to go on with. */
   get halted(): boolean {
     return this.diverged && this.opts.live === null;
+  }
+
+  /**
+   * Resolves when the original made its next call of this task (on the virtual clock): the time the
+   * engine spent before it (hooks) passes here too. At once past the divergence or when none is left.
+   */
+  untilNextCall(task: ModelTask): Promise<void> {
+    const next = this.queues.get(task)?.[0];
+    const wait = next && !this.diverged ? next.startedAt - this.opts.clock.now() : 0;
+    return wait > 0 ? sleep(this.opts.clock, wait) : Promise.resolve();
   }
 
   modelFor(task: ModelTask): string {

@@ -110,6 +110,8 @@ export function firstDivergence(opts: {
   rerun: readonly CycleFacts[];
   fromIndex: number;
   request: RequestDivergence | null;
+  /** A model answered the diverging request (else the run stopped there: that cycle decided nothing). */
+  answered: boolean;
 }): Divergence | null {
   const { original, rerun, request } = opts;
   const decision = firstDecisionDifference(original, rerun, opts.fromIndex);
@@ -117,7 +119,7 @@ export function firstDivergence(opts: {
   // A call outside any cycle is placed at the last cycle the run reached.
   const requestIndex = found >= 0 ? found : Math.max(0, rerun.length - 1);
   if (request && (!decision || requestIndex <= decision.index)) {
-    const consequence = decision?.index === requestIndex ? decision : null;
+    const consequence = opts.answered && decision?.index === requestIndex ? decision : null;
     return {
       cycleId: original[requestIndex]?.cycleId ?? "",
       rerunCycleId: request.cycleId ?? null,

@@ -4,6 +4,7 @@
 // (server/http/services/rerun.ts writes them as the derived session).
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
+import type { ModelTask } from "../../lib/llm/messages";
 import type { ModelCall } from "../../lib/rerun/cassette";
 import type { ContinueWith, Divergence, ForkEdit, RerunSettings, RerunStats } from "../../lib/rerun/schemas";
 import {
@@ -11,6 +12,7 @@ import {
   type DeliveryResult,
   type EngineLogger,
   type EventSink,
+  type HookPayloads,
   type HookRegistry,
   type OutboundSink,
 } from "../engine";
@@ -80,6 +82,12 @@ export interface RerunResult {
   stats: Omit<RerunStats, "durationMs">;
 }
 
+/** The hook points that come right before a model call, and that call's task. */
+const HOOKED_CALLS: Partial<Record<keyof HookPayloads, ModelTask>> = {
+  "maisaka.planner.before_request": "planner",
+  "maisaka.replyer.before_model_request": "replyer",
+};
+
 /** After the original's last event, a run that went on with a model may take this long (engine clock). */
 const LIVE_TAIL_MS = 10 * 60_000;
 /** A guard against a timer that re-arms itself forever. */
@@ -137,7 +145,10 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
     },
     events: sink,
     ledger: sink,
-    hooks: new TrackedHooks(world.hooks, quiet),
+    hooks: new TrackedHooks(world.hooks, quiet, (point) => {
+      const task = HOOKED_CALLS[point];
+      return task ? cassette.untilNextCall(task) : Promise.resolve();
+    }),
     providers: () => world.providers().map((p) => trackedProvider(p, quiet)),
     toggles: {
       isEnabled: (name) => !(pastFork && offTools.has(name)) && world.isEnabled(name, recorded.session.id),
@@ -207,6 +218,7 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
       rerun: rerunCycles,
       fromIndex: fork.index,
       request: requestDivergence,
+      answered: world.live !== null,
     }),
     stats: {
       originalCycles: originalCycles.length,

@@ -20,14 +20,20 @@ export function timelineOf(opts: {
   sessionId: string;
 }): Arrival[] {
   const dropped = new Set(opts.edits.flatMap((e) => (e.kind === "drop_message" ? [e.messageId] : [])));
+  // When the runtime registered each message (its message.pending): a moment after the record's time,
+  // which is when the server received it (the message store's write comes in between).
+  const registered = new Map<string, number>();
+  for (const e of opts.events) {
+    if (e.type === "message.pending" && !registered.has(e.data.messageId)) registered.set(e.data.messageId, e.ts);
+  }
   const forkAt = opts.forkAt ?? Number.NEGATIVE_INFINITY;
   const arrivals: Arrival[] = [];
   for (const m of opts.messages) {
     if (m.direction !== "inbound") continue;
     const message = { ...m, sessionId: opts.sessionId, recalled: undefined };
     // A dropped message that came before the fork point leaves the context there (like a recall).
-    if (dropped.has(m.messageId) && m.ts >= forkAt) continue;
-    arrivals.push({ kind: "message", at: m.ts, message });
+    if (dropped.has(m.messageId) && (registered.get(m.messageId) ?? m.ts) >= forkAt) continue;
+    arrivals.push({ kind: "message", at: registered.get(m.messageId) ?? m.ts, message });
     if (dropped.has(m.messageId)) arrivals.push({ kind: "recall", at: forkAt, messageId: m.messageId });
   }
   for (const e of opts.events) {

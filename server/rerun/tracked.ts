@@ -29,16 +29,23 @@ export function trackedProvider(provider: ToolProvider, quiet: Quiescence): Tool
   };
 }
 
-/** The server's hooks (plugins rewriting prompts) run as they would, counted as outside work. */
+/**
+ * The server's hooks (plugins rewriting prompts) run as they would, counted as outside work; then
+ * `pace` lets the virtual time pass that the original spent there (a plugin's hook takes real time,
+ * and a message arriving meanwhile came before the request, not during it).
+ */
 export class TrackedHooks extends HookRegistry {
   constructor(
     private readonly inner: HookRegistry,
     private readonly quiet: Quiescence,
+    private readonly pace: (point: keyof HookPayloads) => Promise<void>,
   ) {
     super();
   }
 
-  override run<P extends keyof HookPayloads>(point: P, payload: HookPayloads[P]): Promise<HookPayloads[P]> {
-    return this.quiet.track(this.inner.run(point, payload));
+  override async run<P extends keyof HookPayloads>(point: P, payload: HookPayloads[P]): Promise<HookPayloads[P]> {
+    const out = await this.quiet.track(this.inner.run(point, payload));
+    await this.pace(point);
+    return out;
   }
 }

@@ -67,8 +67,9 @@ describe("POST /api/sessions/:id/rerun", () => {
     });
     expect(divergence?.path).toMatch(/^messages\[0\]\.content/);
     expect(String(divergence?.actual)).toContain("Always stay silent");
-    // Stopped there: nothing answered it.
+    // Stopped there: nothing answered it, so no decision is told as its consequence.
     expect(stats.liveCalls).toBe(0);
+    expect(divergence?.consequence).toBeUndefined();
   });
 
   it("answers 404 for an unknown session or cycle and 400 for a fork without a cycle or a bad setting", async () => {
@@ -90,4 +91,32 @@ describe("POST /api/sessions/:id/rerun", () => {
     expect(badChat.status).toBe(400);
     expect(badChat.text).toContain("settings.chat.talkValue");
   });
+});
+
+describe("a session recorded with the plugin Runner's prompt hook", () => {
+  it("re-runs with no divergence: the time a hook took passes again, so a message during it interrupts nothing", async () => {
+    const withPlugins = await startTestServer({
+      config: { chat: { timingGateCooldownSeconds: 0 }, plugins: { dirs: ["plugins"] } },
+      plugins: true,
+    });
+    try {
+      const id = await withPlugins.createSession({ name: "hooked" });
+      await withPlugins.say(id, "大家周末有什么安排", { userName: "Alice" });
+      await withPlugins.say(id, "我打算去爬山", { userName: "Bob" });
+      await withPlugins.waitForEvent(id, (e) => e.type === "cycle.end", 20_000);
+      await withPlugins.say(id, "麦麦你呢？", { userName: "Carol", atBot: true });
+      await withPlugins.waitForEvent(id, (e) => e.type === "message.sent", 20_000);
+      await delay(1_500);
+      const recorded = await withPlugins.events(id);
+      // The hook ran: the planner's system prompt carries the plugin's note.
+      expect(JSON.stringify(recorded.find((e) => e.type === "planner.finalized"))).toContain("prompt-note");
+      const res = await withPlugins.api("POST", `/api/sessions/${id}/rerun`, {});
+      expect(res.status, res.text).toBe(201);
+      const body = rerunResponseSchema.parse(res.json);
+      expect(body.divergence).toBeNull();
+      expect(shape(await withPlugins.events(body.id))).toEqual(shape(await withPlugins.events(id)));
+    } finally {
+      await withPlugins.close();
+    }
+  }, 60_000);
 });
