@@ -16,6 +16,7 @@ import { withBusyRetry, type RetryOptions } from "./busy";
 import { sqlitePathFromUrl } from "./database-url";
 import { DatabaseError, isBusyError, toDatabaseError } from "./errors";
 import type { DatabaseHealth } from "./health";
+import { GroupCommit } from "./group-commit";
 import {
   encodeChunk,
   PROGRESS_SLOTS,
@@ -42,12 +43,6 @@ const WORKER_ENTRY = new URL("./ledger-worker.ts", import.meta.url).href;
  */
 const WORKER_BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
   .then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_ENTRY)}); });`;
-
-interface PendingAppend {
-  events: MonitorEvent[];
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
 
 interface InFlight {
   resolve: () => void;
@@ -92,8 +87,8 @@ export class PrismaLedger implements EventLedger {
   private syncWaiters: { upTo: number; resolve: () => void }[] = [];
   private readonly syncWal: boolean;
   private workerGone: DatabaseError | null = null;
-  private queue: PendingAppend[] = [];
-  private flushing: Promise<void> | null = null;
+  // A lock that never came fails every append alike.
+  private readonly groups = new GroupCommit((events) => this.write(events), isBusyError);
   private closed = false;
   private commitCount = 0;
   private readonly retry: RetryOptions;
@@ -168,11 +163,7 @@ export class PrismaLedger implements EventLedger {
     if (events.length === 0) return Promise.resolve();
     // Events are immutable once emitted (the bus's contract, see MemoryLedger): they are serialised
     // chunk by chunk as they are sent, so serialising the next chunk overlaps with inserting this one.
-    const copy = [...events];
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ events: copy, resolve, reject });
-      this.flushing ??= this.flushLoop();
-    });
+    return this.groups.append(events);
   }
 
   async lastSeqs(): Promise<Map<string, number>> {
@@ -229,7 +220,7 @@ export class PrismaLedger implements EventLedger {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.flushing;
+    await this.groups.drained();
     if (!this.workerGone) {
       const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
       this.worker.ref(); // nothing else may keep the process alive until the writer closed its connection
@@ -255,40 +246,6 @@ export class PrismaLedger implements EventLedger {
       this.db.exec("ROLLBACK");
     } catch (err) {
       throw toDatabaseError(err, this.file);
-    }
-  }
-
-  private async flushLoop(): Promise<void> {
-    // Appends made in the same synchronous run join the first group; an idle ledger then commits at
-    // once (no wait for the next turn of the loop), a busy one groups what arrived meanwhile.
-    await Promise.resolve();
-    while (this.queue.length) {
-      const group = this.queue;
-      this.queue = [];
-      await this.writeGroup(group);
-    }
-    this.flushing = null;
-  }
-
-  private async writeGroup(group: PendingAppend[]): Promise<void> {
-    try {
-      await this.write(group.length === 1 ? group[0].events : group.flatMap((p) => p.events));
-      for (const p of group) p.resolve();
-      return;
-    } catch (err) {
-      // A lock that never came fails every append alike; any other error may belong to one append only.
-      if (group.length === 1 || isBusyError(err)) {
-        for (const p of group) p.reject(err);
-        return;
-      }
-    }
-    for (const p of group) {
-      try {
-        await this.write(p.events);
-        p.resolve();
-      } catch (err) {
-        p.reject(err);
-      }
     }
   }
 

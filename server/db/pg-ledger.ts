@@ -10,6 +10,7 @@ import { FencedError, type EventLedger } from "../monitor/ledger";
 import { postgresTarget } from "./database-url";
 import { DatabaseError, isPostgresUnreachable, toPostgresError } from "./errors";
 import type { DatabaseHealth } from "./health";
+import { GroupCommit } from "./group-commit";
 
 export interface PostgresLedgerOptions {
   /** Where write outcomes are reported (ok, error while Postgres is unreachable). */
@@ -18,12 +19,6 @@ export interface PostgresLedgerOptions {
   fence?: LedgerFence;
   /** Connections for reads and the writer (default 4). */
   poolSize?: number;
-}
-
-interface PendingAppend {
-  events: MonitorEvent[];
-  resolve: () => void;
-  reject: (err: unknown) => void;
 }
 
 type RawRow = [number, string, number, string];
@@ -56,8 +51,8 @@ export class PostgresLedger implements EventLedger {
   private readonly display: string;
   private readonly health: DatabaseHealth | undefined;
   private readonly fence: LedgerFence | undefined;
-  private queue: PendingAppend[] = [];
-  private flushing: Promise<void> | null = null;
+  // Postgres gone fails every append alike.
+  private readonly groups = new GroupCommit((events) => this.write(events), isPostgresUnreachable);
   private closed = false;
   private commitCount = 0;
 
@@ -90,11 +85,7 @@ export class PostgresLedger implements EventLedger {
   append(events: MonitorEvent[]): Promise<void> {
     if (this.closed) return Promise.reject(new DatabaseError("unknown", "ledger is closed"));
     if (events.length === 0) return Promise.resolve();
-    const copy = [...events];
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ events: copy, resolve, reject });
-      this.flushing ??= this.flushLoop();
-    });
+    return this.groups.append(events);
   }
 
   async lastSeqs(): Promise<Map<string, number>> {
@@ -148,7 +139,7 @@ export class PostgresLedger implements EventLedger {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.flushing;
+    await this.groups.drained();
     await this.pool.end();
   }
 
@@ -164,39 +155,6 @@ export class PostgresLedger implements EventLedger {
       return await this.pool.query<R>({ text, values, rowMode: "array" });
     } catch (err) {
       throw toPostgresError(err, this.display);
-    }
-  }
-
-  private async flushLoop(): Promise<void> {
-    // As in PrismaLedger: appends of the same synchronous run join the first group.
-    await Promise.resolve();
-    while (this.queue.length) {
-      const group = this.queue;
-      this.queue = [];
-      await this.writeGroup(group);
-    }
-    this.flushing = null;
-  }
-
-  private async writeGroup(group: PendingAppend[]): Promise<void> {
-    try {
-      await this.write(group.length === 1 ? group[0].events : group.flatMap((p) => p.events));
-      for (const p of group) p.resolve();
-      return;
-    } catch (err) {
-      // Postgres gone fails every append alike; a refusal or a bad row may belong to one append only.
-      if (group.length === 1 || isPostgresUnreachable(err)) {
-        for (const p of group) p.reject(err);
-        return;
-      }
-    }
-    for (const p of group) {
-      try {
-        await this.write(p.events);
-        p.resolve();
-      } catch (err) {
-        p.reject(err);
-      }
     }
   }
 
