@@ -10,9 +10,15 @@ import { startScriptedOpenAi, type ScriptedOpenAi, type ScriptStep } from "../su
 let scripted: ScriptedOpenAi;
 let recording: Recording | null = null;
 
-/** Gates continue; planners finish without a word (another path than replying). */
+/** What a gate told by its prompt to follow an OVERRIDE decides. */
+let overrideAction = "no_action";
+
+/** Gates continue (or follow an OVERRIDE in their prompt); planners finish without a word (another path than replying). */
 const answer: ScriptStep = (body) => {
   const tools = (body.tools ?? []).map((t) => (t.type === "function" ? t.function.name : ""));
+  const system = body.messages[0]?.content;
+  if (typeof system === "string" && system.includes("OVERRIDE"))
+    return { kind: "response", content: "", toolCalls: [{ name: overrideAction, arguments: {} }] };
   if (tools.includes("no_action"))
     return { kind: "response", content: "", toolCalls: [{ name: "continue", arguments: {} }] };
   return { kind: "response", content: "不说了", toolCalls: [{ name: "finish", arguments: {} }] };
@@ -119,6 +125,34 @@ describe("a fork from a cycle", () => {
     );
     expect(result.divergence).toMatchObject({ kind: "tool_result", cycleId: call!.cycleId });
     expect(JSON.stringify(result.divergence?.actual)).toContain("对方已退群");
+  });
+});
+
+describe("a re-run with a timing-gate prompt override", () => {
+  it("finds the gate's request as the first divergence, and the verdict the model then gave as its consequence", async () => {
+    recording = await recordSession({ lines: scriptOf("examples/group-chat.jsonl") });
+    const recorded = await recording.recorded();
+    const asked = recorded.events.find((e) => e.type === "planner.finalized" && e.data.timingGate?.request);
+    if (asked?.type !== "planner.finalized" || !asked.data.timingGate) throw new Error("no cycle asked the gate");
+    const before = asked.data.timingGate.result.action;
+    const after = before === "continue" ? "no_action" : "continue";
+    // The model follows the prompt it is given: the override tells it the other verdict.
+    overrideAction = after;
+    const result = await rerun(
+      recorded,
+      recording.world(liveModel()),
+      planOf({
+        settings: { prompts: { maisaka_timing_gate: "OVERRIDE: decide by this rule." } },
+        continueWith: "model",
+      }),
+    );
+    expect(result.divergence).toMatchObject({
+      kind: "request",
+      task: "timingGate",
+      cycleId: asked.data.cycleId,
+      path: "messages[0].content",
+      consequence: { kind: "gate_action", expected: before, actual: after },
+    });
   });
 });
 
