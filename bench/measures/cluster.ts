@@ -266,7 +266,9 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
     await running;
 
     // --- what those kills lost: every session caught up, then the ledger against the acknowledgements ---
+    let details: { session: string; message: string; pendingEvent: boolean; lastEvent?: string }[] = [];
     const audit = async () => {
+      details = [];
       let neverIngested = 0;
       let twice = 0;
       for (const id of ids) {
@@ -281,10 +283,18 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
           after = page[page.length - 1].seq;
         }
         const counts = new Map<string, number>();
-        for (const e of events)
+        const announced = new Set<string>();
+        for (const e of events) {
           if (e.type === "message.ingested") counts.set(e.data.messageId, (counts.get(e.data.messageId) ?? 0) + 1);
-        neverIngested += (acked.get(id) ?? []).filter((m) => !counts.has(m)).length;
+          if (e.type === "message.pending") announced.add(e.data.messageId);
+        }
+        const missing = (acked.get(id) ?? []).filter((m) => !counts.has(m));
+        neverIngested += missing.length;
         twice += [...counts.values()].filter((n) => n > 1).length;
+        for (const m of missing.slice(0, 3)) {
+          const last = events.at(-1);
+          details.push({ session: id, message: m, pendingEvent: announced.has(m), lastEvent: last && `${last.type}@${last.ts}` });
+        }
       }
       return { neverIngested, twice };
     };
@@ -298,6 +308,8 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
       { timeoutMs: 30_000, intervalMs: 500 },
     ).catch(() => undefined);
     const totalAcked = [...acked.values()].reduce((n, l) => n + l.length, 0);
+    // Where the lost ones stand, for the one reading a failing run (stderr; the table keeps the count).
+    if (details.length) process.stderr.write(`cluster_acked_lost: ${JSON.stringify(details.slice(0, 20))}\n`);
 
     const nodesNote = perNode.map((n) => `${n.node} ${n.sessions} sessions ${round1(n.rate)}/s`).join(", ");
     return {

@@ -3,7 +3,6 @@
 // (a list), or marked and diffed with a cycle opened later in any session (the mark stays in this
 // browser tab); with a mark from another session, the two sessions too.
 import Link from "next/link";
-import { useRouter } from "next/navigation";
 import { memo, useEffect, useMemo, useState } from "react";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { useT } from "../../lib/client/react/use-locale";
@@ -27,7 +26,6 @@ export const ReplayDiffPicker = memo(function ReplayDiffPicker({
   currentCycleId: string | null;
 }) {
   const t = useT();
-  const router = useRouter();
   const [mark, setMark] = useState<DiffRef | null>(null);
   useEffect(() => setMark(readMark()), []);
   const cycles = useMemo(() => events.flatMap((e) => (e.type === "cycle.start" ? [e.data.cycleId] : [])), [events]);
@@ -41,7 +39,10 @@ export const ReplayDiffPicker = memo(function ReplayDiffPicker({
         aria-label={t("diff.replay.with")}
         title={t("diff.replay.withHint")}
         value=""
-        onChange={(e) => e.target.value && router.push(diffHref(here, { sessionId, cycleId: e.target.value }))}
+        // A plain navigation: the picker also renders outside the app router (the replay's static render).
+        onChange={(e) =>
+          e.target.value && window.location.assign(diffHref(here, { sessionId, cycleId: e.target.value }))
+        }
         data-testid="replay-diff-with"
       >
         <option value="">{t("diff.replay.with")}</option>
