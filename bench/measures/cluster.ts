@@ -293,7 +293,12 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
         twice += [...counts.values()].filter((n) => n > 1).length;
         for (const m of missing.slice(0, 3)) {
           const last = events.at(-1);
-          details.push({ session: id, message: m, pendingEvent: announced.has(m), lastEvent: last && `${last.type}@${last.ts}` });
+          details.push({
+            session: id,
+            message: m,
+            pendingEvent: announced.has(m),
+            lastEvent: last && `${last.type}@${last.ts}`,
+          });
         }
       }
       return { neverIngested, twice };

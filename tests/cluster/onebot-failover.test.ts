@@ -9,6 +9,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OneBotSimulator } from "../support/onebot-sim";
 import { startRedis, type RedisServer } from "../support/services";
+import { lockRenewals } from "../support/lock-renewal";
 import { until } from "../support/until";
 
 const TTL_MS = 1_500;
@@ -72,16 +73,7 @@ describe("forward URL lock across node processes", () => {
     await sim.waitForOpen(1, 20_000);
     const first: string = await until(holder, "the forward lock's holder");
     // Two renewal periods of both nodes later, still one connection.
-    const renewed = async () => {
-      const before = await registry.pttl(`maisaka:onebot:forward:${forwardUrl}`);
-      await until(
-        async () => (await registry.pttl(`maisaka:onebot:forward:${forwardUrl}`)) > before,
-        () => `a renewal (pttl was ${before})\n${tails()}`,
-        { timeoutMs: 20_000 },
-      );
-    };
-    await renewed();
-    await renewed();
+    await lockRenewals(registry, `maisaka:onebot:forward:${forwardUrl}`, 2, tails);
     expect(sim.connections).toBe(1);
 
     // kill -9 of the holder: no release, the lock lapses and the other node connects.
@@ -114,8 +106,7 @@ describe("forward URL lock across node processes", () => {
     await redis.restart();
     await until(holder, "the forward lock back after the Redis restart", { timeoutMs: 4 * TTL_MS });
     expect(await holder()).toBe("n3");
-    await renewed();
-    await renewed();
+    await lockRenewals(registry, `maisaka:onebot:forward:${forwardUrl}`, 2, tails);
     expect(await holder()).toBe("n3");
     expect(sim.connections).toBe(3);
     expect(openSockets()).toBe(1);

@@ -17,6 +17,7 @@ import { OneBotSimulator, seg, segmentsOf, type ReceivedAction } from "../suppor
 import { PING_PONG_CHAT, PING_PONG_MODELS, pongFor, startPingPongModel } from "../support/ping-pong-model";
 import type { ScriptedOpenAi } from "../support/scripted-openai";
 import { startRedis, type RedisServer } from "../support/services";
+import { lockRenewals } from "../support/lock-renewal";
 import { until } from "../support/until";
 
 const TOKEN = "onebot-cluster-token";
@@ -318,15 +319,7 @@ describe("forward URLs", () => {
     const other = holder === "a" ? "b" : "a";
     expect(nodes[holder].app.platforms!.forwardUrls()).toEqual([forwardUrl]);
     // Several renewals later the other node still has not connected (each renewal would have).
-    const renewals = async (n: number) => {
-      for (let i = 0; i < n; i++) {
-        const before = await registry!.pttl(holderKey);
-        await until(async () => (await registry!.pttl(holderKey)) > before, "a renewal of the forward lock", {
-          timeoutMs: 20_000,
-        });
-      }
-    };
-    await renewals(3);
+    await lockRenewals(registry, holderKey, 3);
     expect(nodes[other].app.platforms!.forwardUrls()).toEqual([]);
     expect(forwardSim.connections).toBe(1);
     const rows = await platforms(nodes[other]);

@@ -912,17 +912,20 @@ describe.each([
     expect((await sessions.derivedFrom("orig")).map((s) => s.id)).toEqual(["f-a"]);
   });
 
-  it.runIf(name.startsWith("prisma"))("purges a session's model calls with it, and only its", async () => {
-    const { sessions, modelCalls } = await make();
-    await sessions.upsert(record("gone", 1));
-    const request = { messages: [], tools: [], maxTokens: null };
-    for (const sessionId of ["gone", "gone", "kept"])
-      await modelCalls.record({
-        ...{ sessionId, cycleId: null, task: "utils", model: "m", endpoint: "e", request, response: null },
-        ...{ error: "x", aborted: false, startedAt: 1, durationMs: 1 },
-      });
-    expect(await sessions.purge("gone")).toMatchObject({ sessions: 1, modelCalls: 2 });
-    expect(await modelCalls.list("gone")).toEqual([]);
-    expect(await modelCalls.list("kept")).toHaveLength(1);
-  });
+  // The in-process session store purges only its own rows (its stores are separate objects): the
+  // database's purge is the one that takes the model calls along.
+  if (name.startsWith("prisma"))
+    it("purges a session's model calls with it, and only its", async () => {
+      const { sessions, modelCalls } = await make();
+      await sessions.upsert(record("gone", 1));
+      const request = { messages: [], tools: [], maxTokens: null };
+      for (const sessionId of ["gone", "gone", "kept"])
+        await modelCalls.record({
+          ...{ sessionId, cycleId: null, task: "utils", model: "m", endpoint: "e", request, response: null },
+          ...{ error: "x", aborted: false, startedAt: 1, durationMs: 1 },
+        });
+      expect(await sessions.purge("gone")).toMatchObject({ sessions: 1, modelCalls: 2 });
+      expect(await modelCalls.list("gone")).toEqual([]);
+      expect(await modelCalls.list("kept")).toHaveLength(1);
+    });
 });
