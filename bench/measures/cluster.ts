@@ -16,7 +16,7 @@
 // - acknowledged messages lost across those kills: from the ledger, once every session caught up.
 import pg from "pg";
 import { MONITOR_NAMESPACE } from "../../lib/api/schemas";
-import { monitorEventSchema } from "../../lib/events/schemas";
+import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { MonitorClients } from "../../tests/load/monitor-clients";
 import { apiRequest, CLUSTER_TOKEN, startCluster, type Cluster } from "../../tests/support/cluster";
 import { COOPERATIVE_MODELS, startCooperativeModel } from "../../tests/support/cooperative-model";
@@ -266,13 +266,13 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
     await running;
 
     // --- what those kills lost: every session caught up, then the ledger against the acknowledgements ---
-    let details: { session: string; message: string; pendingEvent: boolean; lastEvent?: string }[] = [];
+    let details: Record<string, unknown>[] = [];
     const audit = async () => {
       details = [];
       let neverIngested = 0;
       let twice = 0;
       for (const id of ids) {
-        const events = [];
+        const events: MonitorEvent[] = [];
         for (let after = 0; ;) {
           const route = `/api/sessions/${id}/events?afterSeq=${after}&limit=1000`;
           const res = await apiRequest(clusterD.live()[0], "GET", route);
@@ -291,13 +291,18 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
         const missing = (acked.get(id) ?? []).filter((m) => !counts.has(m));
         neverIngested += missing.length;
         twice += [...counts.values()].filter((n) => n > 1).length;
-        for (const m of missing.slice(0, 3)) {
-          const last = events.at(-1);
+        if (missing.length) {
+          const summary = await apiRequest(clusterD.live()[0], "GET", `/api/sessions/${id}`);
+          const pendingOf = (m: string) =>
+            events.findLast((e) => e.type === "message.pending" && e.data.messageId === m);
           details.push({
             session: id,
-            message: m,
-            pendingEvent: announced.has(m),
-            lastEvent: last && `${last.type}@${last.ts}`,
+            missing: missing.length,
+            firstMissing: missing[0],
+            pendingEvent: announced.has(missing[0]),
+            pending: pendingOf(missing[0])?.data,
+            state: summary.json,
+            tail: events.slice(-12).map((e) => `${e.seq} ${e.type}@${e.ts}`),
           });
         }
       }
@@ -314,7 +319,7 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
     ).catch(() => undefined);
     const totalAcked = [...acked.values()].reduce((n, l) => n + l.length, 0);
     // Where the lost ones stand, for the one reading a failing run (stderr; the table keeps the count).
-    if (details.length) process.stderr.write(`cluster_acked_lost: ${JSON.stringify(details.slice(0, 20))}\n`);
+    if (details.length) process.stderr.write(`cluster_acked_lost: ${JSON.stringify(details.slice(0, 6))}\n`);
 
     const nodesNote = perNode.map((n) => `${n.node} ${n.sessions} sessions ${round1(n.rate)}/s`).join(", ");
     return {

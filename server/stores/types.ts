@@ -8,7 +8,7 @@ import type { ToolExecutionResult } from "../../lib/tools/schemas";
 
 export type { ChatMessageRecord };
 
-/** A stored message with its store position: increasing in the order messages were first saved. */
+/** A stored message with its store position: increasing in the order messages were last saved. */
 export interface PositionedMessage {
   position: number;
   message: ChatMessageRecord;
@@ -16,8 +16,8 @@ export interface PositionedMessage {
 
 export interface MessageStore {
   /**
-   * Durable once resolved. Saving an existing (sessionId, messageId) updates it in place (a recall
-   * stays). Resolves with the message's store position (kept on update).
+   * Durable once resolved. Saving an existing (sessionId, messageId) replaces it (a recall stays).
+   * Resolves with the message's store position: that of this save, after every earlier one's.
    */
   save(message: ChatMessageRecord): Promise<number>;
   get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null>;

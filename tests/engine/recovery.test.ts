@@ -128,6 +128,31 @@ describe("restart recovery", () => {
     expect(ingestedIds(await ledger.read(session.id, 0, 100))).toEqual(["late-1"]);
   });
 
+  it("recovers a message saved again after the snapshot (a retry after a failover), wherever its first save stood", async () => {
+    const stores = createMemoryStores();
+    const ledger = new MemoryLedger();
+    const first = await engineOver(stores, ledger);
+    const rt = await first.manager.getOrCreate(session);
+    // An owner that died saved it once and told nobody; this runtime never saw it.
+    await stores.messages.save(message("第一次保存", "retried"));
+    await first.manager.registerMessage(session, message("别的消息", "other"));
+    await until(
+      async () => rt.isIdle() && ingestedIds(await ledger.read(session.id, 0, 10_000)).includes("other"),
+      "the other message's turn",
+    );
+    await rt.persistNow();
+    // The client retries: saved again (and acknowledged), then the process dies before a snapshot holds it.
+    await stores.messages.save(message("第一次保存", "retried"));
+    await first.close("crash stand-in");
+
+    const second = await engineOver(stores, ledger);
+    expect(await second.manager.restoreAll()).toBe(1);
+    await until(
+      async () => ingestedIds(await ledger.read(session.id, 0, 10_000)).includes("retried"),
+      "the retried message ingested",
+    );
+  });
+
   it("writes a snapshot only once the ledger holds the events it covers", async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -29,7 +29,7 @@ function toRecord(row: Message): ChatMessageRecord {
   return rec;
 }
 
-/** Inbound and sent messages; saving an existing (sessionId, messageId) updates it in place. */
+/** Inbound and sent messages; saving an existing (sessionId, messageId) replaces it (at a new position). */
 export class PrismaMessageStore implements MessageStore {
   constructor(
     private readonly prisma: PrismaClient,
@@ -52,16 +52,21 @@ export class PrismaMessageStore implements MessageStore {
       images: message.images ?? Prisma.DbNull,
       ts: message.ts,
     };
-    // A recall is final: saving the message again never clears it.
-    const recalled = message.recalled ? { recalled: true } : {};
-    const row = await this.writer.write(() =>
-      this.prisma.message.upsert({
-        where: { sessionId_messageId: { sessionId: message.sessionId, messageId: message.messageId } },
-        create: { sessionId: message.sessionId, messageId: message.messageId, ...data, ...recalled },
-        update: { ...data, ...recalled },
+    // A message saved again (a retry after a failover) gets a new row, so its position is that of its
+    // latest save: a runtime that took it in after its last snapshot is then recovered with it (recovery
+    // reads the messages stored after the snapshot's position). A recall is final: carried over.
+    const where = { sessionId_messageId: { sessionId: message.sessionId, messageId: message.messageId } };
+    const row = await this.writer.write(async () => {
+      const existing = await this.prisma.message.findUnique({ where, select: { recalled: true } });
+      const recalled = message.recalled || existing?.recalled ? { recalled: true } : {};
+      const create = this.prisma.message.create({
+        data: { sessionId: message.sessionId, messageId: message.messageId, ...data, ...recalled },
         select: { id: true },
-      }),
-    );
+      });
+      if (!existing) return create;
+      const [, created] = await this.prisma.$transaction([this.prisma.message.delete({ where }), create]);
+      return created;
+    });
     // The autoincrement row id follows commit order: SQLite assigns it under its write lock; a Postgres
     // sequence does not, but this process's writes go one at a time (StoreWriter) and a session's
     // messages are written by the one node owning it.

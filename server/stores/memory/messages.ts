@@ -16,9 +16,10 @@ export class MemoryMessageStore implements MessageStore {
       rows = new Map();
       this.sessions.set(message.sessionId, rows);
     }
-    // Saving an existing id updates it in place, like an upsert keyed by (sessionId, messageId).
+    // Saving an existing id replaces it at a new position (the database store's rule: the position of
+    // the latest save, so recovery finds a message saved again after a snapshot).
     const existing = rows.get(message.messageId);
-    const seq = existing?.seq ?? ++this.seq;
+    const seq = ++this.seq;
     const record = copy(message);
     // A recall is final (MessageStore.markRecalled).
     if (existing?.record.recalled) record.recalled = true;
