@@ -30,6 +30,8 @@ test("find a message by a Chinese phrase and a Latin word, then open the replay 
 
   // The newest hit comes first and is selected: Enter opens the replay at its event.
   await box.fill("trailhead");
+  // The new query's hits (the box's query is throttled), not the last one's.
+  await expect(page.getByTestId("search-hit").first().locator("mark").first()).toHaveText("trailhead");
   await expect(page.getByTestId("search-hit").first()).toContainText(sessionId);
   await box.press("Enter");
   await expect(page).toHaveURL(new RegExp(`/sessions/${encodeURIComponent(sessionId)}/replay\\?seq=\\d+`));

@@ -2,7 +2,7 @@
 // /search: full text across sessions (GET /api/search), newest first, with filters; each hit opens the
 // replay at that event (or the live view). Keyboard: "/" focuses the box, ↑ ↓ choose a hit, Enter opens
 // the replay, Shift+Enter the live view. Hits are virtualised; snippets are text with <mark>, never HTML.
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
@@ -57,8 +57,10 @@ export function SearchPage() {
     initialPageParam: undefined as number | undefined,
     getNextPageParam: (last) => last.next,
     enabled: query.q !== "",
+    // While the next query loads, the hits shown stay (and Enter opens the one selected there).
+    placeholderData: keepPreviousData,
   });
-  const hits = search.data?.pages.flatMap((p) => p.hits) ?? [];
+  const hits = query.q ? (search.data?.pages.flatMap((p) => p.hits) ?? []) : [];
   const behind = search.data?.pages[0]?.behind ?? 0;
 
   useEffect(() => {
