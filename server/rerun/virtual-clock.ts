@@ -27,6 +27,11 @@ export class VirtualClock implements Clock {
     return { cancel: () => void this.timers.delete(timer) };
   }
 
+  /** Timers armed and not yet fired or cancelled. */
+  pendingTimers(): number {
+    return this.timers.size;
+  }
+
   /** When the earliest timer is due (null: none armed). */
   nextDue(): number | null {
     return this.earliest()?.at ?? null;
