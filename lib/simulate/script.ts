@@ -1,5 +1,6 @@
 // One line of a simulation script (interface.md): a chat message fed at `at` ms from the start.
 import { z } from "zod";
+import type { ChatMessageRecord } from "../chat/runtime-snapshot";
 
 export const scriptLineSchema = z
   .object({
@@ -43,4 +44,23 @@ export function parseScript(text: string, source = "script"): ScriptLine[] {
     out.push(parsed.data);
   });
   return out.sort((a, b) => a.at - b.at);
+}
+
+/** The chat message a script line stands for (its id `m<n>` when the line names none), arriving at `ts`. */
+export function scriptMessage(line: ScriptLine, index: number, sessionId: string, ts: number): ChatMessageRecord {
+  return {
+    sessionId,
+    messageId: line.messageId ?? `m${index + 1}`,
+    direction: "inbound",
+    userId: line.userId,
+    userName: line.userName,
+    groupCard: line.groupCard,
+    text: line.text,
+    forward: line.forward,
+    atBot: line.atBot,
+    // Absent rather than false: the runtime then detects a mention by name itself.
+    mentionsBot: line.mentionsBot || undefined,
+    replyTo: line.replyTo ?? null,
+    ts,
+  };
 }

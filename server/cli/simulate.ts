@@ -3,12 +3,12 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { parseScript, ScriptError, type ScriptLine } from "../../lib/simulate/script";
+import { parseScript, scriptMessage, ScriptError, type ScriptLine } from "../../lib/simulate/script";
 import { createEngine } from "../composition";
 import { ConfigError, loadConfig } from "../config/load";
 import { MemoryLedger } from "../monitor/ledger";
 import { createMemoryStores } from "../stores/memory";
-import type { ChatMessageRecord, SessionRecord } from "../stores/types";
+import type { SessionRecord } from "../stores/types";
 
 const IDLE_POLL_MS = 20;
 
@@ -69,21 +69,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
   for (const [i, line] of lines.entries()) {
     const due = speed === 0 ? 0 : started + line.at / speed - Date.now();
     if (due > 0) await delay(due);
-    const message: ChatMessageRecord = {
-      sessionId: session.id,
-      messageId: line.messageId ?? `m${i + 1}`,
-      direction: "inbound",
-      userId: line.userId,
-      userName: line.userName,
-      groupCard: line.groupCard,
-      text: line.text,
-      forward: line.forward,
-      atBot: line.atBot,
-      mentionsBot: line.mentionsBot || undefined,
-      replyTo: line.replyTo ?? null,
-      ts: Date.now(),
-    };
-    await runtime.registerMessage(message);
+    await runtime.registerMessage(scriptMessage(line, i, session.id, Date.now()));
   }
 
   // Idle twice in a row, so a turn that is about to be queued by a timer is not missed.

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
-import { parseScript } from "../../lib/simulate/script";
+import { parseScript, scriptMessage } from "../../lib/simulate/script";
 import { createEngine } from "../../server/composition";
 import { parseConfig } from "../../server/config/load";
 import { createSimulatedModelClient } from "../../server/llm/simulated";
@@ -232,18 +232,7 @@ describe("a demo chat on the SIMULATED model", () => {
     });
     try {
       for (const [i, line] of script.entries()) {
-        await runtime.registerMessage({
-          sessionId: "demo",
-          messageId: `m${i + 1}`,
-          direction: "inbound",
-          userId: line.userId,
-          userName: line.userName,
-          groupCard: line.groupCard,
-          text: line.text,
-          atBot: line.atBot,
-          replyTo: null,
-          ts: Date.now(),
-        });
+        await runtime.registerMessage(scriptMessage(line, i, "demo", Date.now()));
       }
       await pollUntil(async () => runtime.isIdle() && (await stores.jargon.findExact("yyds", 5)).length > 0);
       await pollUntil(async () => (await stores.memories.search({ mode: "time", limit: 20 })).length > 0);

@@ -2,7 +2,7 @@
 // then what a re-run needs of it: events, messages, model calls and tool records.
 import { readFileSync } from "node:fs";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { parseScript, type ScriptLine } from "../../lib/simulate/script";
+import { parseScript, scriptMessage, type ScriptLine } from "../../lib/simulate/script";
 import { createEngine, type Engine } from "../../server/composition";
 import { parseConfig } from "../../server/config/load";
 import { sleep, type Clock } from "../../server/engine";
@@ -77,19 +77,7 @@ export async function recordSession(opts: {
   for (const [i, line] of opts.lines.entries()) {
     // In small steps, so model calls and timers run between the chat's messages as they would.
     while (clock.now() < start + line.at) await clock.advance(Math.min(50, start + line.at - clock.now()));
-    await runtime.registerMessage({
-      sessionId: session.id,
-      messageId: line.messageId ?? `m${i + 1}`,
-      direction: "inbound",
-      userId: line.userId,
-      userName: line.userName,
-      groupCard: line.groupCard,
-      text: line.text,
-      atBot: line.atBot,
-      mentionsBot: line.mentionsBot || undefined,
-      replyTo: line.replyTo ?? null,
-      ts: clock.now(),
-    });
+    await runtime.registerMessage(scriptMessage(line, i, session.id, clock.now()));
   }
   await idle();
   // Time passes in steps, each turn finishing before the clock moves on.
