@@ -23,6 +23,12 @@ export interface RequestDivergence extends Difference {
   recorded: ModelCall | null;
 }
 
+/** A recorded call with its request normalised by the matching rule. */
+interface Recorded {
+  call: ModelCall;
+  request: RecordedRequest;
+}
+
 export interface CassetteOptions {
   /** The original's model calls in call order. */
   calls: readonly ModelCall[];
@@ -37,7 +43,7 @@ export interface CassetteOptions {
 
 export class CassetteModel implements ModelClient {
   /** Unconsumed recorded calls per task, in call order. */
-  private readonly queues = new Map<ModelTask, ModelCall[]>();
+  private readonly queues = new Map<ModelTask, Recorded[]>();
   private readonly firstModel = new Map<ModelTask, string>();
   private diverged = false;
   replayed = 0;
@@ -48,7 +54,8 @@ export class CassetteModel implements ModelClient {
       // Learning runs outside cycles and is off in a re-run: its calls are no part of the cassette.
       if (call.task === "utils" && call.cycleId === null) continue;
       const queue = this.queues.get(call.task) ?? [];
-      queue.push(call);
+      // Normalised once: every call of the run compares against all of them.
+      queue.push({ call, request: normalized(call.request) });
       this.queues.set(call.task, queue);
       if (!this.firstModel.has(call.task)) this.firstModel.set(call.task, call.model);
     }
@@ -64,7 +71,7 @@ export class CassetteModel implements ModelClient {
    * engine spent before it (hooks) passes here too. At once past the divergence or when none is left.
    */
   untilNextCall(task: ModelTask): Promise<void> {
-    const next = this.queues.get(task)?.[0];
+    const next = this.queues.get(task)?.[0]?.call;
     const wait = next && !this.diverged ? next.startedAt - this.opts.clock.now() : 0;
     return wait > 0 ? sleep(this.opts.clock, wait) : Promise.resolve();
   }
@@ -87,15 +94,16 @@ export class CassetteModel implements ModelClient {
     const queue = this.queues.get(request.task) ?? [];
     const forced = this.opts.clock.now() < this.opts.forcedUntil;
     const wanted = normalized(actual);
-    const index = forced ? (queue.length ? 0 : -1) : queue.findIndex((c) => matches(c.request, wanted));
+    // Forced: the next recorded call of the task, whatever was asked.
+    const index = queue.findIndex((r) => forced || firstDifference(r.request, wanted) === null);
     if (index < 0) {
-      const recorded = queue[0] ?? null;
-      const difference = recorded
-        ? (firstDifference(normalized(recorded.request), wanted) ?? { path: "", expected: null, actual: null })
+      const recorded = queue[0]?.call ?? null;
+      const difference = queue[0]
+        ? (firstDifference(queue[0].request, wanted) ?? { path: "", expected: null, actual: null })
         : { path: "", expected: null, actual: "a call the original did not make" };
       return this.diverge(request, { ...difference, task: request.task, cycleId: request.cycleId, recorded });
     }
-    const [call] = queue.splice(index, 1);
+    const [{ call }] = queue.splice(index, 1);
     this.replayed++;
     await this.untilAnswered(call, request.signal);
     if (call.aborted) {
@@ -148,10 +156,6 @@ export class CassetteModel implements ModelClient {
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
-}
-
-function matches(recorded: RecordedRequest, wanted: RecordedRequest): boolean {
-  return firstDifference(normalized(recorded), wanted) === null;
 }
 
 /** A call of a run that stopped at its divergence: it ends when the runtime stops. */
