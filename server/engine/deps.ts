@@ -7,7 +7,7 @@ import type { SessionRecord, Stores } from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
 import type { ToolExecutionResult, ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
 import type { Clock } from "./clock";
-import type { HookRegistry } from "./hooks";
+import type { HookRunner } from "./hooks";
 
 /** Where the engine's monitor events go (the monitor bus, in the server). */
 export interface EventSink {
@@ -75,7 +75,8 @@ export interface EngineDeps {
   events: EventSink;
   /** Read on restore, to reconcile a snapshot with the events written after it (recovery.ts). */
   ledger: EventReader;
-  hooks: HookRegistry;
+  /** The plugins' hooks (the server's HookRegistry; a re-run wraps it). */
+  hooks: HookRunner;
   /** Shared non-builtin providers (plugin runtime, MCP), registered after the builtin one. */
   providers: () => ToolProvider[];
   toggles: ToggleView;

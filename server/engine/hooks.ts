@@ -56,7 +56,12 @@ export interface HookLogger {
 
 type HandlerTable = { [P in HookPoint]: Registered<P>[] };
 
-export class HookRegistry {
+/** What the engine needs of the hooks: running a point's handlers over a payload. */
+export interface HookRunner {
+  run<P extends HookPoint>(point: P, payload: HookPayloads[P]): Promise<HookPayloads[P]>;
+}
+
+export class HookRegistry implements HookRunner {
   private readonly handlers: HandlerTable = {
     "maisaka.planner.before_request": [],
     "maisaka.planner.after_response": [],

@@ -19,7 +19,7 @@ export {
   type OutboundSink,
   type ToolAnswerSource,
 } from "./deps";
-export { HookRegistry, type HookPayloads } from "./hooks";
+export { HookRegistry, type HookPayloads, type HookRunner } from "./hooks";
 
 export { plannerPlacement } from "./planner";
 export { sessionAvailability } from "./session-scope";

@@ -13,7 +13,7 @@ import {
   type EngineLogger,
   type EventSink,
   type HookPayloads,
-  type HookRegistry,
+  type HookRunner,
   type OutboundSink,
 } from "../engine";
 import type { ModelClient } from "../llm/model-client";
@@ -33,7 +33,7 @@ import { Quiescence } from "./quiescence";
 import { RecordedTools } from "./recorded-tools";
 import { RerunInputError, withSettings } from "./settings";
 import { timelineOf, type Arrival } from "./timeline";
-import { trackedProvider, trackedStore, TrackedHooks } from "./tracked";
+import { trackedHooks, trackedProvider, trackedStore } from "./tracked";
 import { VirtualClock } from "./virtual-clock";
 
 /** What was recorded of the original. */
@@ -49,7 +49,7 @@ export interface RecordedSession {
 export interface RerunWorld {
   config: MaisakaConfig;
   isEnabled(toolName: string, sessionId: string): boolean;
-  hooks: HookRegistry;
+  hooks: HookRunner;
   providers: () => ToolProvider[];
   data: Pick<Stores, "emojis" | "jargon" | "memories" | "persons">;
   /** The model after the divergence (continueWith model or simulated); null: stop there. */
@@ -145,7 +145,7 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
     },
     events: sink,
     ledger: sink,
-    hooks: new TrackedHooks(world.hooks, quiet, (point) => {
+    hooks: trackedHooks(world.hooks, quiet, (point) => {
       const task = HOOKED_CALLS[point];
       return task ? cassette.untilNextCall(task) : Promise.resolve();
     }),

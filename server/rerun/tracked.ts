@@ -1,6 +1,6 @@
 // Outside parts a re-run borrows (the bot's data, tool providers, plugin hooks), their async work
 // counted by the run's Quiescence so the virtual clock never moves while they are busy.
-import { HookRegistry, type HookPayloads } from "../engine";
+import type { HookPayloads, HookRunner } from "../engine";
 import type { ToolProvider } from "../tools/provider";
 import type { Quiescence } from "./quiescence";
 
@@ -34,18 +34,16 @@ export function trackedProvider(provider: ToolProvider, quiet: Quiescence): Tool
  * `pace` lets the virtual time pass that the original spent there (a plugin's hook takes real time,
  * and a message arriving meanwhile came before the request, not during it).
  */
-export class TrackedHooks extends HookRegistry {
-  constructor(
-    private readonly inner: HookRegistry,
-    private readonly quiet: Quiescence,
-    private readonly pace: (point: keyof HookPayloads) => Promise<void>,
-  ) {
-    super();
-  }
-
-  override async run<P extends keyof HookPayloads>(point: P, payload: HookPayloads[P]): Promise<HookPayloads[P]> {
-    const out = await this.quiet.track(this.inner.run(point, payload));
-    await this.pace(point);
-    return out;
-  }
+export function trackedHooks(
+  inner: HookRunner,
+  quiet: Quiescence,
+  pace: (point: keyof HookPayloads) => Promise<void>,
+): HookRunner {
+  return {
+    async run(point, payload) {
+      const out = await quiet.track(inner.run(point, payload));
+      await pace(point);
+      return out;
+    },
+  };
 }
