@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from "../config/load";
 import { openDatabase } from "../db";
 import { stderrLogger } from "../engine";
 import { RerunService } from "../rerun/service";
-import { RerunInputError } from "../rerun/settings";
+import { RerunInputError } from "../rerun/errors";
 
 const DAY_MS = 86_400_000;
 

@@ -2,6 +2,7 @@
 import { stateOfError } from "../db";
 import { RecordOnlySessionError, SessionArchivedError, SessionNotOwnedError } from "../engine";
 import { FencedError } from "../monitor/ledger";
+import { RerunInputError } from "../rerun/errors";
 import { HttpError } from "./errors";
 import { NOT_OWNER_HEADER } from "./requests";
 import { DB_RETRY_AFTER_S } from "./routes/session-messages";
@@ -14,7 +15,7 @@ const UNAVAILABLE = {
 
 /** The router's mapError: the answer for an error thrown by a handler, or null for a bug (500). */
 export function apiErrorOf(error: unknown): HttpError | null {
-  return archivedSession(error) ?? notOwned(error) ?? databaseUnavailable(error);
+  return archivedSession(error) ?? notOwned(error) ?? rerunRefused(error) ?? databaseUnavailable(error);
 }
 
 /** Cluster: the session is another node's, or moving to one; the caller (or the proxy) retries. */
@@ -22,6 +23,11 @@ function notOwned(error: unknown): HttpError | null {
   return error instanceof SessionNotOwnedError || error instanceof FencedError
     ? new HttpError(503, error.message, undefined, { "retry-after": "1", [NOT_OWNER_HEADER]: "1" })
     : null;
+}
+
+/** A re-run of an unknown session or cycle, with a bad setting, or of nothing recorded: its own status. */
+function rerunRefused(error: unknown): HttpError | null {
+  return error instanceof RerunInputError ? new HttpError(error.status, error.message) : null;
 }
 
 /** A message, send or tool run for an archived session (409 until it is unarchived) or a record-only one. */

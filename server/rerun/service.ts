@@ -7,7 +7,7 @@ import type { RerunRequest, RerunResponse, SessionOrigin } from "../../lib/rerun
 import type { EventLedger } from "../monitor/ledger";
 import type { Stores } from "../stores/types";
 import { rerun, type RecordedSession, type RerunWorld } from "./run";
-import { RerunInputError } from "./settings";
+import { RerunInputError } from "./errors";
 
 /** A session longer than this is refused (its events are held in memory while it runs). */
 export const MAX_RERUN_EVENTS = 200_000;

@@ -3,16 +3,7 @@
 import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema";
 import type { RerunSettings } from "../../lib/rerun/schemas";
 import { promptNames } from "../engine";
-
-export class RerunInputError extends Error {
-  override name = "RerunInputError";
-  constructor(
-    message: string,
-    readonly status: 400 | 404 | 409 | 503 = 400,
-  ) {
-    super(message);
-  }
-}
+import { RerunInputError } from "./errors";
 
 const LOCALES = ["zh-CN", "en"];
 

@@ -1,9 +1,7 @@
 // Re-runs and what-if forks of a recorded session (interface.md "Cluster, re-run"; docs/rerun.md).
 import { sessionParamsSchema } from "../../../lib/api/schemas";
 import { rerunRequestSchema, rerunResponseSchema } from "../../../lib/rerun/schemas";
-import { RerunInputError } from "../../rerun/settings";
 import { apiRoute } from "../context";
-import { HttpError } from "../errors";
 
 /** Admins and operators (viewers are refused every POST); audited. Answers when the run has ended. */
 export const rerunSessionRoute = apiRoute({
@@ -13,13 +11,7 @@ export const rerunSessionRoute = apiRoute({
   body: rerunRequestSchema,
   response: rerunResponseSchema,
   async handle({ params, body, actor }, ctx) {
-    let result;
-    try {
-      result = await ctx.reruns.run(params.id, body, actor.name);
-    } catch (error) {
-      if (error instanceof RerunInputError) throw new HttpError(error.status, error.message);
-      throw error;
-    }
+    const result = await ctx.reruns.run(params.id, body, actor.name);
     await ctx.audit.record({
       actor,
       action: body.edits?.length ? "session.fork" : "session.rerun",
