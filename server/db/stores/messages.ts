@@ -1,7 +1,7 @@
 import { Prisma, type Message, type PrismaClient } from "../../../generated/prisma/client";
 import type { ChatMessageRecord, MessageStore, PositionedMessage } from "../../stores/types";
 import type { StoreWriter } from "../writer";
-import { sqlLimit } from "./support";
+import { isUniqueClash, sqlLimit } from "./support";
 
 type ForwardItem = NonNullable<ChatMessageRecord["forward"]>[number];
 import type { ChatImage } from "../../../lib/chat/images";
@@ -52,20 +52,27 @@ export class PrismaMessageStore implements MessageStore {
       images: message.images ?? Prisma.DbNull,
       ts: message.ts,
     };
-    // A message saved again (a retry after a failover) gets a new row, so its position is that of its
-    // latest save: a runtime that took it in after its last snapshot is then recovered with it (recovery
-    // reads the messages stored after the snapshot's position). A recall is final: carried over.
-    const where = { sessionId_messageId: { sessionId: message.sessionId, messageId: message.messageId } };
+    const fields = { sessionId: message.sessionId, messageId: message.messageId, ...data };
     const row = await this.writer.write(async () => {
-      const existing = await this.prisma.message.findUnique({ where, select: { recalled: true } });
-      const recalled = message.recalled || existing?.recalled ? { recalled: true } : {};
-      const create = this.prisma.message.create({
-        data: { sessionId: message.sessionId, messageId: message.messageId, ...data, ...recalled },
-        select: { id: true },
+      try {
+        return await this.prisma.message.create({
+          data: { ...fields, ...(message.recalled ? { recalled: true } : {}) },
+          select: { id: true },
+        });
+      } catch (error) {
+        if (!isUniqueClash(error)) throw error;
+      }
+      // Saved before (a retry after a failover): replaced by a new row, so its position is that of its
+      // latest save and a runtime that took it in after its last snapshot is recovered with it (recovery
+      // reads the messages stored after the snapshot's position). A recall is final: carried over.
+      const where = { sessionId_messageId: { sessionId: message.sessionId, messageId: message.messageId } };
+      return this.prisma.$transaction(async (tx) => {
+        const old = await tx.message.delete({ where, select: { recalled: true } });
+        return tx.message.create({
+          data: { ...fields, recalled: message.recalled === true || old.recalled },
+          select: { id: true },
+        });
       });
-      if (!existing) return create;
-      const [, created] = await this.prisma.$transaction([this.prisma.message.delete({ where }), create]);
-      return created;
     });
     // The autoincrement row id follows commit order: SQLite assigns it under its write lock; a Postgres
     // sequence does not, but this process's writes go one at a time (StoreWriter) and a session's

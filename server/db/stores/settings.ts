@@ -1,6 +1,7 @@
 import type { PrismaClient } from "../../../generated/prisma/client";
 import type { SettingStore } from "../../stores/types";
 import type { StoreWriter } from "../writer";
+import { isUniqueClash } from "./support";
 
 /** Settings changed live, as JSON text per key: what the config file said is overlaid at start. */
 export class PrismaSettingStore implements SettingStore {
@@ -35,9 +36,8 @@ export class PrismaSettingStore implements SettingStore {
           await this.prisma.setting.create({ data: { key, ...data } });
           return true;
         } catch (error) {
-          // Another writer created the row first (P2002: a unique-index clash). By its code, not its class:
-          // the SQLite and the Postgres clients each have their own error classes.
-          if (typeof error === "object" && error !== null && "code" in error && error.code === "P2002") return false;
+          // Another writer created the row first.
+          if (isUniqueClash(error)) return false;
           throw error;
         }
       }

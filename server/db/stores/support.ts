@@ -93,3 +93,11 @@ export function containsIgnoringCase(dialect: SqlDialect, text: string): Prisma.
 
 /** A LIKE pattern's literal text (used with ESCAPE '\\'). */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A unique-index clash (Prisma's P2002). By its code, not its class: the SQLite and the Postgres
+ * clients each have their own error classes.
+ */
+export function isUniqueClash(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && error.code === "P2002";
+}
