@@ -1,63 +1,10 @@
-// What each cycle decided, from a session's events, and the first cycle where a re-run decided otherwise
-// than its original (the request divergence of the cassette comes first within a cycle).
-import type { MonitorEvent } from "../../lib/events/schemas";
+// The first cycle where a re-run decided otherwise than its original, from both sessions' cycle views
+// (lib/rerun/cycle-view.ts, the diff's), its texts under the diff's normalisation; the cassette's request
+// divergence comes first within a cycle.
+import type { CycleView } from "../../lib/rerun/cycle-view";
+import { normalizeText } from "../../lib/rerun/normalize";
 import type { Divergence, DivergenceKind } from "../../lib/rerun/schemas";
 import type { RequestDivergence } from "./cassette-model";
-import { normalizeText } from "../../lib/rerun/normalize";
-import { normalized } from "./matching";
-
-export interface CycleFacts {
-  cycleId: string;
-  gateAction: string | null;
-  plannerText: string | null;
-  toolCalls: { name: string; arguments: Record<string, unknown> }[];
-  toolResults: { name: string; success: boolean; result: string }[];
-  sent: string[];
-  endReason: string | null;
-}
-
-/** The session's cycles in order (by cycle.start), with what each decided. */
-export function cycleFacts(events: readonly MonitorEvent[]): CycleFacts[] {
-  const cycles: CycleFacts[] = [];
-  const byId = new Map<string, CycleFacts>();
-  let open: CycleFacts | null = null;
-  for (const e of events) {
-    if (e.type === "cycle.start") {
-      open = {
-        cycleId: e.data.cycleId,
-        gateAction: null,
-        plannerText: null,
-        toolCalls: [],
-        toolResults: [],
-        sent: [],
-        endReason: null,
-      };
-      cycles.push(open);
-      byId.set(open.cycleId, open);
-    } else if (e.type === "message.sent" && open) {
-      open.sent.push(normalizeText(e.data.content));
-    } else if (e.type === "planner.finalized") {
-      const c = byId.get(e.data.cycleId);
-      if (!c) continue;
-      c.gateAction = e.data.timingGate?.result.action ?? null;
-      c.plannerText = e.data.planner ? normalizeText(e.data.planner.content) : null;
-      c.toolCalls = (e.data.planner?.toolCalls ?? []).map((t) => ({
-        name: t.name,
-        arguments: normalized(t.arguments),
-      }));
-      c.toolResults = e.data.tools.map((t) => ({
-        name: t.toolName,
-        success: t.success,
-        result: normalizeText(t.result ?? t.summary),
-      }));
-    } else if (e.type === "cycle.end") {
-      const c = byId.get(e.data.cycleId);
-      if (c) c.endReason = e.data.endReason;
-      if (open?.cycleId === e.data.cycleId) open = null;
-    }
-  }
-  return cycles;
-}
 
 interface DecisionDifference {
   index: number;
@@ -69,8 +16,8 @@ interface DecisionDifference {
 
 /** The first cycle (from `fromIndex` on) whose decisions differ, in the order a cycle takes them. */
 export function firstDecisionDifference(
-  original: readonly CycleFacts[],
-  rerun: readonly CycleFacts[],
+  original: readonly CycleView[],
+  rerun: readonly CycleView[],
   fromIndex: number,
 ): DecisionDifference | null {
   for (let i = fromIndex; i < Math.max(original.length, rerun.length); i++) {
@@ -84,7 +31,21 @@ export function firstDecisionDifference(
   return null;
 }
 
-function cycleDifference(a: CycleFacts, b: CycleFacts): Omit<DecisionDifference, "index"> | null {
+/** What a cycle decided, in the order it decides, texts normalised. */
+function decisionsOf(v: CycleView) {
+  return {
+    gateAction: v.gate?.action ?? null,
+    plannerText: v.planner ? normalizeText(v.planner.content) : null,
+    toolCalls: (v.planner?.toolCalls ?? []).map((c) => ({ name: c.name, arguments: normalizeText(c.arguments) })),
+    toolResults: v.toolResults.map((t) => ({ name: t.toolName, success: t.success, result: normalizeText(t.result) })),
+    sent: v.sent.map((m) => normalizeText(m.content)),
+    endReason: v.end.endReason,
+  };
+}
+
+function cycleDifference(original: CycleView, rerun: CycleView): Omit<DecisionDifference, "index"> | null {
+  const a = decisionsOf(original);
+  const b = decisionsOf(rerun);
   if (a.gateAction !== b.gateAction) return { kind: "gate_action", expected: a.gateAction, actual: b.gateAction };
   if (a.plannerText !== b.plannerText)
     return { kind: "planner", path: "content", expected: a.plannerText, actual: b.plannerText };
@@ -106,8 +67,8 @@ function cycleDifference(a: CycleFacts, b: CycleFacts): Omit<DecisionDifference,
 
 /** The first divergence of a run: its request divergence, or the first decision that differs, whichever is earlier. */
 export function firstDivergence(opts: {
-  original: readonly CycleFacts[];
-  rerun: readonly CycleFacts[];
+  original: readonly CycleView[];
+  rerun: readonly CycleView[];
   fromIndex: number;
   request: RequestDivergence | null;
   /** A model answered the diverging request (else the run stopped there: that cycle decided nothing). */

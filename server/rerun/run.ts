@@ -28,7 +28,8 @@ import type {
 } from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
 import { CassetteModel, type RequestDivergence } from "./cassette-model";
-import { cycleFacts, firstDivergence } from "./divergence";
+import { cycleViewsOf } from "../../lib/rerun/cycle-view";
+import { firstDivergence } from "./divergence";
 import { Quiescence } from "./quiescence";
 import { RecordedTools } from "./recorded-tools";
 import { RerunInputError } from "./errors";
@@ -95,7 +96,7 @@ const LIVE_TAIL_MS = 10 * 60_000;
 const MAX_STEPS = 500_000;
 
 export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: RerunPlan): Promise<RerunResult> {
-  const originalCycles = cycleFacts(recorded.events);
+  const originalCycles = cycleViewsOf(recorded.events);
   const fork = forkPoint(recorded.events, plan.fromCycle);
   const start = recorded.events[0]?.ts ?? recorded.session.createdAt;
   const clock = new VirtualClock(start);
@@ -206,7 +207,7 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
   }
 
   const events = sink.events;
-  const rerunCycles = cycleFacts(events);
+  const rerunCycles = cycleViewsOf(events);
   return {
     session: { ...session, lastActiveAt: clock.now() },
     snapshot: await stores.sessions.loadSnapshot(plan.id),
