@@ -129,10 +129,10 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
     liveReadOnly: plan.liveReadOnlyTools,
   });
   // Until the fork point the run has the current settings; from it on, the plan's.
-  const forked = { config: withSettings(world.config, plan.settings ?? undefined) };
+  const forkedConfig = withSettings(world.config, plan.settings ?? undefined);
   const offTools = new Set(plan.edits.flatMap((e) => (e.kind === "tool_off" ? [e.toolName] : [])));
   let pastFork = fork.at === null;
-  const config: MaisakaConfig = { ...(pastFork ? forked.config : world.config) };
+  const config: MaisakaConfig = { ...(pastFork ? forkedConfig : world.config) };
   const sink = new CollectingSink(clock);
   const manager = new HeartflowManager({
     config,
@@ -176,7 +176,7 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
     if (a.kind === "fork") {
       pastFork = true;
       // Sections replaced, never edited: a running turn keeps the ones it pinned (as live settings do).
-      Object.assign(config, forked.config);
+      Object.assign(config, forkedConfig);
     } else if (a.kind === "message") {
       await manager.registerMessage(session, a.message);
     } else if (a.kind === "recall") {
