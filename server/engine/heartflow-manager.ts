@@ -220,7 +220,7 @@ export class HeartflowManager {
   async registerMessage(session: SessionRecord, message: ChatMessageRecord): Promise<SessionRuntime> {
     for (;;) {
       const runtime = await this.getOrCreate(session);
-      // False: evicted between the lookup and the call; the session's next runtime takes it.
+      // False: stopped (evicted, moved, shut down) before it took the message; the next runtime takes it.
       if (await runtime.registerMessage(message)) {
         // Lost meanwhile (cluster): the new owner may have restored before the save; the caller retries there.
         if (this.gate && !this.gate.ownsLocally(session.id)) throw new SessionNotOwnedError(session.id);

@@ -292,17 +292,18 @@ export class SessionRuntime {
   // ---- messages and triggers -------------------------------------------------------------
 
   /**
-   * A new chat message (engine.md 2, registerMessage). True: it is durable in the message store (if
-   * the runtime stopped meanwhile, the session's next runtime recovers it from there). False: the
-   * runtime had stopped already; nothing was saved.
+   * A new chat message (engine.md 2, registerMessage). True: it is durable in the message store and
+   * this runtime took it. False: the runtime stopped before taking it; the caller hands it to the
+   * session's next runtime, which saves it again. (That runtime may have restored from the store before
+   * this save committed, so "it recovers it from there" would lose an acknowledged message.)
    */
   async registerMessage(message: ChatMessageRecord): Promise<boolean> {
     if (this.stopped) return false;
     const saved = this.saveChain.then(() => this.deps.stores.messages.save(message));
     this.saveChain = saved.catch(() => undefined);
     const position = await saved;
-    if (this.stopped) return true;
-    this.scheduler.accept(message, position);
+    if (this.stopped) return false;
+    if (!this.scheduler.accept(message, position)) return true;
     // New chat: the quiet stretch idle learning waits for has not come yet.
     this.idleLearning?.cancel();
     this.idleLearning = null;

@@ -53,11 +53,13 @@ export class TriggerScheduler {
 
   /**
    * Caches a new message saved at store `position` (with mention detection) and arms force-continue
-   * for an @ or a mention.
+   * for an @ or a mention. False when it was taken already: handed over again (its first runtime
+   * stopped while saving it) after this runtime's restore found it in the store.
    */
-  accept(message: ChatMessageRecord, position: number): void {
+  accept(message: ChatMessageRecord, position: number): boolean {
     const now = this.deps.clock.now();
     this.messageCursor = Math.max(this.messageCursor, position);
+    if (this.cache.some((m) => m.messageId === message.messageId)) return false;
     this.lastMessageAt = now;
     const mentioned = message.mentionsBot ?? this.detectMention(message.text);
     const chat = this.deps.config.chat;
@@ -68,6 +70,7 @@ export class TriggerScheduler {
     }
     this.cache.push({ ...message, mentionsBot: mentioned, ts: message.ts || now });
     this.pruneCache();
+    return true;
   }
 
   /** Messages came in during a run: the next collection waits for the chat to go quiet. */

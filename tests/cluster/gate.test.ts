@@ -115,4 +115,43 @@ describe("the ownership gate", () => {
     expect(await saved("b")).not.toBe(before.b);
     expect(events.filter((e) => e.sessionId === "b" && e.type === "session.stop")).toHaveLength(1);
   });
+
+  for (const when of ["before", "after"] as const) {
+    it(`a message whose save ends after its runtime was dropped is taken once by the next runtime (restored ${when} the save)`, async () => {
+      const { engine, stores, events, gate } = await start();
+      gate.owned.add("c");
+      await engine.manager.registerMessage(session("c"), message("c", "麦麦你好吗？"));
+      await until(() => engine.manager.isIdle("c") && events.some((e) => e.type === "message.sent"), "the first turn");
+
+      // The next save is held; meanwhile the lease is lost and taken again by this node, and the
+      // session's next runtime restores from the store before or after the message is in it.
+      const late = message("c", "麦麦，这条晚到了");
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let saving = false;
+      const save = stores.messages.save.bind(stores.messages);
+      stores.messages.save = async (m) => {
+        if (m.messageId === late.messageId && !saving) {
+          saving = true;
+          await held;
+        }
+        return save(m);
+      };
+      const acked = engine.manager.registerMessage(session("c"), late);
+      await until(() => saving, "the save to start");
+      await engine.manager.discard("c");
+      const next = when === "before" ? await engine.manager.getOrCreate(session("c")) : null;
+      release();
+      const runtime = await acked;
+
+      expect(runtime.isStopped).toBe(false);
+      if (next) expect(runtime).toBe(next);
+      const ingested = () => events.filter((e) => e.type === "message.ingested" && e.data.messageId === late.messageId);
+      await until(() => ingested().length > 0, "the late message to be ingested");
+      await until(() => engine.manager.isIdle("c"), "the turn to end");
+      expect(ingested()).toHaveLength(1);
+      // Announced once too: the runtime that restored it from the store takes the handed-over copy as known.
+      expect(events.filter((e) => e.type === "message.pending" && e.data.messageId === late.messageId)).toHaveLength(1);
+    });
+  }
 });
