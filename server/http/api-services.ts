@@ -18,6 +18,7 @@ import { StoreWriter } from "../db/writer";
 import type { EngineLogger } from "../engine";
 import type { McpServerSettings } from "../mcp/server-settings";
 import { mcpProviderStatuses } from "../mcp/status";
+import type { SessionClaim } from "../monitor/session-claim";
 import type { OneBotPlatform } from "../platforms/onebot/wiring";
 import { PLUGIN_PROVIDER_NAME } from "../plugins/runtime";
 import type { SearchService } from "../search/service";
@@ -82,11 +83,8 @@ export interface EngineParts {
   lifecycle: SessionLifecycle;
   /** GET /api/cluster's answer (server/cluster/status.ts). */
   cluster: ApiContext["cluster"];
-  /**
-   * A cluster node: takes the lease of a new session id if this node may own it (a derived session's
-   * events must pass the ledger's fence); absent: a single process owns every session.
-   */
-  claimSession?: (sessionId: string) => Promise<boolean>;
+  /** A cluster node's lease taking for a new session written directly (re-run, import): monitor/session-claim.ts. */
+  claimSession?: SessionClaim;
 }
 
 /** The context, and the services the server itself starts, closes or hands out. */
@@ -214,6 +212,8 @@ export async function createApiServices(
         media: database.stores.sessionMedia,
         adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
         maxBytes: opts.config.export.maxImportBytes,
+        ...(parts.claimSession ? { claim: parts.claimSession } : {}),
+        ...(parts.claimSession ? { claim: parts.claimSession } : {}),
       },
     },
     telemetry,

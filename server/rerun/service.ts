@@ -1,10 +1,10 @@
 // A re-run or fork as the API and the CLI ask for it: the original read from the stores and the ledger,
 // run (run.ts), and written back as a derived session linked to its origin.
-import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import type { RerunRequest, RerunResponse, SessionOrigin } from "../../lib/rerun/schemas";
 import type { EventLedger } from "../monitor/ledger";
+import { claimSessionId, type SessionClaim } from "../monitor/session-claim";
 import type { Stores } from "../stores/types";
 import { rerun, type RecordedSession, type RerunWorld } from "./run";
 import { RerunInputError } from "./errors";
@@ -21,15 +21,9 @@ export interface RerunServiceDeps {
   /** The monitor bus takes over the derived session's seq (its events are written to the ledger directly). */
   adoptSeq(sessionId: string, seq: number): void;
   now(): number;
-  /**
-   * A cluster node: true when this node took the lease of that new session id (rendezvous placement
-   * decides which ids it may own); absent: every id is this process's.
-   */
-  claim?(sessionId: string): Promise<boolean>;
+  /** A cluster node's lease taking for the derived session's new id (monitor/session-claim.ts). */
+  claim?: SessionClaim;
 }
-
-/** Ids tried for one this node may own (with N nodes, each id is this node's with odds 1/N). */
-const CLAIM_TRIES = 64;
 
 export class RerunService {
   constructor(private readonly deps: RerunServiceDeps) {}
@@ -81,10 +75,8 @@ export class RerunService {
 
   /** A new session id this node may write (its ledger fence lets only a lease holder append). */
   private async newId(kind: "rerun" | "fork"): Promise<string> {
-    for (let i = 0; i < CLAIM_TRIES; i++) {
-      const id = `${kind}-${randomUUID()}`;
-      if (!this.deps.claim || (await this.deps.claim(id))) return id;
-    }
+    const id = await claimSessionId(this.deps.claim, kind);
+    if (id !== null) return id;
     throw new RerunInputError("this node could not take a new session id to write the run into; try again", 503);
   }
 

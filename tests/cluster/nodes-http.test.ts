@@ -120,6 +120,27 @@ describe("two cluster nodes over HTTP and Socket.IO", () => {
     }
   });
 
+  it("imports a bundle on either node: the imported session is written by a node holding its lease", async () => {
+    const [a, b] = nodes;
+    const sessionId = await a.createSession();
+    expect((await b.say(sessionId, "to be exported", { messageId: "x0" })).status).toBe(202);
+    await until(async () => (await a.events(sessionId)).some((e) => e.type === "cycle.end"), "a turn", {
+      timeoutMs: 20_000,
+    });
+    const bundle = (await a.api("GET", `/api/sessions/${sessionId}/export`)).text;
+    const original = (await a.events(sessionId)).map((e) => e.type);
+    for (const node of [a, b, a, b]) {
+      const res = await node.api("POST", "/api/sessions/import", undefined, {
+        raw: bundle,
+        headers: { "content-type": "application/x-ndjson" },
+      });
+      expect(res.status, res.text).toBe(201);
+      const { id } = res.json as { id: string };
+      expect(id).not.toBe(sessionId);
+      for (const reader of [a, b]) expect((await reader.events(id)).map((e) => e.type)).toEqual(original);
+    }
+  });
+
   it("keeps acknowledging a session's messages through the other node while its owner shuts down", async () => {
     const [a, b] = nodes;
     const sessionId = await b.createSession();

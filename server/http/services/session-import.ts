@@ -2,7 +2,7 @@
 // Two passes: the body is read line by line, each line validated and spooled to a temp file (bounded
 // memory whatever the size, a size cap), and only a bundle valid to its end line is written: a
 // malformed line answers 400 naming it, with nothing written.
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -25,6 +25,7 @@ import { isReservedSessionId } from "../../../lib/api/schemas";
 import type { MonitorEvent } from "../../../lib/events/schemas";
 import type { PrismaSessionMediaStore } from "../../db/stores/session-media";
 import type { EventLedger } from "../../monitor/ledger";
+import { claimSessionId, type SessionClaim } from "../../monitor/session-claim";
 import type { ModelCallStore, SessionStore, ToolRecordStore } from "../../stores/types";
 import { HttpError } from "../errors";
 
@@ -39,6 +40,8 @@ export interface SessionImportDeps {
   media: PrismaSessionMediaStore;
   /** Tells the bus the imported session's last seq. */
   adoptSeq(sessionId: string, seq: number): void;
+  /** A cluster node's lease taking for the imported session's id (monitor/session-claim.ts). */
+  claim?: SessionClaim;
   maxBytes: number;
 }
 
@@ -183,11 +186,15 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
   return { header, file, events, media };
 }
 
-/** The original id when it is free, else a new one. */
+/** The original id when it is free (and this node may write it), else a new one. */
 async function chooseId(deps: SessionImportDeps, wanted: string): Promise<string> {
-  const taken = isReservedSessionId(wanted) || (await deps.sessions.get(wanted)) !== null;
-  const lastSeqs = taken ? null : await deps.ledger.lastSeqs();
-  return taken || lastSeqs?.has(wanted) ? `s-${randomUUID()}` : wanted;
+  const taken =
+    isReservedSessionId(wanted) ||
+    (await deps.sessions.get(wanted)) !== null ||
+    (await deps.ledger.lastSeqs()).has(wanted);
+  const id = await claimSessionId(deps.claim, "s", taken ? undefined : wanted);
+  if (id === null) throw new HttpError(503, "this node could not take a new session id to import into; try again");
+  return id;
 }
 
 /** Pass two: the session record, its events with their seqs, its media. */
