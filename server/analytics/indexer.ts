@@ -94,7 +94,7 @@ export class AnalyticsIndexer {
     await this.idle();
   }
 
-  /** A session this node just acquired (cluster): folded from where its previous owner's cursor is. */
+  /** A session this node just acquired (cluster) or wrote to the ledger directly (import, re-run): folded from its cursor. */
   adopt(sessionId: string): void {
     this.mark(sessionId);
   }

@@ -152,6 +152,12 @@ export async function createApiServices(
   });
   // In the background: a large instance's first catch-up must not hold up the start.
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
+  // A session written to the ledger directly (an import, a re-run): the bus takes over its seq, and
+  // analytics folds it now rather than at the next start (no delivery marks it).
+  const adoptWritten = (sessionId: string, seq: number) => {
+    engine.bus.adopt(sessionId, seq);
+    analytics.adopt(sessionId);
+  };
   const retention = new RetentionSweep(engine, lifecycle, opts.config.retention, opts.sharedState?.once);
   const emojiFiles = new EmojiFiles(opts.emojiRoot);
   const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
@@ -210,7 +216,7 @@ export async function createApiServices(
         modelCalls: database.stores.modelCalls,
         toolRecords: database.stores.toolRecords,
         media: database.stores.sessionMedia,
-        adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
+        adoptSeq: adoptWritten,
         maxBytes: opts.config.export.maxImportBytes,
         ...(parts.claimSession ? { claim: parts.claimSession } : {}),
         ...(parts.claimSession ? { claim: parts.claimSession } : {}),
@@ -222,7 +228,7 @@ export async function createApiServices(
       stores: engine.stores,
       ledger: database.ledger,
       world: (continueWith) => rerunWorld(engine, continueWith),
-      adoptSeq: (sessionId, seq) => engine.bus.adopt(sessionId, seq),
+      adoptSeq: adoptWritten,
       now: () => engine.clock.now(),
       ...(parts.claimSession ? { claim: parts.claimSession } : {}),
     }),

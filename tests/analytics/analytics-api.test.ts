@@ -101,6 +101,27 @@ describe("analytics of a live turn", () => {
       [sessionId, "c1", "continue", "tool_continue"],
     ]);
   });
+
+  it("folds an imported session and a re-run's derived session as soon as they are written", async () => {
+    const original = (await server.api("GET", "/api/sessions")).json as { sessions: { id: string; name: string }[] };
+    const sessionId = original.sessions.find((x) => x.name === "analytics")!.id;
+    const bundle = (await server.api("GET", `/api/sessions/${sessionId}/export`)).text;
+    const imported = await server.api("POST", "/api/sessions/import", undefined, {
+      raw: bundle,
+      headers: { "content-type": "application/x-ndjson" },
+    });
+    expect(imported.status, imported.text).toBe(201);
+    const rerun = await server.api("POST", `/api/sessions/${sessionId}/rerun`, {});
+    expect(rerun.status, rerun.text).toBe(201);
+    for (const id of [(imported.json as { id: string }).id, (rerun.json as { id: string }).id]) {
+      const query = `from=${Date.now() - HOUR}&to=${Date.now() + HOUR}&sessionId=${id}`;
+      const s = await until(async () => {
+        const got = await series(server, query);
+        return sum(got.cycles) === 3 ? got : null;
+      }, `three cycles of ${id} in the analytics`);
+      expect(sum(s.replies)).toBe(1);
+    }
+  });
 });
 
 describe("analytics caught up from the ledger", () => {
