@@ -180,8 +180,10 @@ describe("live OTLP push", () => {
         .filter((s) => attr(s, "gen_ai.conversation.id") === sessionId)
         .map((s) => `${s.name} ${String(s.startTimeUnixNano)} ${s.attributes.map((a) => a.key).join(",")}`)
         .sort();
+    // Every pushed one is there; the session may have run a cycle since, whose spans are not pushed yet.
     const pushed = shape(received.flatMap(spansOf));
-    expect(shape(spans).slice(0, pushed.length)).toEqual(expect.arrayContaining(pushed));
+    expect(pushed.length).toBeGreaterThan(0);
+    expect(shape(spans)).toEqual(expect.arrayContaining(pushed));
     expect((await live.api("GET", "/api/sessions/nope/otel")).status).toBe(404);
   });
 });
