@@ -140,6 +140,9 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     const pending = this.acquiring.get(sessionId);
     if (pending) return pending;
     const run = (async () => {
+      // Held and trusted already (a take-over scan going on with a row it read before a request took the
+      // lease): the session may run here, and resuming its stream would drop what it emits meanwhile.
+      if (this.holdsLease(sessionId)) return true;
       // Held but no longer trusted (a late renewal): what runs here of it ran past its lease, so it is
       // dropped first and the session restarts from the ledger like on any other node.
       if (this.deps.leases.holds(sessionId) && !this.holdsLease(sessionId)) {

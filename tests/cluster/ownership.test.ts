@@ -217,4 +217,44 @@ describe("session ownership", () => {
       await oa.close();
     }
   });
+
+  it("a take-over scan that read a lease row before a request acquired it leaves the session's stream alone", async () => {
+    const a = nodeParts("scan-a");
+    const dead = new SessionLeases(pool, "scan-dead", TTL);
+    const { ownership, manager } = ownershipOf(a);
+    await ownership.start();
+    try {
+      // A dead node's lease that ran its full time.
+      await dead.acquire("scan-s");
+      await pool.query(
+        `UPDATE "SessionLease" SET "renewedAt" = clock_timestamp() - interval '1 hour',
+           "expiresAt" = clock_timestamp() - interval '1 hour' + $1 * interval '1 millisecond'
+         WHERE "sessionId" = 'scan-s'`,
+        [TTL],
+      );
+      // The scan reads the expired row; a message for the session is answered first (ownerOf acquires it)
+      // and its runtime runs; then the scan goes on with the row it read.
+      const stale = await a.leases.readExpired();
+      expect(stale.map((r) => [r.sessionId, r.lapsed])).toContainEqual(["scan-s", true]);
+      a.leases.readExpired = async () => stale;
+      expect(await ownership.ownerOf("scan-s")).toBe("scan-a");
+      manager.withWork.add("scan-s");
+      const seqs: number[] = [];
+      const emitting = (async () => {
+        for (let i = 0; i < 40; i++) {
+          seqs.push(a.bus.emit("scan-s", "session.stop", { reason: `r${i}` }).seq);
+          await new Promise((r) => setTimeout(r, 1));
+        }
+      })();
+      await ownership.tick();
+      await emitting;
+      await a.bus.whenFlushed();
+      expect(manager.restored).toContain("scan-s");
+      // Every event the running session emitted got its seq and is in the ledger, in order.
+      expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect((await a.ledger.read("scan-s", 0, 100)).map((e) => e.seq)).toEqual(seqs);
+    } finally {
+      await ownership.close();
+    }
+  });
 });
