@@ -204,6 +204,9 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
     const fanPhases = quick ? 2 : 4;
     const fanSeconds = quick ? 3 : 5;
     const fan = { cluster: [] as number[], single: [] as number[] };
+    // The cluster's latencies split by where the client is: on the session's owner (its bus delivers)
+    // or on another node (the Redis feed hop on top), to tell the two costs apart.
+    const hop = { owner: [] as number[], other: [] as number[] };
     for (let p = 0; p < fanPhases; p++) {
       for (const [side, d] of [
         ["cluster", clusterD],
@@ -216,7 +219,15 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
         stop.on = false;
         await running;
         await sleep(300);
-        fan[side].push(...(await clients.collect()).latencies);
+        const report = await clients.collect();
+        fan[side].push(...report.latencies);
+        if (side === "cluster") {
+          const heads = await ledgerHeads(clusterPool);
+          for (const n of clusterD.cluster.nodes) {
+            for (const [sessionId, ms] of Object.entries(report.latencyBy[`${n.url}${MONITOR_NAMESPACE}`] ?? {}))
+              hop[heads.get(sessionId)?.node === n.id ? "owner" : "other"].push(...ms);
+          }
+        }
       }
     }
 
@@ -330,7 +341,7 @@ export const run: MeasureFn = async ({ quick }): Promise<Measurement> => {
         cluster_fanout_p95: {
           value: percentile(fan.cluster, 0.95),
           baseline: percentile(fan.single, 0.95),
-          note: `${fanPhases} × ${fanSeconds} s per side, each session one message a second, ${CLIENTS_PER_NODE} clients on each of 3 nodes vs ${CLIENTS_PER_NODE * 3} on the single node, "*"; cluster ${spread(fan.cluster)}; single ${spread(fan.single)}`,
+          note: `${fanPhases} × ${fanSeconds} s per side, each session one message a second, ${CLIENTS_PER_NODE} clients on each of 3 nodes vs ${CLIENTS_PER_NODE * 3} on the single node, "*"; cluster ${spread(fan.cluster)} (clients on the owner ${spread(hop.owner)}; on another node ${spread(hop.other)}); single ${spread(fan.single)}`,
         },
         cluster_failover_p50: {
           value: percentile(failovers, 0.5),

@@ -17,6 +17,8 @@ interface Client {
 
 const clients: Client[] = [];
 let latencies: number[] = [];
+/** The same latencies by client URL and session (the cluster bench splits owner-node clients from the others). */
+let latencyBy: Record<string, Record<string, number[]>> = {};
 
 function send(message: FromChild): void {
   process.send?.(message);
@@ -39,7 +41,11 @@ function open(opts: ConnectOptions): Promise<Client> {
   const report: ClientReport = { sessions: {}, resyncs: 0, disconnects: 0, connected: false };
   // The server sends well-formed envelopes; parsing each one again here would only slow the client.
   socket.on("event", (event: MonitorEvent) => {
-    if (event.type === "stage.status") latencies.push(now() - event.data.stageStartedAt);
+    if (event.type === "stage.status") {
+      const ms = now() - event.data.stageStartedAt;
+      latencies.push(ms);
+      ((latencyBy[opts.url] ??= {})[event.sessionId] ??= []).push(ms);
+    }
     record(report, event);
   });
   socket.on("resync", (payload: Resync) => {
@@ -80,10 +86,11 @@ async function handle(message: ToChild): Promise<FromChild> {
     }
     case "reset":
       latencies = [];
+      latencyBy = {};
       return { kind: "reset" };
     case "collect":
       for (const c of clients) c.report.connected = c.socket.connected;
-      return { kind: "report", report: { clients: clients.map((c) => c.report), latencies } };
+      return { kind: "report", report: { clients: clients.map((c) => c.report), latencies, latencyBy } };
   }
 }
 

@@ -35,6 +35,8 @@ export interface Report {
   clients: ClientReport[];
   /** stage.status delivery latencies in ms since the last reset. */
   latencies: number[];
+  /** The same, by the clients' URL, then session id. */
+  latencyBy: Record<string, Record<string, number[]>>;
 }
 
 export type ToChild = ({ kind: "connect" } & ConnectOptions) | { kind: "reset" } | { kind: "collect" };
