@@ -27,5 +27,10 @@ export const clusterSchema = z.object({
   nodes: z.array(clusterNodeSchema),
   /** Sessions with an expired or missing lease, waiting for a node to take them. */
   unowned: z.number().int(),
+  /**
+   * The nodes the answering node places sessions on: the live ones as of its last renewal tick. A node
+   * that just joined is given sessions by this one once it appears here.
+   */
+  placesOn: z.array(z.string()),
 });
 export type ClusterStatus = z.infer<typeof clusterSchema>;

@@ -107,6 +107,7 @@ export class ClusterMember {
       ttlMs: this.config.leaseTtlMs,
       leases: this.leases,
       nodes: this.nodes,
+      placesOn: this.ownership?.live ?? [],
     });
   }
 

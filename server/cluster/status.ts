@@ -9,6 +9,8 @@ export async function clusterStatus(parts: {
   ttlMs: number;
   leases: SessionLeases;
   nodes: ClusterNodes;
+  /** The live nodes the ownership places sessions on (SessionOwnership.live). */
+  placesOn: readonly string[];
 }): Promise<ClusterStatus> {
   const [rows, leases] = await Promise.all([parts.nodes.list(), parts.leases.readAll()]);
   const held = new Map<string, { sessions: number; oldestMs: number }>();
@@ -35,6 +37,7 @@ export async function clusterStatus(parts: {
       self: n.id === parts.selfId,
     })),
     unowned,
+    placesOn: [...parts.placesOn],
   };
 }
 
@@ -45,5 +48,6 @@ export function singleStatus(self: { id: string; url: string; sessions: number; 
     leaseTtlMs: null,
     nodes: [{ ...self, leaseAgeMs: null, state: "live", lastSeenMs: 0, self: true }],
     unowned: 0,
+    placesOn: [self.id],
   };
 }

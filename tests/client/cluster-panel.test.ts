@@ -40,6 +40,7 @@ const THREE: ClusterStatus = {
   mode: "cluster",
   leaseTtlMs: 6_000,
   unowned: 2,
+  placesOn: ["node-2", "node-1"],
   nodes: [
     node("node-3", { state: "gone", sessions: 4, leaseAgeMs: 9_000, lastSeenMs: 9_000 }),
     node("node-2", { sessions: 7, leaseAgeMs: 4_500 }),
@@ -76,6 +77,7 @@ describe("ClusterPanel", () => {
       mode: "single",
       leaseTtlMs: null,
       unowned: 0,
+      placesOn: ["host:3000"],
       nodes: [node("host:3000", { self: true, sessions: 3 })],
     });
     expect(html).toContain('data-testid="cluster-single"');
