@@ -1,5 +1,5 @@
 // One WebSocket connection of one bot account (self id) to a OneBot v11 implementation, in a role:
-// frames in (events handed over in order, action answers matched by our echo), actions out with a
+// frames in (events handed over in order per chat, action answers matched by our echo), actions out with a
 // timeout, and a liveness watch (heartbeats, any frame, WebSocket pongs). Reverse and forward
 // connections are the same once the socket is open.
 import { randomUUID } from "node:crypto";
@@ -13,6 +13,7 @@ import {
 } from "../../../lib/platforms/onebot";
 import type { Clock, EngineLogger } from "../../engine/index";
 import { OneBotActionError, type OneBotApi } from "./api";
+import { sessionIdOfEvent } from "./event-session";
 
 export type OneBotRole = "Universal" | "API" | "Event";
 export type OneBotMode = "reverse" | "forward";
@@ -85,8 +86,12 @@ export class OneBotConnection implements OneBotApi {
   private readonly pending = new Map<string, PendingCall>();
   private readonly echoPrefix = `mk-${randomUUID().slice(0, 8)}-`;
   private nextEcho = 0;
-  /** The events not yet handled, chained so the handler sees them one at a time in arrival order. */
-  private inbound: Promise<void> = Promise.resolve();
+  /**
+   * The events not yet handled, chained per chat (its session id; "" for events of no chat): one chat's
+   * events reach the handler one at a time in arrival order (a recall after its message), while chats
+   * go on side by side, so a busy or slow chat does not hold the others up.
+   */
+  private readonly inbound = new Map<string, Promise<void>>();
   private backlog = 0;
   private heartbeatIntervalMs: number | null = null;
   private watch: { cancel(): void } | null = null;
@@ -138,8 +143,8 @@ export class OneBotConnection implements OneBotApi {
   }
 
   /** Resolves once every event received so far has been through the handler. */
-  drained(): Promise<void> {
-    return this.inbound;
+  async drained(): Promise<void> {
+    await Promise.all(this.inbound.values());
   }
 
   call(action: string, params: Record<string, unknown>, opts: { timeoutMs?: number } = {}): Promise<unknown> {
@@ -208,15 +213,18 @@ export class OneBotConnection implements OneBotApi {
     if (!HANDED_POST_TYPES.has(event.post_type)) return this.recordError(`unknown post_type "${event.post_type}"`);
     if (++this.backlog === BACKLOG_WARNING)
       this.opts.logger.warn(`[onebot] ${this.describe()}: ${BACKLOG_WARNING} events wait for the inbound handler`);
-    this.inbound = this.inbound.then(async () => {
+    const chat = sessionIdOfEvent(event) ?? "";
+    const handled = (this.inbound.get(chat) ?? Promise.resolve()).then(async () => {
       try {
         await this.opts.onEvent(event, this);
       } catch (error) {
         this.recordError(`event handler: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
         this.backlog--;
+        if (this.inbound.get(chat) === handled) this.inbound.delete(chat);
       }
     });
+    this.inbound.set(chat, handled);
   }
 
   private onMetaEvent(frame: OneBotEventFrame): void {

@@ -246,27 +246,37 @@ describe("actions", () => {
 });
 
 describe("events and bad frames", () => {
-  it("hands events over one at a time in arrival order, and goes on after a failing handler", async () => {
+  it("hands one chat's events over one at a time in arrival order, chats side by side, and goes on after a failing handler", async () => {
     const selfId = freshSelfId();
     const impl = await connect({ selfId });
     await ready(selfId);
-    let running = 0;
-    let overlapped = false;
+    const running = new Map<number, number>();
+    let overlappedInChat = false;
+    let acrossChats = 0;
     onEvent = async (event) => {
-      overlapped ||= ++running > 1;
-      await new Promise((r) => setTimeout(r, Math.random() * 5));
-      running--;
+      const group = (event as { group_id?: number }).group_id ?? 0;
+      overlappedInChat ||= (running.get(group) ?? 0) > 0;
+      running.set(group, (running.get(group) ?? 0) + 1);
+      acrossChats = Math.max(acrossChats, [...running.values()].filter((n) => n > 0).length);
+      await new Promise((r) => setTimeout(r, 2 + Math.random() * 5));
+      running.set(group, running.get(group)! - 1);
       if ((event as { message_id?: number }).message_id === 5) throw new Error("handler broke");
     };
-    for (let id = 1; id <= 30; id++) impl.send(impl.message(id, `m${id}`));
+    // Three groups interleaved: 1, 4, 7, ... in group 700; 2, 5, 8, ... in 701; 3, 6, 9, ... in 702.
+    for (let id = 1; id <= 30; id++) impl.send(impl.message(id, `m${id}`, 700 + ((id - 1) % 3)));
     await until(
       () => seen.length === 30,
       () => `30 events (${seen.length})`,
     );
-    expect(seen.map((s) => (s.event as { message_id?: number }).message_id)).toEqual(
-      Array.from({ length: 30 }, (_, i) => i + 1),
-    );
-    expect(overlapped).toBe(false);
+    const idsOf = (group: number) =>
+      seen
+        .map((s) => s.event as { message_id?: number; group_id?: number })
+        .filter((e) => e.group_id === group)
+        .map((e) => e.message_id);
+    for (const [i, group] of [700, 701, 702].entries())
+      expect(idsOf(group)).toEqual(Array.from({ length: 10 }, (_, k) => i + 1 + 3 * k));
+    expect(overlappedInChat).toBe(false);
+    expect(acrossChats).toBeGreaterThan(1);
     await until(async () => (await row(selfId))?.lastError?.message.includes("handler broke"), "the handler error");
   });
 
