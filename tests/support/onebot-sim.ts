@@ -310,6 +310,8 @@ export class OneBotSimulator {
     const http = createServer((_req, res) => res.writeHead(426).end("WebSocket only"));
     const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
     http.on("upgrade", (req: IncomingMessage, socket, head) => {
+      // The upgrade's socket has no listener of its own: a client resetting it would throw in the test process.
+      socket.on("error", () => socket.destroy());
       const url = new URL(req.url ?? "/", "http://localhost");
       const role = forwardRole(url.pathname);
       const authorization = req.headers.authorization;

@@ -50,6 +50,8 @@ async function plainServer(): Promise<PlainServer> {
     },
   };
   http.on("upgrade", (req, socket, head) => {
+    // The upgrade's socket has no listener of its own: a client resetting it would throw in the test process.
+    socket.on("error", () => socket.destroy());
     server.upgrades.push({ path: req.url ?? "", headers: req.headers });
     if (server.refuseWith !== null) {
       socket.end(`HTTP/1.1 ${server.refuseWith} Refused\r\nContent-Length: 0\r\n\r\n`);

@@ -28,6 +28,8 @@ class ImplementationServer {
   ) {
     this.http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.attempts.push({ at: Date.now(), authorization: req.headers.authorization });
+      // The upgrade's socket has no listener of its own: a client resetting it would throw in the test process.
+      socket.on("error", () => socket.destroy());
       if (!this.accept) return void socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
       this.wss.handleUpgrade(req, socket, head, (ws) => {
         const impl = new FakeImplementation(ws, this.selfId);
