@@ -38,16 +38,29 @@ function failure(id: number | null, err: unknown): LedgerWorkerReply {
 
 let db: Database.Database | null = null;
 type Params = [sessionId: string, seq: number, type: string, ts: number, data: Buffer];
-let insert: Database.Statement<Params> | null = null;
+/** Prepared once: exec() would parse BEGIN and COMMIT again at every write. */
+interface WriterStatements {
+  insert: Database.Statement<Params>;
+  begin: Database.Statement<[]>;
+  commit: Database.Statement<[]>;
+  rollback: Database.Statement<[]>;
+}
+let stmts: WriterStatements | null = null;
 try {
   // No busy timeout: a lock is waited for by the main thread's retry, which also reports it as "busy".
   db = new Database(file, { timeout: 0, fileMustExist: true });
   db.pragma("journal_mode = WAL");
   db.pragma(`synchronous = ${syncWal ? "NORMAL" : synchronous}`);
   // The JSON arrives as UTF-8 bytes: CAST stores them as the TEXT they are, without a conversion.
-  insert = db.prepare<Params>(
-    'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, CAST(? AS TEXT))',
-  );
+  stmts = {
+    insert: db.prepare<Params>(
+      'INSERT INTO "MonitorEvent" ("sessionId", "seq", "type", "ts", "data") VALUES (?, ?, ?, ?, CAST(? AS TEXT))',
+    ),
+    // IMMEDIATE takes the write lock up front, so a busy database fails before any row is written.
+    begin: db.prepare<[]>("BEGIN IMMEDIATE"),
+    commit: db.prepare<[]>("COMMIT"),
+    rollback: db.prepare<[]>("ROLLBACK"),
+  };
   port.postMessage({ kind: "ready" } satisfies LedgerWorkerReply);
 } catch (err) {
   db?.close();
@@ -98,28 +111,27 @@ function syncSoon(): void {
 let open: number | null = null;
 let failed: number | null = null;
 
-function writeChunk(
-  conn: Database.Database,
-  stmt: Database.Statement<Params>,
-  id: number,
-  chunk: RowChunk,
-  last: boolean,
-) {
+function writeChunk(conn: Database.Database, stmt: WriterStatements, id: number, chunk: RowChunk, last: boolean) {
   if (id === failed) return;
   try {
     if (open !== id) {
-      // IMMEDIATE takes the write lock up front, so a busy database fails before any row is written.
-      conn.exec("BEGIN IMMEDIATE");
+      stmt.begin.run();
       open = id;
     }
     const data = Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength);
     let start = 0;
     for (let i = 0; i < chunk.ends.length; i++) {
-      stmt.run(chunk.sessionIds[i], chunk.seqs[i], chunk.types[i], chunk.ts[i], data.subarray(start, chunk.ends[i]));
+      stmt.insert.run(
+        chunk.sessionIds[i],
+        chunk.seqs[i],
+        chunk.types[i],
+        chunk.ts[i],
+        data.subarray(start, chunk.ends[i]),
+      );
       start = chunk.ends[i];
     }
     if (last) {
-      conn.exec("COMMIT");
+      stmt.commit.run();
       open = null;
       publish(PROGRESS_SLOTS.committed, id);
       if (syncWal) {
@@ -128,7 +140,7 @@ function writeChunk(
       }
     }
   } catch (err) {
-    if (conn.inTransaction) conn.exec("ROLLBACK");
+    if (conn.inTransaction) stmt.rollback.run();
     open = null;
     failed = id;
     port?.postMessage(failure(id, err));
@@ -143,10 +155,10 @@ port.on("message", (request: LedgerWorkerRequest) => {
   }
   if (request.kind === "abort") {
     // The main thread could not serialise a later chunk of this write: nothing of it may stay.
-    if (open === request.id && db?.inTransaction) db.exec("ROLLBACK");
+    if (open === request.id && db?.inTransaction) stmts?.rollback.run();
     if (open === request.id) open = null;
     return;
   }
-  if (!db || !insert) return port.postMessage(failure(request.id, new Error("ledger writer is not open")));
-  writeChunk(db, insert, request.id, request.chunk, request.last);
+  if (!db || !stmts) return port.postMessage(failure(request.id, new Error("ledger writer is not open")));
+  writeChunk(db, stmts, request.id, request.chunk, request.last);
 });
