@@ -7,7 +7,7 @@
 // from the ledger.
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { Clock, EventSink } from "../engine";
-import { FencedError, type EventLedger } from "./ledger";
+import { FencedError, lastSeqOf, type EventLedger } from "./ledger";
 
 export type EventListener = (event: MonitorEvent) => void;
 
@@ -167,9 +167,7 @@ export class MonitorBus implements EventSink {
     // The batch being written may hold its events from before: they must be written or refused first
     // (later batches leave them out: the session is fenced meanwhile).
     await this.currentWrite;
-    const seq = this.ledger.lastSeq
-      ? await this.ledger.lastSeq(sessionId)
-      : ((await this.ledger.lastSeqs()).get(sessionId) ?? 0);
+    const seq = await lastSeqOf(this.ledger, sessionId);
     this.lastSeq.set(sessionId, seq);
     this.committedSeq.set(sessionId, seq);
     this.fenced.delete(sessionId);

@@ -24,6 +24,11 @@ export interface EventLedger {
   readOfTypes?(sessionId: string, types: readonly string[], afterSeq: number, limit: number): Promise<MonitorEvent[]>;
 }
 
+/** Highest seq stored of one session, 0 when none: the ledger's lastSeq, else its lastSeqs(). */
+export async function lastSeqOf(ledger: EventLedger, sessionId: string): Promise<number> {
+  return ledger.lastSeq ? ledger.lastSeq(sessionId) : ((await ledger.lastSeqs()).get(sessionId) ?? 0);
+}
+
 /**
  * In-process ledger for tests and the headless CLI when no database is wanted. Events are immutable
  * once emitted, so they are kept as they are; readers get copies.
