@@ -16,8 +16,7 @@ interface Client {
 }
 
 const clients: Client[] = [];
-let latencies: number[] = [];
-/** The same latencies by client URL and session (the cluster bench splits owner-node clients from the others). */
+/** stage.status delivery latencies by client URL and session (the cluster bench splits owner-node clients from the others). */
 let latencyBy: Record<string, Record<string, number[]>> = {};
 
 function send(message: FromChild): void {
@@ -43,7 +42,6 @@ function open(opts: ConnectOptions): Promise<Client> {
   socket.on("event", (event: MonitorEvent) => {
     if (event.type === "stage.status") {
       const ms = now() - event.data.stageStartedAt;
-      latencies.push(ms);
       ((latencyBy[opts.url] ??= {})[event.sessionId] ??= []).push(ms);
     }
     record(report, event);
@@ -85,12 +83,11 @@ async function handle(message: ToChild): Promise<FromChild> {
       return { kind: "connected", connectMs: Math.round(now() - started) };
     }
     case "reset":
-      latencies = [];
       latencyBy = {};
       return { kind: "reset" };
     case "collect":
       for (const c of clients) c.report.connected = c.socket.connected;
-      return { kind: "report", report: { clients: clients.map((c) => c.report), latencies, latencyBy } };
+      return { kind: "report", report: { clients: clients.map((c) => c.report), latencyBy } };
   }
 }
 

@@ -39,12 +39,15 @@ export interface Report {
   latencyBy: Record<string, Record<string, number[]>>;
 }
 
+/** What the child sends: the flat list is derived from latencyBy on this side. */
+export type ChildReport = Omit<Report, "latencies">;
+
 export type ToChild = ({ kind: "connect" } & ConnectOptions) | { kind: "reset" } | { kind: "collect" };
 
 export type FromChild =
   | { kind: "connected"; connectMs: number }
   | { kind: "reset" }
-  | { kind: "report"; report: Report }
+  | { kind: "report"; report: ChildReport }
   | { kind: "failed"; error: string };
 
 const CHILD = fileURLToPath(new URL("./monitor-clients-child.ts", import.meta.url));
@@ -73,7 +76,9 @@ export class MonitorClients {
   async collect(): Promise<Report> {
     const reply = await this.ask({ kind: "collect" });
     if (reply.kind !== "report") throw new Error(`monitor clients: unexpected ${reply.kind}`);
-    return reply.report;
+    const { latencyBy } = reply.report;
+    const latencies = Object.values(latencyBy).flatMap((bySession) => Object.values(bySession).flat());
+    return { ...reply.report, latencies };
   }
 
   async close(): Promise<void> {
