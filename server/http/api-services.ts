@@ -34,6 +34,7 @@ import { McpServerService } from "./services/mcp-servers";
 import { ProviderStatusRegistry } from "./services/provider-status";
 import { RetentionSweep } from "./services/retention";
 import { SessionDirectory } from "./services/session-directory";
+import { SessionImporter } from "./services/session-import";
 import type { SessionLifecycle } from "./services/session-lifecycle";
 import { ToggleProvenance } from "./services/toggle-provenance";
 import { ToolCatalog } from "./services/tool-catalog";
@@ -210,7 +211,7 @@ export async function createApiServices(
         maxMediaBytes: opts.config.export.maxMediaBytes,
         now: () => engine.clock.now(),
       },
-      import: {
+      import: new SessionImporter({
         ledger: database.ledger,
         sessions: database.stores.sessions,
         modelCalls: database.stores.modelCalls,
@@ -219,8 +220,7 @@ export async function createApiServices(
         adoptSeq: adoptWritten,
         maxBytes: opts.config.export.maxImportBytes,
         ...(parts.claimSession ? { claim: parts.claimSession } : {}),
-        ...(parts.claimSession ? { claim: parts.claimSession } : {}),
-      },
+      }),
     },
     telemetry,
     search,

@@ -27,7 +27,7 @@ import type { ProviderStatusRegistry } from "./services/provider-status";
 import type { SessionDirectory } from "./services/session-directory";
 import type { SessionLifecycle } from "./services/session-lifecycle";
 import type { SessionExportDeps } from "./services/session-export";
-import type { SessionImportDeps } from "./services/session-import";
+import type { SessionImporter } from "./services/session-import";
 import type { Telemetry } from "../telemetry/service";
 import type { ToolCatalog } from "./services/tool-catalog";
 import type { ToolInvokeService } from "./services/tool-invoke";
@@ -68,7 +68,7 @@ export interface ApiContext {
   /** Throws when the database cannot answer a trivial query. */
   pingDatabase(): Promise<void>;
   /** Export bundles and their import (GET /api/sessions/:id/export, POST /api/sessions/import). */
-  bundles: { export: SessionExportDeps; import: SessionImportDeps };
+  bundles: { export: SessionExportDeps; import: SessionImporter };
   /** OpenTelemetry: span naming for GET /api/sessions/:id/otel and the live push's state. */
   telemetry: Pick<Telemetry, "naming" | "status">;
   /** Whether the database takes writes (server/db/health.ts owns the state). */

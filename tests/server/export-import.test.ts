@@ -235,6 +235,23 @@ describe("import into a fresh instance", () => {
     const audit = await target.api("GET", "/api/audit");
     expect(JSON.stringify(audit.json)).toContain(`session:${id}`);
   });
+
+  it("lands the same bundle sent twice at once twice, each whole under its own id", async () => {
+    const fresh = await startTestServer({});
+    try {
+      const results = await Promise.all([importBundle(fresh, bundle), importBundle(fresh, bundle)]);
+      for (const res of results) expect(res.status, res.text).toBe(201);
+      const ids = results.map((res) => importedSessionSchema.parse(res.json).id);
+      expect(new Set(ids).size).toBe(2);
+      expect(ids).toContain(sessionId);
+      for (const id of ids) {
+        const events = await fresh.events(id);
+        expect(events.map((e) => ({ ...e, sessionId }))).toEqual(sourceEvents);
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
 });
 
 describe("older and derived bundles", () => {
@@ -327,6 +344,31 @@ describe("import refuses bad bundles, writing nothing", () => {
     const res = await importBundle(target, lines.join("\n"));
     expect(res.status).toBe(400);
     expect((res.json as { error: string }).error).toMatch(new RegExp(`^line ${at + 1}: media bytes hash`));
+  });
+
+  it("leaves nothing of an import whose write fails half-way (the database refusing its events)", async () => {
+    const fresh = await startTestServer({});
+    try {
+      const prisma = fresh.app.database.prisma;
+      // A real database error from the fourth event on, whatever session id the import takes.
+      await prisma.$executeRawUnsafe(
+        `CREATE TRIGGER refuse_import BEFORE INSERT ON "MonitorEvent" WHEN NEW."seq" >= 4
+         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+      );
+      const res = await importBundle(fresh, bundle);
+      expect(res.status, res.text).toBeGreaterThanOrEqual(500);
+      await prisma.$executeRawUnsafe("DROP TRIGGER refuse_import");
+      expect(((await fresh.api("GET", "/api/sessions")).json as { sessions: unknown[] }).sessions).toHaveLength(0);
+      expect(await prisma.monitorEvent.count()).toBe(0);
+      expect(await prisma.modelCall.count()).toBe(0);
+      expect(await prisma.sessionSnapshot.count()).toBe(0);
+      // And the same bundle then imports whole, under its own id.
+      const again = await importBundle(fresh, bundle);
+      expect(again.status, again.text).toBe(201);
+      expect(importedSessionSchema.parse(again.json).id).toBe(sessionId);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("refuses viewers (403)", async () => {

@@ -3,7 +3,6 @@ import { BUNDLE_CONTENT_TYPE, importedSessionSchema } from "../../../lib/api/bun
 import { sessionParamsSchema } from "../../../lib/api/schemas";
 import { apiRoute } from "../context";
 import { sessionBundle } from "../services/session-export";
-import { importBundle } from "../services/session-import";
 
 export const exportSessionRoute = apiRoute({
   method: "GET",
@@ -26,7 +25,7 @@ export const importSessionRoute = apiRoute({
   path: "/api/sessions/import",
   response: importedSessionSchema,
   async handle({ actor }, ctx, info) {
-    const imported = await importBundle(ctx.bundles.import, info.req);
+    const imported = await ctx.bundles.import.import(info.req);
     await ctx.audit.record({
       actor,
       action: "session.import",

@@ -24,7 +24,7 @@ import {
 import { isReservedSessionId } from "../../../lib/api/schemas";
 import type { MonitorEvent } from "../../../lib/events/schemas";
 import type { PrismaSessionMediaStore } from "../../db/stores/session-media";
-import type { EventLedger } from "../../monitor/ledger";
+import { lastSeqOf, type EventLedger } from "../../monitor/ledger";
 import { claimSessionId, type SessionClaim } from "../../monitor/session-claim";
 import type { ModelCallStore, SessionStore, ToolRecordStore } from "../../stores/types";
 import { HttpError } from "../errors";
@@ -186,73 +186,101 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
   return { header, file, events, media };
 }
 
-/** The original id when it is free (and this node may write it), else a new one. */
-async function chooseId(deps: SessionImportDeps, wanted: string): Promise<string> {
-  const taken =
-    isReservedSessionId(wanted) ||
-    (await deps.sessions.get(wanted)) !== null ||
-    (await deps.ledger.lastSeqs()).has(wanted);
-  const id = await claimSessionId(deps.claim, "s", taken ? undefined : wanted);
-  if (id === null) throw new HttpError(503, "this node could not take a new session id to import into; try again");
-  return id;
-}
+/**
+ * Pass two, and the ids it writes. The original id is kept when it is free (and this node may write it);
+ * an import still writing holds its id, so the same bundle sent twice at once lands twice, under two ids.
+ * A write that fails half-way (the database gone) removes what it wrote; the session row comes last, so
+ * even when that removal fails too nothing half-imported is listed as a session.
+ */
+export class SessionImporter {
+  /** Ids of the imports being written now (their rows may not be readable yet). */
+  private readonly writing = new Set<string>();
 
-/** Pass two: the session record, its events with their seqs, its media. */
-async function writeSpooled(deps: SessionImportDeps, spooled: Spooled): Promise<ImportedSession> {
-  const id = await chooseId(deps, spooled.header.session.id);
-  await deps.sessions.upsert({ ...spooled.header.session, id, imported: true });
-  let batch: MonitorEvent[] = [];
-  let lastSeq = 0;
-  const lines = createInterface({ input: createReadStream(spooled.file), crlfDelay: Infinity });
-  for await (const text of lines) {
-    // Written by pass one.
-    const value = JSON.parse(text) as MonitorEvent | BundleMedia | BundleSnapshot | BundleModelCall | BundleToolRecord;
-    if ("kind" in value && value.kind === "model_call") {
-      await deps.modelCalls.record({ ...value.call, sessionId: id });
-      continue;
-    }
-    if ("kind" in value && value.kind === "tool_record") {
-      await deps.toolRecords.record({ ...value.record, sessionId: id });
-      continue;
-    }
-    if ("kind" in value && value.kind === "snapshot") {
-      // After the events: the snapshot's coveredSeq is in the ledger before it is.
-      await deps.ledger.append(batch);
-      batch = [];
-      await deps.sessions.saveSnapshot({ sessionId: id, state: value.state, ts: value.ts });
-      continue;
-    }
-    if ("kind" in value) {
-      const bytes = Buffer.from(value.data, "base64");
-      await deps.media.save(id, {
-        hash: value.hash,
-        contentType: value.contentType,
-        bytes,
-        refs: JSON.stringify(value.refs),
-      });
-      continue;
-    }
-    batch.push(id === value.sessionId ? value : { ...value, sessionId: id });
-    lastSeq = value.seq;
-    if (batch.length >= WRITE_BATCH) {
-      await deps.ledger.append(batch);
-      batch = [];
+  constructor(private readonly deps: SessionImportDeps) {}
+
+  async import(body: Readable): Promise<ImportedSession & { from: string }> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "maisaka-import-"));
+    try {
+      const spooled = await validateAndSpool(body, this.deps.maxBytes, path.join(dir, "bundle.ndjson"));
+      const id = await this.chooseId(spooled.header.session.id);
+      try {
+        await this.writeSpooled(id, spooled);
+      } catch (error) {
+        // Best effort: the error that stopped the import is the one to answer with.
+        await this.deps.sessions.purge(id).catch(() => undefined);
+        throw error;
+      } finally {
+        this.writing.delete(id);
+      }
+      return { id, events: spooled.events, media: spooled.media, from: spooled.header.session.id };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   }
-  await deps.ledger.append(batch);
-  deps.adoptSeq(id, lastSeq);
-  return { id, events: spooled.events, media: spooled.media };
-}
 
-export async function importBundle(
-  deps: SessionImportDeps,
-  body: Readable,
-): Promise<ImportedSession & { from: string }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "maisaka-import-"));
-  try {
-    const spooled = await validateAndSpool(body, deps.maxBytes, path.join(dir, "bundle.ndjson"));
-    return { ...(await writeSpooled(deps, spooled)), from: spooled.header.session.id };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  /** An id held in `writing` until the import ends. */
+  private async chooseId(wanted: string): Promise<string> {
+    // Held before the first await: a second import of the same bundle sees it taken.
+    const free = !isReservedSessionId(wanted) && !this.writing.has(wanted);
+    if (free) this.writing.add(wanted);
+    let id: string | null = null;
+    try {
+      const taken =
+        !free || (await this.deps.sessions.get(wanted)) !== null || (await lastSeqOf(this.deps.ledger, wanted)) > 0;
+      id = await claimSessionId(this.deps.claim, "s", taken ? undefined : wanted);
+    } finally {
+      if (free && id !== wanted) this.writing.delete(wanted);
+    }
+    if (id === null) throw new HttpError(503, "this node could not take a new session id to import into; try again");
+    this.writing.add(id);
+    return id;
+  }
+
+  /** Events with their seqs, model calls, tool records and media, then the session record and its snapshot. */
+  private async writeSpooled(id: string, spooled: Spooled): Promise<void> {
+    const deps = this.deps;
+    let batch: MonitorEvent[] = [];
+    let lastSeq = 0;
+    let snapshot: BundleSnapshot | null = null;
+    const lines = createInterface({ input: createReadStream(spooled.file), crlfDelay: Infinity });
+    for await (const text of lines) {
+      // Written by pass one.
+      const value = JSON.parse(text) as
+        MonitorEvent | BundleMedia | BundleSnapshot | BundleModelCall | BundleToolRecord;
+      if ("kind" in value && value.kind === "model_call") {
+        await deps.modelCalls.record({ ...value.call, sessionId: id });
+        continue;
+      }
+      if ("kind" in value && value.kind === "tool_record") {
+        await deps.toolRecords.record({ ...value.record, sessionId: id });
+        continue;
+      }
+      if ("kind" in value && value.kind === "snapshot") {
+        // Saved with the session row (its list counts go there); one line, checked by pass one.
+        snapshot = value;
+        continue;
+      }
+      if ("kind" in value) {
+        const bytes = Buffer.from(value.data, "base64");
+        await deps.media.save(id, {
+          hash: value.hash,
+          contentType: value.contentType,
+          bytes,
+          refs: JSON.stringify(value.refs),
+        });
+        continue;
+      }
+      batch.push(id === value.sessionId ? value : { ...value, sessionId: id });
+      lastSeq = value.seq;
+      if (batch.length >= WRITE_BATCH) {
+        await deps.ledger.append(batch);
+        batch = [];
+      }
+    }
+    await deps.ledger.append(batch);
+    await deps.sessions.upsert({ ...spooled.header.session, id, imported: true });
+    // After the events: the snapshot's coveredSeq is in the ledger before it is.
+    if (snapshot) await deps.sessions.saveSnapshot({ sessionId: id, state: snapshot.state, ts: snapshot.ts });
+    deps.adoptSeq(id, lastSeq);
   }
 }
