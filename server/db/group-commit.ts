@@ -1,28 +1,49 @@
 // Group commit, shared by the SQLite and the Postgres ledger: appends queued while a write is in flight
 // form the next write. A group that fails is written again append by append (a bad row or a refusal may
-// belong to one append only), unless the error fails every append alike (`failsAll`).
+// belong to one append only), unless the error fails every append alike (`failsAll`). An append that must
+// commit (events already answered from the intent journal, see ledger-journal.ts) is retried until it
+// does, holding back the appends after it so the ledger keeps its order, until stop(); meanwhile other
+// appends are refused at once with its error, so their callers back off (the bus caps its backlog) instead
+// of queueing without bound.
 import type { MonitorEvent } from "../../lib/events/schemas";
 
 interface PendingAppend {
   events: MonitorEvent[];
+  mustCommit: boolean;
   resolve: () => void;
   reject: (err: unknown) => void;
+}
+
+/** Retry delays of an append that must commit: 50 ms doubling up to 5 s. */
+const RETRY_BASE_MS = 50;
+const RETRY_MAX_MS = 5_000;
+
+export class GroupCommitStoppedError extends Error {
+  override name = "GroupCommitStoppedError";
 }
 
 export class GroupCommit {
   private queue: PendingAppend[] = [];
   private flushing: Promise<void> | null = null;
+  private stopped = false;
+  private wakeRetry: (() => void) | null = null;
+  /** Why the append being retried failed last, while one is. */
+  private retrying: { error: unknown } | null = null;
 
   constructor(
     private readonly write: (events: MonitorEvent[]) => Promise<void>,
     private readonly failsAll: (err: unknown) => boolean,
   ) {}
 
-  /** Resolves once the events are committed with their group. */
-  append(events: MonitorEvent[]): Promise<void> {
+  /**
+   * Resolves once the events are committed with their group. `mustCommit`: a failed write is tried again
+   * (with growing delays) instead of rejected; it rejects only with GroupCommitStoppedError after stop().
+   */
+  append(events: MonitorEvent[], mustCommit = false): Promise<void> {
+    if (this.retrying && !mustCommit) return Promise.reject(this.retrying.error);
     const copy = [...events];
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ events: copy, resolve, reject });
+      this.queue.push({ events: copy, mustCommit, resolve, reject });
       this.flushing ??= this.flushLoop();
     });
   }
@@ -30,6 +51,12 @@ export class GroupCommit {
   /** Resolves once every append queued so far is settled. */
   drained(): Promise<void> {
     return this.flushing ?? Promise.resolve();
+  }
+
+  /** Appends that must commit stop being retried: each gets one more try, then rejects if it fails. */
+  stop(): void {
+    this.stopped = true;
+    this.wakeRetry?.();
   }
 
   private async flushLoop(): Promise<void> {
@@ -45,22 +72,68 @@ export class GroupCommit {
   }
 
   private async writeGroup(group: PendingAppend[]): Promise<void> {
+    let failure: unknown;
     try {
       await this.write(group.length === 1 ? group[0].events : group.flatMap((p) => p.events));
       for (const p of group) p.resolve();
       return;
     } catch (err) {
-      if (group.length === 1 || this.failsAll(err)) {
-        for (const p of group) p.reject(err);
-        return;
-      }
+      failure = err;
+    }
+    if (group.length === 1 || this.failsAll(failure)) {
+      for (const p of group) if (!p.mustCommit) p.reject(failure);
+      const kept = group.filter((p) => p.mustCommit);
+      if (kept.length) await this.retry(kept, failure);
+      return;
     }
     for (const p of group) {
       try {
         await this.write(p.events);
         p.resolve();
       } catch (err) {
-        p.reject(err);
+        if (p.mustCommit) await this.retry([p], err);
+        else p.reject(err);
+      }
+    }
+  }
+
+  /** Writes appends that must commit again until they do, or until stop() (then one last try). */
+  private async retry(group: PendingAppend[], error: unknown): Promise<void> {
+    this.retrying = { error };
+    try {
+      await this.retryUntilCommitted(group);
+    } finally {
+      this.retrying = null;
+    }
+  }
+
+  private async retryUntilCommitted(group: PendingAppend[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const last = this.stopped;
+      if (!last) {
+        const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(attempt, 7));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          this.wakeRetry = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wakeRetry = null;
+      }
+      try {
+        await this.write(group.flatMap((p) => p.events));
+        for (const p of group) p.resolve();
+        return;
+      } catch (err) {
+        this.retrying = { error: err };
+        if (last || this.stopped) {
+          const stopped = new GroupCommitStoppedError(
+            `not committed before the ledger closed: ${err instanceof Error ? err.message : String(err)}`,
+          );
+          for (const p of group) p.reject(stopped);
+          return;
+        }
       }
     }
   }
