@@ -20,6 +20,7 @@ import { singleStatus } from "./cluster/status";
 import { routeSharedStreams } from "./cluster/stream-routing";
 import { createEngine, taskRoutes, type Engine } from "./composition";
 import { openDatabase, type MaisakaDatabase } from "./db";
+import { journalFromEnv } from "./db/ledger";
 import { publicDir } from "./db/seed";
 import { promptNames, stderrLogger, type Clock, type EngineLogger, type OutboundSink } from "./engine";
 import { apiErrorOf } from "./http/api-errors";
@@ -141,6 +142,7 @@ export async function startAppServer(opts: AppServerOptions): Promise<AppServer>
     const database = await openDatabase(opts.databaseUrl, {
       logger: opts.logger ?? stderrLogger,
       fence: member?.fence,
+      ledger: { journal: journalFromEnv(opts.env ?? process.env) },
     });
     try {
       const app = await serve({ ...opts, ...(messenger ? { messenger } : {}) }, database, member);

@@ -63,7 +63,7 @@ export async function openDatabase(
     const health: DatabaseHealth = new DatabaseHealth({ logger: opts.logger, probe: () => ledger.probe() });
     const ledger: PrismaLedger | PostgresLedger = postgres
       ? new PostgresLedger(databaseUrl, { health, fence: opts.fence })
-      : new PrismaLedger(databaseUrl, { ...opts.ledger, health });
+      : new PrismaLedger(databaseUrl, { logger: opts.logger, ...opts.ledger, health });
     // A writer that cannot open fails the start, not the first event.
     await ledger.opened().catch(async (err: unknown) => {
       await ledger.close();

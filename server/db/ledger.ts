@@ -6,17 +6,24 @@
 // thread (ledger-worker.ts), so a commit's fsync never holds up the event loop (fan-out, the API); reads
 // stay on this thread, on their own connection (WAL readers never wait for the writer) and page through
 // the (sessionId, seq) primary key.
+//
+// A small append that asks to be answered early (the bus's live events) is written to the intent journal
+// on tmpfs (ledger-journal.ts) and answered at once; the writer thread commits it a moment later, after the
+// delivery it allowed rather than competing with it. Until then it is part of what this ledger reads
+// (`tail`). Writes that wait for a lock or fail turn the journal off until one commits again, so a
+// database that cannot take writes holds up the live stream as before, with a bounded backlog.
 import { statfs } from "node:fs/promises";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import type { EventLedger } from "../monitor/ledger";
+import type { AppendOptions, EventLedger } from "../monitor/ledger";
 import { withBusyRetry, type RetryOptions } from "./busy";
 import { sqlitePathFromUrl } from "./database-url";
 import { DatabaseError, isBusyError, toDatabaseError } from "./errors";
-import type { DatabaseHealth } from "./health";
+import type { DatabaseHealth, HealthLogger } from "./health";
 import { GroupCommit } from "./group-commit";
+import { IntentJournal, journalDirFor, type JournalMark } from "./ledger-journal";
 import {
   encodeChunk,
   PROGRESS_SLOTS,
@@ -34,6 +41,29 @@ const PROBE_MIN_FREE_BYTES = 16 * 1024 * 1024;
 
 /** Rows per message to the writer: the next chunk is copied over while the writer inserts this one. */
 const WRITE_CHUNK_ROWS = 500;
+
+/** Most events an append may have to go through the journal: larger ones are throughput, not latency. */
+const JOURNAL_MAX_APPEND = 64;
+
+/** Most journaled events waiting for their commit; past it appends wait for their own commit. */
+const JOURNAL_MAX_TAIL = 2_000;
+
+/**
+ * How long journaled events wait before the writer thread commits them: the delivery they allowed goes
+ * first (on 2 cores the writer's wake-up and commit otherwise compete with the sockets' writes and the
+ * clients' reads), and a burst of events becomes one transaction.
+ */
+const JOURNAL_COMMIT_DELAY_MS = 2;
+
+/** Where journals live by default: tmpfs on Linux. */
+const DEFAULT_JOURNAL_ROOT = "/dev/shm";
+
+/** MAISAKA_JOURNAL_DIR: the tmpfs folder the intent journal goes under (default /dev/shm), or "off". */
+export function journalFromEnv(env: NodeJS.ProcessEnv): LedgerOptions["journal"] {
+  const dir = env.MAISAKA_JOURNAL_DIR?.trim();
+  if (dir === "off") return false;
+  return { root: dir || DEFAULT_JOURNAL_ROOT };
+}
 
 const WORKER_ENTRY = new URL("./ledger-worker.ts", import.meta.url).href;
 
@@ -59,6 +89,13 @@ export interface LedgerOptions {
   retry?: RetryOptions;
   /** Where write outcomes are reported (busy, full, ok). */
   health?: DatabaseHealth;
+  /**
+   * The tmpfs folder the intent journal goes under (default /dev/shm), or false for none: every append
+   * is then answered once committed.
+   */
+  journal?: { root: string } | false;
+  /** Told when the journal cannot be used, and what a start recovered from it. */
+  logger?: HealthLogger;
 }
 
 /**
@@ -93,6 +130,19 @@ export class PrismaLedger implements EventLedger {
   private commitCount = 0;
   private readonly retry: RetryOptions;
   private readonly health: DatabaseHealth | undefined;
+  private journal: IntentJournal | null = null;
+  /** Journaled events not committed yet, per session in seq order: read as part of the ledger. */
+  private readonly tail = new Map<string, MonitorEvent[]>();
+  private tailCount = 0;
+  /** Journaled appends waiting for the commit timer. */
+  private unsent: { events: MonitorEvent[]; mark: JournalMark }[] = [];
+  private commitTimer: NodeJS.Timeout | null = null;
+  /** Journaled appends so far, and how many of them are committed (they commit in order). */
+  private journaled = 0;
+  private journalCommitted = 0;
+  private commitWaiters: { upTo: number; resolve: () => void }[] = [];
+  /** A write is waiting for a lock or failed, and none committed since: appends wait for their commit. */
+  private stalled = false;
 
   /** Opens its own connections to the (already migrated) database at `databaseUrl`. */
   constructor(databaseUrl: string, opts: LedgerOptions = {}) {
@@ -100,7 +150,10 @@ export class PrismaLedger implements EventLedger {
     const health = opts.health;
     this.retry = {
       ...(opts.retry ?? { attempts: 20, baseDelayMs: 2, maxDelayMs: 500 }),
-      onBusy: (err, waitedMs) => health?.waiting(err, waitedMs),
+      onBusy: (err, waitedMs) => {
+        this.stalled = true;
+        health?.waiting(err, waitedMs);
+      },
     };
     this.health = health;
     try {
@@ -151,6 +204,39 @@ export class PrismaLedger implements EventLedger {
     });
     // A writer that could not open fails each write; nothing waits on `ready` otherwise.
     this.ready.catch(() => undefined);
+    if (opts.journal !== false) this.openJournal(opts.journal?.root ?? DEFAULT_JOURNAL_ROOT, opts.logger);
+  }
+
+  /**
+   * Opens this database's journal; what an earlier process left in it and SQLite lacks becomes the tail
+   * and is committed first. Without a journal every append is answered once committed.
+   */
+  private openJournal(root: string, logger: HealthLogger | undefined): void {
+    const opening = IntentJournal.open(journalDirFor(root, this.file));
+    if ("unavailable" in opening) {
+      logger?.warn(`[ledger] no intent journal (${opening.unavailable}): live events wait for their commit`);
+      return;
+    }
+    this.journal = opening.journal;
+    const stored = new Map<string, number>();
+    for (const [sessionId, seq] of this.lastSeqsStmt.all() as [string, number][]) stored.set(sessionId, seq); // raw rows of the statement above
+    const missing: MonitorEvent[] = [];
+    for (const { events } of opening.recovered) {
+      for (const event of events) {
+        if (event.seq <= (stored.get(event.sessionId) ?? 0)) continue;
+        stored.set(event.sessionId, event.seq);
+        missing.push(event);
+      }
+    }
+    const marks = opening.recovered.map((r) => r.mark).filter((m) => m.count > 0);
+    if (!marks.length) return;
+    if (missing.length) {
+      logger?.info(
+        `[ledger] ${missing.length} events of the last run were only in the intent journal: committing them`,
+      );
+    }
+    this.addToTail(missing);
+    this.commitJournaled(missing, marks);
   }
 
   /** Resolves once the writer thread has its connection open; rejects with why it could not open it. */
@@ -158,38 +244,157 @@ export class PrismaLedger implements EventLedger {
     return this.ready;
   }
 
-  append(events: MonitorEvent[]): Promise<void> {
+  append(events: MonitorEvent[], opts: AppendOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new DatabaseError("unknown", "ledger is closed"));
     if (events.length === 0) return Promise.resolve();
+    if (opts.early && this.tryJournal(events)) return Promise.resolve();
+    // Journaled events go first: the ledger's order is the order of appends.
+    this.sendUnsent();
     // Events are immutable once emitted (the bus's contract, see MemoryLedger): they are serialised
     // chunk by chunk as they are sent, so serialising the next chunk overlaps with inserting this one.
     return this.groups.append(events);
   }
 
+  /** Writes the events to the journal when it may take them; true when they are there. */
+  private tryJournal(events: MonitorEvent[]): boolean {
+    const journal = this.journal;
+    if (!journal || this.stalled || events.length > JOURNAL_MAX_APPEND) return false;
+    if (this.tailCount + events.length > JOURNAL_MAX_TAIL) return false;
+    let mark: JournalMark;
+    try {
+      mark = journal.write(events);
+    } catch (err) {
+      // tmpfs full or gone: from now on every append waits for its commit.
+      this.journal = null;
+      this.health?.failed(toDatabaseError(err, this.file));
+      return false;
+    }
+    this.addToTail(events);
+    this.unsent.push({ events, mark });
+    this.commitTimer ??= setTimeout(() => this.sendUnsent(), JOURNAL_COMMIT_DELAY_MS);
+    return true;
+  }
+
+  private addToTail(events: readonly MonitorEvent[]): void {
+    for (const event of events) {
+      const list = this.tail.get(event.sessionId);
+      if (list) list.push(event);
+      else this.tail.set(event.sessionId, [event]);
+    }
+    this.tailCount += events.length;
+  }
+
+  /** Hands the journaled appends waiting for the timer to the writer, as one write. */
+  private sendUnsent(): void {
+    if (this.commitTimer) clearTimeout(this.commitTimer);
+    this.commitTimer = null;
+    if (!this.unsent.length) return;
+    const batch = this.unsent;
+    this.unsent = [];
+    this.commitJournaled(
+      batch.flatMap((b) => b.events),
+      batch.map((b) => b.mark),
+    );
+  }
+
+  /** Commits journaled events (retried until they are, or until close); then they leave tail and journal. */
+  private commitJournaled(events: MonitorEvent[], marks: JournalMark[]): void {
+    const upTo = ++this.journaled;
+    const done = () => {
+      this.dropFromTail(events);
+      for (const mark of marks) this.journal?.release(mark);
+      this.journalCommitted = upTo;
+      const due = this.commitWaiters.filter((w) => w.upTo <= upTo);
+      this.commitWaiters = this.commitWaiters.filter((w) => w.upTo > upTo);
+      for (const w of due) w.resolve();
+    };
+    if (!events.length) return done();
+    // Rejected only by close(): the journal keeps them for the next start.
+    this.groups.append(events, true).then(done, () => undefined);
+  }
+
+  /** Committed events leave the tail (the oldest of each session: commits follow the order of appends). */
+  private dropFromTail(events: readonly MonitorEvent[]): void {
+    const last = new Map<string, number>();
+    for (const event of events) last.set(event.sessionId, event.seq);
+    for (const [sessionId, seq] of last) {
+      const list = this.tail.get(sessionId);
+      if (!list) continue;
+      let n = 0;
+      while (n < list.length && list[n].seq <= seq) n++;
+      this.tailCount -= n;
+      if (n === list.length) this.tail.delete(sessionId);
+      else list.splice(0, n);
+    }
+  }
+
+  /**
+   * Resolves once every append answered so far is committed and no journal file holds it any more (the
+   * journal is sealed: later appends go to a new file).
+   */
+  whenCommitted(): Promise<void> {
+    this.journal?.seal();
+    this.sendUnsent();
+    const upTo = this.journaled;
+    if (upTo <= this.journalCommitted) return Promise.resolve();
+    return new Promise((resolve) => this.commitWaiters.push({ upTo, resolve }));
+  }
+
+  /** The session's journaled events after `afterSeq` (and after `lastRead`, what SQLite gave), to fill `room`. */
+  private tailAfter(
+    sessionId: string,
+    afterSeq: number,
+    lastRead: number | undefined,
+    room: number,
+    types?: readonly string[],
+  ): MonitorEvent[] {
+    const list = this.tail.get(sessionId);
+    if (!list || room <= 0) return [];
+    // Committed events may still be in the tail until the main thread hears of the commit: SQLite had them.
+    const from = Math.max(afterSeq, lastRead ?? 0);
+    const out: MonitorEvent[] = [];
+    for (const event of list) {
+      if (event.seq <= from || (types && !types.includes(event.type))) continue;
+      out.push(structuredClone(event));
+      if (out.length >= room) break;
+    }
+    return out;
+  }
+
   async lastSeqs(): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     for (const [sessionId, seq] of this.lastSeqsStmt.all() as [string, number][]) out.set(sessionId, seq); // raw rows of the statement above
+    for (const [sessionId, list] of this.tail)
+      out.set(sessionId, Math.max(out.get(sessionId) ?? 0, list[list.length - 1].seq));
     return out;
   }
 
   /** Highest seq stored for one session (0 when it has none). */
   async lastSeq(sessionId: string): Promise<number> {
-    return (this.lastSeqStmt.get(sessionId) as number | null) ?? 0; // MAX() of an integer column, plucked
+    const stored = (this.lastSeqStmt.get(sessionId) as number | null) ?? 0; // MAX() of an integer column, plucked
+    return Math.max(stored, this.tail.get(sessionId)?.at(-1)?.seq ?? 0);
   }
 
   async read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]> {
     if (limit <= 0) return [];
     const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
     // Rows were written by append() from valid MonitorEvents, so the envelope is rebuilt as one.
-    return rows.map(
+    const events = rows.map(
       ([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) as unknown }) as MonitorEvent,
     );
+    return [...events, ...this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length)];
   }
 
   /** The export's read: the data stays the JSON text append() stored, so it is copied out unparsed. */
   async readRaw(sessionId: string, afterSeq: number, limit: number): Promise<[number, string, number, string][]> {
     if (limit <= 0) return [];
-    return this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
+    const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
+    // The same JSON text append() stores.
+    const journaled = this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length);
+    return [
+      ...rows,
+      ...journaled.map((e): [number, string, number, string] => [e.seq, e.type, e.ts, JSON.stringify(e.data)]),
+    ];
   }
 
   /** Only the rows of `types` are parsed: the export's media scan skips the rest of the session cheaply. */
@@ -206,9 +411,13 @@ export class PrismaLedger implements EventLedger {
     );
     stmt.raw(true);
     const rows = stmt.all(sessionId, afterSeq, ...types, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
-    return rows.map(
+    const events = rows.map(
       ([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) as unknown }) as MonitorEvent,
     );
+    return [
+      ...events,
+      ...this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length, types),
+    ];
   }
 
   /** Transactions committed so far (group commit makes this smaller than the number of appends). */
@@ -216,11 +425,18 @@ export class PrismaLedger implements EventLedger {
     return this.commitCount;
   }
 
-  /** Waits for queued appends, then closes the connection. */
+  /**
+   * Waits for queued appends, then closes the connection. Journaled events that cannot be committed now
+   * (the database refuses) stay in the journal for the next start.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.sendUnsent();
+    this.groups.stop();
     await this.groups.drained();
+    this.journal?.close();
+    this.journal = null;
     if (!this.workerGone) {
       const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
       this.worker.ref(); // nothing else may keep the process alive until the writer closed its connection
@@ -253,9 +469,11 @@ export class PrismaLedger implements EventLedger {
     try {
       await withBusyRetry(() => this.send(events), this.retry);
     } catch (err) {
+      this.stalled = true;
       this.health?.failed(err);
       throw err;
     }
+    this.stalled = false;
     this.commitCount++;
     this.health?.succeeded();
   }
@@ -330,10 +548,22 @@ export class PrismaLedger implements EventLedger {
   }
 
   /**
-   * Resolves once every append answered so far is on disk (the WAL fsynced after it): what a snapshot
-   * waits for, so it never claims events a power loss could take. Appends themselves resolve on commit.
+   * Resolves once every append answered so far is committed and on disk (the WAL fsynced after it): what
+   * a snapshot waits for, so it never claims events a power loss could take. Appends themselves resolve
+   * on commit, early ones once journaled.
    */
   whenSynced(): Promise<void> {
+    // Journaled events still waiting for the timer go now: they count as answered.
+    this.sendUnsent();
+    if (this.journaled > this.journalCommitted) {
+      const upTo = this.journaled;
+      return new Promise<void>((resolve) => this.commitWaiters.push({ upTo, resolve })).then(() => this.syncedAfter());
+    }
+    return this.syncedAfter();
+  }
+
+  /** Resolves once the WAL is fsynced after every write committed so far. */
+  private syncedAfter(): Promise<void> {
     const upTo = this.lastWritten;
     if (!this.syncWal || upTo <= Number(Atomics.load(this.progress, PROGRESS_SLOTS.synced))) return Promise.resolve();
     return new Promise((resolve) => {

@@ -1,10 +1,11 @@
-// The monitor event bus: assigns each session's seq (from 1, no gaps), writes events to the ledger
-// in order with group commit, and only then hands them to listeners, so nothing is broadcast that a
-// crash of the process could lose (on disk against power loss a moment later: whenDurable waits for that). A failed write is retried; events are never reordered, and dropped only over the
-// backlog cap (see MonitorBusOptions.maxPending). In a cluster, a session whose lease this node lost
-// is fenced: the ledger refused its events (FencedError), so they are dropped, never delivered, and the
-// session emits nothing more here until this node acquires it again and resume() continues its seq
-// from the ledger.
+// The monitor event bus: assigns each session's seq (from 1, no gaps), writes events to the ledger in
+// order with group commit, and only then hands them to listeners, so nothing is broadcast that a crash of
+// the process could lose: committed, or in the SQLite ledger's intent journal (on disk against power loss
+// a moment later: whenDurable waits for that). A failed write is retried; events are never reordered,
+// and dropped only over the backlog cap (see MonitorBusOptions.maxPending). In a cluster, a session whose
+// lease this node lost is fenced: the ledger refused its events (FencedError), so they are dropped, never
+// delivered, and the session emits nothing more here until this node acquires it again and resume()
+// continues its seq from the ledger.
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { Clock, EventSink } from "../engine";
 import { FencedError, lastSeqOf, type EventLedger } from "./ledger";
@@ -178,10 +179,15 @@ export class MonitorBus implements EventSink {
     return () => void this.listeners.delete(listener);
   }
 
-  /** Resolves when every event emitted so far is durable and delivered. */
+  /**
+   * Resolves when every event emitted so far is delivered and committed to the ledger (no intent journal
+   * holds it any more: what deleting a session's rows waits for).
+   */
   whenFlushed(): Promise<void> {
-    if (!this.flushing) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    const delivered = this.flushing
+      ? new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+      : Promise.resolve();
+    return delivered.then(() => this.ledger.whenCommitted?.());
   }
 
   private async flushLoop(): Promise<void> {
@@ -250,7 +256,8 @@ export class MonitorBus implements EventSink {
       if (this.fenced.size) batch = batch.filter((e) => !this.fenced.has(e.sessionId));
       if (!batch.length) return batch;
       try {
-        await this.ledger.append(batch);
+        // Early: delivered once it survives kill -9, which the SQLite ledger's journal makes sooner than a commit.
+        await this.ledger.append(batch, { early: true });
         this.failing = false;
         return batch;
       } catch (error) {

@@ -1,14 +1,32 @@
-// The monitor event ledger: every event of a session, in seq order, durable before it is broadcast.
+// The monitor event ledger: every event of a session, in seq order, safe from a crash of the process
+// before it is broadcast.
 import type { MonitorEvent } from "../../lib/events/schemas";
+
+export interface AppendOptions {
+  /**
+   * The caller would rather have the answer early: the ledger may resolve once the batch survives a
+   * crash of the process another way than a commit (the SQLite ledger's intent journal on tmpfs), and
+   * commit it a moment later. Reads through the ledger see the batch either way.
+   */
+  early?: boolean;
+}
 
 export interface EventLedger {
   /**
-   * Appends a batch (already in seq order per session). Resolves once the batch is committed: it
-   * survives a crash of the process (kill -9).
+   * Appends a batch (already in seq order per session). Resolves once the batch survives a crash of the
+   * process (kill -9): committed, or with `early` possibly only in the ledger's intent journal.
    */
-  append(events: MonitorEvent[]): Promise<void>;
-  /** Resolves once every batch appended so far is on disk (survives power loss); absent: append already is. */
+  append(events: MonitorEvent[], opts?: AppendOptions): Promise<void>;
+  /**
+   * Resolves once every batch appended so far is committed and on disk (survives power loss); absent:
+   * append already is.
+   */
   whenSynced?(): Promise<void>;
+  /**
+   * Resolves once every batch appended so far is committed, and nothing but the database holds it any
+   * more (a session's rows deleted after this cannot come back from a journal); absent: append already is.
+   */
+  whenCommitted?(): Promise<void>;
   /** Highest seq stored per session (sessions without events are absent). */
   lastSeqs(): Promise<Map<string, number>>;
   /** Highest seq stored of one session, 0 when none (absent: lastSeqs()). */

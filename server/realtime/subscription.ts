@@ -5,7 +5,8 @@
 // follows the cursor directly goes out at once; anything else (a replay still running, a gap) is
 // queued and a single pump sorts it out, reading the ledger for whatever the client has not seen.
 // That is safe because the bus writes an event to the ledger before it offers it to anyone: an event
-// the client missed is always readable. Per-session cursors make duplicates impossible.
+// the client missed is always readable there (committed, or still in its intent journal, which the
+// SQLite ledger reads too). Per-session cursors make duplicates impossible.
 import type { MonitorEvent } from "../../lib/events/schemas";
 import type { Resync, SubscribeRequest } from "../../lib/api/schemas";
 import type { EventLedger } from "../monitor/ledger";

@@ -2,14 +2,16 @@
 // killed with SIGKILL at random moments, several times, and started again on the same database each
 // time. Afterwards, from the ledger: every acknowledged (202) message has exactly one message.ingested
 // and a cycle that ended after it (the bot got to consider it), no message is ingested twice, and
-// each session's seqs are 1..N (continued across every restart, never reused). KILL_SEED=<n> replays
-// the kill moments of a failed run.
+// each session's seqs are 1..N (continued across every restart, never reused), and every event a live
+// client was sent before a kill (some of them only in the intent journal then) is in the ledger as it was
+// sent. KILL_SEED=<n> replays the kill moments of a failed run.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sessionSummarySchema } from "../../lib/api/schemas";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import {
+  connectMonitor,
   delay,
   FAST_CHAT,
   range,
@@ -18,6 +20,7 @@ import {
   tempDatabaseUrl,
   tempDir,
   TEST_TOKEN,
+  type MonitorClient,
   type ServerProcess,
 } from "../server/support";
 import { until } from "../support/until";
@@ -86,6 +89,14 @@ describe("kill -9 at full load", () => {
     const acked = new Map<string, string[]>(ids.map((id) => [id, []]));
     let proc: ServerProcess = await startServerProcess(env);
     for (const id of ids) expect((await request(proc.url, "POST", "/api/sessions", { id })).status).toBe(201);
+    // What live clients were sent, over every process.
+    const watchers: MonitorClient[] = [];
+    const watch = async (url: string) => {
+      const client = await connectMonitor(url);
+      expect((await client.subscribe({ sessionId: "*" })).ok).toBe(true);
+      watchers.push(client);
+    };
+    await watch(proc.url);
 
     let counter = 0;
     for (let kill = 1; kill <= KILLS; kill++) {
@@ -122,6 +133,7 @@ describe("kill -9 at full load", () => {
       expect((await proc.exited).signal).toBe("SIGKILL");
       await Promise.all(posters);
       proc = await startServerProcess(env);
+      await watch(proc.url);
     }
 
     // The last process catches up on whatever the kills left; then the ledger must account for everything.
@@ -148,6 +160,20 @@ describe("kill -9 at full load", () => {
       if (noTurnAfter.length) problems.push(`${id}: no cycle after ${noTurnAfter.join(", ")}`);
       if (twice.length) problems.push(`${id}: ingested twice ${twice.join(", ")}`);
     }
+    // A seq a client was sent stands for the same event after every restart.
+    const stored = new Map<string, string>();
+    for (const id of ids) for (const e of await ledgerOf(url, id)) stored.set(`${id}#${e.seq}`, JSON.stringify(e));
+    let sent = 0;
+    for (const client of watchers) {
+      client.close();
+      for (const e of client.events) {
+        sent++;
+        const key = `${e.sessionId}#${e.seq}`;
+        if (stored.get(key) !== JSON.stringify(e))
+          problems.push(`${key}: sent live, ${stored.has(key) ? "stored otherwise" : "not stored"}`);
+      }
+    }
+    expect(sent).toBeGreaterThan(0);
     expect(problems, `seed ${seed}, ${acknowledged} acknowledged`).toEqual([]);
   }, 150_000);
 });

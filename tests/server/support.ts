@@ -2,6 +2,7 @@
 // migrated SQLite file in a temp folder, with an API-only surface (no Next), plus small HTTP and
 // socket.io-client helpers; and the real server as its own process, for kill -9 tests.
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -42,6 +43,16 @@ export async function tempDatabaseUrl(): Promise<string> {
   return `file:${file}`;
 }
 
+let journalRoot: string | undefined;
+/**
+ * A tmpfs folder of this test file for the intent journals of the servers it starts (a killed server
+ * leaves its journal behind); removed after the file's tests. Undefined where there is no /dev/shm.
+ */
+function testJournalRoot(): string | undefined {
+  if (journalRoot === undefined && existsSync("/dev/shm")) journalRoot = mkdtempSync("/dev/shm/maisaka-test-");
+  return journalRoot;
+}
+
 afterAll(async () => {
   // Server processes first: they hold files in the temp folders.
   await Promise.all(
@@ -51,6 +62,7 @@ afterAll(async () => {
     }),
   );
   if (root) await rm(await root, { recursive: true, force: true });
+  if (journalRoot) await rm(journalRoot, { recursive: true, force: true });
 });
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -73,7 +85,13 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(childEnv))
     if (/^(OPENAI_|MAISAKA_|DATABASE_URL$|PORT$|HOST$)/.test(key)) delete childEnv[key];
-  Object.assign(childEnv, { MAISAKA_NO_UI: "1", PORT: "0", HOST: "127.0.0.1" }, env);
+  const journal = testJournalRoot();
+  Object.assign(
+    childEnv,
+    { MAISAKA_NO_UI: "1", PORT: "0", HOST: "127.0.0.1" },
+    journal ? { MAISAKA_JOURNAL_DIR: journal } : {},
+    env,
+  );
   const child = spawn(process.execPath, ["--import", "tsx", "server/start.ts"], {
     cwd: repoRoot,
     env: childEnv,
@@ -177,7 +195,13 @@ export async function startTestServer(
     dashboard: false,
     logger,
     // No model endpoint whatever the shell says: the SIMULATED model.
-    env: { ...process.env, OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, MAISAKA_MODEL: undefined },
+    env: {
+      ...process.env,
+      OPENAI_BASE_URL: undefined,
+      OPENAI_API_KEY: undefined,
+      MAISAKA_MODEL: undefined,
+      MAISAKA_JOURNAL_DIR: testJournalRoot(),
+    },
     ...rest,
     databaseUrl: databaseUrl ?? (await tempDatabaseUrl()),
     config: parseConfig(config ?? FAST_CHAT, "test"),
