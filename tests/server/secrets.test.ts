@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR_COOKIE, providerListSchema } from "../../lib/api/schemas";
+import { journalDirFor } from "../../server/db/ledger-journal";
 import type { ProbeReport, ProbeTargets } from "../support/hostile-probe";
 import { SDK_PATH } from "../plugins/support";
 import { FAST_CHAT } from "./support";
@@ -30,6 +31,8 @@ const TOKEN = `secret-${randomBytes(16).toString("hex")}`;
 const work = mkdtempSync(path.join(tmpdir(), "maisaka-secrets-test-"));
 chmodSync(work, 0o755);
 const dataDir = path.join(work, "data");
+// The intent journal's tmpfs root: the kill -9 test leaves the journal of the server it kills.
+const journalRoot = mkdtempSync("/dev/shm/maisaka-secrets-test-");
 const databaseFile = path.join(dataDir, "maisaka.db");
 
 interface Launched {
@@ -146,6 +149,7 @@ beforeAll(async () => {
     HOST: "127.0.0.1",
     DATABASE_URL: `file:${databaseFile}`,
     MAISAKA_DATA_DIR: dataDir,
+    MAISAKA_JOURNAL_DIR: journalRoot,
     MAISAKA_CONFIG: writeHostiles(),
     MAISAKA_ADMIN_TOKEN: TOKEN,
   });
@@ -162,6 +166,7 @@ afterAll(() => {
     }
   }
   rmSync(work, { recursive: true, force: true });
+  rmSync(journalRoot, { recursive: true, force: true });
 });
 
 /** The server process: the Runner's parent (the launcher's child). */
@@ -214,7 +219,15 @@ function expectNothing(report: ProbeReport, cookie: string): void {
   expect(report.api.length).toBeGreaterThan(0);
   // Refused (401), or refused before even checking (429 from the login rate limit).
   for (const call of report.api) expect([401, 429], call.via).toContain(call.status);
-  for (const what of ["server environ", "launcher environ", "server memory", "server fds", "database", "data folder"])
+  for (const what of [
+    "server environ",
+    "launcher environ",
+    "server memory",
+    "server fds",
+    "database",
+    "data folder",
+    "journal folder",
+  ])
     expect(report.attempts[what], what).not.toMatch(/^read/);
 }
 
@@ -238,17 +251,20 @@ describe("secrets stay with the server", () => {
       serverPid: parentOf(runner),
       dataDir,
       databaseFile,
+      journalDir: journalDirFor(journalRoot, databaseFile),
       cookieName: OPERATOR_COOKIE,
     };
   });
 
-  it("the token is in no environment block of the server; data folder 0700, database files 0600", () => {
+  it("the token is in no environment block of the server; data folder 0700, database files 0600, journal folder 0700", () => {
     expect(targets.serverPid).not.toBe(targets.launcherPid);
     expect(parentOf(targets.serverPid)).toBe(targets.launcherPid);
     expect(readFileSync(`/proc/${targets.serverPid}/environ`, "utf8")).not.toContain(TOKEN);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     for (const file of [databaseFile, `${databaseFile}-wal`, `${databaseFile}-shm`])
       expect(statSync(file).mode & 0o777, file).toBe(0o600);
+    // The intent journal too: a folder of the server's user alone on tmpfs.
+    expect(statSync(targets.journalDir).mode & 0o777).toBe(0o700);
     expect(first.output()).toContain("operator token: from MAISAKA_ADMIN_TOKEN (handed over by the launcher)");
     if (!isRoot) expect(first.output()).toMatch(/isolation: not running as root/);
   });

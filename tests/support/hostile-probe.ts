@@ -1,7 +1,7 @@
 // What a hostile child of the server tries, to get the operator credential, the cookie or the
 // database: every process's /proc/<pid>/environ (the server's, its parent launcher's, everyone's),
 // the server's open files through /proc/<pid>/fd, its memory, the data folder and the database
-// files, a child process doing the same, and then the API with whatever it found. Run by the hostile
+// files, the ledger's intent journal on tmpfs, a child process doing the same, and then the API with whatever it found. Run by the hostile
 // plugin and the hostile stdio MCP server of tests/server/secrets.test.ts; it reports what it got.
 import { spawnSync } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -13,6 +13,8 @@ export interface ProbeTargets {
   serverPid: number;
   dataDir: string;
   databaseFile: string;
+  /** The ledger's intent journal folder (its files hold the newest events). */
+  journalDir: string;
   /** The login cookie's name. */
   cookieName: string;
 }
@@ -105,6 +107,11 @@ export async function probe(targets: ProbeTargets): Promise<ProbeReport> {
           .split(/\s+/)
           .filter((word) => word.length >= 16),
       );
+  }
+  const journal = attempt(report, "journal folder", () => readdirSync(targets.journalDir).join(","));
+  for (const name of journal ? journal.toString().split(",").filter(Boolean) : []) {
+    if (attempt(report, `journal/${name}`, () => readFileSync(join(targets.journalDir, name))))
+      found.add(`journal ${name} contents`);
   }
   for (const suffix of ["", "-wal", "-shm"]) {
     if (attempt(report, `database${suffix}`, () => readFileSync(`${targets.databaseFile}${suffix}`)))
