@@ -11,8 +11,8 @@ export { SearchUnavailableError, type SearchService } from "./service-types";
 export interface OpenSearchOptions {
   /** The server's DATABASE_URL: `file:` (SQLite) or `postgresql://`. */
   databaseUrl: string;
-  /** Committed events poke the indexer. */
-  bus?: Pick<MonitorBus, "subscribe">;
+  /** Delivered events poke the indexer (caughtUp() waits for them to be committed first). */
+  bus?: Pick<MonitorBus, "subscribe" | "whenFlushed">;
 }
 
 /** Starts the search backend for this database without waiting for it (see `ready`). */

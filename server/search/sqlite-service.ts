@@ -1,7 +1,8 @@
 // Search on SQLite (the default): the index is written by its own thread (indexer-worker.ts)
 // from the ledger, and queried here on a read-only connection (WAL: readers never wait for that writer).
-// The bus's commits poke the indexer, so live events are searchable within a batch; rows written to the
-// ledger by any other path (an imported session) are found by the indexer's poll.
+// The bus's deliveries poke the indexer, at most one poke per POKE_DELAY_MS, so live events are searchable
+// within about that; rows written to the ledger by any other path (an imported session) are found by the
+// indexer's poll.
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
@@ -10,6 +11,13 @@ import type { MonitorBus } from "../monitor/bus";
 import type { IndexerReply, IndexerRequest, IndexerWorkerData } from "./indexer-protocol";
 import { searchIndex, type ScanLimits } from "./query";
 import { SearchUnavailableError, type SearchService } from "./service-types";
+
+/**
+ * How long after a delivered event the indexer is poked: the events of that time are indexed in one
+ * batch, the ledger has committed them (its journaled events commit a moment after delivery), and the
+ * indexer's thread does not wake up beside every delivery, competing with the sockets for the cores.
+ */
+const POKE_DELAY_MS = 100;
 
 const WORKER_ENTRY = new URL("./indexer-worker.ts", import.meta.url).href;
 /** As for the ledger's writer thread (ledger.ts): tsx is registered in the worker before its entry loads. */
@@ -21,8 +29,8 @@ export interface SqliteSearchServiceOptions {
   ledgerFile: string;
   /** Default: beside the database, `<name>-search.db`. */
   indexFile?: string;
-  /** Committed events poke the indexer. */
-  bus?: Pick<MonitorBus, "subscribe">;
+  /** Delivered events poke the indexer; caughtUp() first waits for what it delivered to be committed. */
+  bus?: Pick<MonitorBus, "subscribe" | "whenFlushed">;
   batchRows?: number;
   pollMs?: number;
   purgeMs?: number;
@@ -43,7 +51,7 @@ export class SqliteSearchService implements SearchService {
   private ledgerEnd = 0;
   private nextId = 1;
   private readonly waiters = new Map<number, () => void>();
-  private pokeQueued = false;
+  private pokeTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private failure: string | null = null;
   private readonly exited: Promise<void>;
@@ -70,8 +78,11 @@ export class SqliteSearchService implements SearchService {
       this.onFailed(err.message);
       this.releaseWaiters();
     });
+    this.bus = opts.bus;
     if (opts.bus) this.unsubscribe = opts.bus.subscribe(() => this.pokeSoon());
   }
+
+  private readonly bus: SqliteSearchServiceOptions["bus"];
 
   /**
    * Starts the indexer thread without waiting for it: searches answer SearchUnavailableError until the
@@ -115,9 +126,10 @@ export class SqliteSearchService implements SearchService {
     return { ...result, behind: Math.max(0, this.ledgerEnd - this.indexed) };
   }
 
-  /** Resolves once every ledger row committed before this call is indexed. */
-  caughtUp(): Promise<void> {
-    if (this.failure) return Promise.reject(new Error(this.failure));
+  /** Resolves once every event the bus delivered and every ledger row committed before this call is indexed. */
+  async caughtUp(): Promise<void> {
+    await this.bus?.whenFlushed();
+    if (this.failure) throw new Error(this.failure);
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.waiters.set(id, resolve);
@@ -134,6 +146,7 @@ export class SqliteSearchService implements SearchService {
   async close(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    if (this.pokeTimer) clearTimeout(this.pokeTimer);
     this.worker.ref(); // until the thread closed its connections
     this.post({ kind: "close" });
     await this.exited;
@@ -142,14 +155,15 @@ export class SqliteSearchService implements SearchService {
     this.reader = null;
   }
 
-  /** One poke per turn of the event loop, however many events the bus delivered in it. */
+  /** One poke POKE_DELAY_MS after the first delivery, however many events the bus delivered meanwhile. */
   private pokeSoon(): void {
-    if (this.pokeQueued) return;
-    this.pokeQueued = true;
-    setImmediate(() => {
-      this.pokeQueued = false;
+    if (this.pokeTimer) return;
+    this.pokeTimer = setTimeout(() => {
+      this.pokeTimer = null;
       this.post({ kind: "poke" });
-    });
+    }, POKE_DELAY_MS);
+    // The index is derived: a pending poke keeps no process alive.
+    this.pokeTimer.unref();
   }
 
   private post(request: IndexerRequest): void {
