@@ -51,9 +51,11 @@ const JOURNAL_MAX_TAIL = 2_000;
 /**
  * How long journaled events wait before the writer thread commits them: the delivery they allowed goes
  * first (on 2 cores the writer's wake-up and commit otherwise compete with the sockets' writes and the
- * clients' reads), and a burst of events becomes one transaction.
+ * clients' reads), and the events of that time (a cycle's burst, or every event of a busy server) become
+ * one transaction and one fsync: at most 100 a second from live events. fanout_p95 measured alike with
+ * 2, 10 and 25 ms; whenSynced() and whenCommitted() send them at once.
  */
-const JOURNAL_COMMIT_DELAY_MS = 2;
+const JOURNAL_COMMIT_DELAY_MS = 10;
 
 /** Where journals live by default: tmpfs on Linux. */
 const DEFAULT_JOURNAL_ROOT = "/dev/shm";
