@@ -78,13 +78,19 @@ export class IntentJournal {
   }
 
   /**
-   * Opens the journal in `dir` (created 0700; it must be on tmpfs and this user's alone) and reads what an
+   * Opens the journal in `dir` (created 0700 in an existing folder; it must be on tmpfs and this user's
+   * alone) and reads what an
    * earlier process left in it, oldest first. Unavailable, with the reason, when it cannot be used.
    */
   static open(dir: string): JournalOpening {
     if (inUse.has(dir)) return { unavailable: `${dir} is used by another ledger of this process` };
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // The tmpfs root must exist already: making it would put the journal on whatever is there.
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
       const stat = lstatSync(dir);
       if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid()) || (stat.mode & 0o077) !== 0) {
         return { unavailable: `${dir} is not a folder private to this user` };

@@ -133,6 +133,9 @@ export class PrismaLedger implements EventLedger {
   private readonly retry: RetryOptions;
   private readonly health: DatabaseHealth | undefined;
   private journal: IntentJournal | null = null;
+  /** The journal refused a write: it takes no more. */
+  private journalRefused = false;
+  private readonly logger: HealthLogger | undefined;
   /** Journaled events not committed yet, per session in seq order: read as part of the ledger. */
   private readonly tail = new Map<string, MonitorEvent[]>();
   private tailCount = 0;
@@ -158,6 +161,7 @@ export class PrismaLedger implements EventLedger {
       },
     };
     this.health = health;
+    this.logger = opts.logger;
     try {
       // No busy timeout: a blocked synchronous call would block the event loop (see busy.ts).
       this.db = new Database(this.file, { timeout: 0, fileMustExist: true });
@@ -206,14 +210,15 @@ export class PrismaLedger implements EventLedger {
     });
     // A writer that could not open fails each write; nothing waits on `ready` otherwise.
     this.ready.catch(() => undefined);
-    if (opts.journal !== false) this.openJournal(opts.journal?.root ?? DEFAULT_JOURNAL_ROOT, opts.logger);
+    if (opts.journal !== false) this.openJournal(opts.journal?.root ?? DEFAULT_JOURNAL_ROOT);
   }
 
   /**
    * Opens this database's journal; what an earlier process left in it and SQLite lacks becomes the tail
    * and is committed first. Without a journal every append is answered once committed.
    */
-  private openJournal(root: string, logger: HealthLogger | undefined): void {
+  private openJournal(root: string): void {
+    const logger = this.logger;
     const opening = IntentJournal.open(journalDirFor(root, this.file));
     if ("unavailable" in opening) {
       logger?.warn(`[ledger] no intent journal (${opening.unavailable}): live events wait for their commit`);
@@ -260,15 +265,18 @@ export class PrismaLedger implements EventLedger {
   /** Writes the events to the journal when it may take them; true when they are there. */
   private tryJournal(events: MonitorEvent[]): boolean {
     const journal = this.journal;
-    if (!journal || this.stalled || events.length > JOURNAL_MAX_APPEND) return false;
+    if (!journal || this.journalRefused || this.stalled || events.length > JOURNAL_MAX_APPEND) return false;
     if (this.tailCount + events.length > JOURNAL_MAX_TAIL) return false;
     let mark: JournalMark;
     try {
       mark = journal.write(events);
     } catch (err) {
-      // tmpfs full or gone: from now on every append waits for its commit.
-      this.journal = null;
-      this.health?.failed(toDatabaseError(err, this.file));
+      // tmpfs full or gone: from now on every append waits for its commit (what it holds still commits,
+      // and is released from it).
+      this.journalRefused = true;
+      this.logger?.warn(
+        `[ledger] the intent journal refused a write (${err instanceof Error ? err.message : String(err)}): live events wait for their commit from now on`,
+      );
       return false;
     }
     this.addToTail(events);

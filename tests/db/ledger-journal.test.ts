@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { DatabaseError } from "../../server/db/errors";
@@ -279,6 +279,29 @@ describe("early appends through the intent journal", () => {
     // What a deletion then removes cannot come back from the journal at the next start.
     expect(journalRecords(root, url).filter((e) => e.sessionId === "gone")).toEqual([]);
     await ledger.close();
+  });
+
+  it("stops using a journal that refuses a write (tmpfs full): those events and later ones wait for their commit", async () => {
+    const { url, root, ledger, warnings } = await open();
+    await ledger.append(range("s", 1, 1), { early: true });
+    const full = vi.spyOn(IntentJournal.prototype, "write").mockImplementationOnce(() => {
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    });
+    try {
+      await ledger.append(range("s", 2, 2), { early: true });
+      // Answered once committed, with the journaled one before it.
+      expect(committed(url).map((r) => r.seq)).toEqual([1, 2]);
+      expect(warnings.join("\n")).toMatch(/refused a write \(ENOSPC.*wait for their commit/);
+      await ledger.append(range("s", 3, 3), { early: true });
+      expect(committed(url).map((r) => r.seq)).toEqual([1, 2, 3]);
+      expect(full).toHaveBeenCalledTimes(1);
+    } finally {
+      full.mockRestore();
+    }
+    await ledger.close();
+    // Closed like any other: nothing of it left behind.
+    expect(journalRecords(root, url)).toEqual([]);
+    expect(() => readdirSync(journalDirFor(root, sqlitePathFromUrl(url)))).toThrow();
   });
 
   it("is private to the server's user (folder 0700, files 0600)", async () => {
