@@ -11,21 +11,9 @@ import { DatabaseHealth, stateOfError } from "../../server/db/health";
 import { PrismaLedger } from "../../server/db/ledger";
 import { createPrismaStores } from "../../server/db/stores";
 import type { ChatMessageRecord } from "../../server/stores/types";
-import { useTempDatabases } from "./helpers";
+import { holdWriteLock, useTempDatabases } from "./helpers";
 
 const dbs = useTempDatabases();
-
-/** Holds the write lock from another connection until `release()`. */
-function holdWriteLock(url: string) {
-  const other = new Database(sqlitePathFromUrl(url));
-  other.exec("BEGIN IMMEDIATE");
-  return {
-    release() {
-      other.exec("COMMIT");
-      other.close();
-    },
-  };
-}
 
 describe("createPrisma", () => {
   it("opens the database in WAL mode without a busy timeout (locks are waited for asynchronously) and fsync on commit", async () => {

@@ -3,8 +3,10 @@
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll } from "vitest";
 import { createPrisma, type PrismaClient } from "../../server/db/client";
+import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { migrate } from "../../server/db/migrate";
 import { newPostgresDatabase } from "../support/postgres-db";
 
@@ -87,3 +89,28 @@ export const backends = [
   { name: "SQLite", dialect: "sqlite", use: useTempDatabases },
   { name: "Postgres", dialect: "postgresql", use: usePostgresDatabases },
 ] as const;
+
+/** A SQLite database's ledger rows as another connection sees them, in the order they were committed. */
+export function committedRows(url: string): { sessionId: string; seq: number }[] {
+  const db = new Database(sqlitePathFromUrl(url), { readonly: true });
+  try {
+    return db.prepare('SELECT "sessionId", "seq" FROM "MonitorEvent" ORDER BY rowid').all() as {
+      sessionId: string;
+      seq: number;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Holds a SQLite database's write lock from another connection until `release()`. */
+export function holdWriteLock(url: string): { release(): void } {
+  const other = new Database(sqlitePathFromUrl(url));
+  other.exec("BEGIN IMMEDIATE");
+  return {
+    release() {
+      other.exec("COMMIT");
+      other.close();
+    },
+  };
+}

@@ -8,7 +8,6 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
@@ -16,7 +15,7 @@ import { DatabaseError } from "../../server/db/errors";
 import { PrismaLedger, type LedgerOptions } from "../../server/db/ledger";
 import { IntentJournal, journalDirFor } from "../../server/db/ledger-journal";
 import { until } from "../support/until";
-import { useTempDatabases } from "./helpers";
+import { committedRows, holdWriteLock, useTempDatabases } from "./helpers";
 
 const dbs = useTempDatabases();
 const roots: string[] = [];
@@ -54,19 +53,6 @@ function event(sessionId: string, seq: number, type: MonitorEvent["type"] = "sta
 const range = (sessionId: string, from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => event(sessionId, from + i));
 
-/** Rows as another connection sees them. */
-function committed(url: string): { sessionId: string; seq: number }[] {
-  const db = new Database(sqlitePathFromUrl(url), { readonly: true });
-  try {
-    return db.prepare('SELECT "sessionId", "seq" FROM "MonitorEvent" ORDER BY rowid').all() as {
-      sessionId: string;
-      seq: number;
-    }[];
-  } finally {
-    db.close();
-  }
-}
-
 /** Every record in the journal files of a database's journal folder. */
 function journalRecords(root: string, url: string): MonitorEvent[] {
   const dir = journalDirFor(root, sqlitePathFromUrl(url));
@@ -82,18 +68,6 @@ function journalRecords(root: string, url: string): MonitorEvent[] {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as MonitorEvent),
   );
-}
-
-/** Another connection holding the write lock until released. */
-function holdLock(url: string): { release(): void } {
-  const db = new Database(sqlitePathFromUrl(url));
-  db.exec("BEGIN IMMEDIATE");
-  return {
-    release() {
-      db.exec("COMMIT");
-      db.close();
-    },
-  };
 }
 
 async function open(opts: LedgerOptions = {}) {
@@ -112,7 +86,7 @@ describe("early appends through the intent journal", () => {
     const { url, root, ledger } = await open();
     await ledger.append([event("s", 1, "message.ingested"), ...range("s", 2, 3)], { early: true });
     // Answered, not committed: only the journal and the ledger's reads have them.
-    expect(committed(url)).toEqual([]);
+    expect(committedRows(url)).toEqual([]);
     expect(journalRecords(root, url).map((e) => e.seq)).toEqual([1, 2, 3]);
     expect((await ledger.read("s", 0, 10)).map((e) => e.seq)).toEqual([1, 2, 3]);
     expect((await ledger.read("s", 1, 1)).map((e) => e.seq)).toEqual([2]);
@@ -122,7 +96,7 @@ describe("early appends through the intent journal", () => {
     ]);
     expect(await ledger.lastSeq("s")).toBe(3);
     expect(await ledger.lastSeqs()).toEqual(new Map([["s", 3]]));
-    await until(() => committed(url).length === 3, "the journaled events to be committed", { timeoutMs: 5_000 });
+    await until(() => committedRows(url).length === 3, "the journaled events to be committed", { timeoutMs: 5_000 });
     // Committed: the journal let go of them, and reads do not give them twice.
     await until(() => journalRecords(root, url).length === 0, "the journal to be emptied", { timeoutMs: 5_000 });
     expect((await ledger.read("s", 0, 10)).map((e) => e.seq)).toEqual([1, 2, 3]);
@@ -136,26 +110,26 @@ describe("early appends through the intent journal", () => {
     await ledger.append(range("s", 1, 2), { early: true });
     await ledger.append(range("s", 3, 4));
     // The ordinary append went after the journaled one, and resolved once committed: both are in.
-    expect(committed(url).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
     await ledger.append(range("s", 5, 5), { early: true });
     await ledger.whenSynced();
-    expect(committed(url).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
     await ledger.append(range("t", 1, 1), { early: true });
     await ledger.whenCommitted();
-    expect(committed(url).map((r) => `${r.sessionId}${r.seq}`)).toEqual(["s1", "s2", "s3", "s4", "s5", "t1"]);
+    expect(committedRows(url).map((r) => `${r.sessionId}${r.seq}`)).toEqual(["s1", "s2", "s3", "s4", "s5", "t1"]);
     await ledger.close();
   });
 
   it("leaves large appends and a ledger without a journal to the commit", async () => {
     const { url, ledger } = await open();
     const big = ledger.append(range("s", 1, 65), { early: true });
-    expect(committed(url)).toEqual([]);
+    expect(committedRows(url)).toEqual([]);
     await big;
-    expect(committed(url)).toHaveLength(65);
+    expect(committedRows(url)).toHaveLength(65);
     await ledger.close();
     const plain = await open({ journal: false });
     await plain.ledger.append(range("s", 1, 1), { early: true });
-    expect(committed(plain.url)).toHaveLength(1);
+    expect(committedRows(plain.url)).toHaveLength(1);
     await plain.ledger.close();
   });
 
@@ -163,7 +137,7 @@ describe("early appends through the intent journal", () => {
     const url = await dbs.url();
     const root = tmpfsRoot();
     // A process appends early while another connection holds the lock, so nothing can commit, then is killed.
-    const lock = holdLock(url);
+    const lock = holdWriteLock(url);
     const script = `
       const { PrismaLedger } = await import(${JSON.stringify(path.join(repoRoot, "server/db/ledger.ts"))});
       const ledger = new PrismaLedger(${JSON.stringify(url)}, { journal: { root: ${JSON.stringify(root)} } });
@@ -184,7 +158,7 @@ describe("early appends through the intent journal", () => {
     child.kill("SIGKILL");
     await exited;
     lock.release();
-    expect(committed(url)).toEqual([]);
+    expect(committedRows(url)).toEqual([]);
     expect(journalRecords(root, url).map((e) => e.seq)).toEqual([1, 2, 3]);
 
     const infos: string[] = [];
@@ -197,14 +171,14 @@ describe("early appends through the intent journal", () => {
     expect(await next.lastSeq("s")).toBe(3);
     expect(await next.read("s", 0, 10)).toEqual(range("s", 1, 3));
     await next.whenCommitted();
-    expect(committed(url).map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2, 3]);
     expect(infos.join("\n")).toContain("3 events of the last run were only in the intent journal");
     await next.close();
     // A third open finds nothing to do: no event twice.
     const third = new PrismaLedger(url, { journal: { root } });
     await third.opened();
     await third.whenCommitted();
-    expect(committed(url)).toHaveLength(3);
+    expect(committedRows(url)).toHaveLength(3);
     await third.close();
   }, 60_000);
 
@@ -220,14 +194,14 @@ describe("early appends through the intent journal", () => {
     const next = new PrismaLedger(url, { journal: { root } });
     await next.opened();
     await next.whenCommitted();
-    expect(committed(url).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
     expect(await next.read("s", 0, 10)).toEqual(range("s", 1, 4));
     await next.close();
   });
 
   it("turns off while a write waits for a lock: later early appends wait for their commit, which retries until it lands", async () => {
     const { url, ledger } = await open({ retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 10 } });
-    const lock = holdLock(url);
+    const lock = holdWriteLock(url);
     // Journaled before anything met the lock: answered at once.
     await ledger.append(range("s", 1, 1), { early: true });
     // Its commit meets the lock (and keeps retrying past the retry options' attempts).
@@ -246,26 +220,26 @@ describe("early appends through the intent journal", () => {
     expect(await waiting).toBeInstanceOf(DatabaseError);
     await ledger.append(range("s", 2, 2), { early: true });
     await ledger.whenCommitted();
-    expect(committed(url).map((r) => r.seq)).toEqual([1, 2]);
+    expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2]);
     // The lock is gone and a write committed: the journal answers early again.
     await ledger.append(range("s", 3, 3), { early: true });
-    expect(committed(url).map((r) => r.seq)).toEqual([1, 2]);
+    expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2]);
     await ledger.close();
-    expect(committed(url).map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2, 3]);
   });
 
   it("keeps what it could not commit before closing for the next open", async () => {
     const { url, root, ledger } = await open({ retry: { attempts: 1 } });
-    const lock = holdLock(url);
+    const lock = holdWriteLock(url);
     await ledger.append(range("s", 1, 2), { early: true });
     await ledger.close();
     lock.release();
-    expect(committed(url)).toEqual([]);
+    expect(committedRows(url)).toEqual([]);
     expect(journalRecords(root, url).map((e) => e.seq)).toEqual([1, 2]);
     const next = new PrismaLedger(url, { journal: { root } });
     await next.opened();
     await next.whenCommitted();
-    expect(committed(url).map((r) => r.seq)).toEqual([1, 2]);
+    expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2]);
     await next.close();
   });
 
@@ -290,10 +264,10 @@ describe("early appends through the intent journal", () => {
     try {
       await ledger.append(range("s", 2, 2), { early: true });
       // Answered once committed, with the journaled one before it.
-      expect(committed(url).map((r) => r.seq)).toEqual([1, 2]);
+      expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2]);
       expect(warnings.join("\n")).toMatch(/refused a write \(ENOSPC.*wait for their commit/);
       await ledger.append(range("s", 3, 3), { early: true });
-      expect(committed(url).map((r) => r.seq)).toEqual([1, 2, 3]);
+      expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2, 3]);
       expect(full).toHaveBeenCalledTimes(1);
     } finally {
       full.mockRestore();
@@ -317,7 +291,7 @@ describe("early appends through the intent journal", () => {
     const disk = await open({ journal: { root: mkdtempSync(path.join(os.tmpdir(), "maisaka-journal-disk-")) } });
     expect(disk.warnings.join("\n")).toMatch(/not on tmpfs.*live events wait for their commit/);
     await disk.ledger.append(range("s", 1, 1), { early: true });
-    expect(committed(disk.url)).toHaveLength(1);
+    expect(committedRows(disk.url)).toHaveLength(1);
     await disk.ledger.close();
 
     const first = await open();

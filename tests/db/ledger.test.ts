@@ -13,7 +13,7 @@ import type { DatabaseLedger } from "../../server/db";
 import { PrismaLedger, type LedgerOptions } from "../../server/db/ledger";
 import { PostgresLedger } from "../../server/db/pg-ledger";
 import { MemoryLedger } from "../../server/monitor/ledger";
-import { usePostgresDatabases, useTempDatabases } from "./helpers";
+import { committedRows, usePostgresDatabases, useTempDatabases } from "./helpers";
 
 const dbs = useTempDatabases();
 const pgs = usePostgresDatabases();
@@ -36,25 +36,12 @@ async function ledger(opts?: LedgerOptions) {
   return { url, ledger: new PrismaLedger(url, opts) };
 }
 
-/** Rows in the order they were committed (rowid), seen through another connection. */
-function committed(url: string): { sessionId: string; seq: number }[] {
-  const db = new Database(sqlitePathFromUrl(url), { readonly: true });
-  try {
-    return db.prepare('SELECT "sessionId", "seq" FROM "MonitorEvent" ORDER BY rowid').all() as {
-      sessionId: string;
-      seq: number;
-    }[];
-  } finally {
-    db.close();
-  }
-}
-
 const backends = [
   {
     name: "SQLite",
     ledger: (opts?: LedgerOptions) => ledger(opts),
     reopen: (url: string): DatabaseLedger => new PrismaLedger(url),
-    committed: async (url: string) => committed(url),
+    committed: async (url: string) => committedRows(url),
     duplicate: /UNIQUE constraint failed/,
   },
   {
@@ -232,9 +219,9 @@ describe("PrismaLedger (SQLite)", () => {
   it("resolves an append only once another connection can read it, not before", async () => {
     const { ledger: l, url } = await ledger();
     const pending = l.append(range("s", 1, 5));
-    expect(committed(url)).toHaveLength(0);
+    expect(committedRows(url)).toHaveLength(0);
     await pending;
-    expect(committed(url)).toHaveLength(5);
+    expect(committedRows(url)).toHaveLength(5);
     await l.close();
   });
 
@@ -252,7 +239,7 @@ describe("PrismaLedger (SQLite)", () => {
     other.close();
     await done;
     expect(order).toEqual(["timer", "append"]);
-    expect(committed(url)).toHaveLength(3);
+    expect(committedRows(url)).toHaveLength(3);
     await l.close();
   });
 
@@ -286,7 +273,7 @@ describe("PrismaLedger (SQLite)", () => {
     await done;
     expect(health.status()).toEqual({ ok: true, state: "ok" });
     await expect(l.probe()).resolves.toBeUndefined();
-    expect(committed(url)).toHaveLength(2);
+    expect(committedRows(url)).toHaveLength(2);
     await l.close();
   });
 
@@ -294,11 +281,11 @@ describe("PrismaLedger (SQLite)", () => {
     const { ledger: l, url } = await ledger();
     await l.append(range("s", 1, 3));
     // Committed: another connection reads it before any fsync was waited for.
-    expect(committed(url)).toHaveLength(3);
+    expect(committedRows(url)).toHaveLength(3);
     await l.whenSynced();
     await l.append(range("s", 4, 4));
     await l.whenSynced();
-    expect(committed(url)).toHaveLength(4);
+    expect(committedRows(url)).toHaveLength(4);
     await l.close();
   });
 
