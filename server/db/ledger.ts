@@ -147,7 +147,7 @@ export class PrismaLedger implements EventLedger {
   private journalCommitted = 0;
   private commitWaiters: { upTo: number; resolve: () => void }[] = [];
   /** A write is waiting for a lock or failed, and none committed since: appends wait for their commit. */
-  private stalled = false;
+  private writesStalled = false;
 
   /** Opens its own connections to the (already migrated) database at `databaseUrl`. */
   constructor(databaseUrl: string, opts: LedgerOptions = {}) {
@@ -156,7 +156,7 @@ export class PrismaLedger implements EventLedger {
     this.retry = {
       ...(opts.retry ?? { attempts: 20, baseDelayMs: 2, maxDelayMs: 500 }),
       onBusy: (err, waitedMs) => {
-        this.stalled = true;
+        this.writesStalled = true;
         health?.waiting(err, waitedMs);
       },
     };
@@ -265,7 +265,7 @@ export class PrismaLedger implements EventLedger {
   /** Writes the events to the journal when it may take them; true when they are there. */
   private tryJournal(events: MonitorEvent[]): boolean {
     const journal = this.journal;
-    if (!journal || this.journalRefused || this.stalled || events.length > JOURNAL_MAX_APPEND) return false;
+    if (!journal || this.journalRefused || this.writesStalled || events.length > JOURNAL_MAX_APPEND) return false;
     if (this.tailCount + events.length > JOURNAL_MAX_TAIL) return false;
     let mark: JournalMark;
     try {
@@ -336,6 +336,11 @@ export class PrismaLedger implements EventLedger {
       if (n === list.length) this.tail.delete(sessionId);
       else list.splice(0, n);
     }
+  }
+
+  /** A write is waiting for a lock or failed, and none committed since. */
+  stalled(): boolean {
+    return this.writesStalled;
   }
 
   /**
@@ -479,11 +484,11 @@ export class PrismaLedger implements EventLedger {
     try {
       await withBusyRetry(() => this.send(events), this.retry);
     } catch (err) {
-      this.stalled = true;
+      this.writesStalled = true;
       this.health?.failed(err);
       throw err;
     }
-    this.stalled = false;
+    this.writesStalled = false;
     this.commitCount++;
     this.health?.succeeded();
   }

@@ -27,6 +27,11 @@ export interface EventLedger {
    * more (a session's rows deleted after this cannot come back from a journal); absent: append already is.
    */
   whenCommitted?(): Promise<void>;
+  /**
+   * True while the ledger's writes wait for a lock or fail (absent: the caller learns it from append
+   * rejecting): a backlog waiting for it must stay bounded.
+   */
+  stalled?(): boolean;
   /** Highest seq stored per session (sessions without events are absent). */
   lastSeqs(): Promise<Map<string, number>>;
   /** Highest seq stored of one session, 0 when none (absent: lastSeqs()). */

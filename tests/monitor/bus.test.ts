@@ -372,6 +372,24 @@ describe("MonitorBus backlog cap", () => {
     expect(bus.emit("a", "session.stop", stop("after")).seq).toBe(7);
   });
 
+  it("caps the backlog as soon as the ledger says its writes fail, though it still answered every append", async () => {
+    // As the SQLite ledger does: journaled appends answered, their commit failing (a full disk) meanwhile.
+    const ledger = new (class extends HeldLedger {
+      writesFail = false;
+      stalled(): boolean {
+        return this.writesFail;
+      }
+    })();
+    const bus = new MonitorBus(ledger, new FakeClock(), { maxPending: 3 });
+    const seqs = Array.from({ length: 5 }, (_, i) => bus.emit("a", "session.stop", stop(`e${i}`)).seq);
+    expect(seqs).toEqual([1, 2, 3, 4, 5]);
+    ledger.writesFail = true;
+    expect(bus.emit("a", "session.stop", stop("over")).seq).toBe(DROPPED_SEQ);
+    expect(bus.emit("a", "message.ingested", { speakerName: "t", content: "x", messageId: "m1" }).seq).toBe(6);
+    ledger.writesFail = false;
+    expect(bus.emit("a", "session.stop", stop("again")).seq).toBe(7);
+  });
+
   it("never caps a ledger that writes, however far behind it is", async () => {
     const ledger = new HeldLedger();
     const bus = new MonitorBus(ledger, new FakeClock(), { maxPending: 3 });
