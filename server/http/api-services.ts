@@ -149,7 +149,12 @@ export async function createApiServices(
     ledger: database.ledger,
     events: engine.bus,
     ...(opts.sharedState?.sessions ? { owner: opts.sharedState.sessions } : {}),
-    onError: (error) => logger.warn(`analytics: ${error instanceof Error ? error.message : String(error)}`),
+    // A fold whose write the database refused while its health says so (a full disk) is in the log already,
+    // as that state change: a line per failed fold would repeat it. The next delivery folds it again.
+    onError: (error) => {
+      if (database.health.status().ok)
+        logger.warn(`analytics: ${error instanceof Error ? error.message : String(error)}`);
+    },
   });
   // In the background: a large instance's first catch-up must not hold up the start.
   void analytics.start().catch((error: unknown) => logger.error(`analytics: ${String(error)}`));
