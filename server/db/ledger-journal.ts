@@ -47,11 +47,17 @@ export interface JournalMark {
 
 interface JournalFile {
   gen: number;
-  fd: number;
+  /** Null for a file an earlier process left: it is only read, then removed. */
+  fd: number | null;
   file: string;
   /** Records written and not yet released. */
   pending: number;
   bytes: number;
+}
+
+/** A file this process opened for appends. */
+interface OpenFile extends JournalFile {
+  fd: number;
 }
 
 export type JournalOpening =
@@ -64,7 +70,7 @@ export function journalDirFor(root: string, databaseFile: string): string {
 }
 
 export class IntentJournal {
-  private current: JournalFile;
+  private current: OpenFile;
   private readonly sealed = new Map<number, JournalFile>();
   private closed = false;
 
@@ -79,8 +85,7 @@ export class IntentJournal {
 
   /**
    * Opens the journal in `dir` (created 0700 in an existing folder; it must be on tmpfs and this user's
-   * alone) and reads what an
-   * earlier process left in it, oldest first. Unavailable, with the reason, when it cannot be used.
+   * alone) and reads what an earlier process left in it, oldest first. Unavailable, with the reason, when it cannot be used.
    */
   static open(dir: string): JournalOpening {
     if (inUse.has(dir)) return { unavailable: `${dir} is used by another ledger of this process` };
@@ -112,7 +117,7 @@ export class IntentJournal {
       for (const { gen, file } of found) {
         const events = readRecords(file);
         recovered.push({ events, mark: { gen, count: events.length } });
-        files.push({ gen, fd: openSync(file, "r"), file, pending: events.length, bytes: 0 });
+        files.push({ gen, fd: null, file, pending: events.length, bytes: 0 });
       }
       const journal = new IntentJournal(dir, files, (found.at(-1)?.gen ?? 0) + 1);
       inUse.add(dir);
@@ -124,12 +129,20 @@ export class IntentJournal {
     }
   }
 
-  /** Writes the events, one line each; throws when the file system refuses (the caller stops using it). */
-  write(events: readonly MonitorEvent[]): JournalMark {
+  /**
+   * Writes the events, one line each, `dataJson[i]` being the JSON of event i's data (made once: the commit
+   * stores the same text). Throws when the file system refuses (the caller stops using the journal).
+   */
+  write(events: readonly MonitorEvent[], dataJson: readonly string[]): JournalMark {
     if (this.closed) throw new Error("the journal is closed");
     if (this.current.bytes >= SEAL_BYTES) this.seal();
     const file = this.current;
-    const bytes = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(""));
+    const lines = events.map(({ seq, sessionId, type, ts }, i) => {
+      // The envelope's JSON with the data's JSON spliced in as its last member.
+      const head = JSON.stringify({ seq, sessionId, type, ts });
+      return `${head.slice(0, -1)},"data":${dataJson[i]}}\n`;
+    });
+    const bytes = Buffer.from(lines.join(""));
     let at = 0;
     try {
       while (at < bytes.length) at += writeSync(file.fd, bytes, at, bytes.length - at, file.bytes + at);
@@ -150,12 +163,12 @@ export class IntentJournal {
     file.pending -= mark.count;
     if (file.pending > 0 || this.closed) return;
     if (file === this.current) {
-      ftruncateSync(file.fd, 0);
+      ftruncateSync(this.current.fd, 0);
       file.bytes = 0;
       return;
     }
     this.sealed.delete(file.gen);
-    closeSync(file.fd);
+    if (file.fd !== null) closeSync(file.fd);
     unlinkSync(file.file);
   }
 
@@ -174,11 +187,6 @@ export class IntentJournal {
     this.current = this.create(this.current.gen + 1);
   }
 
-  /** Files still holding records that are not committed. */
-  get pendingFiles(): number {
-    return this.sealed.size + (this.current.pending > 0 ? 1 : 0);
-  }
-
   /**
    * Closes the files. With nothing pending the journal folder is removed; otherwise its files stay for
    * the next start to commit.
@@ -190,7 +198,7 @@ export class IntentJournal {
     const files = [...this.sealed.values(), this.current];
     const clean = files.every((f) => f.pending <= 0);
     for (const f of files) {
-      closeSync(f.fd);
+      if (f.fd !== null) closeSync(f.fd);
       if (clean) unlinkSync(f.file);
     }
     if (!clean) return;
@@ -202,7 +210,7 @@ export class IntentJournal {
     }
   }
 
-  private create(gen: number): JournalFile {
+  private create(gen: number): OpenFile {
     const file = path.join(this.dir, `journal-${gen}.ndjson`);
     return { gen, fd: openSync(file, "w", 0o600), file, pending: 0, bytes: 0 };
   }

@@ -16,9 +16,15 @@ export interface RowChunk {
   ends: Uint32Array<ArrayBuffer>;
 }
 
-/** Serialises events for the writer (the buffers are then transferred). Throws on data JSON cannot hold. */
-export function encodeChunk(events: readonly MonitorEvent[]): RowChunk {
-  const json = events.map((e) => JSON.stringify(e.data));
+/**
+ * Serialises events for the writer (the buffers are then transferred), each event's data with `dataJson`
+ * when it has it (made already) or JSON.stringify. Throws on data JSON cannot hold.
+ */
+export function encodeChunk(
+  events: readonly MonitorEvent[],
+  dataJson: (event: MonitorEvent) => string | undefined = () => undefined,
+): RowChunk {
+  const json = events.map((e) => dataJson(e) ?? JSON.stringify(e.data));
   let bytes = 0;
   for (const text of json) bytes += Buffer.byteLength(text);
   // Its own ArrayBuffer (not Node's shared pool), so it can be transferred.

@@ -139,6 +139,8 @@ export class PrismaLedger implements EventLedger {
   /** Journaled events not committed yet, per session in seq order: read as part of the ledger. */
   private readonly tail = new Map<string, MonitorEvent[]>();
   private tailCount = 0;
+  /** The data JSON made for the journal, which the commit stores as it is (each event serialised once). */
+  private readonly dataJson = new WeakMap<MonitorEvent, string>();
   /** Journaled appends waiting for the commit timer. */
   private unsent: { events: MonitorEvent[]; mark: JournalMark }[] = [];
   private commitTimer: NodeJS.Timeout | null = null;
@@ -225,14 +227,14 @@ export class PrismaLedger implements EventLedger {
       return;
     }
     this.journal = opening.journal;
-    const stored = new Map<string, number>();
-    for (const [sessionId, seq] of this.lastSeqsStmt.all() as [string, number][]) stored.set(sessionId, seq); // raw rows of the statement above
+    // Per session found in the journal (usually none), not a scan of the whole ledger at every start.
+    const upTo = new Map<string, number>();
     const missing: MonitorEvent[] = [];
     for (const { events } of opening.recovered) {
       for (const event of events) {
-        if (event.seq <= (stored.get(event.sessionId) ?? 0)) continue;
-        stored.set(event.sessionId, event.seq);
-        missing.push(event);
+        const stored = upTo.get(event.sessionId) ?? (this.lastSeqStmt.get(event.sessionId) as number | null) ?? 0; // MAX() of an integer column, plucked
+        upTo.set(event.sessionId, Math.max(stored, event.seq));
+        if (event.seq > stored) missing.push(event);
       }
     }
     const marks = opening.recovered.map((r) => r.mark).filter((m) => m.count > 0);
@@ -267,9 +269,16 @@ export class PrismaLedger implements EventLedger {
     const journal = this.journal;
     if (!journal || this.journalRefused || this.writesStalled || events.length > JOURNAL_MAX_APPEND) return false;
     if (this.tailCount + events.length > JOURNAL_MAX_TAIL) return false;
+    let json: string[];
+    try {
+      json = events.map((e) => JSON.stringify(e.data));
+    } catch {
+      // Data JSON cannot hold: the ordinary append fails it alone, as it would any append.
+      return false;
+    }
     let mark: JournalMark;
     try {
-      mark = journal.write(events);
+      mark = journal.write(events, json);
     } catch (err) {
       // tmpfs full or gone: from now on every append waits for its commit (what it holds still commits,
       // and is released from it).
@@ -279,6 +288,7 @@ export class PrismaLedger implements EventLedger {
       );
       return false;
     }
+    events.forEach((e, i) => this.dataJson.set(e, json[i]));
     this.addToTail(events);
     this.unsent.push({ events, mark });
     this.commitTimer ??= setTimeout(() => this.sendUnsent(), JOURNAL_COMMIT_DELAY_MS);
@@ -349,13 +359,21 @@ export class PrismaLedger implements EventLedger {
    */
   whenCommitted(): Promise<void> {
     this.journal?.seal();
+    return this.journaledCommitted() ?? Promise.resolve();
+  }
+
+  /** Sends the journaled appends waiting for the timer now and waits for every journaled one; null: none waits. */
+  private journaledCommitted(): Promise<void> | null {
     this.sendUnsent();
     const upTo = this.journaled;
-    if (upTo <= this.journalCommitted) return Promise.resolve();
+    if (upTo <= this.journalCommitted) return null;
     return new Promise((resolve) => this.commitWaiters.push({ upTo, resolve }));
   }
 
-  /** The session's journaled events after `afterSeq` (and after `lastRead`, what SQLite gave), to fill `room`. */
+  /**
+   * The session's journaled events after `afterSeq` (and after `lastRead`, what SQLite gave), to fill
+   * `room`: the ledger's own objects, which callers copy before handing them out.
+   */
   private tailAfter(
     sessionId: string,
     afterSeq: number,
@@ -370,7 +388,7 @@ export class PrismaLedger implements EventLedger {
     const out: MonitorEvent[] = [];
     for (const event of list) {
       if (event.seq <= from || (types && !types.includes(event.type))) continue;
-      out.push(structuredClone(event));
+      out.push(event);
       if (out.length >= room) break;
     }
     return out;
@@ -397,19 +415,18 @@ export class PrismaLedger implements EventLedger {
     const events = rows.map(
       ([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) as unknown }) as MonitorEvent,
     );
-    return [...events, ...this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length)];
+    const journaled = this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length);
+    return [...events, ...journaled.map((e) => structuredClone(e))];
   }
 
   /** The export's read: the data stays the JSON text append() stored, so it is copied out unparsed. */
   async readRaw(sessionId: string, afterSeq: number, limit: number): Promise<[number, string, number, string][]> {
     if (limit <= 0) return [];
     const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
-    // The same JSON text append() stores.
     const journaled = this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length);
-    return [
-      ...rows,
-      ...journaled.map((e): [number, string, number, string] => [e.seq, e.type, e.ts, JSON.stringify(e.data)]),
-    ];
+    // The same JSON text the commit stores.
+    const json = (e: MonitorEvent) => this.dataJson.get(e) ?? JSON.stringify(e.data);
+    return [...rows, ...journaled.map((e): [number, string, number, string] => [e.seq, e.type, e.ts, json(e)])];
   }
 
   /** Only the rows of `types` are parsed: the export's media scan skips the rest of the session cheaply. */
@@ -429,10 +446,8 @@ export class PrismaLedger implements EventLedger {
     const events = rows.map(
       ([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) as unknown }) as MonitorEvent,
     );
-    return [
-      ...events,
-      ...this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length, types),
-    ];
+    const journaled = this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length, types);
+    return [...events, ...journaled.map((e) => structuredClone(e))];
   }
 
   /** Transactions committed so far (group commit makes this smaller than the number of appends). */
@@ -505,7 +520,7 @@ export class PrismaLedger implements EventLedger {
         for (let i = 0; i < events.length; i += WRITE_CHUNK_ROWS) {
           let chunk: RowChunk;
           try {
-            chunk = encodeChunk(events.slice(i, i + WRITE_CHUNK_ROWS));
+            chunk = encodeChunk(events.slice(i, i + WRITE_CHUNK_ROWS), (e) => this.dataJson.get(e));
           } catch (err) {
             this.inFlight.delete(id);
             if (i > 0) this.worker.postMessage({ kind: "abort", id } satisfies LedgerWorkerRequest);
@@ -568,13 +583,9 @@ export class PrismaLedger implements EventLedger {
    * on commit, early ones once journaled.
    */
   whenSynced(): Promise<void> {
-    // Journaled events still waiting for the timer go now: they count as answered.
-    this.sendUnsent();
-    if (this.journaled > this.journalCommitted) {
-      const upTo = this.journaled;
-      return new Promise<void>((resolve) => this.commitWaiters.push({ upTo, resolve })).then(() => this.syncedAfter());
-    }
-    return this.syncedAfter();
+    // Journaled appends count as answered: committed first.
+    const committed = this.journaledCommitted();
+    return committed ? committed.then(() => this.syncedAfter()) : this.syncedAfter();
   }
 
   /** Resolves once the WAL is fsynced after every write committed so far. */

@@ -189,7 +189,11 @@ describe("early appends through the intent journal", () => {
     // A journal as a kill can leave it: records committed before the kill and records that were not.
     const opened = IntentJournal.open(journalDirFor(root, sqlitePathFromUrl(url)));
     if ("unavailable" in opened) throw new Error(opened.unavailable);
-    opened.journal.write(range("s", 1, 4));
+    const events = range("s", 1, 4);
+    opened.journal.write(
+      events,
+      events.map((e) => JSON.stringify(e.data)),
+    );
     opened.journal.close();
     const next = new PrismaLedger(url, { journal: { root } });
     await next.opened();
