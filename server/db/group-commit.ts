@@ -6,20 +6,13 @@
 // appends are refused at once with its error, so their callers back off (the bus caps its backlog) instead
 // of queueing without bound.
 import type { MonitorEvent } from "../../lib/events/schemas";
+import { writeRetryDelayMs } from "../monitor/ledger";
 
 interface PendingAppend {
   events: MonitorEvent[];
   mustCommit: boolean;
   resolve: () => void;
   reject: (err: unknown) => void;
-}
-
-/** Retry delays of an append that must commit: 50 ms doubling up to 5 s. */
-const RETRY_BASE_MS = 50;
-const RETRY_MAX_MS = 5_000;
-
-export class GroupCommitStoppedError extends Error {
-  override name = "GroupCommitStoppedError";
 }
 
 export class GroupCommit {
@@ -37,7 +30,7 @@ export class GroupCommit {
 
   /**
    * Resolves once the events are committed with their group. `mustCommit`: a failed write is tried again
-   * (with growing delays) instead of rejected; it rejects only with GroupCommitStoppedError after stop().
+   * (with growing delays) instead of rejected; it rejects only after stop().
    */
   append(events: MonitorEvent[], mustCommit = false): Promise<void> {
     if (this.retrying && !mustCommit) return Promise.reject(this.retrying.error);
@@ -97,44 +90,40 @@ export class GroupCommit {
     }
   }
 
-  /** Writes appends that must commit again until they do, or until stop() (then one last try). */
+  /**
+   * Writes appends that must commit again until they do, or until stop() (then one last try); meanwhile
+   * `retrying` refuses other appends.
+   */
   private async retry(group: PendingAppend[], error: unknown): Promise<void> {
     this.retrying = { error };
     try {
-      await this.retryUntilCommitted(group);
-    } finally {
-      this.retrying = null;
-    }
-  }
-
-  private async retryUntilCommitted(group: PendingAppend[]): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const last = this.stopped;
-      if (!last) {
-        const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(attempt, 7));
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          this.wakeRetry = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wakeRetry = null;
-      }
-      try {
-        await this.write(group.flatMap((p) => p.events));
-        for (const p of group) p.resolve();
-        return;
-      } catch (err) {
-        this.retrying = { error: err };
-        if (last || this.stopped) {
-          const stopped = new GroupCommitStoppedError(
-            `not committed before the ledger closed: ${err instanceof Error ? err.message : String(err)}`,
-          );
-          for (const p of group) p.reject(stopped);
+      for (let attempt = 1; ; attempt++) {
+        const last = this.stopped;
+        if (!last) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, writeRetryDelayMs(attempt));
+            this.wakeRetry = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wakeRetry = null;
+        }
+        try {
+          await this.write(group.flatMap((p) => p.events));
+          for (const p of group) p.resolve();
           return;
+        } catch (err) {
+          this.retrying = { error: err };
+          if (last || this.stopped) {
+            const reason = err instanceof Error ? err.message : String(err);
+            for (const p of group) p.reject(new Error(`not committed before the ledger closed: ${reason}`));
+            return;
+          }
         }
       }
+    } finally {
+      this.retrying = null;
     }
   }
 }

@@ -8,7 +8,7 @@
 // continues its seq from the ledger.
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { Clock, EventSink } from "../engine";
-import { FencedError, lastSeqOf, type EventLedger } from "./ledger";
+import { FencedError, lastSeqOf, writeRetryDelayMs, type EventLedger } from "./ledger";
 
 export type EventListener = (event: MonitorEvent) => void;
 
@@ -272,8 +272,7 @@ export class MonitorBus implements EventSink {
         }
         this.failing = true;
         this.opts.onWriteError?.(error, attempt);
-        const delay = Math.min(5_000, (this.opts.retryDelayMs ?? 50) * 2 ** Math.min(attempt - 1, 7));
-        await new Promise((r) => setTimeout(r, delay));
+        await new Promise((r) => setTimeout(r, writeRetryDelayMs(attempt, this.opts.retryDelayMs)));
       }
     }
   }

@@ -47,6 +47,11 @@ export interface EventLedger {
   readOfTypes?(sessionId: string, types: readonly string[], afterSeq: number, limit: number): Promise<MonitorEvent[]>;
 }
 
+/** How long to wait before writing to a ledger again after attempt `attempt` failed: `baseMs` doubling, at most 5 s. */
+export function writeRetryDelayMs(attempt: number, baseMs = 50): number {
+  return Math.min(5_000, baseMs * 2 ** Math.min(attempt - 1, 7));
+}
+
 /** Highest seq stored of one session, 0 when none: the ledger's lastSeq, else its lastSeqs(). */
 export async function lastSeqOf(ledger: EventLedger, sessionId: string): Promise<number> {
   return ledger.lastSeq ? ledger.lastSeq(sessionId) : ((await ledger.lastSeqs()).get(sessionId) ?? 0);
