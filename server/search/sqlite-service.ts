@@ -53,6 +53,7 @@ export class SqliteSearchService implements SearchService {
   private readonly waiters = new Map<number, () => void>();
   private pokeTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
+  private readonly bus: SqliteSearchServiceOptions["bus"];
   private failure: string | null = null;
   private readonly exited: Promise<void>;
   readonly indexFile: string;
@@ -81,8 +82,6 @@ export class SqliteSearchService implements SearchService {
     this.bus = opts.bus;
     if (opts.bus) this.unsubscribe = opts.bus.subscribe(() => this.pokeSoon());
   }
-
-  private readonly bus: SqliteSearchServiceOptions["bus"];
 
   /**
    * Starts the indexer thread without waiting for it: searches answer SearchUnavailableError until the

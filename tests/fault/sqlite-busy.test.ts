@@ -6,11 +6,11 @@
 // asynchronously in order): health says busy and every route keeps answering meanwhile.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Health } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
+import { committedRows } from "../db/helpers";
 import { seqsOf, tempDatabaseUrl } from "../server/support";
 import { until } from "../support/until";
 import { startFaultRig, tag, type FaultRig } from "./support";
@@ -61,14 +61,8 @@ async function holdWriteLock(file: string, holdMs?: number): Promise<LockHolder>
 }
 
 /** Rows of a session another connection sees committed. */
-function committedCount(file: string, sessionId: string): number {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare('SELECT COUNT(*) FROM "MonitorEvent" WHERE "sessionId" = ?').pluck().get(sessionId) as number;
-  } finally {
-    db.close();
-  }
-}
+const committedCount = (file: string, sessionId: string) =>
+  committedRows(`file:${file}`).filter((row) => row.sessionId === sessionId).length;
 
 let rig: FaultRig;
 let file: string;
