@@ -76,10 +76,14 @@ export class MonitorBus implements EventSink {
     if (this.fenced.has(sessionId)) {
       return { seq: DROPPED_SEQ, sessionId, type, ts: this.clock.now(), data } as MonitorEvent;
     }
-    // Failing: this bus's last write was refused, or the ledger says its own writes fail (the SQLite
-    // ledger's journaled events are answered before their commit meets the full disk).
-    const failing = this.failing || this.ledger.stalled?.() === true;
-    if (failing && this.pending >= (this.opts.maxPending ?? 10_000) && !type.startsWith("message.")) {
+    // Over the cap while failing: this bus's last write was refused, or the ledger says its own writes fail
+    // (the SQLite ledger's journaled events are answered before their commit meets the full disk). The
+    // cheap checks first: this runs at every emit.
+    if (
+      this.pending >= (this.opts.maxPending ?? 10_000) &&
+      !type.startsWith("message.") &&
+      (this.failing || this.ledger.stalled?.() === true)
+    ) {
       if (this.dropped++ === 0) this.opts.onOverflow?.("start", 0);
       // Same envelope shape as below; seq 0 marks it as never recorded.
       return { seq: DROPPED_SEQ, sessionId, type, ts: this.clock.now(), data } as MonitorEvent;
