@@ -179,10 +179,10 @@ export class OpenAiModelClient implements ModelClient {
         const result = await this.callWithRetries(request, route);
         const durationMs = elapsed();
         route.endpoint.stats.success(durationMs, result.usage);
-        await this.recordUsage(request, route, result.usage, durationMs, null);
+        this.recordUsage(request, route, result.usage, durationMs, null);
         return { model: route.model, endpoint: route.endpoint.name, durationMs, ...result };
       } catch (error) {
-        await this.recordUsage(request, route, ZERO_USAGE, elapsed(), errorText(error));
+        this.recordUsage(request, route, ZERO_USAGE, elapsed(), errorText(error));
         if (!(error instanceof ModelCallError)) throw error;
         route.endpoint.stats.failure(error.message, Date.now());
         failures.push(error.message);
@@ -280,13 +280,19 @@ export class OpenAiModelClient implements ModelClient {
     return Math.round(Math.min(BACKOFF_CAP_MS, exp * (1 + 0.5 * this.random())));
   }
 
-  private async recordUsage(
+  /**
+   * Never awaited: the answer must not wait for the usage write (it queues behind the store's other
+   * writes and a locked database). Held back, it would reach the engine after a message that came
+   * meanwhile, which then counts as interrupting a call that had already answered, and a re-run of the
+   * recording (answered at the time the call returned) would decide otherwise.
+   */
+  private recordUsage(
     request: ChatRequest,
     route: Route,
     usage: LlmUsage,
     latencyMs: number,
     error: string | null,
-  ): Promise<void> {
+  ): void {
     if (!this.usageStore) return;
     // Usage is grouped by endpoint: configured endpoints by their name, the one from OPENAI_BASE_URL by host.
     const { endpoint: target, model } = route;
@@ -295,13 +301,11 @@ export class OpenAiModelClient implements ModelClient {
       : target.name === DEFAULT_ENDPOINT_NAME
         ? endpointName(target.status().baseUrl)
         : target.name;
-    try {
-      await this.usageStore.record(
-        usageRecord({ request, model, endpoint, usage, latencyMs, error, prices: this.prices, ts: Date.now() }),
-      );
-    } catch {
-      // Usage statistics must never fail a model call.
-    }
+    this.usageStore
+      .record(usageRecord({ request, model, endpoint, usage, latencyMs, error, prices: this.prices, ts: Date.now() }))
+      .catch(() => {
+        // Usage statistics must never fail a model call.
+      });
   }
 }
 

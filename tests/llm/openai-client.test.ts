@@ -350,6 +350,16 @@ describe("OpenAiModelClient: models, info and usage", () => {
     expect(records[0].latencyMs).toBeGreaterThanOrEqual(0);
   });
 
+  it("answers without waiting for the usage write (a locked database holds it)", async () => {
+    server.enqueue({ kind: "response", content: "on time" });
+    let recorded = false;
+    const usageStore = { record: () => new Promise<void>(() => void (recorded = true)) };
+    await expect(client({ usageStore }).chat({ task: "planner", messages })).resolves.toMatchObject({
+      content: "on time",
+    });
+    expect(recorded).toBe(true);
+  });
+
   it("does not fail a call when the usage store fails", async () => {
     server.enqueue({ kind: "response", content: "still fine" });
     const usageStore = { record: async () => Promise.reject(new Error("disk full")) };
