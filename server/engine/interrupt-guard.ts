@@ -28,8 +28,12 @@ export class PlannerInterruptGuard {
     return true;
   }
 
-  /** The planner answered: the consecutive count starts over. */
+  /**
+   * The planner answered: the request is no longer in flight (a message during the after-response
+   * hooks interrupts nothing), and the consecutive count starts over.
+   */
   answered(): void {
+    this.controller = null;
     this.consecutive = 0;
   }
 

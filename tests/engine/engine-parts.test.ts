@@ -65,4 +65,18 @@ describe("PlannerInterruptGuard", () => {
     expect(signal.aborted).toBe(true);
     expect(guard.interrupted).toBe(false);
   });
+
+  it("an answered request is over: a message before end() (the after-response hooks) interrupts nothing", () => {
+    const guard = new PlannerInterruptGuard(() => 1);
+    const stop = new AbortController().signal;
+    const signal = guard.begin(stop);
+    guard.answered();
+    expect(guard.interrupt()).toBe(false);
+    expect({ aborted: signal.aborted, interrupted: guard.interrupted }).toEqual({ aborted: false, interrupted: false });
+    guard.end();
+    // The count was not spent: the next request can still be interrupted.
+    const next = guard.begin(stop);
+    expect(guard.interrupt()).toBe(true);
+    expect(next.aborted).toBe(true);
+  });
 });
