@@ -497,10 +497,11 @@ function singleNode(
 
 /**
  * The search index is derived data: the server does not wait for it to open, and when it cannot open
- * the server runs without search (GET /api/search answers 503) rather than not at all.
+ * the server runs without search (GET /api/search answers 503) rather than not at all, until it opens
+ * (the SQLite indexer tries again, Postgres's waits for the database).
  */
 function openSearch(databaseUrl: string, engine: Engine, logger: EngineLogger): SearchService {
-  const search = openSearchService({ databaseUrl, bus: engine.bus });
+  const search = openSearchService({ databaseUrl, bus: engine.bus, logger });
   search.ready.catch((error: unknown) =>
     logger.warn(`[search] unavailable: ${error instanceof Error ? error.message : String(error)}`),
   );

@@ -11,6 +11,8 @@ export interface IndexerWorkerData {
   pollMs: number;
   /** How often sessions deleted from the ledger are dropped from the index. */
   purgeMs: number;
+  /** After a failed open, how long until the next try. */
+  reopenMs: number;
 }
 
 /** `poke`: rows were committed, catch up now; with an id, answer `caught_up` with it once every row committed before is indexed. */
@@ -18,6 +20,7 @@ export type IndexerRequest = { kind: "poke"; id?: number } | { kind: "close" };
 
 export type IndexerReply =
   | { kind: "ready" }
+  /** Opening failed (tried again every reopenMs, `ready` once it works). */
   | { kind: "failed"; message: string }
   /** After each batch and when idle: the last ledger rowid indexed and the ledger's end when it looked. */
   | { kind: "progress"; indexed: number; ledgerEnd: number }

@@ -9,29 +9,40 @@ import { openIndexForWriting, SearchIndexer } from "./search-index";
 
 const port = parentPort;
 if (!port) throw new Error("indexer-worker.ts runs as a worker thread (see service.ts)");
-const { ledgerFile, indexFile, batchRows, pollMs, purgeMs } = workerData as IndexerWorkerData; // built by service.ts
+const { ledgerFile, indexFile, batchRows, pollMs, purgeMs, reopenMs } = workerData as IndexerWorkerData; // built by service.ts
 const send = (reply: IndexerReply) => port.postMessage(reply);
 
 let index: Database.Database | null = null;
 let ledger: Database.Database | null = null;
 let indexer: SearchIndexer | null = null;
-try {
-  index = openIndexForWriting(indexFile);
-  ledger = new Database(ledgerFile, { readonly: true, fileMustExist: true, timeout: 0 });
-  indexer = new SearchIndexer(index, ledger);
-  send({ kind: "ready" });
-} catch (err) {
-  index?.close();
-  ledger?.close();
-  send({ kind: "failed", message: err instanceof Error ? err.message : String(err) });
-}
-
 let closed = false;
 let running = false;
 let again = false;
 let waiting: number[] = [];
 let lastPurge = 0;
 let timer: NodeJS.Timeout | null = null;
+
+/**
+ * Opens the index and the ledger; when that fails (a full disk, a folder not there yet, the ledger not
+ * created yet) it says so and tries again every reopenMs, so search comes back without a restart.
+ */
+function open(): void {
+  if (closed) return;
+  try {
+    index = openIndexForWriting(indexFile);
+    ledger = new Database(ledgerFile, { readonly: true, fileMustExist: true, timeout: 0 });
+    indexer = new SearchIndexer(index, ledger);
+  } catch (err) {
+    index?.close();
+    ledger?.close();
+    index = ledger = null;
+    send({ kind: "failed", message: err instanceof Error ? err.message : String(err) });
+    timer = setTimeout(open, reopenMs);
+    return;
+  }
+  send({ kind: "ready" });
+  run();
+}
 
 /** Indexes until caught up, one batch per turn so pokes and close are heard in between. */
 function run(): void {
@@ -84,4 +95,4 @@ port.on("message", (request: IndexerRequest) => {
   if (request.id !== undefined) waiting.push(request.id);
   run();
 });
-run();
+open();

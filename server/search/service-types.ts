@@ -2,7 +2,10 @@
 import type { SearchQuery, SearchResult } from "../../lib/api/search";
 
 export interface SearchService {
-  /** Resolves once searches can be answered; rejects with why the index could not be opened. */
+  /**
+   * Resolves once searches can be answered; rejects with why the index could not be opened (the
+   * backend goes on trying: searches work once it opened).
+   */
   readonly ready: Promise<void>;
   /** Throws SearchUnavailableError while the index is not open. */
   search(query: SearchQuery): Promise<SearchResult>;

@@ -13,11 +13,13 @@ export interface OpenSearchOptions {
   databaseUrl: string;
   /** Delivered events poke the indexer (caughtUp() waits for them to be committed first). */
   bus?: Pick<MonitorBus, "subscribe" | "whenFlushed">;
+  /** Told when an index that could not open opens after all (SQLite; Postgres waits until it can). */
+  logger?: { warn(message: string): void };
 }
 
 /** Starts the search backend for this database without waiting for it (see `ready`). */
 export function openSearchService(opts: OpenSearchOptions): SearchService {
   return isPostgresUrl(opts.databaseUrl)
     ? PgSearchService.open({ databaseUrl: opts.databaseUrl, bus: opts.bus })
-    : SqliteSearchService.open({ ledgerFile: sqlitePathFromUrl(opts.databaseUrl), bus: opts.bus });
+    : SqliteSearchService.open({ ledgerFile: sqlitePathFromUrl(opts.databaseUrl), bus: opts.bus, logger: opts.logger });
 }

@@ -19,6 +19,9 @@ import { SearchUnavailableError, type SearchService } from "./service-types";
  */
 const POKE_DELAY_MS = 100;
 
+/** An index that could not open (a full disk) is tried again this often: search returns once it can. */
+const REOPEN_MS = 5_000;
+
 const WORKER_ENTRY = new URL("./indexer-worker.ts", import.meta.url).href;
 /** As for the ledger's writer thread (ledger.ts): tsx is registered in the worker before its entry loads. */
 const WORKER_BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
@@ -36,6 +39,10 @@ export interface SqliteSearchServiceOptions {
   purgeMs?: number;
   /** How scanning queries are bounded (default SCAN_LIMITS). */
   scan?: ScanLimits;
+  /** After the index failed to open, how long until the indexer tries again (default REOPEN_MS). */
+  reopenMs?: number;
+  /** Told when the index opens after `ready` rejected (the log said it was unavailable). */
+  logger?: { warn(message: string): void };
 }
 
 /** `data/maisaka.db` → `data/maisaka-search.db`. */
@@ -55,12 +62,16 @@ export class SqliteSearchService implements SearchService {
   private unsubscribe: (() => void) | null = null;
   private readonly bus: SqliteSearchServiceOptions["bus"];
   private failure: string | null = null;
+  /** Opening failed at least once (`ready` rejected). */
+  private failedBefore = false;
   private readonly exited: Promise<void>;
   readonly indexFile: string;
   private readonly scan: ScanLimits | undefined;
+  private readonly logger: SqliteSearchServiceOptions["logger"];
 
   private constructor(opts: SqliteSearchServiceOptions) {
     this.scan = opts.scan;
+    this.logger = opts.logger;
     this.indexFile = opts.indexFile ?? indexFileFor(opts.ledgerFile);
     const data: IndexerWorkerData = {
       ledgerFile: opts.ledgerFile,
@@ -68,6 +79,7 @@ export class SqliteSearchService implements SearchService {
       batchRows: opts.batchRows ?? 1_000,
       pollMs: opts.pollMs ?? 1_000,
       purgeMs: opts.purgeMs ?? 30_000,
+      reopenMs: opts.reopenMs ?? REOPEN_MS,
     };
     this.worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: data });
     // The index is derived: it never keeps the process alive.
@@ -85,15 +97,14 @@ export class SqliteSearchService implements SearchService {
 
   /**
    * Starts the indexer thread without waiting for it: searches answer SearchUnavailableError until the
-   * index file is open (`ready` resolves then, or rejects with why it could not be opened).
+   * index file is open (`ready` resolves then, or rejects with why it could not be opened; the indexer
+   * goes on trying, and searches work once it opened).
    */
   static open(opts: SqliteSearchServiceOptions): SqliteSearchService {
     const service = new SqliteSearchService(opts);
     service.ready = new Promise<void>((resolve, reject) => {
       service.onReady = resolve;
       service.onFailed = (message) => reject(new Error(`search index ${service.indexFile}: ${message}`));
-    }).then(() => {
-      service.reader = new Database(service.indexFile, { readonly: true, fileMustExist: true, timeout: 0 });
     });
     service.ready.catch(() => undefined);
     return service;
@@ -174,10 +185,11 @@ export class SqliteSearchService implements SearchService {
   }
 
   private onReply(reply: IndexerReply): void {
-    if (reply.kind === "ready") return this.onReady();
+    if (reply.kind === "ready") return this.opened();
     if (reply.kind === "failed") {
       this.failure = reply.message;
       this.releaseWaiters();
+      this.failedBefore = true;
       return this.onFailed(reply.message);
     }
     if (reply.kind === "progress") {
@@ -189,6 +201,19 @@ export class SqliteSearchService implements SearchService {
     this.waiters.delete(reply.id);
     if (this.waiters.size === 0) this.worker.unref();
     resolve?.();
+  }
+
+  /** The indexer opened the index: searches read it from here on. */
+  private opened(): void {
+    try {
+      this.reader = new Database(this.indexFile, { readonly: true, fileMustExist: true, timeout: 0 });
+    } catch (err) {
+      this.failure = err instanceof Error ? err.message : String(err);
+      return this.onFailed(this.failure);
+    }
+    this.failure = null;
+    if (this.failedBefore) this.logger?.warn(`[search] available again: ${this.indexFile} is open`);
+    this.onReady();
   }
 
   private releaseWaiters(): void {

@@ -3,7 +3,9 @@
 // migrated database on the run's real server, the index tables and the indexer under its advisory lock). The same suite on both: CJK
 // and Latin hits, short queries, hostile query syntax, every filter, paging, bounded scans, catch-up
 // after a restart, rows written to the ledger directly, deleted sessions; then what is each backend's own.
-import { rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
@@ -477,6 +479,38 @@ describe("search index on SQLite", () => {
     const third = await start();
     await third.caughtUp();
     expect(await keys(third, { q: "rebuilt" })).toEqual(["s1#1:message"]);
+  });
+
+  it("answers 'unavailable' with the reason while the index cannot be opened, and works once it can, without a restart", async () => {
+    const url = await dbs.url();
+    const ledger = new PrismaLedger(url);
+    open.push(ledger);
+    await ledger.append([message("s1", 1, "found after the folder came back")]);
+    // A folder that is not there stands for a disk the index file cannot be written to.
+    const folder = path.join(mkdtempSync(path.join(os.tmpdir(), "maisaka-search-")), "index");
+    const warnings: string[] = [];
+    const service = SqliteSearchService.open({
+      ledgerFile: sqlitePathFromUrl(url),
+      indexFile: path.join(folder, "search.db"),
+      reopenMs: 50,
+      logger: { warn: (m) => void warnings.push(m) },
+    });
+    open.push(service);
+    await expect(service.ready).rejects.toThrow(/search\.db/);
+    await expect(service.search(q({ q: "folder" }))).rejects.toThrow(SearchUnavailableError);
+    await expect(service.search(q({ q: "folder" }))).rejects.toThrow(/search is unavailable: ENOENT/);
+    mkdirSync(folder);
+    await until(
+      () =>
+        service.search(q({ q: "folder" })).then(
+          () => true,
+          () => false,
+        ),
+      "search after the reopen",
+    );
+    await service.caughtUp();
+    expect(await keys(service, { q: "folder" })).toEqual(["s1#1:message"]);
+    expect(warnings).toEqual([expect.stringContaining("[search] available again")]);
   });
 });
 
