@@ -301,8 +301,11 @@ export class SessionRuntime {
     if (this.stopped) return false;
     const saved = this.saveChain.then(() => this.deps.stores.messages.save(message));
     this.saveChain = saved.catch(() => undefined);
-    const position = await saved;
+    const { position, recalled } = await saved;
     if (this.stopped) return false;
+    // Recalled while it went from a runtime that stopped to this one (the store kept the recall): the
+    // recall found no runtime holding it, so it must not enter the context here.
+    if (recalled) return true;
     if (!this.scheduler.accept(message, position)) return true;
     // New chat: the quiet stretch idle learning waits for has not come yet.
     this.idleLearning?.cancel();

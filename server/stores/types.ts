@@ -14,12 +14,18 @@ export interface PositionedMessage {
   message: ChatMessageRecord;
 }
 
+export interface SavedMessage {
+  position: number;
+  recalled: boolean;
+}
+
 export interface MessageStore {
   /**
    * Durable once resolved. Saving an existing (sessionId, messageId) replaces it (a recall stays).
-   * Resolves with the message's store position: that of this save, after every earlier one's.
+   * Resolves with the message's store position (that of this save, after every earlier one's) and
+   * whether it is recalled (a recall of an earlier save carried over).
    */
-  save(message: ChatMessageRecord): Promise<number>;
+  save(message: ChatMessageRecord): Promise<SavedMessage>;
   get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null>;
   /** Newest last; `limit` keeps the newest ones. */
   list(sessionId: string, opts?: { limit?: number }): Promise<ChatMessageRecord[]>;

@@ -141,11 +141,12 @@ describe.each(implementations)("%s stores", (name, make) => {
 
     it("save resolves with the store position; listInboundAfter follows it, inbound only", async () => {
       const { stores } = await make();
-      const b = await stores.messages.save(msg({ messageId: "b", ts: 20 }));
-      const a = await stores.messages.save(msg({ messageId: "a", ts: 10 }));
+      const position = async (m: ChatMessageRecord) => (await stores.messages.save(m)).position;
+      const b = await position(msg({ messageId: "b", ts: 20 }));
+      const a = await position(msg({ messageId: "a", ts: 10 }));
       await stores.messages.save(msg({ messageId: "x", ts: 5, sessionId: "s2" }));
-      const sent = await stores.messages.save(msg({ messageId: "o", ts: 30, direction: "outbound" }));
-      const c = await stores.messages.save(msg({ messageId: "c", ts: 1 }));
+      const sent = await position(msg({ messageId: "o", ts: 30, direction: "outbound" }));
+      const c = await position(msg({ messageId: "c", ts: 1 }));
       expect(a).toBeGreaterThan(b);
       expect(sent).toBeGreaterThan(a);
       expect(c).toBeGreaterThan(sent);
@@ -163,7 +164,7 @@ describe.each(implementations)("%s stores", (name, make) => {
       expect(await after(c)).toEqual([]);
       // Saving again (a retry after a failover) replaces the row at a new position, after every other:
       // a restore from a snapshot taken since then finds it (recovery.ts).
-      const again = await stores.messages.save(msg({ messageId: "b", ts: 20, text: "edited" }));
+      const again = await position(msg({ messageId: "b", ts: 20, text: "edited" }));
       expect(again).toBeGreaterThan(c);
       expect(await after(c)).toEqual([["b", again]]);
       expect((await stores.messages.get("s1", "b"))?.text).toBe("edited");
@@ -181,8 +182,11 @@ describe.each(implementations)("%s stores", (name, make) => {
       expect(await stores.messages.markRecalled("s1", "missing")).toBe(false);
       expect((await stores.messages.get("s1", "a"))?.recalled).toBe(true);
       expect((await stores.messages.get("s2", "a"))?.recalled).toBeUndefined();
-      await stores.messages.save(msg({ messageId: "a", ts: 1, text: "edited" }));
+      expect(await stores.messages.save(msg({ messageId: "a", ts: 1, text: "edited" }))).toMatchObject({
+        recalled: true,
+      });
       expect(await stores.messages.get("s1", "a")).toMatchObject({ text: "edited", recalled: true });
+      expect((await stores.messages.save(msg({ messageId: "b", ts: 2 }))).recalled).toBe(false);
       expect(await stores.messages.recalledAmong("s1", ["a", "b", "missing"])).toEqual(new Set(["a"]));
       expect(await stores.messages.recalledAmong("s2", ["a"])).toEqual(new Set());
       expect(await stores.messages.recalledAmong("s1", [])).toEqual(new Set());

@@ -156,6 +156,21 @@ describe("recalled messages", () => {
     expect(h.ofType("message.ingested").map((e) => e.data.messageId)).toEqual(["m2"]);
   });
 
+  it("a message recalled while it passed from a stopped runtime to the next one never enters the context", async () => {
+    h = await startHarness({ config: { chat: { talkValue: 0.01 } } });
+    const gone = { sessionId: "s1", messageId: "gone", direction: "inbound" as const, userId: "u1", userName: "Alice" };
+    // The runtime that stopped had saved it; the recall came before this runtime took it over.
+    await h.engine.stores.messages.save({ ...gone, text: "秘密在此", ts: h.engine.clock.now() });
+    expect(await h.engine.manager.recallMessage("s1", "gone")).toBe(true);
+    await h.send("秘密在此", { messageId: "gone" });
+    expect(h.runtime.pendingMessages()).toHaveLength(0);
+    h.model.enqueue(finish);
+    await turn(h, "@麦麦 在吗");
+    expect(JSON.stringify(body(h, 0).messages)).not.toContain("秘密");
+    expect(h.ofType("message.pending").map((e) => e.data.messageId)).not.toContain("gone");
+    expect((await h.engine.stores.messages.get("s1", "gone"))?.recalled).toBe(true);
+  });
+
   it("stay out after a restart when the recall came while no runtime held the session", async () => {
     h = await startHarness();
     h.model.enqueue(finish);

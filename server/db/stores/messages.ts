@@ -1,5 +1,5 @@
 import { Prisma, type Message, type PrismaClient } from "../../../generated/prisma/client";
-import type { ChatMessageRecord, MessageStore, PositionedMessage } from "../../stores/types";
+import type { ChatMessageRecord, MessageStore, PositionedMessage, SavedMessage } from "../../stores/types";
 import type { StoreWriter } from "../writer";
 import { isUniqueClash, sqlLimit } from "./support";
 
@@ -36,7 +36,7 @@ export class PrismaMessageStore implements MessageStore {
     private readonly writer: StoreWriter,
   ) {}
 
-  async save(message: ChatMessageRecord): Promise<number> {
+  async save(message: ChatMessageRecord): Promise<SavedMessage> {
     const data = {
       direction: message.direction,
       userId: message.userId,
@@ -57,7 +57,7 @@ export class PrismaMessageStore implements MessageStore {
       try {
         return await this.prisma.message.create({
           data: { ...fields, ...(message.recalled ? { recalled: true } : {}) },
-          select: { id: true },
+          select: { id: true, recalled: true },
         });
       } catch (error) {
         if (!isUniqueClash(error)) throw error;
@@ -70,14 +70,14 @@ export class PrismaMessageStore implements MessageStore {
         const old = await tx.message.delete({ where, select: { recalled: true } });
         return tx.message.create({
           data: { ...fields, recalled: message.recalled === true || old.recalled },
-          select: { id: true },
+          select: { id: true, recalled: true },
         });
       });
     });
     // The autoincrement row id follows commit order: SQLite assigns it under its write lock; a Postgres
     // sequence does not, but this process's writes go one at a time (StoreWriter) and a session's
     // messages are written by the one node owning it.
-    return row.id;
+    return { position: row.id, recalled: row.recalled };
   }
 
   async get(sessionId: string, messageId: string): Promise<ChatMessageRecord | null> {

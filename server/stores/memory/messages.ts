@@ -1,4 +1,4 @@
-import type { ChatMessageRecord, MessageStore, PositionedMessage } from "../types";
+import type { ChatMessageRecord, MessageStore, PositionedMessage, SavedMessage } from "../types";
 import { copy, takeLast } from "./support";
 
 interface Row {
@@ -10,7 +10,7 @@ export class MemoryMessageStore implements MessageStore {
   private readonly sessions = new Map<string, Map<string, Row>>();
   private seq = 0;
 
-  async save(message: ChatMessageRecord): Promise<number> {
+  async save(message: ChatMessageRecord): Promise<SavedMessage> {
     let rows = this.sessions.get(message.sessionId);
     if (!rows) {
       rows = new Map();
@@ -24,7 +24,7 @@ export class MemoryMessageStore implements MessageStore {
     // A recall is final (MessageStore.markRecalled).
     if (existing?.record.recalled) record.recalled = true;
     rows.set(message.messageId, { seq, record });
-    return seq;
+    return { position: seq, recalled: record.recalled === true };
   }
 
   async markRecalled(sessionId: string, messageId: string): Promise<boolean> {
