@@ -186,15 +186,19 @@ export class MonitorBus implements EventSink {
     return () => void this.listeners.delete(listener);
   }
 
-  /**
-   * Resolves when every event emitted so far is delivered and committed to the ledger (no intent journal
-   * holds it any more: what deleting a session's rows waits for).
-   */
+  /** Resolves when every event emitted so far is delivered (and so readable from the ledger). */
   whenFlushed(): Promise<void> {
-    const delivered = this.flushing
-      ? new Promise<void>((resolve) => this.idleWaiters.push(resolve))
-      : Promise.resolve();
-    return delivered.then(() => this.ledger.whenCommitted?.());
+    if (!this.flushing) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Resolves when every event emitted so far is delivered and committed to the database, no intent
+   * journal holding it any more: what deleting a session's rows and a reader of the database file wait for.
+   */
+  async whenCommitted(): Promise<void> {
+    await this.whenFlushed();
+    await this.ledger.whenCommitted?.();
   }
 
   private async flushLoop(): Promise<void> {

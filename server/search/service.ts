@@ -12,7 +12,7 @@ export interface OpenSearchOptions {
   /** The server's DATABASE_URL: `file:` (SQLite) or `postgresql://`. */
   databaseUrl: string;
   /** Delivered events poke the indexer (caughtUp() waits for them to be committed first). */
-  bus?: Pick<MonitorBus, "subscribe" | "whenFlushed">;
+  bus?: Pick<MonitorBus, "subscribe" | "whenCommitted">;
   /** Told when an index that could not open opens after all (SQLite; Postgres waits until it can). */
   logger?: { warn(message: string): void };
 }

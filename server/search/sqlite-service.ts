@@ -33,7 +33,7 @@ export interface SqliteSearchServiceOptions {
   /** Default: beside the database, `<name>-search.db`. */
   indexFile?: string;
   /** Delivered events poke the indexer; caughtUp() first waits for what it delivered to be committed. */
-  bus?: Pick<MonitorBus, "subscribe" | "whenFlushed">;
+  bus?: Pick<MonitorBus, "subscribe" | "whenCommitted">;
   batchRows?: number;
   pollMs?: number;
   purgeMs?: number;
@@ -62,8 +62,6 @@ export class SqliteSearchService implements SearchService {
   private unsubscribe: (() => void) | null = null;
   private readonly bus: SqliteSearchServiceOptions["bus"];
   private failure: string | null = null;
-  /** Opening failed at least once (`ready` rejected). */
-  private failedBefore = false;
   private readonly exited: Promise<void>;
   readonly indexFile: string;
   private readonly scan: ScanLimits | undefined;
@@ -138,7 +136,7 @@ export class SqliteSearchService implements SearchService {
 
   /** Resolves once every event the bus delivered and every ledger row committed before this call is indexed. */
   async caughtUp(): Promise<void> {
-    await this.bus?.whenFlushed();
+    await this.bus?.whenCommitted();
     if (this.failure) throw new Error(this.failure);
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -189,7 +187,6 @@ export class SqliteSearchService implements SearchService {
     if (reply.kind === "failed") {
       this.failure = reply.message;
       this.releaseWaiters();
-      this.failedBefore = true;
       return this.onFailed(reply.message);
     }
     if (reply.kind === "progress") {
@@ -211,8 +208,9 @@ export class SqliteSearchService implements SearchService {
       this.failure = err instanceof Error ? err.message : String(err);
       return this.onFailed(this.failure);
     }
+    // Set by every failed try, so set here only when `ready` rejected (the log said unavailable).
+    if (this.failure !== null) this.logger?.warn(`[search] available again: ${this.indexFile} is open`);
     this.failure = null;
-    if (this.failedBefore) this.logger?.warn(`[search] available again: ${this.indexFile} is open`);
     this.onReady();
   }
 

@@ -106,7 +106,7 @@ describe("SQLite busy (another process holds the write lock)", () => {
     } finally {
       await lock.release();
     }
-    await bus.whenFlushed();
+    await bus.whenCommitted();
     expect(committedCount(file, "writer")).toBe(before + 50);
     const after = await rig.ledger("writer");
     expect(after.slice(before).map((e) => (e.type === "message.ingested" ? e.data.messageId : e.type))).toEqual(

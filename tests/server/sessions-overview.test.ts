@@ -329,6 +329,19 @@ describe("sessions overview: archive and delete", () => {
       after: { removed: deleted.removed },
     });
   });
+
+  it("a deleted session's last events, answered from the intent journal before their commit, never come back", async () => {
+    const id = await server.createSession({ name: "deleted at once" });
+    expect((await server.say(id, "hello")).status).toBe(202);
+    await server.waitForEvent(id, (e) => e.type === "cycle.end");
+    // Events delivered a moment before the deletion (the runtime's stop among them) are journaled, not committed.
+    for (let i = 0; i < 20; i++) server.app.engine.bus.emit(id, "session.stop", { reason: `last ${i}` });
+    const res = await server.api("DELETE", `/api/sessions/${id}`, { reason: "at once" });
+    expect(res.status, res.text).toBe(200);
+    // Whatever was still to commit has been committed now; none of it may be the deleted session's.
+    await server.app.engine.bus.whenCommitted();
+    expect(await server.app.database.prisma.monitorEvent.count({ where: { sessionId: id } })).toBe(0);
+  });
 });
 
 describe("sessions overview: retention sweep", () => {

@@ -67,7 +67,7 @@ export class SessionLifecycle {
     const archivedAt = await sessions.archivedAt(id);
     if (archivedAt === null) await sessions.setArchived(id, this.engine.clock.now());
     await this.engine.manager.unload(id, "deleted");
-    await this.engine.bus.whenFlushed();
+    await this.engine.bus.whenCommitted();
     const removed = await sessions.purge(id);
     this.engine.bus.forget(id);
     await this.audit.record({
