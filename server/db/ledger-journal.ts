@@ -177,12 +177,8 @@ export class IntentJournal {
    * it any more (what a session's deletion waits for, so a later start cannot bring its events back).
    */
   seal(): void {
-    if (this.current.pending === 0 && this.current.bytes === 0) return;
-    if (this.current.pending === 0) {
-      ftruncateSync(this.current.fd, 0);
-      this.current.bytes = 0;
-      return;
-    }
+    // Nothing pending: release() emptied it already.
+    if (this.current.pending === 0) return;
     this.sealed.set(this.current.gen, this.current);
     this.current = this.create(this.current.gen + 1);
   }

@@ -67,6 +67,9 @@ export function journalFromEnv(env: NodeJS.ProcessEnv): LedgerOptions["journal"]
   return { root: dir || DEFAULT_JOURNAL_ROOT };
 }
 
+/** A ledger row as read raw: seq, type, ts and the data's JSON text. */
+type RawRow = [number, string, number, string];
+
 const WORKER_ENTRY = new URL("./ledger-worker.ts", import.meta.url).href;
 
 /**
@@ -232,7 +235,7 @@ export class PrismaLedger implements EventLedger {
     const missing: MonitorEvent[] = [];
     for (const { events } of opening.recovered) {
       for (const event of events) {
-        const stored = upTo.get(event.sessionId) ?? (this.lastSeqStmt.get(event.sessionId) as number | null) ?? 0; // MAX() of an integer column, plucked
+        const stored = upTo.get(event.sessionId) ?? this.committedLastSeq(event.sessionId);
         upTo.set(event.sessionId, Math.max(stored, event.seq));
         if (event.seq > stored) missing.push(event);
       }
@@ -371,20 +374,21 @@ export class PrismaLedger implements EventLedger {
   }
 
   /**
-   * The session's journaled events after `afterSeq` (and after `lastRead`, what SQLite gave), to fill
-   * `room`: the ledger's own objects, which callers copy before handing them out.
+   * The session's journaled events after `afterSeq` and after the `rows` SQLite gave, to fill `limit`
+   * with them: the ledger's own objects, which callers copy before handing them out.
    */
   private tailAfter(
     sessionId: string,
     afterSeq: number,
-    lastRead: number | undefined,
-    room: number,
+    rows: readonly RawRow[],
+    limit: number,
     types?: readonly string[],
   ): MonitorEvent[] {
     const list = this.tail.get(sessionId);
+    const room = Math.floor(limit) - rows.length;
     if (!list || room <= 0) return [];
     // Committed events may still be in the tail until the main thread hears of the commit: SQLite had them.
-    const from = Math.max(afterSeq, lastRead ?? 0);
+    const from = Math.max(afterSeq, rows.at(-1)?.[0] ?? 0);
     const out: MonitorEvent[] = [];
     for (const event of list) {
       if (event.seq <= from || (types && !types.includes(event.type))) continue;
@@ -404,29 +408,44 @@ export class PrismaLedger implements EventLedger {
 
   /** Highest seq stored for one session (0 when it has none). */
   async lastSeq(sessionId: string): Promise<number> {
-    const stored = (this.lastSeqStmt.get(sessionId) as number | null) ?? 0; // MAX() of an integer column, plucked
-    return Math.max(stored, this.tail.get(sessionId)?.at(-1)?.seq ?? 0);
+    return Math.max(this.committedLastSeq(sessionId), this.tail.get(sessionId)?.at(-1)?.seq ?? 0);
+  }
+
+  /** Highest seq SQLite holds for one session (0 when it has none). */
+  private committedLastSeq(sessionId: string): number {
+    return (this.lastSeqStmt.get(sessionId) as number | null) ?? 0; // MAX() of an integer column, plucked
   }
 
   async read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]> {
     if (limit <= 0) return [];
-    const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
+    const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as RawRow[]; // raw rows of the statement above
+    return this.eventsWithTail(sessionId, afterSeq, rows, limit);
+  }
+
+  /** The export's read: the data stays the JSON text append() stored, so it is copied out unparsed. */
+  async readRaw(sessionId: string, afterSeq: number, limit: number): Promise<RawRow[]> {
+    if (limit <= 0) return [];
+    const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as RawRow[]; // raw rows of the statement above
+    // The same JSON text the commit stores.
+    const json = (e: MonitorEvent) => this.dataJson.get(e) ?? JSON.stringify(e.data);
+    const journaled = this.tailAfter(sessionId, afterSeq, rows, limit);
+    return [...rows, ...journaled.map((e): RawRow => [e.seq, e.type, e.ts, json(e)])];
+  }
+
+  /** SQLite's rows as events, then the session's journaled events after them (copies), `limit` in all. */
+  private eventsWithTail(
+    sessionId: string,
+    afterSeq: number,
+    rows: readonly RawRow[],
+    limit: number,
+    types?: readonly string[],
+  ): MonitorEvent[] {
     // Rows were written by append() from valid MonitorEvents, so the envelope is rebuilt as one.
     const events = rows.map(
       ([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) as unknown }) as MonitorEvent,
     );
-    const journaled = this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length);
+    const journaled = this.tailAfter(sessionId, afterSeq, rows, limit, types);
     return [...events, ...journaled.map((e) => structuredClone(e))];
-  }
-
-  /** The export's read: the data stays the JSON text append() stored, so it is copied out unparsed. */
-  async readRaw(sessionId: string, afterSeq: number, limit: number): Promise<[number, string, number, string][]> {
-    if (limit <= 0) return [];
-    const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
-    const journaled = this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length);
-    // The same JSON text the commit stores.
-    const json = (e: MonitorEvent) => this.dataJson.get(e) ?? JSON.stringify(e.data);
-    return [...rows, ...journaled.map((e): [number, string, number, string] => [e.seq, e.type, e.ts, json(e)])];
   }
 
   /** Only the rows of `types` are parsed: the export's media scan skips the rest of the session cheaply. */
@@ -442,12 +461,8 @@ export class PrismaLedger implements EventLedger {
       `SELECT "seq", "type", "ts", "data" FROM "MonitorEvent" WHERE "sessionId" = ? AND "seq" > ? AND "type" IN (${marks}) ORDER BY "seq" LIMIT ?`,
     );
     stmt.raw(true);
-    const rows = stmt.all(sessionId, afterSeq, ...types, Math.floor(limit)) as [number, string, number, string][]; // raw rows of the statement above
-    const events = rows.map(
-      ([seq, type, ts, data]) => ({ seq, sessionId, type, ts, data: JSON.parse(data) as unknown }) as MonitorEvent,
-    );
-    const journaled = this.tailAfter(sessionId, afterSeq, rows.at(-1)?.[0], Math.floor(limit) - rows.length, types);
-    return [...events, ...journaled.map((e) => structuredClone(e))];
+    const rows = stmt.all(sessionId, afterSeq, ...types, Math.floor(limit)) as RawRow[]; // raw rows of the statement above
+    return this.eventsWithTail(sessionId, afterSeq, rows, limit, types);
   }
 
   /** Transactions committed so far (group commit makes this smaller than the number of appends). */
