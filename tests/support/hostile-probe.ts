@@ -1,8 +1,9 @@
 // What a hostile child of the server tries, to get the operator credential, the cookie or the
 // database: every process's /proc/<pid>/environ (the server's, its parent launcher's, everyone's),
 // the server's open files through /proc/<pid>/fd, its memory, the data folder and the database
-// files, the ledger's intent journal on tmpfs, a child process doing the same, and then the API with whatever it found. Run by the hostile
-// plugin and the hostile stdio MCP server of tests/server/secrets.test.ts; it reports what it got.
+// files, the ledger's intent journal on tmpfs, a child process doing the same, and then the API with
+// whatever it found. Run by the hostile plugin and the hostile stdio MCP server of
+// tests/server/secrets.test.ts; it reports what it got.
 import { spawnSync } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
