@@ -209,7 +209,7 @@ describe("early appends through the intent journal", () => {
     // Journaled before anything met the lock: answered at once.
     await ledger.append(range("s", 1, 1), { early: true });
     // Its commit meets the lock (and keeps retrying past the retry options' attempts).
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => ledger.stalled(), "the journaled event's commit to meet the lock");
     let answered = false;
     const waiting = ledger.append(range("s", 2, 2), { early: true }).then(
       () => (answered = true),
