@@ -164,10 +164,18 @@ describe("OneBot on two cluster nodes", () => {
     );
     expect(reply).toBeDefined();
     const sessionId = `qq:${sim.selfId}:group:${groupId}`;
-    const ingested = (await events(a, sessionId)).filter((e) => e.type === "message.ingested");
-    expect(ingested.map((e) => (e.data as { messageId: string }).messageId)).toEqual([
-      String(sent.get(groupId)),
-      String(frame.message_id),
-    ]);
+    const ingestedIds = async () =>
+      (await events(a, sessionId)).flatMap((e) =>
+        e.type === "message.ingested" ? [(e.data as { messageId: string }).messageId] : [],
+      );
+    // The reply can go out before the ledger write of the turn's message.ingested lands: that is read once it has.
+    const ingested = await until(
+      async () => {
+        const ids = await ingestedIds();
+        return ids.includes(String(frame.message_id)) ? ids : null;
+      },
+      `message.ingested of ${String(frame.message_id)} in A's ledger`,
+    );
+    expect(ingested).toEqual([String(sent.get(groupId)), String(frame.message_id)]);
   }, 90_000);
 });
