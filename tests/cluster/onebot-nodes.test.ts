@@ -76,6 +76,19 @@ async function events(node: TestServer, sessionId: string): Promise<MonitorEvent
   return (res.json as { events: unknown[] }).events.map((e) => monitorEventSchema.parse(e));
 }
 
+/**
+ * The message ids of a session's message.ingested events as the node reads them, once `messageId` is
+ * among them: a reply can go out before the ledger write of its turn's message.ingested lands.
+ */
+async function ingestedOnceThere(node: TestServer, sessionId: string, messageId: string): Promise<string[]> {
+  return until(async () => {
+    const ids = (await events(node, sessionId)).flatMap((e) =>
+      e.type === "message.ingested" ? [(e.data as { messageId: string }).messageId] : [],
+    );
+    return ids.includes(messageId) ? ids : null;
+  }, `message.ingested of ${messageId} in ${sessionId}`);
+}
+
 describe("OneBot on two cluster nodes", () => {
   it("ingests each group's message on its session's owner and answers every group through A's connection", async () => {
     const [a, b] = nodes;
@@ -119,8 +132,8 @@ describe("OneBot on two cluster nodes", () => {
     // Each message once in its session's shared ledger, whichever node is asked.
     for (const groupId of GROUPS) {
       const sessionId = `qq:${sim.selfId}:group:${groupId}`;
-      const ingested = (await events(b, sessionId)).filter((e) => e.type === "message.ingested");
-      expect(ingested.map((e) => (e.data as { messageId: string }).messageId)).toEqual([String(sent.get(groupId))]);
+      const ingested = await ingestedOnceThere(b, sessionId, String(sent.get(groupId)));
+      expect(ingested).toEqual([String(sent.get(groupId))]);
     }
     // Some of the sessions run on B: their messages crossed from A's connection and their replies back.
     const db = new pg.Client({ connectionString: databaseUrl });
@@ -164,18 +177,7 @@ describe("OneBot on two cluster nodes", () => {
     );
     expect(reply).toBeDefined();
     const sessionId = `qq:${sim.selfId}:group:${groupId}`;
-    const ingestedIds = async () =>
-      (await events(a, sessionId)).flatMap((e) =>
-        e.type === "message.ingested" ? [(e.data as { messageId: string }).messageId] : [],
-      );
-    // The reply can go out before the ledger write of the turn's message.ingested lands: that is read once it has.
-    const ingested = await until(
-      async () => {
-        const ids = await ingestedIds();
-        return ids.includes(String(frame.message_id)) ? ids : null;
-      },
-      `message.ingested of ${String(frame.message_id)} in A's ledger`,
-    );
+    const ingested = await ingestedOnceThere(a, sessionId, String(frame.message_id));
     expect(ingested).toEqual([String(sent.get(groupId)), String(frame.message_id)]);
   }, 90_000);
 });
