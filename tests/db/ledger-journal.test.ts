@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { DatabaseError } from "../../server/db/errors";
+import { DatabaseHealth } from "../../server/db/health";
 import { PrismaLedger, type LedgerOptions } from "../../server/db/ledger";
 import { IntentJournal, journalDirFor } from "../../server/db/ledger-journal";
 import { until } from "../support/until";
@@ -204,12 +205,16 @@ describe("early appends through the intent journal", () => {
   });
 
   it("turns off while a write waits for a lock: later early appends wait for their commit, which retries until it lands", async () => {
-    const { url, ledger } = await open({ retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 10 } });
+    // Health turns busy once a write used up the retry options' attempts (far below its 1 s "waiting"
+    // mark here): from then on the journaled commit is retried, and ordinary appends are refused.
+    const health = new DatabaseHealth();
+    const { url, ledger } = await open({ retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 10 }, health });
     const lock = holdWriteLock(url);
     // Journaled before anything met the lock: answered at once.
     await ledger.append(range("s", 1, 1), { early: true });
-    // Its commit meets the lock (and keeps retrying past the retry options' attempts).
-    await until(() => ledger.stalled(), "the journaled event's commit to meet the lock");
+    // Its commit meets the lock, and keeps retrying past the retry options' attempts. (`stalled()` turns
+    // true at the first busy attempt, before that: an append then still queues behind the write.)
+    await until(() => health.status().state === "busy", "the journaled event's commit to use up its attempts");
     let answered = false;
     const waiting = ledger.append(range("s", 2, 2), { early: true }).then(
       () => (answered = true),
