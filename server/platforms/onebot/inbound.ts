@@ -17,6 +17,7 @@ import type { OneBotApi } from "./api";
 import { audienceOf } from "./audience";
 import { OneBotChatDirectory } from "./chat-directory";
 import { contentOfSegments, segmentsOf, wireId, type Locale } from "./segments";
+import { chatOfMessage, chatOfNotice } from "./event-session";
 import { ONEBOT_SESSION_PLATFORM, sessionIdOf, type OneBotChat } from "./session-ids";
 
 export interface OneBotInboundDeps {
@@ -163,16 +164,11 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
       counters.own++;
       return;
     }
-    let chat: OneBotChat;
-    if (event.message_type === "group") {
-      if (event.group_id === undefined) {
-        counters.malformed++;
-        deps.logger.warn(`[onebot] group message ${event.message_id} without group_id dropped`);
-        return;
-      }
-      chat = { selfId, kind: "group", peerId: event.group_id };
-    } else {
-      chat = { selfId, kind: "private", peerId: event.user_id };
+    const chat = chatOfMessage(event);
+    if (!chat) {
+      counters.malformed++;
+      deps.logger.warn(`[onebot] group message ${event.message_id} without group_id dropped`);
+      return;
     }
     if (!serves(chat)) return;
     const sender = senderOf(event);
@@ -211,18 +207,19 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
   async function onNotice(event: OneBotNoticeEvent, api: OneBotApi): Promise<void> {
     const selfId = event.self_id;
     const { notice_type: type, group_id: groupId, user_id: userId, message_id: messageId } = event;
-    if ((type === "group_recall" && groupId && messageId) || (type === "friend_recall" && userId && messageId)) {
-      const chat: OneBotChat =
-        type === "group_recall"
-          ? { selfId, kind: "group", peerId: groupId as string } // checked in the condition above
-          : { selfId, kind: "private", peerId: userId as string };
+    const chat = chatOfNotice(event);
+    if ((type === "group_recall" || type === "friend_recall") && chat && messageId) {
       if (await deps.manager.recallMessage(sessionIdOf(chat), messageId)) counters.recalls++;
       return;
     }
-    if (type === "notify" && event.sub_type === "poke" && userId && event.target_id === selfId && userId !== selfId) {
-      const chat: OneBotChat = groupId
-        ? { selfId, kind: "group", peerId: groupId }
-        : { selfId, kind: "private", peerId: userId };
+    if (
+      type === "notify" &&
+      event.sub_type === "poke" &&
+      chat &&
+      userId &&
+      event.target_id === selfId &&
+      userId !== selfId
+    ) {
       if (!serves(chat)) return;
       const notes = NOTES[locale()];
       const session = await directory.sessionOf(chat, api, groupId ? notes.group(groupId) : userId);
@@ -241,8 +238,7 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
         counters.ignored++;
         return;
       }
-      const chat: OneBotChat = { selfId, kind: "group", peerId: groupId };
-      if (!serves(chat)) return;
+      if (!chat || !serves(chat)) return;
       const notes = NOTES[locale()];
       const session = await directory.sessionOf(chat, api, notes.group(groupId));
       const name = names.get(`${session.id}#${userId}`) ?? (await nicknameOf(api, userId)) ?? userId;

@@ -15,6 +15,7 @@ import {
   type OneBotInbound,
   type OneBotInboundDeps,
 } from "../../../server/platforms/onebot/inbound";
+import { sessionIdOfEvent } from "../../../server/platforms/onebot/event-session";
 import { createMemoryStores } from "../../../server/stores/memory";
 import type { ChatMessageRecord, Stores } from "../../../server/stores/types";
 import { until } from "../../support/until";
@@ -392,6 +393,36 @@ describe("OneBot notices", () => {
     const dm = await stored(`qq:${SELF}:private:77`);
     expect(dm).toHaveLength(1);
     expect(dm[0]).toMatchObject({ userName: "昵称77", atBot: true });
+  });
+
+  it("stores each event under the session a cluster node routes it to (sessionIdOfEvent)", async () => {
+    const frames = [
+      frame(groupMessage("群里")),
+      frame(privateMessage("私聊")),
+      frame(
+        notice({
+          notice_type: "notify",
+          sub_type: "poke",
+          group_id: Number(GROUP),
+          user_id: 42,
+          target_id: Number(SELF),
+        }),
+      ),
+      frame(notice({ notice_type: "notify", sub_type: "poke", user_id: 78, target_id: Number(SELF) })),
+    ];
+    for (const f of frames) {
+      const sessionId = sessionIdOfEvent(f);
+      expect(sessionId).not.toBeNull();
+      const before = (await stored(sessionId ?? "")).length;
+      await inbound.onEvent(f, api);
+      expect(await stored(sessionId ?? "")).toHaveLength(before + 1);
+    }
+    expect(inbound.counters()).toMatchObject({ ingested: 4, failed: 0 });
+    // A group message without its group is no chat's: dropped by both.
+    const orphan = frame(groupMessage("无群", { group_id: undefined }));
+    expect(sessionIdOfEvent(orphan)).toBeNull();
+    await inbound.onEvent(orphan, api);
+    expect(inbound.counters()).toMatchObject({ ingested: 4, malformed: 1 });
   });
 
   it("notes members joining and leaving in the context, without a turn", async () => {
