@@ -10,6 +10,7 @@ import { IpcConnection, type IpcConnectionOptions } from "../../server/plugins/i
 import { IpcError } from "../../server/plugins/ipc/errors";
 import { FrameDecoder, encodeFrame } from "../../server/plugins/ipc/framing";
 import { SDK_VERSION } from "../../server/plugins/sdk";
+import { until } from "../support/until";
 
 const MAX = 64 * 1024;
 
@@ -123,7 +124,7 @@ describe("IpcConnection over a local socket", () => {
       code: "E_TIMEOUT",
       message: "slow timed out after 80 ms",
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => aborted !== null, "the peer to be told to cancel");
     expect(aborted).toMatchObject({ code: "E_CANCELLED" });
     release();
     const controller = new AbortController();
