@@ -155,6 +155,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       phase === "start"
         ? logger.warn("[ledger] backlog full while the ledger cannot write: dropping engine progress events")
         : logger.warn(`[ledger] backlog drained; ${dropped} engine progress events were dropped`),
+    onUnwritten: (count, kept) => {
+      const events = `${count} event${count === 1 ? "" : "s"} the database would not take`;
+      if (kept) logger.warn(`[ledger] shutting down: ${events} kept in the intent journal for the next start`);
+      else logger.error(`[ledger] shutting down: ${events} lost (no intent journal)`);
+    },
   });
   await bus.init();
   const budget = new BudgetWatch({
@@ -214,10 +219,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     stateChanges: new StateChanges(),
     streams: new SharedStreams(bus),
     async close(reason = "shutdown") {
+      // From here a ledger that cannot write is not waited for (its events are kept, see beginClose).
+      bus.beginClose();
       await manager.stopAll(reason);
       await plugins.close();
       await mcp.close();
-      await bus.whenFlushed();
+      await bus.close();
     },
   };
 }

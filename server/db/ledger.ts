@@ -21,7 +21,7 @@ import type { AppendOptions, EventLedger } from "../monitor/ledger";
 import { withBusyRetry, type RetryOptions } from "./busy";
 import { sqlitePathFromUrl } from "./database-url";
 import { DatabaseError, isBusyError, toDatabaseError } from "./errors";
-import type { DatabaseHealth, HealthLogger } from "./health";
+import { stateOfError, type DatabaseHealth, type HealthLogger } from "./health";
 import { GroupCommit } from "./group-commit";
 import { IntentJournal, journalDirFor, type JournalMark } from "./ledger-journal";
 import {
@@ -153,6 +153,8 @@ export class PrismaLedger implements EventLedger {
   private commitWaiters: { upTo: number; resolve: () => void }[] = [];
   /** A write is waiting for a lock or failed, and none committed since: appends wait for their commit. */
   private writesStalled = false;
+  /** A write gave up, and none committed since. */
+  private writesFailed = false;
 
   /** Opens its own connections to the (already migrated) database at `databaseUrl`. */
   constructor(databaseUrl: string, opts: LedgerOptions = {}) {
@@ -269,19 +271,39 @@ export class PrismaLedger implements EventLedger {
 
   /** Writes the events to the journal when it may take them; true when they are there. */
   private tryJournal(events: MonitorEvent[]): boolean {
-    const journal = this.journal;
-    if (!journal || this.journalRefused || this.writesStalled || events.length > JOURNAL_MAX_APPEND) return false;
+    if (this.writesStalled || events.length > JOURNAL_MAX_APPEND) return false;
     if (this.tailCount + events.length > JOURNAL_MAX_TAIL) return false;
+    const written = this.writeJournal(events);
+    if (!written) return false;
+    events.forEach((e, i) => this.dataJson.set(e, written.json[i]));
+    this.addToTail(events);
+    this.unsent.push({ events, mark: written.mark });
+    this.commitTimer ??= setTimeout(() => this.sendUnsent(), JOURNAL_COMMIT_DELAY_MS);
+    return true;
+  }
+
+  /**
+   * At shutdown: events the database would not take go to the journal, never released, so the next
+   * start commits them with whatever else the journal holds (what it answered early came first).
+   */
+  keep(events: MonitorEvent[]): boolean {
+    if (this.closed) return false;
+    return events.length === 0 || this.writeJournal(events) !== null;
+  }
+
+  /** The events in the journal, with their data's JSON; null when the journal is off or refuses them. */
+  private writeJournal(events: MonitorEvent[]): { mark: JournalMark; json: string[] } | null {
+    const journal = this.journal;
+    if (!journal || this.journalRefused) return null;
     let json: string[];
     try {
       json = events.map((e) => JSON.stringify(e.data));
     } catch {
       // Data JSON cannot hold: the ordinary append fails it alone, as it would any append.
-      return false;
+      return null;
     }
-    let mark: JournalMark;
     try {
-      mark = journal.write(events, json);
+      return { mark: journal.write(events, json), json };
     } catch (err) {
       // tmpfs full or gone: from now on every append waits for its commit (what it holds still commits,
       // and is released from it).
@@ -289,13 +311,8 @@ export class PrismaLedger implements EventLedger {
       this.logger?.warn(
         `[ledger] the intent journal refused a write (${err instanceof Error ? err.message : String(err)}): live events wait for their commit from now on`,
       );
-      return false;
+      return null;
     }
-    events.forEach((e, i) => this.dataJson.set(e, json[i]));
-    this.addToTail(events);
-    this.unsent.push({ events, mark });
-    this.commitTimer ??= setTimeout(() => this.sendUnsent(), JOURNAL_COMMIT_DELAY_MS);
-    return true;
   }
 
   private addToTail(events: readonly MonitorEvent[]): void {
@@ -354,6 +371,11 @@ export class PrismaLedger implements EventLedger {
   /** A write is waiting for a lock or failed, and none committed since. */
   stalled(): boolean {
     return this.writesStalled;
+  }
+
+  /** A write gave up (the lock outlasted its retries, or the disk is full), and none committed since. */
+  failing(): boolean {
+    return this.writesFailed;
   }
 
   /**
@@ -515,10 +537,13 @@ export class PrismaLedger implements EventLedger {
       await withBusyRetry(() => this.send(events), this.retry);
     } catch (err) {
       this.writesStalled = true;
+      // Only what says the database cannot write (not one append's unserialisable data).
+      if (stateOfError(err)) this.writesFailed = true;
       this.health?.failed(err);
       throw err;
     }
     this.writesStalled = false;
+    this.writesFailed = false;
     this.commitCount++;
     this.health?.succeeded();
   }

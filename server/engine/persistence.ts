@@ -149,7 +149,8 @@ export class SnapshotWriter {
         try {
           await events.whenDurable(this.sessionId, next.state.coveredSeq ?? 0);
         } catch (error) {
-          // The session is another node's now: neither this state nor a later one is written here.
+          // The session is another node's now, or shutdown gave up on a ledger that cannot write: neither
+          // this state nor a later one is written here (a restart rebuilds it from the ledger).
           logger.warn(`[engine] session ${this.sessionId}: snapshot not saved: ${describeError(error)}`);
           this.queued = null;
           return;

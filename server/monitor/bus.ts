@@ -28,6 +28,24 @@ export interface MonitorBusOptions {
   maxPending?: number;
   /** Called when dropping starts ("start") and once the ledger writes again ("end", with the count dropped). */
   onOverflow?: (phase: "start" | "end", dropped: number) => void;
+  /**
+   * Called at shutdown for events the ledger would not take: `kept` when its keep() holds them for the
+   * next start (see beginClose), else they are lost with the process.
+   */
+  onUnwritten?: (events: number, kept: boolean) => void;
+}
+
+/** How often a shutdown looks whether the ledger's own writes fail (EventLedger.failing). */
+const CLOSE_WATCH_MS = 100;
+
+/** Why a wait for durability ended at shutdown: the ledger could not take the events. */
+export class LedgerUnwritableError extends Error {
+  constructor(cause: unknown) {
+    super(
+      `the ledger cannot take writes at shutdown (${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)})`,
+    );
+    this.name = "LedgerUnwritableError";
+  }
 }
 
 /** Events handed to listeners between two turns of the event loop. */
@@ -52,17 +70,30 @@ export class MonitorBus implements EventSink {
   private readonly committedSeq = new Map<string, number>();
   private readonly durableWaiters = new Map<
     string,
-    { seq: number; resolve: () => void; reject: (error: FencedError) => void }[]
+    { seq: number; resolve: () => void; reject: (error: Error) => void }[]
   >();
   /** Sessions this node may not write (cluster: lease lost), until resume(). */
   private readonly fenced = new Set<string>();
   private readonly fenceListeners = new Set<(sessionIds: string[]) => void>();
+  /** Set by beginClose(): shutdown gives up on a ledger that fails instead of waiting for it. */
+  private closing: { watch: NodeJS.Timeout } | null = null;
+  /** Why shutdown gave up on the ledger; from then on events go straight to its keep(). */
+  private gaveUp: LedgerUnwritableError | null = null;
+  /** Rejected when shutdown gives up: every wait for durability races it. */
+  private readonly unwritable: Promise<never>;
+  private rejectUnwritable: (error: Error) => void = () => undefined;
+  /** Cuts the wait before a write's next retry short (shutdown began). */
+  private wakeRetry: (() => void) | null = null;
 
   constructor(
     private readonly ledger: EventLedger,
     private readonly clock: Clock,
     private readonly opts: MonitorBusOptions = {},
-  ) {}
+  ) {
+    this.unwritable = new Promise<never>((_, reject) => (this.rejectUnwritable = reject));
+    // Nothing may wait on it at all: its rejection is not an unhandled one.
+    this.unwritable.catch(() => undefined);
+  }
 
   /** Continues every session's seq from the ledger (restart recovery). */
   async init(): Promise<void> {
@@ -125,12 +156,51 @@ export class MonitorBus implements EventSink {
    */
   whenDurable(sessionId: string, seq: number): Promise<void> {
     if (this.fenced.has(sessionId)) return Promise.reject(new FencedError([sessionId]));
-    if (seq <= (this.committedSeq.get(sessionId) ?? 0)) return this.synced();
-    return new Promise((resolve, reject) => {
-      const waiters = this.durableWaiters.get(sessionId) ?? [];
-      waiters.push({ seq, resolve, reject });
-      this.durableWaiters.set(sessionId, waiters);
-    });
+    if (this.gaveUp) return Promise.reject(this.gaveUp);
+    const durable =
+      seq <= (this.committedSeq.get(sessionId) ?? 0)
+        ? this.synced()
+        : new Promise<void>((resolve, reject) => {
+            const waiters = this.durableWaiters.get(sessionId) ?? [];
+            waiters.push({ seq, resolve, reject });
+            this.durableWaiters.set(sessionId, waiters);
+          });
+    return Promise.race([durable, this.unwritable]);
+  }
+
+  /**
+   * Shutdown begins. While the ledger writes, everything waits for it as before; once it fails (a write
+   * of this bus refused, or its own say so: EventLedger.failing), nothing waits for it any more. Waits for
+   * durability reject (the sessions' last snapshots are not written: a restart rebuilds them from the
+   * ledger, as after a kill), and events not written go to the ledger's keep(), which the SQLite ledger's
+   * intent journal holds for the next start, instead of being retried until the shutdown times out.
+   */
+  beginClose(): void {
+    if (this.closing) return;
+    const look = () => {
+      if (this.ledger.failing?.() === true) this.giveUp(new Error("the ledger's own writes fail"));
+    };
+    // Real time, like the write retries: the ledger's state, not the engine's clock.
+    const watch = setInterval(look, CLOSE_WATCH_MS);
+    watch.unref();
+    this.closing = { watch };
+    look();
+    this.wakeRetry?.();
+  }
+
+  /** The end of a shutdown: waits until every event emitted is delivered (or kept), then stops looking. */
+  async close(): Promise<void> {
+    this.beginClose();
+    await this.whenFlushed();
+    if (this.closing) clearInterval(this.closing.watch);
+  }
+
+  private giveUp(cause: unknown): void {
+    if (this.gaveUp || !this.closing) return;
+    clearInterval(this.closing.watch);
+    this.gaveUp = new LedgerUnwritableError(cause);
+    this.durableWaiters.clear();
+    this.rejectUnwritable(this.gaveUp);
   }
 
   /** A deleted session's stream starts again from seq 1 (its ledger rows are gone). */
@@ -210,12 +280,13 @@ export class MonitorBus implements EventSink {
       this.writing = batch.length;
       const writing = this.writeWithRetry(batch);
       this.currentWrite = writing;
-      const written = await writing;
+      const { events: written, kept } = await writing;
       this.currentWrite = null;
       // Delivered once committed (it survives kill -9); durable for snapshots (whenDurable) once the
       // ledger has it on disk, which its thread does right after without holding up fan-out. Asked only
-      // when a snapshot waits, so an event costs no wake-up for its fsync.
-      this.markCommitted(written);
+      // when a snapshot waits, so an event costs no wake-up for its fsync. Kept at shutdown: it survives
+      // too, but nothing it holds is durable.
+      if (!kept) this.markCommitted(written);
       this.writing = 0;
       if (this.dropped && !this.failing) {
         this.opts.onOverflow?.("end", this.dropped);
@@ -260,17 +331,21 @@ export class MonitorBus implements EventSink {
     return this.ledger.whenSynced?.() ?? Promise.resolve();
   }
 
-  /** Writes the batch; resolves with what was written (the batch less the sessions fenced meanwhile). */
-  private async writeWithRetry(events: MonitorEvent[]): Promise<MonitorEvent[]> {
+  /**
+   * Writes the batch; resolves with what was written (the batch less the sessions fenced meanwhile), or,
+   * once shutdown gave up on the ledger, what its keep() took (`kept`; none when it could not).
+   */
+  private async writeWithRetry(events: MonitorEvent[]): Promise<{ events: MonitorEvent[]; kept: boolean }> {
     let batch = events;
     for (let attempt = 1; ; attempt++) {
       if (this.fenced.size) batch = batch.filter((e) => !this.fenced.has(e.sessionId));
-      if (!batch.length) return batch;
+      if (!batch.length) return { events: batch, kept: false };
+      if (this.gaveUp) return this.keep(batch);
       try {
         // Early: delivered once it survives kill -9, which the SQLite ledger's journal makes sooner than a commit.
         await this.ledger.append(batch, { early: true });
         this.failing = false;
-        return batch;
+        return { events: batch, kept: false };
       } catch (error) {
         if (error instanceof FencedError && batch.some((e) => error.sessionIds.includes(e.sessionId))) {
           // Nothing of the batch was written: the rest goes again at once, without the refused sessions.
@@ -280,8 +355,26 @@ export class MonitorBus implements EventSink {
         }
         this.failing = true;
         this.opts.onWriteError?.(error, attempt);
-        await new Promise((r) => setTimeout(r, writeRetryDelayMs(attempt, this.opts.retryDelayMs)));
+        if (this.closing) {
+          this.giveUp(error);
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, writeRetryDelayMs(attempt, this.opts.retryDelayMs));
+          this.wakeRetry = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wakeRetry = null;
       }
     }
+  }
+
+  /** Shutdown gave up on the ledger: the batch goes to its keep(), delivered when kept (it survives). */
+  private keep(batch: MonitorEvent[]): { events: MonitorEvent[]; kept: boolean } {
+    const kept = this.ledger.keep?.(batch) ?? false;
+    this.opts.onUnwritten?.(batch.length, kept);
+    return { events: kept ? batch : [], kept };
   }
 }

@@ -32,6 +32,17 @@ export interface EventLedger {
    * rejecting): a backlog waiting for it must stay bounded.
    */
   stalled?(): boolean;
+  /**
+   * True while the ledger's writes fail: one gave up (its retries over, or a failure retrying cannot mend)
+   * and none committed since. A shutdown stops waiting for a ledger in this state (MonitorBus.beginClose).
+   */
+  failing?(): boolean;
+  /**
+   * At shutdown, for events the database would not take (a full disk, a lock that outlasted the retries):
+   * keeps them for the next start to commit, as the SQLite ledger's intent journal keeps what it answered
+   * early. True when kept; false (or absent): the ledger cannot, and they are lost with the process.
+   */
+  keep?(events: MonitorEvent[]): boolean;
   /** Highest seq stored per session (sessions without events are absent). */
   lastSeqs(): Promise<Map<string, number>>;
   /** Highest seq stored of one session, 0 when none (absent: lastSeqs()). */

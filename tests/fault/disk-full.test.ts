@@ -51,12 +51,14 @@ const mounted = tryMount(mountDir, "64m");
 const SESSION = "disk";
 
 let rig: FaultRig;
+let databaseUrl: string;
 
 beforeAll(async () => {
   if (!mounted) return;
   const file = path.join(mountDir, "maisaka.db");
   await copyFile(sqlitePathFromUrl(await tempDatabaseUrl()), file);
-  rig = await startFaultRig({ databaseUrl: `file:${file}` });
+  databaseUrl = `file:${file}`;
+  rig = await startFaultRig({ databaseUrl });
   await rig.server.createSession({ id: SESSION, name: SESSION });
   await rig.say(SESSION);
   await rig.waitForEnds(SESSION, "finish");
@@ -64,30 +66,36 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rig?.close();
-  if (mounted) execFileSync("umount", [mountDir]);
+  // Lazy: a test that failed midway may leave a file open there; the mount must not outlive the run.
+  if (mounted) execFileSync("umount", ["-l", mountDir]);
   await rmdir(mountDir);
 });
 
 const health = async () => (await rig.server.api("GET", "/api/health")).json as Health;
+
+/** Fills the disk, then emits until a ledger write meets it (the WAL may first reuse space it already has). */
+async function fillUntilFull(filler: string): Promise<void> {
+  const bus = rig.server.app.engine.bus;
+  await fillDisk(filler);
+  let emitted = 0;
+  await expect
+    .poll(
+      () => {
+        for (let i = 0; i < 50; i++)
+          bus.emit(SESSION, "session.stop", { reason: `fill ${emitted++} ${"x".repeat(2_000)}` });
+        return rig.server.app.database.health.status().state;
+      },
+      { timeout: 20_000, interval: 20 },
+    )
+    .toBe("full");
+}
 
 describe.skipIf(!mounted)("full disk (the database on a filled tmpfs)", () => {
   it("503 with Retry-After, health full, one log line per state change, a bounded backlog; everything resumes when space returns", async () => {
     const bus = rig.server.app.engine.bus;
     const logMark = rig.server.logs.length;
     const filler = path.join(mountDir, "filler");
-    await fillDisk(filler);
-    // Events until a ledger write meets the full disk (the WAL may first reuse space it already has).
-    let emitted = 0;
-    await expect
-      .poll(
-        () => {
-          for (let i = 0; i < 50; i++)
-            bus.emit(SESSION, "session.stop", { reason: `fill ${emitted++} ${"x".repeat(2_000)}` });
-          return rig.server.app.database.health.status().state;
-        },
-        { timeout: 20_000, interval: 20 },
-      )
-      .toBe("full");
+    await fillUntilFull(filler);
 
     const post = await rig.server.say(SESSION, "磁盘满了还能说话吗？", { messageId: "refused-1" });
     expect(post.status, post.text).toBe(503);
@@ -138,5 +146,42 @@ describe.skipIf(!mounted)("full disk (the database on a filled tmpfs)", () => {
     const all = rig.server.logs.slice(logMark);
     expect(all.filter((l) => l.includes("[db] writable again (was full)"))).toHaveLength(1);
     expect(all.filter((l) => l.includes("[db] state"))).toHaveLength(1);
+  });
+
+  it("shuts down without waiting for writes that cannot land; the next start commits what the journal kept, nothing acknowledged lost", async () => {
+    const first = rig;
+    await first.say(SESSION, "关机之前说一句");
+    await first.waitForEnds(SESSION, "finish", 3);
+    const filler = path.join(mountDir, "filler");
+    await fillUntilFull(filler);
+    // Written while the disk is full, so only ever in the bus's backlog until the shutdown.
+    const bus = first.server.app.engine.bus;
+    const last = bus.emit(SESSION, "message.ingested", {
+      speakerName: "t",
+      content: "at shutdown",
+      messageId: "kept-2",
+    });
+    expect(last.seq).toBeGreaterThan(0);
+    // The shutdown finishes (without the change it waits for the ledger for good: the test times out).
+    await first.close();
+    const logs = first.server.logs.join("\n");
+    expect(logs).toMatch(/shutting down: \d+ events? the database would not take kept in the intent journal/);
+    expect(logs).toMatch(/snapshot not saved: .*the ledger cannot take writes at shutdown/);
+
+    await rm(filler);
+    rig = await startFaultRig({ databaseUrl });
+    const ledger = await rig.ledger(SESSION);
+    // Every event up to the last one emitted, once each, in order: the journal held what SQLite lacked.
+    expect(ledger.map((e) => e.seq)).toEqual(Array.from({ length: ledger.length }, (_, i) => i + 1));
+    expect(ledger.length).toBeGreaterThanOrEqual(last.seq);
+    expect(ledger.find((e) => e.seq === last.seq)).toMatchObject({
+      type: "message.ingested",
+      data: { messageId: "kept-2" },
+    });
+    const ingested = new Set(ledger.flatMap((e) => (e.type === "message.ingested" ? [e.data.messageId] : [])));
+    expect(first.acceptedOf(SESSION).filter((id) => !ingested.has(id))).toEqual([]);
+    // The restored session goes on.
+    await rig.say(SESSION, "重启之后");
+    await rig.waitForEnds(SESSION, "finish");
   });
 });

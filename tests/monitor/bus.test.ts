@@ -2,7 +2,7 @@
 // failed writes retried without loss or reordering, seq continued from the ledger after a restart.
 import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { DROPPED_SEQ, MonitorBus } from "../../server/monitor/bus";
+import { DROPPED_SEQ, LedgerUnwritableError, MonitorBus } from "../../server/monitor/bus";
 import { FencedError, MemoryLedger, type EventLedger } from "../../server/monitor/ledger";
 import { FakeClock, settle } from "../support/fake-clock";
 
@@ -401,6 +401,114 @@ describe("MonitorBus backlog cap", () => {
     for (const a of ledger.appends) a.release();
     await bus.whenFlushed();
     expect(ledger.stored.map((e) => e.seq)).toEqual(seqs);
+  });
+
+  describe("shutdown (beginClose)", () => {
+    /** A ledger whose appends fail while `full`, keeping what keep() is given when it `canKeep`. */
+    class FullLedger extends MemoryLedger {
+      full = true;
+      canKeep = true;
+      ownWritesFail = false;
+      readonly kept: number[] = [];
+      appends = 0;
+      override async append(events: MonitorEvent[]): Promise<void> {
+        this.appends++;
+        if (this.full) throw new Error("database or disk is full");
+        await super.append(events);
+      }
+      keep(events: MonitorEvent[]): boolean {
+        if (this.canKeep) this.kept.push(...events.map((e) => e.seq));
+        return this.canKeep;
+      }
+      failing(): boolean {
+        return this.ownWritesFail;
+      }
+    }
+
+    it("changes nothing while the ledger writes: durability is waited for, nothing goes to keep()", async () => {
+      const ledger = new FullLedger();
+      ledger.full = false;
+      const bus = new MonitorBus(ledger, new FakeClock(), { retryDelayMs: 60_000 });
+      bus.beginClose();
+      bus.emit("s", "session.stop", stop("a"));
+      await expect(bus.whenDurable("s", 1)).resolves.toBeUndefined();
+      await bus.whenFlushed();
+      expect(ledger.kept).toEqual([]);
+      expect((await ledger.read("s", 0, 10)).map((e) => e.seq)).toEqual([1]);
+    });
+
+    it("stops retrying a refused write: its events go to keep() (delivered, they survive), durability waits reject", async () => {
+      const ledger = new FullLedger();
+      const unwritten: [number, boolean][] = [];
+      // A minute between retries: only beginClose() cutting the wait short ends this test in time.
+      const bus = new MonitorBus(ledger, new FakeClock(), {
+        retryDelayMs: 60_000,
+        onUnwritten: (n, kept) => void unwritten.push([n, kept]),
+      });
+      const seen: number[] = [];
+      bus.subscribe((e) => seen.push(e.seq));
+      bus.emit("s", "session.stop", stop("a"));
+      bus.emit("s", "message.ingested", { speakerName: "t", content: "x", messageId: "m1" });
+      const durable = bus.whenDurable("s", 2);
+      await settle();
+      expect(ledger.appends).toBe(1);
+      bus.beginClose();
+      await expect(durable).rejects.toBeInstanceOf(LedgerUnwritableError);
+      await bus.whenFlushed();
+      expect(ledger.kept).toEqual([1, 2]);
+      expect(seen).toEqual([1, 2]);
+      // Later events (a stopping session's last ones) go to keep() without another try.
+      bus.emit("s", "session.stop", stop("b"));
+      await bus.whenFlushed();
+      expect(ledger.kept).toEqual([1, 2, 3]);
+      expect(ledger.appends).toBe(2);
+      await expect(bus.whenDurable("s", 3)).rejects.toBeInstanceOf(LedgerUnwritableError);
+      expect(unwritten).toEqual([
+        [2, true],
+        [1, true],
+      ]);
+    });
+
+    it("says what it could not keep, and delivers none of it", async () => {
+      const ledger = new FullLedger();
+      ledger.canKeep = false;
+      const unwritten: [number, boolean][] = [];
+      const bus = new MonitorBus(ledger, new FakeClock(), { onUnwritten: (n, kept) => void unwritten.push([n, kept]) });
+      const seen: number[] = [];
+      bus.subscribe((e) => seen.push(e.seq));
+      bus.beginClose();
+      bus.emit("s", "session.stop", stop("a"));
+      await bus.whenFlushed();
+      expect(seen).toEqual([]);
+      expect(unwritten).toEqual([[1, false]]);
+    });
+
+    it("gives up once the ledger says its own writes fail, though it answered every append", async () => {
+      // The SQLite ledger: appends answered from its journal, their commit failing, so its sync never comes.
+      const ledger = new FullLedger();
+      ledger.full = false;
+      const never = new Promise<void>(() => undefined);
+      const syncing: EventLedger = {
+        append: (events) => ledger.append(events),
+        lastSeqs: () => ledger.lastSeqs(),
+        read: (id, after, limit) => ledger.read(id, after, limit),
+        whenSynced: () => never,
+        failing: () => ledger.failing(),
+      };
+      const bus = new MonitorBus(syncing, new FakeClock());
+      bus.emit("s", "session.stop", stop("a"));
+      await bus.whenFlushed();
+      const durable = bus.whenDurable("s", 1);
+      bus.beginClose();
+      let settled = false;
+      void durable.catch(() => (settled = true));
+      await new Promise((r) => setTimeout(r, 150));
+      // Not while the ledger's writes only wait…
+      expect(settled).toBe(false);
+      ledger.ownWritesFail = true;
+      // …but at the next look once they fail.
+      await expect(durable).rejects.toBeInstanceOf(LedgerUnwritableError);
+    });
   });
 
   describe("cluster fencing", () => {
