@@ -439,19 +439,22 @@ export class PrismaLedger implements EventLedger {
   }
 
   async read(sessionId: string, afterSeq: number, limit: number): Promise<MonitorEvent[]> {
-    if (limit <= 0) return [];
-    const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as RawRow[]; // raw rows of the statement above
-    return this.eventsWithTail(sessionId, afterSeq, rows, limit);
+    return this.eventsWithTail(sessionId, afterSeq, this.rowsAfter(sessionId, afterSeq, limit), limit);
   }
 
   /** The export's read: the data stays the JSON text append() stored, so it is copied out unparsed. */
   async readRaw(sessionId: string, afterSeq: number, limit: number): Promise<RawRow[]> {
-    if (limit <= 0) return [];
-    const rows = this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as RawRow[]; // raw rows of the statement above
+    const rows = this.rowsAfter(sessionId, afterSeq, limit);
     // The same JSON text the commit stores.
     const json = (e: MonitorEvent) => this.dataJson.get(e) ?? JSON.stringify(e.data);
     const journaled = this.tailAfter(sessionId, afterSeq, rows, limit);
     return [...rows, ...journaled.map((e): RawRow => [e.seq, e.type, e.ts, json(e)])];
+  }
+
+  /** SQLite's rows of the session after `afterSeq`, at most `limit` (none for a limit of 0 or less). */
+  private rowsAfter(sessionId: string, afterSeq: number, limit: number): RawRow[] {
+    if (limit <= 0) return [];
+    return this.readPage.all(sessionId, afterSeq, Math.floor(limit)) as RawRow[]; // raw rows of the statement above
   }
 
   /** SQLite's rows as events, then the session's journaled events after them (copies), `limit` in all. */

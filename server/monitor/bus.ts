@@ -192,7 +192,7 @@ export class MonitorBus implements EventSink {
   async close(): Promise<void> {
     this.beginClose();
     await this.whenFlushed();
-    if (this.closing) clearInterval(this.closing.watch);
+    clearInterval(this.closing?.watch);
   }
 
   private giveUp(cause: unknown): void {
