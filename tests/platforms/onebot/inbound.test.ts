@@ -119,6 +119,11 @@ function notice(data: Wire): Wire {
   return { time: 1_700_000_100, self_id: Number(SELF), post_type: "notice", ...data };
 }
 
+/** A poke notice, of the bot unless `target_id` says otherwise. */
+function poke(data: Wire): Wire {
+  return notice({ notice_type: "notify", sub_type: "poke", target_id: Number(SELF), ...data });
+}
+
 const stored = (sessionId: string) => stores.messages.list(sessionId);
 const storedOne = async (sessionId: string, messageId: unknown) => stores.messages.get(sessionId, String(messageId));
 
@@ -360,22 +365,8 @@ describe("OneBot notices", () => {
 
   it("counts a poke of the bot as an @, and ignores pokes of others", async () => {
     await inbound.onEvent(frame(groupMessage("先说句话")), api);
-    await inbound.onEvent(
-      frame(
-        notice({
-          notice_type: "notify",
-          sub_type: "poke",
-          group_id: Number(GROUP),
-          user_id: 42,
-          target_id: Number(SELF),
-        }),
-      ),
-      api,
-    );
-    await inbound.onEvent(
-      frame(notice({ notice_type: "notify", sub_type: "poke", group_id: Number(GROUP), user_id: 42, target_id: 43 })),
-      api,
-    );
+    await inbound.onEvent(frame(poke({ group_id: Number(GROUP), user_id: 42 })), api);
+    await inbound.onEvent(frame(poke({ group_id: Number(GROUP), user_id: 42, target_id: 43 })), api);
     const pokes = (await stored(GROUP_SESSION)).filter((m) => m.messageId.startsWith("poke:"));
     expect(pokes).toHaveLength(1);
     expect(pokes[0]).toMatchObject({
@@ -386,10 +377,7 @@ describe("OneBot notices", () => {
       mentionsBot: true,
     });
     // A private poke (no group_id) goes to the peer's chat.
-    await inbound.onEvent(
-      frame(notice({ notice_type: "notify", sub_type: "poke", user_id: 77, target_id: Number(SELF) })),
-      api,
-    );
+    await inbound.onEvent(frame(poke({ user_id: 77 })), api);
     const dm = await stored(`qq:${SELF}:private:77`);
     expect(dm).toHaveLength(1);
     expect(dm[0]).toMatchObject({ userName: "昵称77", atBot: true });
@@ -399,16 +387,8 @@ describe("OneBot notices", () => {
     const frames = [
       frame(groupMessage("群里")),
       frame(privateMessage("私聊")),
-      frame(
-        notice({
-          notice_type: "notify",
-          sub_type: "poke",
-          group_id: Number(GROUP),
-          user_id: 42,
-          target_id: Number(SELF),
-        }),
-      ),
-      frame(notice({ notice_type: "notify", sub_type: "poke", user_id: 78, target_id: Number(SELF) })),
+      frame(poke({ group_id: Number(GROUP), user_id: 42 })),
+      frame(poke({ user_id: 78 })),
     ];
     for (const f of frames) {
       const sessionId = sessionIdOfEvent(f);
