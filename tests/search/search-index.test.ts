@@ -487,7 +487,9 @@ describe("search index on SQLite", () => {
     open.push(ledger);
     await ledger.append([message("s1", 1, "found after the folder came back")]);
     // A folder that is not there stands for a disk the index file cannot be written to.
-    const folder = path.join(mkdtempSync(path.join(os.tmpdir(), "maisaka-search-")), "index");
+    const parent = mkdtempSync(path.join(os.tmpdir(), "maisaka-search-"));
+    open.push({ close: async () => rmSync(parent, { recursive: true, force: true }) });
+    const folder = path.join(parent, "index");
     const warnings: string[] = [];
     const service = SqliteSearchService.open({
       ledgerFile: sqlitePathFromUrl(url),
