@@ -177,7 +177,11 @@ function oneBotClusterSide(member: ClusterMember, messenger: NodeMessenger): One
     messenger,
     redisUrl: member.config.redisUrl,
     ttlMs: member.config.leaseTtlMs,
-    directory: { ownerOf: (id) => directory().ownerOf(id), ownsLocally: (id) => directory().ownsLocally(id) },
+    directory: {
+      ownerOf: (id) => directory().ownerOf(id),
+      ownsLocally: (id) => directory().ownsLocally(id),
+      ownerLost: (id, owner, signal) => directory().ownerLost(id, owner, signal),
+    },
   };
 }
 

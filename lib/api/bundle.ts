@@ -9,6 +9,7 @@ import { monitorEventSchema } from "../events/schemas";
 import { modelCallSchema } from "../rerun/cassette";
 import { sessionOriginSchema } from "../rerun/schemas";
 import { jsonObjectSchema, toolExecutionResultSchema } from "../tools/schemas";
+import { idSchema } from "./schemas";
 
 export const BUNDLE_SCHEMA_VERSION = 2;
 /** Versions import reads: 1 predates the model-call and tool-record lines and the origin. */
@@ -16,7 +17,8 @@ export const READABLE_BUNDLE_VERSIONS = [1, 2] as const;
 export const BUNDLE_CONTENT_TYPE = "application/x-ndjson";
 
 export const bundleSessionSchema = z.object({
-  id: z.string().min(1).max(200),
+  /** A session id as every route takes it (an export never has another kind). */
+  id: idSchema,
   name: z.string(),
   isGroupChat: z.boolean(),
   platform: z.string(),

@@ -54,6 +54,15 @@ export function isReservedSessionId(id: string): boolean {
   return id.startsWith("_") || RESERVED_SESSION_IDS.has(id);
 }
 
+/**
+ * Whether an id has the shape of a platform chat's session (interface.md "Platforms":
+ * `<platform>:<account>:<kind>:<chat>`, e.g. `qq:<selfId>:group:<groupId>`): only that chat's own
+ * messages create such a session.
+ */
+export function isPlatformSessionId(id: string): boolean {
+  return /^[^:]+:[^:]+:(group|private|channel):[^:]+$/.test(id);
+}
+
 /** A new chat session's id: an id that is not reserved. */
 export const newSessionIdSchema = idSchema.refine((id) => !isReservedSessionId(id), {
   message: "reserved id: ids starting with _ and the names _global, mcp-gateway, . and .. are not allowed",

@@ -51,6 +51,8 @@ interface PendingCall {
   resolve(value: unknown): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+  /** Stops listening to the caller's signal. */
+  unlisten(): void;
 }
 
 const DEFAULT_CALL_TIMEOUT_MS = 5_000;
@@ -133,8 +135,15 @@ export class RedisMessenger implements NodeMessenger {
     return m;
   }
 
-  async call<T = unknown>(nodeId: string, method: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
+  async call<T = unknown>(
+    nodeId: string,
+    method: string,
+    payload: unknown,
+    opts?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<T> {
     if (this.closed) throw new NodeUnreachableError(nodeId, method, "messenger closed");
+    const signal = opts?.signal;
+    if (signal?.aborted) throw new NodeUnreachableError(nodeId, method, givenUp(signal));
     const timeoutMs = opts?.timeoutMs ?? this.timeoutMs;
     // A call to this node runs here: it works while Redis is down, with the same JSON round trip.
     if (nodeId === this.nodeId) return this.callLocally<T>(method, payload, timeoutMs);
@@ -142,11 +151,14 @@ export class RedisMessenger implements NodeMessenger {
     const id = randomUUID();
     const envelope: NodeEnvelope = { kind: "call", id, from: this.nodeId, method, payload: payload ?? null };
     const reply = new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new NodeUnreachableError(nodeId, method, `no reply within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(id, { nodeId, method, resolve, reject, timer });
+      const timer = setTimeout(
+        () => this.settle(id, new NodeUnreachableError(nodeId, method, `no reply within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const onAbort = () => signal && this.settle(id, new NodeUnreachableError(nodeId, method, givenUp(signal)));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const unlisten = () => signal?.removeEventListener("abort", onAbort);
+      this.pending.set(id, { nodeId, method, resolve, reject, timer, unlisten });
     });
     // Not awaited: a publish caught in a connection drop waits for ioredis's retries, the timeout does not.
     this.pub.publish(this.nodeChannel(nodeId), JSON.stringify(envelope)).then(
@@ -218,6 +230,7 @@ export class RedisMessenger implements NodeMessenger {
     if (!call) return;
     this.pending.delete(id);
     clearTimeout(call.timer);
+    call.unlisten();
     if (outcome instanceof Error) call.reject(outcome);
     else call.resolve(outcome.result);
   }
@@ -316,4 +329,9 @@ export class RedisMessenger implements NodeMessenger {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Why a call was given up: the abort's reason when it has one. */
+function givenUp(signal: AbortSignal): string {
+  return `given up (${errorText(signal.reason)})`;
 }

@@ -3,6 +3,7 @@
 // exists and before any session runs): the HeartflowManager's gate and the renewal tick.
 import type { ClusterStatus } from "../../lib/api/cluster";
 import pg from "pg";
+import { createPostgresDatabaseIfMissing } from "../db/migrate-postgres";
 import type { EngineLogger, HeartflowManager } from "../engine";
 import type { MonitorBus } from "../monitor/bus";
 import type { Stores } from "../stores/types";
@@ -29,6 +30,8 @@ export class ClusterMember {
   }
 
   static async open(config: ClusterConfig, databaseUrl: string): Promise<ClusterMember> {
+    // A fresh Postgres: made here like a single node's migration makes it (the tables come first).
+    await createPostgresDatabaseIfMissing(databaseUrl);
     // Its own few connections: renewals must not queue behind the ledger's or the stores' work.
     // Every wait bounded by the lease time: a query or a connection stuck on a Postgres that went away
     // must fail, or the renewal tick would wait on it forever while the leases run out.

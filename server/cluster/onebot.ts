@@ -40,6 +40,9 @@ const METHOD = {
   platformEvent: "onebot.platform-event",
 } as const;
 
+/** How long one hand-over of an event waits for a live owner by default (lookups of a quote or names take time). */
+export const EVENT_CALL_TIMEOUT_MS = 30_000;
+
 /** A remote action's call waits this much longer than the action's own timeout, which the holder enforces. */
 const ACTION_CALL_MARGIN_MS = 2_000;
 
@@ -63,7 +66,7 @@ export interface OneBotClusterOptions {
   prefix?: string;
   /** How long an inbound event is retried toward its session's owner before it counts as failed (default 60 s). */
   eventRetryMs?: number;
-  /** How long one hand-over of an event waits for the owner (default 30 s: lookups of a quote or names take time). */
+  /** How long one hand-over of an event waits for a live owner (default EVENT_CALL_TIMEOUT_MS). */
   eventCallTimeoutMs?: number;
 }
 
@@ -403,13 +406,7 @@ export class OneBotCluster {
       try {
         const owner = await this.opts.directory.ownerOf(sessionId);
         if (owner === this.nodeId) return await this.handleAsOwner(event, api, sessionId);
-        await this.opts.messenger.call(
-          owner,
-          METHOD.event,
-          { event },
-          { timeoutMs: this.opts.eventCallTimeoutMs ?? 30_000 },
-        );
-        return;
+        return await this.handOver(event, sessionId, owner);
       } catch (e) {
         lastError = errorText(e);
       }
@@ -417,6 +414,30 @@ export class OneBotCluster {
         throw new Error(`event of ${sessionId} not taken by its owner within ${retryMs} ms: ${lastError}`);
       await new Promise<void>((resolve) => this.clock.setTimer(delayMs, resolve));
       delayMs = Math.min(delayMs * 2, 1_000);
+    }
+  }
+
+  /**
+   * One hand-over of an event to its session's owner. It may take long (the owner looks up a quote or
+   * names), but never waits on an owner known gone: once its lease lapsed or moved, the call is given up
+   * and route() asks for the owner again (a reply to the given-up call is dropped; the owner's store
+   * takes a message once, by its id, should both have taken it).
+   */
+  private async handOver(event: Parameters<OneBotEventHandler>[0], sessionId: string, owner: string): Promise<void> {
+    const done = new AbortController();
+    const lost = this.opts.directory.ownerLost(sessionId, owner, done.signal).then((gone) => {
+      if (gone) done.abort(new Error(`${owner} no longer runs ${sessionId}: its lease lapsed or moved`));
+    });
+    try {
+      await this.opts.messenger.call(
+        owner,
+        METHOD.event,
+        { event },
+        { timeoutMs: this.opts.eventCallTimeoutMs ?? EVENT_CALL_TIMEOUT_MS, signal: done.signal },
+      );
+    } finally {
+      done.abort();
+      await lost;
     }
   }
 

@@ -9,6 +9,7 @@
 //   those with work left are restored from snapshot and ledger (the existing recovery).
 // The last two run as their own pass after a tick (one at a time), so a long take-over never delays the
 // next renewal of this node's own leases.
+import { setTimeout as delay } from "node:timers/promises";
 import type { EngineLogger, HeartflowManager, OwnershipGate } from "../engine";
 import type { MonitorBus } from "../monitor/bus";
 import type { SessionLeases } from "./leases";
@@ -86,6 +87,17 @@ export class SessionOwnership implements SessionDirectory, OwnershipGate {
     if (target !== this.nodeId || this.moving.has(sessionId) || this.closed) return target;
     if (await this.acquire(sessionId)) return this.nodeId;
     return (await this.deps.leases.read(sessionId))?.nodeId ?? target;
+  }
+
+  async ownerLost(sessionId: string, owner: string, signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted && !this.closed) {
+      await delay(this.deps.renewEveryMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) break;
+      // Postgres away: not known to be lost, looked at again next tick.
+      const row = await this.deps.leases.read(sessionId).catch(() => undefined);
+      if (row === null || (row && (!row.live || row.nodeId !== owner))) return true;
+    }
+    return false;
   }
 
   /** The live node a session belongs on (this one when no other is known). */

@@ -15,9 +15,15 @@ export interface NodeMessenger {
   readonly nodeId: string;
   /**
    * Calls `method` on another node (or this one) and resolves with its handler's JSON result; rejects
-   * with NodeCallError when the handler threw, or NodeUnreachableError after `timeoutMs` (default 5,000).
+   * with NodeCallError when the handler threw, or NodeUnreachableError after `timeoutMs` (default 5,000)
+   * or once `signal` aborts (the caller gave up on it: a reply after that is dropped).
    */
-  call<T = unknown>(nodeId: string, method: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T>;
+  call<T = unknown>(
+    nodeId: string,
+    method: string,
+    payload: unknown,
+    opts?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<T>;
   /** Serves `method` for the other nodes; one handler per method. */
   handle(method: string, handler: (payload: unknown, fromNodeId: string) => Promise<unknown>): void;
   /** A cluster-wide notice, delivered to every node subscribed to `topic`, this one included. */
@@ -45,4 +51,10 @@ export interface SessionDirectory {
   ownerOf(sessionId: string): Promise<string>;
   /** This node holds the session's lease now (and so may run its runtime and write its ledger). */
   ownsLocally(sessionId: string): boolean;
+  /**
+   * Resolves true once `owner` no longer runs the session: its lease lapsed (its node died, or stalled
+   * past the lease) or another node holds it; false once `signal` aborts first. Looked at every renewal
+   * tick, so a call waiting on a dead owner is given up within the lease time and a tick.
+   */
+  ownerLost(sessionId: string, owner: string, signal: AbortSignal): Promise<boolean>;
 }

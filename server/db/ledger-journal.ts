@@ -63,6 +63,26 @@ interface OpenFile extends JournalFile {
 export type JournalOpening =
   { journal: IntentJournal; recovered: { events: MonitorEvent[]; mark: JournalMark }[] } | { unavailable: string };
 
+/**
+ * Makes a missing journal root (MAISAKA_JOURNAL_DIR), 0700, when its parent is on tmpfs; null when the
+ * root is there (or was made), else why it cannot be: a root made elsewhere would put the journal on
+ * whatever disk is there, so a parent off tmpfs (or missing) is said, not worked around.
+ */
+function ensureRoot(root: string): string | null {
+  try {
+    mkdirSync(root, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return null;
+    if (code !== "ENOENT") throw err;
+    return `${root} does not exist and its parent ${path.dirname(root)} does not either: make ${root} on tmpfs`;
+  }
+  if (statfsSync(root).type === TMPFS_MAGIC) return null;
+  // Ours, just made, and of no use off tmpfs.
+  rmdirSync(root);
+  return `${root} does not exist and its parent ${path.dirname(root)} is not on tmpfs: make ${root} on tmpfs (e.g. under /dev/shm)`;
+}
+
 /** The folder of one database's journal under a tmpfs root (one per user and database file). */
 export function journalDirFor(root: string, databaseFile: string): string {
   const hash = createHash("sha256").update(path.resolve(databaseFile)).digest("hex").slice(0, 16);
@@ -84,13 +104,14 @@ export class IntentJournal {
   }
 
   /**
-   * Opens the journal in `dir` (created 0700 in an existing folder; it must be on tmpfs and this user's
-   * alone) and reads what an earlier process left in it, oldest first. Unavailable, with the reason, when it cannot be used.
+   * Opens the journal in `dir` (created 0700, and its root too when that root's parent is tmpfs; it
+   * must be on tmpfs and this user's alone) and reads what an earlier process left in it, oldest first. Unavailable, with the reason, when it cannot be used.
    */
   static open(dir: string): JournalOpening {
     if (inUse.has(dir)) return { unavailable: `${dir} is used by another ledger of this process` };
     try {
-      // The tmpfs root must exist already: making it would put the journal on whatever is there.
+      const rootProblem = ensureRoot(path.dirname(dir));
+      if (rootProblem) return { unavailable: rootProblem };
       try {
         mkdirSync(dir, { mode: 0o700 });
       } catch (err) {

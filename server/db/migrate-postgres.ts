@@ -31,11 +31,32 @@ async function connectCreating(url: URL): Promise<pg.Client> {
   try {
     await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
   } catch (err) {
-    if (postgresCodeOf(err) !== "42P04") throw err; // created meanwhile by another node
+    // Created meanwhile by another node: 42P04 once it is there; 23505 (pg_database's unique index)
+    // when both CREATE DATABASE statements ran at the same moment.
+    const code = postgresCodeOf(err);
+    if (code !== "42P04" && code !== "23505") throw err;
   } finally {
     await admin.end();
   }
   return connect(url.toString());
+}
+
+/**
+ * Creates the database of `databaseUrl` when the server has none of that name, as the migration does: a
+ * cluster node opens its own connections (the cluster tables) before it migrates.
+ */
+export async function createPostgresDatabaseIfMissing(databaseUrl: string): Promise<void> {
+  let target: ReturnType<typeof postgresTarget>;
+  try {
+    target = postgresTarget(databaseUrl);
+  } catch (err) {
+    throw new DatabaseError("invalid_url", err instanceof Error ? err.message : String(err));
+  }
+  try {
+    await (await connectCreating(target.url)).end();
+  } catch (err) {
+    throw toPostgresError(err, target.display);
+  }
 }
 
 export async function migratePostgres(databaseUrl: string, migrationsDir?: string): Promise<{ applied: string[] }> {

@@ -8,6 +8,7 @@ import type { PrismaClient } from "../../generated/prisma/client";
 import type { EmojiRecord } from "../stores/types";
 import { withBusyRetry } from "./busy";
 import { drawFace, encodePng, type FaceSpec } from "./emoji-art";
+import { isUniqueClash } from "./stores/support";
 
 export const publicDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../public");
 
@@ -62,14 +63,20 @@ export function seedImage(emoji: SeedEmoji): Buffer {
  */
 export async function seedDatabase(prisma: PrismaClient, now: () => number = Date.now): Promise<number> {
   return withBusyRetry(() =>
-    prisma.$transaction(async (tx) => {
-      if ((await tx.emoji.count()) > 0) return 0;
-      const createdAt = now();
-      for (const { id, file, description, emotions } of seedEmojis) {
-        await tx.emoji.create({ data: { id, file, description, emotions, createdAt } });
-      }
-      return seedEmojis.length;
-    }),
+    prisma
+      .$transaction(async (tx) => {
+        if ((await tx.emoji.count()) > 0) return 0;
+        const createdAt = now();
+        for (const { id, file, description, emotions } of seedEmojis) {
+          await tx.emoji.create({ data: { id, file, description, emotions, createdAt } });
+        }
+        return seedEmojis.length;
+      })
+      // Nodes starting together on one Postgres: both found it empty, the other one's seed committed first.
+      .catch((error: unknown) => {
+        if (isUniqueClash(error)) return 0;
+        throw error;
+      }),
   );
 }
 

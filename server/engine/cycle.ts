@@ -7,6 +7,7 @@ import type {
   TimingGateResultData,
   ToolExecutionData,
 } from "../../lib/events/schemas";
+import { nestsDeeperThan, TOO_DEEP } from "../../lib/json/depth";
 import type { LlmToolCall } from "../../lib/llm/messages";
 
 export interface CycleRecord {
@@ -55,6 +56,9 @@ export function parseToolArguments(raw: string): ParsedArguments {
   if (!raw.trim()) return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(raw);
+    // A value this deep would overflow the stack of whatever walks it next (the event's write, the
+    // validator); the model reads why and the event keeps the raw text.
+    if (nestsDeeperThan(value)) return { ok: false, error: `arguments ${TOO_DEEP}` };
     if (value && typeof value === "object" && !Array.isArray(value)) {
       return { ok: true, value: value as Record<string, unknown> };
     }

@@ -1,6 +1,8 @@
 // Reads a JSON request body with a hard size limit. Oversized bodies answer 413 without being held in
-// memory; the rest of such a body is discarded while the answer is written.
+// memory; the rest of such a body is discarded while the answer is written. A body nested past
+// MAX_JSON_DEPTH answers 400 before any handler's schema (or anything else recursive) walks it.
 import type { IncomingMessage } from "node:http";
+import { nestsDeeperThan, TOO_DEEP } from "../../lib/json/depth";
 import { HttpError } from "./errors";
 
 const tooLarge = (limit: number) =>
@@ -38,16 +40,19 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
       if (!isJson(req.headers["content-type"])) {
         return reject(new HttpError(415, "request body must be application/json"));
       }
+      let value: unknown;
       try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       } catch (error) {
-        reject(
+        return reject(
           new HttpError(
             400,
             `request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
           ),
         );
       }
+      if (nestsDeeperThan(value)) return reject(new HttpError(400, `request body is ${TOO_DEEP}`));
+      resolve(value);
     });
   });
 }

@@ -1,6 +1,7 @@
 // MCP shapes into the unified tool layer (engine.md 1.1, 1.6): a server's Tool into a ToolSpec, a
 // CallToolResult into a ToolExecutionResult, an exception into a failed result.
 import type { CallToolResult, ContentBlock, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { nestsDeeperThan, TOO_DEEP } from "../../lib/json/depth";
 import {
   failedToolResult,
   makeToolResult,
@@ -173,6 +174,13 @@ export function toToolResult(
   result: CallToolResult,
   limits: ResultLimits = { maxResultChars: DEFAULT_MAX_RESULT_CHARS },
 ): ToolExecutionResult {
+  // A server's answer is written into the session's events and shown: too deep a value overflows both.
+  if (nestsDeeperThan(result))
+    return makeToolResult({
+      toolName,
+      success: false,
+      errorMessage: `MCP 工具 '${toolName}' 的结果被拒绝：${TOO_DEEP}`,
+    });
   const max = limits.maxResultChars;
   // Byte-exact: blocks are joined as they are (no trimming); only the size limit cuts, with a note.
   const texts = result.content.flatMap((block) => (block.type === "text" ? [block.text] : []));

@@ -4,6 +4,7 @@
 // for operators.
 import { ToolSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv } from "ajv";
+import { nestsDeeperThan, TOO_DEEP } from "../../lib/json/depth";
 import { withoutSchemaKeyword } from "./mapping";
 
 export interface SkippedTool {
@@ -54,6 +55,8 @@ function validateOne(raw: unknown, index: number, warnings: string[]): Tool | Sk
   if (!FUNCTION_NAME.test(name)) {
     return { name, reason: "name unusable as a function name (letters, digits, _ and - only, at most 64)" };
   }
+  // Before the schema checks and Ajv's compile, which recurse (and the definition is sent to the model).
+  if (nestsDeeperThan(raw)) return { name, reason: `definition ${TOO_DEEP}` };
   const candidate: Record<string, unknown> = { ...raw };
   let parsed = ToolSchema.safeParse(candidate);
   if (!parsed.success) {

@@ -1,6 +1,7 @@
 // Tool arguments checked against the spec's JSON Schema before any provider runs (engine.md 1.3).
 // Failures are phrased per field so the model can read them and correct its call.
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { nestsDeeperThan, TOO_DEEP } from "../../lib/json/depth";
 import type { JsonObject } from "../../lib/tools/schemas";
 
 /** One failing field: its path in the arguments ("" for the arguments themselves) and what is wrong. */
@@ -117,6 +118,9 @@ export class ArgumentValidator {
 
   /** Validates a copy of `args`, with schema defaults applied to it. */
   validate(toolName: string, schema: JsonObject | undefined, args: JsonObject): ValidationOutcome {
+    // Before the copy and Ajv, which both recurse: 10,000 levels overflowed the stack (a 500).
+    if (nestsDeeperThan(args))
+      return { ok: false, problems: [`arguments: ${TOO_DEEP}`], fields: [{ path: "", message: TOO_DEEP }] };
     const copy = structuredClone(args);
     if (!schema) return { ok: true, args: copy };
     const compiled = sharedSchemas.compiled(schema);

@@ -88,6 +88,25 @@ describe("RedisMessenger calls", () => {
     expect(String(thrown)).toMatch(/no reply within 150 ms/);
   });
 
+  it("gives a call up when its signal aborts, with the reason, and drops the reply that comes later", async () => {
+    const [a, b] = await nodes("a", "b");
+    let release = () => {};
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    b.handle("late", async () => {
+      await answered;
+      return "too late";
+    });
+    const giveUp = new AbortController();
+    const call = a.call("b", "late", null, { timeoutMs: 60_000, signal: giveUp.signal });
+    giveUp.abort(new Error("b's lease lapsed"));
+    await expect(call).rejects.toThrow("late on b: given up (b's lease lapsed)");
+    await expect(a.call("b", "late", null, { signal: giveUp.signal })).rejects.toBeInstanceOf(NodeUnreachableError);
+    release();
+    // The messenger goes on: the late reply finds no call and is dropped.
+    b.handle("echo", async (payload) => payload);
+    await expect(a.call("b", "echo", 7)).resolves.toBe(7);
+  });
+
   it("runs a call to itself locally, with the same JSON round trip", async () => {
     const [a] = await nodes("a");
     const input = { when: new Date(0), gone: undefined };

@@ -5,6 +5,7 @@
 // (data, failed + retcode, timeout, no_connection) as a local call. GET /api/platforms on either node
 // shows both nodes' connections. A forward URL configured on both is connected by exactly one of them,
 // and by the other once that one leaves.
+import { setTimeout as delay } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
@@ -35,6 +36,14 @@ class MapDirectory implements SessionDirectory {
   }
   ownsLocally(sessionId: string): boolean {
     return (owners.get(sessionId) ?? defaultOwner) === this.nodeId && !lostBy.get(this.nodeId)?.has(sessionId);
+  }
+  /** The map looked at every 50 ms, as the real one reads the lease every tick. */
+  async ownerLost(sessionId: string, owner: string, signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted) {
+      if ((owners.get(sessionId) ?? defaultOwner) !== owner) return true;
+      await delay(50, undefined, { signal }).catch(() => undefined);
+    }
+    return false;
   }
 }
 /** Sessions a node has lost the lease of while the map still names it (the lease moved meanwhile). */

@@ -3,6 +3,7 @@
 // handler stands for the router: it echoes what it got, so the tests see what reached the owner.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { ANSWERED_BY_HEADER, PROXIED_BY_HEADER, SessionProxy } from "../../server/cluster/session-proxy";
 import type { SessionDirectory } from "../../server/cluster/types";
@@ -25,6 +26,14 @@ class MapDirectory implements SessionDirectory {
   }
   ownsLocally(sessionId: string): boolean {
     return this.owners.get(sessionId) === this.nodeId;
+  }
+  /** The map looked at every 50 ms, as the real one reads the lease every tick. */
+  async ownerLost(sessionId: string, owner: string, signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted) {
+      if (this.owners.get(sessionId) !== owner) return true;
+      await delay(50, undefined, { signal }).catch(() => undefined);
+    }
+    return false;
   }
 }
 

@@ -287,6 +287,29 @@ describe("early appends through the intent journal", () => {
     expect(() => readdirSync(journalDirFor(root, sqlitePathFromUrl(url)))).toThrow();
   });
 
+  it("makes a missing journal folder (0700) when its parent is tmpfs, and says why not anywhere else", async () => {
+    const root = path.join(tmpfsRoot(), "journal");
+    const made = await open({ journal: { root } });
+    expect(made.warnings).toEqual([]);
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+    await made.ledger.append(range("s", 1, 1), { early: true });
+    expect(journalRecords(root, made.url)).toHaveLength(1);
+    await made.ledger.close();
+
+    const diskParent = mkdtempSync(path.join(os.tmpdir(), "maisaka-journal-disk-"));
+    roots.push(diskParent);
+    for (const [missing, why] of [
+      [path.join(diskParent, "journal"), `its parent ${diskParent} is not on tmpfs`],
+      [path.join(diskParent, "no", "journal"), `its parent ${path.join(diskParent, "no")} does not either`],
+    ]) {
+      const refused = await open({ journal: { root: missing } });
+      expect(refused.warnings.join("\n")).toContain(`no intent journal (${missing} does not exist and ${why}`);
+      // Nothing made off tmpfs: the journal would be a disk write there.
+      expect(() => statSync(missing)).toThrow();
+      await refused.ledger.close();
+    }
+  });
+
   it("is private to the server's user (folder 0700, files 0600)", async () => {
     const { url, root, ledger } = await open();
     await ledger.append(range("s", 1, 1), { early: true });

@@ -13,6 +13,7 @@ import { DatabaseError } from "../../server/db/errors";
 import { migrate, migrateCli } from "../../server/db/migrate";
 import { derivePostgresSchema, expectedPostgresSchema, postgresSchemaPath } from "../../server/db/postgres-schema";
 import { postgresMigrationsDir } from "../../server/db/schema-engine";
+import { seedDatabase, seedEmojis } from "../../server/db/seed";
 import { freePort } from "../support/services";
 import { newPostgresDatabase } from "../support/postgres-db";
 import { useTempDatabases } from "./helpers";
@@ -111,6 +112,32 @@ describe("migrate on Postgres", () => {
     const names = await migrationNames();
     expect(results.map((r) => r.applied.length).sort()).toEqual([0, 0, names.length]);
     expect((await rows(url, "SELECT 1 FROM _prisma_migrations")).length).toBe(names.length);
+  });
+
+  it("lets several nodes start at once on a database that does not exist yet: one creates it", async () => {
+    for (let round = 0; round < 3; round++) {
+      const url = absentDatabaseUrl();
+      const results = await Promise.all([migrate(url), migrate(url), migrate(url), migrate(url)]);
+      expect(results.map((r) => r.applied.length).sort((a, b) => a - b)).toEqual([
+        0,
+        0,
+        0,
+        (await migrationNames()).length,
+      ]);
+    }
+  });
+
+  it("seeds the emoji once when several nodes start at once on a fresh database", async () => {
+    const url = await newPostgresDatabase("seed_race");
+    await migrate(url);
+    const clients = await Promise.all([createPrisma(url), createPrisma(url), createPrisma(url)]);
+    try {
+      const seeded = await Promise.all(clients.map((prisma) => seedDatabase(prisma)));
+      expect(seeded.sort((a, b) => a - b)).toEqual([0, 0, seedEmojis.length]);
+      expect(await clients[0].emoji.count()).toBe(seedEmojis.length);
+    } finally {
+      await Promise.all(clients.map((prisma) => prisma.$disconnect()));
+    }
   });
 
   it("leaves the database as it was when a migration fails (one transaction), and says which one", async () => {

@@ -2,7 +2,7 @@
 // recorded by the real engine with the scripted model is exported, imported into a fresh instance (its
 // own database), and compared event by event and byte by byte; the imported session is read-only.
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleHeaderSchema, bundleLineSchema, importedSessionSchema, type BundleLine } from "../../lib/api/bundle";
@@ -13,7 +13,7 @@ import type { ToolRecord } from "../../server/stores/types";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { PING_PONG_CHAT, PING_PONG_MODELS, startPingPongModel } from "../support/ping-pong-model";
 import type { ScriptedOpenAi } from "../support/scripted-openai";
-import { startTestServer, type TestServer } from "./support";
+import { startTestServer, TEST_TOKEN, type TestServer } from "./support";
 
 const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
@@ -37,6 +37,62 @@ async function exportText(s: TestServer, id: string): Promise<{ status: number; 
 
 const importBundle = (s: TestServer, text: string, token?: string) =>
   s.api("POST", "/api/sessions/import", undefined, { raw: text, headers: NDJSON, ...(token ? { token } : {}) });
+
+/** The bundle as if exported from a session of id `id` (header and every event). */
+function withSessionId(text: string, id: string): string {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => {
+      const value = JSON.parse(line) as { kind: string; session?: object; event?: object };
+      if (value.kind === "header") return JSON.stringify({ ...value, session: { ...value.session, id } });
+      if (value.kind === "event") return JSON.stringify({ ...value, event: { ...value.event, sessionId: id } });
+      return line;
+    })
+    .join("\n");
+}
+
+/** `[[[…]]]`, `depth` levels: as text, since JSON.stringify itself overflows the stack on it. */
+const deepArray = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+
+/**
+ * POSTs an import whose second line is `lineBytes` long, written 1 MiB at a time (with backpressure)
+ * until the server answers; says how many bytes had been written by then.
+ */
+function importLongLine(
+  s: TestServer,
+  lineBytes: number,
+): Promise<{ status: number | undefined; text: string; sent: number }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${s.url}/api/sessions/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, ...NDJSON },
+    });
+    let sent = 0;
+    let answered = false;
+    req.on("response", (res) => {
+      answered = true;
+      const at = sent;
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8"), sent: at }));
+    });
+    // Writing on after the server closed the connection fails: only an error before the answer counts.
+    req.on("error", (error) => answered || reject(error));
+    const start = `${bundle.split("\n")[0]}\n{"kind":"event","event":{"pad":"`;
+    req.write(start);
+    sent += start.length;
+    const mib = Buffer.alloc(1 << 20, "x");
+    const pump = () => {
+      while (!answered && sent < lineBytes) {
+        sent += mib.length;
+        if (!req.write(mib)) return void req.once("drain", pump);
+      }
+      if (!answered) req.end('"}}\n');
+    };
+    pump();
+  });
+}
 
 function linesOf(text: string): { header: unknown; rest: BundleLine[] } {
   const [first, ...rest] = text.trimEnd().split("\n");
@@ -254,6 +310,30 @@ describe("import into a fresh instance", () => {
   });
 });
 
+describe("session ids of imports", () => {
+  it("never takes a platform chat's id or a reserved one: the copy gets an id of its own", async () => {
+    for (const wanted of ["qq:10001:group:20002", "qq:10001:private:30003", "_global", "mcp-gateway"]) {
+      const res = await importBundle(target, withSessionId(bundle, wanted));
+      expect(res.status, res.text).toBe(201);
+      const { id } = importedSessionSchema.parse(res.json);
+      expect(id).toMatch(/^s-/);
+      expect((await target.events(id)).every((e) => e.sessionId === id)).toBe(true);
+      // The chat's own session stays free for its messages.
+      expect(await target.app.engine.stores.sessions.get(wanted)).toBeNull();
+    }
+  });
+
+  it("refuses an id no route could read or delete (400 on line 1), writing nothing", async () => {
+    const before = (await target.api("GET", "/api/sessions?limit=100")).json;
+    for (const wanted of ["../../etc/x", "a/b", "x".repeat(129), "with space"]) {
+      const res = await importBundle(target, withSessionId(bundle, wanted));
+      expect(res.status, res.text).toBe(400);
+      expect((res.json as { error: string }).error).toMatch(/^line 1: not a bundle header \(session\.id: /);
+    }
+    expect((await target.api("GET", "/api/sessions?limit=100")).json).toEqual(before);
+  });
+});
+
 describe("older and derived bundles", () => {
   it("imports a version 1 bundle (no model calls, tool records or origin)", async () => {
     const lines = bundle.trimEnd().split("\n");
@@ -336,6 +416,18 @@ describe("import refuses bad bundles, writing nothing", () => {
     expect(await sessionCount()).toBe(before);
   });
 
+  it("refuses a line nested 10,000 levels deep (400 naming it, not a stack overflow)", async () => {
+    const lines = bundle.trimEnd().split("\n");
+    const at = lines.findIndex((l) => l.includes('"kind":"tool_record"'));
+    // Tool arguments are any JSON object: only the depth check stands between them and a recursion.
+    lines[at] = lines[at].replace('"arguments":{', `"arguments":{"deep":${deepArray(10_000)},`);
+    const res = await importBundle(target, lines.join("\n"));
+    expect(res.status, res.text).toBe(400);
+    expect((res.json as { error: string }).error).toBe(
+      `line ${at + 1}: nested deeper than 100 levels of arrays and objects`,
+    );
+  });
+
   it("refuses a medium whose bytes do not match its hash", async () => {
     const lines = bundle.trimEnd().split("\n");
     const at = lines.findIndex((l) => l.includes('"kind":"media"'));
@@ -379,13 +471,29 @@ describe("import refuses bad bundles, writing nothing", () => {
 });
 
 describe("size limits", () => {
+  it("refuses a line over 16 MiB (413 naming it) as soon as it is that long, and goes on serving", async () => {
+    const res = await importLongLine(target, 96 * 1024 * 1024);
+    expect(res.status, res.text).toBe(413);
+    expect(JSON.parse(res.text)).toEqual({
+      error: "line 2: longer than 16777216 bytes (the most a bundle line may have)",
+      fields: [{ path: "line 2", message: "longer than 16777216 bytes (the most a bundle line may have)", in: "body" }],
+    });
+    // Answered while most of the line was still to come: it was never held whole.
+    expect(res.sent).toBeLessThan(48 * 1024 * 1024);
+    expect((await target.api("GET", "/api/health")).status).toBe(200);
+    expect((await importBundle(target, bundle)).status).toBe(201);
+  });
+
   it("refuses a bundle over export.maxImportBytes (413) and media over export.maxMediaBytes (413)", async () => {
     const small = await startTestServer({ config: { export: { maxImportBytes: Buffer.byteLength(bundle) - 1 } } });
     const tiny = await startTestServer({ config: { export: { maxMediaBytes: PNG.length - 1 } } });
     try {
       const over = await importBundle(small, bundle);
       expect(over.status).toBe(413);
-      expect((over.json as { error: string }).error).toContain("export.maxImportBytes");
+      // The last line holds the byte that went over.
+      expect((over.json as { error: string }).error).toBe(
+        `line ${bundle.trimEnd().split("\n").length}: the bundle is larger than ${Buffer.byteLength(bundle) - 1} bytes (config export.maxImportBytes)`,
+      );
       expect(((await small.api("GET", "/api/sessions")).json as { sessions: unknown[] }).sessions).toHaveLength(0);
       const res = await importBundle(tiny, bundle);
       expect(res.status, res.text).toBe(201);

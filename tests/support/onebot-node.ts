@@ -32,7 +32,12 @@ await OneBotCluster.start({
   handleHere: () => Promise.resolve(),
   inbound: () => null,
   messenger,
-  directory: { ownerOf: () => Promise.resolve(nodeId), ownsLocally: () => true },
+  // Every session its own: no owner is ever lost.
+  directory: {
+    ownerOf: () => Promise.resolve(nodeId),
+    ownsLocally: () => true,
+    ownerLost: () => Promise.resolve(false),
+  },
   redisUrl,
   ttlMs: Number(env("TTL_MS")),
   actionTimeoutMs: () => config.platforms.onebot.actionTimeoutMs,

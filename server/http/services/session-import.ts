@@ -1,7 +1,8 @@
 // POST /api/sessions/import: an export bundle (lib/api/bundle.ts) becomes a new read-only session.
 // Two passes: the body is read line by line, each line validated and spooled to a temp file (bounded
-// memory whatever the size, a size cap), and only a bundle valid to its end line is written: a
-// malformed line answers 400 naming it, with nothing written.
+// memory whatever the size: a line over MAX_BUNDLE_LINE_BYTES or a body over the configured total
+// answers 413 naming the line, neither ever held whole), and only a bundle valid to its end line is
+// written: a malformed line answers 400 naming it, with nothing written.
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -21,7 +22,8 @@ import {
   type BundleToolRecord,
   type ImportedSession,
 } from "../../../lib/api/bundle";
-import { isReservedSessionId } from "../../../lib/api/schemas";
+import { isPlatformSessionId, isReservedSessionId } from "../../../lib/api/schemas";
+import { nestsDeeperThan, TOO_DEEP } from "../../../lib/json/depth";
 import type { MonitorEvent } from "../../../lib/events/schemas";
 import type { PrismaSessionMediaStore } from "../../db/stores/session-media";
 import { lastSeqOf, type EventLedger } from "../../monitor/ledger";
@@ -31,6 +33,9 @@ import { HttpError } from "../errors";
 
 /** Events per ledger append while writing an imported session. */
 const WRITE_BATCH = 2000;
+/** The longest line a bundle may have (interface.md): an export's largest, a 10 MiB image, fits. */
+export const MAX_BUNDLE_LINE_BYTES = 16 * 1024 * 1024;
+const NEWLINE = 0x0a;
 
 export interface SessionImportDeps {
   ledger: EventLedger;
@@ -45,8 +50,8 @@ export interface SessionImportDeps {
   maxBytes: number;
 }
 
-function lineError(line: number, message: string): HttpError {
-  return new HttpError(400, `line ${line}: ${message}`, [{ path: `line ${line}`, message, in: "body" }]);
+function lineError(line: number, message: string, status = 400): HttpError {
+  return new HttpError(status, `line ${line}: ${message}`, [{ path: `line ${line}`, message, in: "body" }]);
 }
 
 function zodMessage(error: z.ZodError): string {
@@ -56,11 +61,55 @@ function zodMessage(error: z.ZodError): string {
 }
 
 function parseLine(text: string, line: number): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw lineError(line, `not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
+  // The schemas below and the spool's JSON.stringify recurse: a deeper line would overflow the stack.
+  if (nestsDeeperThan(value)) throw lineError(line, TOO_DEEP);
+  return value;
+}
+
+/**
+ * The body's lines (without their "\n", or "\r\n"), numbered from 1. A line is decoded only once
+ * whole, so it is held at most MAX_BUNDLE_LINE_BYTES long: past that, or past `maxBytes` of body,
+ * it throws 413 naming the line. The body is never destroyed (the answer still goes out on it).
+ */
+async function* bundleLines(body: Readable, maxBytes: number): AsyncGenerator<{ n: number; text: string }> {
+  let parts: Buffer[] = [];
+  let lineBytes = 0;
+  let total = 0;
+  let n = 1;
+  const add = (piece: Buffer) => {
+    lineBytes += piece.length;
+    if (lineBytes > MAX_BUNDLE_LINE_BYTES)
+      throw lineError(n, `longer than ${MAX_BUNDLE_LINE_BYTES} bytes (the most a bundle line may have)`, 413);
+    parts.push(piece);
+  };
+  const take = () => {
+    const text = Buffer.concat(parts, lineBytes).toString("utf8");
+    parts = [];
+    lineBytes = 0;
+    return { n: n++, text: text.endsWith("\r") ? text.slice(0, -1) : text };
+  };
+  for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    // Only the bytes within the total are split, so the 413 names the line that went over it.
+    const room = maxBytes - total;
+    total += chunk.length;
+    const within = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    let start = 0;
+    for (let end = within.indexOf(NEWLINE); end !== -1; end = within.indexOf(NEWLINE, start)) {
+      add(within.subarray(start, end));
+      start = end + 1;
+      yield take();
+    }
+    if (start < within.length) add(within.subarray(start));
+    if (within !== chunk)
+      throw lineError(n, `the bundle is larger than ${maxBytes} bytes (config export.maxImportBytes)`, 413);
+  }
+  if (lineBytes > 0) yield take();
 }
 
 interface Spooled {
@@ -80,16 +129,6 @@ async function write(out: WriteStream, text: string): Promise<void> {
 
 /** Pass one: every line checked, events and media spooled; throws on the first bad line. */
 async function validateAndSpool(body: Readable, maxBytes: number, file: string): Promise<Spooled> {
-  let bytes = 0;
-  let tooLarge = false;
-  const lines = createInterface({ input: body, crlfDelay: Infinity });
-  body.on("data", (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (bytes > maxBytes && !tooLarge) {
-      tooLarge = true;
-      lines.close();
-    }
-  });
   const out = createWriteStream(file);
   let header: BundleHeader | null = null;
   let n = 0;
@@ -109,9 +148,9 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
   };
   let blankAt = 0;
   try {
-    for await (const text of lines) {
-      n++;
-      if (tooLarge) break;
+    for await (const line of bundleLines(body, maxBytes)) {
+      const text = line.text;
+      n = line.n;
       if (text.trim() === "") {
         blankAt ||= n;
         continue;
@@ -171,15 +210,14 @@ async function validateAndSpool(body: Readable, maxBytes: number, file: string):
         ended = true;
       }
     }
+  } catch (error) {
+    // The rest of the body is read and dropped while the answer goes out: the connection is kept, so
+    // a client still sending gets the answer (closing it would reset the connection under its upload).
+    body.resume();
+    throw error;
   } finally {
     out.end();
     await once(out, "close");
-  }
-  if (tooLarge) {
-    body.resume();
-    throw new HttpError(413, `bundle larger than ${maxBytes} bytes (config export.maxImportBytes)`, undefined, {
-      connection: "close",
-    });
   }
   if (!header) throw lineError(1, "empty body: a bundle starts with its header line");
   if (!ended) throw lineError(n + 1, "the bundle ends without its end line (cut short?)");
@@ -221,7 +259,8 @@ export class SessionImporter {
   /** An id held in `writing` until the import ends. */
   private async chooseId(wanted: string): Promise<string> {
     // Held before the first await: a second import of the same bundle sees it taken.
-    const free = !isReservedSessionId(wanted) && !this.writing.has(wanted);
+    // A platform chat's id is that chat's: an imported copy taking it would make its messages read-only.
+    const free = !isReservedSessionId(wanted) && !isPlatformSessionId(wanted) && !this.writing.has(wanted);
     if (free) this.writing.add(wanted);
     let id: string | null = null;
     try {

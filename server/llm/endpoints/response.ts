@@ -1,6 +1,7 @@
 // Turns what an endpoint answered into one response: streamed deltas merged, or a plain JSON
 // completion read as such. Lenient about what proxies and local servers actually send.
 import { randomUUID } from "node:crypto";
+import { nestsDeeperThan, TOO_DEEP } from "../../../lib/json/depth";
 import type { LlmToolCall, LlmUsage } from "../../../lib/llm/messages";
 
 export interface ParsedResponse {
@@ -76,6 +77,8 @@ export class StreamAccumulator {
 
   add(chunk: unknown): void {
     if (!isObject(chunk)) return;
+    // Kept parts (arguments sent as an object, extra_content) are written and sent back later.
+    if (nestsDeeperThan(chunk)) throw new BadResponseError(`stream event ${TOO_DEEP}`);
     const usage = usageOf(chunk.usage);
     if (usage) this.usage = usage;
     // The usage chunk has no choices; some endpoints send null instead of [].
@@ -143,6 +146,7 @@ export function parseCompletionText(text: string): ParsedResponse {
   } catch {
     throw new BadResponseError(`answered ${describeBody(text)}`);
   }
+  if (nestsDeeperThan(body)) throw new BadResponseError(`answered JSON ${TOO_DEEP}`);
   if (isObject(body) && body.error !== undefined && body.error !== null) {
     const error = body.error;
     const message = isObject(error) && typeof error.message === "string" ? error.message : JSON.stringify(error);

@@ -4,6 +4,7 @@
 // connections are the same once the socket is open.
 import { randomUUID } from "node:crypto";
 import type { RawData, WebSocket } from "ws";
+import { nestsDeeperThan, TOO_DEEP } from "../../../lib/json/depth";
 import {
   onebotActionResponseSchema,
   onebotEventFrameSchema,
@@ -191,6 +192,7 @@ export class OneBotConnection implements OneBotApi {
     } catch {
       return this.recordError("a frame that is not JSON");
     }
+    if (nestsDeeperThan(frame)) return this.recordError(`a frame ${TOO_DEEP}`);
     if (typeof frame !== "object" || frame === null || Array.isArray(frame))
       return this.recordError("a frame that is not a JSON object");
     if ("post_type" in frame) return this.onEventFrame(frame);

@@ -1,4 +1,5 @@
 // Length-prefixed frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON.
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../../lib/json/depth";
 import { IpcError } from "./errors";
 
 const HEADER_BYTES = 4;
@@ -50,14 +51,19 @@ export class FrameDecoder {
       const body = data.subarray(HEADER_BYTES, HEADER_BYTES + length);
       this.buffered = [data.subarray(HEADER_BYTES + length)];
       this.bufferedBytes = data.length - HEADER_BYTES - length;
+      let message: unknown;
       try {
-        out.push(JSON.parse(body.toString("utf8")));
+        message = JSON.parse(body.toString("utf8"));
       } catch (error) {
         throw new IpcError(
           "E_BAD_PAYLOAD",
           `frame is not JSON: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
+      // The envelope adds a few levels to the values it carries (each at most MAX_JSON_DEPTH deep).
+      if (nestsDeeperThan(message, 2 * MAX_JSON_DEPTH))
+        throw new IpcError("E_BAD_PAYLOAD", `frame nested deeper than ${2 * MAX_JSON_DEPTH} levels`);
+      out.push(message);
     }
     return out;
   }

@@ -294,10 +294,17 @@ describe("events and bad frames", () => {
     impl.send({ hello: "world" });
     impl.send({ status: "ok", retcode: 0, data: null, echo: "not-one-of-ours" });
     impl.send({ post_type: "message" }); // no time nor self_id
+    // A message nested 10,000 levels deep (as text: JSON.stringify itself overflows on it) is not handed on.
+    const deep = JSON.stringify(impl.message(2, "deep")).replace(
+      /}$/,
+      `,"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`,
+    );
+    impl.send(deep);
     // A big message under the frame cap is a message like any other (its text is in the frame twice).
     impl.send(impl.message(1, "x".repeat(MAX_FRAME_BYTES / 4)));
     await until(() => seen.length === 1, "the big message");
-    await until(async () => (await row(selfId))!.errors - before >= 7, "seven errors counted");
+    await until(async () => (await row(selfId))!.errors - before >= 8, "eight errors counted");
+    expect(seen.map((s) => s.event.message_id)).toEqual([1]);
     expect((await row(selfId))!.state).toBe("open");
     bystander.send(bystander.message(1, "still here"));
     await until(() => seen.length === 2, "the other connection's event");
