@@ -9,7 +9,6 @@ import {
   type MonitorError,
   type SubscribeAck,
 } from "../../lib/api/schemas";
-import { clientAddress } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EngineLogger } from "../engine";
 import type { MonitorBus } from "../monitor/bus";
@@ -96,7 +95,8 @@ export async function attachMonitor(
   io.of("/").use((_socket, next) => next(new Error("unknown namespace: use /monitor")));
   namespace.use((socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
-    const checked = deps.auth.check(socket.handshake.headers, clientAddress(socket.handshake.address), token);
+    const { headers, address, secure } = socket.handshake;
+    const checked = deps.auth.check({ headers, remoteAddress: address, encrypted: secure }, token);
     if ("retryAfterMs" in checked) {
       return next(new Error(`too many wrong tokens: try again in ${Math.ceil(checked.retryAfterMs / 1000)} s`));
     }
