@@ -397,7 +397,14 @@ async function serveEngine(
   platforms?.attachReverse(httpServer);
   const monitor = await attachMonitor(
     io,
-    { bus: engine.bus, ledger: database.ledger, auth, logger, ...(clusterLive ? { events: clusterLive.events } : {}) },
+    {
+      bus: engine.bus,
+      ledger: database.ledger,
+      auth,
+      logger,
+      sessionExists: async (id) => (await engine.stores.sessions.get(id)) !== null,
+      ...(clusterLive ? { events: clusterLive.events } : {}),
+    },
     {
       ...defaultStreamLimits,
       ...opts.streamLimits,
