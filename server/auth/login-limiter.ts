@@ -120,6 +120,10 @@ export class LoginLimiter {
     for (const state of states) {
       state.inFlight -= 1;
       if (!succeeded) this.fail(state, now);
+      // Nothing held and nothing failed: the entry says nothing (every request with a right token makes one).
+      else if (state.failures === 0 && state.inFlight === 0 && this.keys.get(state.key) === state) {
+        this.keys.delete(state.key);
+      }
     }
     this.refillGlobal(now);
     if (succeeded) {
@@ -147,6 +151,7 @@ export class LoginLimiter {
     const state = this.current(key, now) ?? { key, failures: 0, inFlight: 0, blockedUntil: 0, lastFailureAt: now };
     state.inFlight += 1;
     this.keys.set(key, state);
+    if (this.keys.size > MAX_KEYS) this.sweep(now);
     return state;
   }
 
