@@ -7,7 +7,8 @@ import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
 import type { AnalyticsIndexer } from "./analytics/indexer";
 import { AuditLog } from "./accounts/audit";
-import { clientAddress, type LoginLimitOptions } from "./auth/login-limiter";
+import type { LoginLimitOptions } from "./auth/login-limiter";
+import { peerOf } from "./auth/proxy-trust";
 import type { LoginSessionOptions } from "./auth/login-sessions";
 import { clusterConfigFromEnv } from "./cluster/config";
 import { createSessionRouting, startClusterLive } from "./cluster/live";
@@ -339,7 +340,7 @@ async function serveEngine(
     // Throttled like the API: an address with too many wrong tokens gets 401 without a comparison.
     // Calling a tool changes things: viewers are refused here too.
     authenticate: (req) => {
-      const checked = auth.check(req.headers, clientAddress(req.socket.remoteAddress));
+      const checked = auth.check(peerOf(req));
       if (!("principal" in checked) || !checked.principal) return false;
       return checked.principal.actor.role === "viewer" ? "forbidden" : true;
     },
@@ -356,7 +357,7 @@ async function serveEngine(
           nodes: { list: async () => (await member.status()).nodes },
           // Wrong credentials are refused (and throttled by the caller's address) here, before forwarding.
           admit: (req) => {
-            const checked = auth.check(req.headers, clientAddress(req.socket.remoteAddress));
+            const checked = auth.check(peerOf(req));
             if ("retryAfterMs" in checked) return tooManyWrongTokens(checked.retryAfterMs);
             return checked.principal ? null : new HttpError(401, "operator token required");
           },
@@ -400,7 +401,14 @@ async function serveEngine(
   platforms?.attachReverse(httpServer);
   const monitor = await attachMonitor(
     io,
-    { bus: engine.bus, ledger: database.ledger, auth, logger, ...(clusterLive ? { events: clusterLive.events } : {}) },
+    {
+      bus: engine.bus,
+      ledger: database.ledger,
+      auth,
+      logger,
+      sessionExists: async (id) => (await engine.stores.sessions.get(id)) !== null,
+      ...(clusterLive ? { events: clusterLive.events } : {}),
+    },
     {
       ...defaultStreamLimits,
       ...opts.streamLimits,

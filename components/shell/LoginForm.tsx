@@ -6,15 +6,12 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ApiRequestError, api } from "../../lib/client/api";
 import { useT } from "../../lib/client/react/use-locale";
+import { safeNextPath } from "../../lib/client/safe-next";
 import { describeError } from "../ui/States";
 
 /** Only same-site paths: an attacker-supplied ?next= must not send the operator elsewhere. */
-function safeNext(): string {
-  const next = new URLSearchParams(window.location.search).get("next") ?? "/";
-  return next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") && !next.startsWith("/login")
-    ? next
-    : "/";
-}
+const safeNext = (): string =>
+  safeNextPath(new URLSearchParams(window.location.search).get("next"), window.location.origin);
 
 const text = (form: FormData, name: string): string => {
   const value = form.get(name);

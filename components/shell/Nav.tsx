@@ -20,7 +20,7 @@ const NAV_LINKS: { href: string; label: MessageKey; adminOnly?: boolean }[] = [
   { href: "/tools", label: "nav.tools" },
   { href: "/sources", label: "nav.sources" },
   { href: "/platforms", label: "nav.platforms" },
-  { href: "/cluster", label: "nav.cluster" },
+  { href: "/cluster", label: "nav.cluster", adminOnly: true },
   { href: "/data", label: "nav.data" },
   { href: "/settings", label: "nav.settings" },
   { href: "/audit", label: "nav.audit" },

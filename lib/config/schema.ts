@@ -180,8 +180,27 @@ const onebotConfigSchema = z
   })
   .strict();
 
+/** A proxy's address, or a network of them in CIDR notation ("10.0.0.0/8", "fd00::/8"). */
+const proxyAddressSchema = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]);
+
 export const maisakaConfigSchema = z
   .object({
+    /** How the HTTP server meets its clients (docs/deploy.md, "Behind a reverse proxy"). */
+    server: z
+      .object({
+        /**
+         * The reverse proxies in front of the server (false: none). Only a request from one of these
+         * has its X-Forwarded-For (the client address throttles and logins count) and X-Forwarded-Proto
+         * (https: Secure login cookies) believed.
+         */
+        trustProxy: z
+          .union([z.literal(false), z.array(proxyAddressSchema).min(1)], {
+            error: "false, or a list of the proxies' addresses (IPv4, IPv6, or networks in CIDR notation)",
+          })
+          .default(false),
+      })
+      .strict()
+      .prefault({}),
     bot: z
       .object({
         nickname: z.string().min(1).default("麦麦"),

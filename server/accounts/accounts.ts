@@ -99,11 +99,16 @@ export class AccountService implements AccountDirectory {
     return id === undefined ? null : this.byId(id);
   }
 
-  /** Password login; an unknown name costs the same scrypt as a wrong password. */
+  /**
+   * Password login; an unknown name costs the same scrypt as a wrong password. The account is read
+   * again after the check: a password changed (or an account disabled) while scrypt ran wins, so the
+   * old password cannot start a login after the change ended the others.
+   */
   async byPassword(name: string, password: string): Promise<Actor | null> {
     const row = [...this.byIdMap.values()].find((r) => r.name === name);
     const ok = await verifyPassword(password, row?.passwordHash ?? DECOY_HASH);
-    return ok && row && row.disabledAt === null ? actorOf(row) : null;
+    const now = row ? this.byIdMap.get(row.id) : undefined;
+    return ok && now && now.passwordHash === row?.passwordHash && now.disabledAt === null ? actorOf(now) : null;
   }
 
   list(): AccountView[] {

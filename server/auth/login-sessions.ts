@@ -156,9 +156,18 @@ export class LoginSessions {
     return known;
   }
 
-  /** Ends every login of an account (disabled or deleted). */
-  async revokeAccount(accountId: string): Promise<void> {
-    for (const [hash, login] of [...this.live]) if (login.accountId === accountId) await this.revokeHash(hash);
+  /**
+   * Ends every login of an account (disabled, deleted, its password changed) but the one `keepHash`
+   * names; how many ended.
+   */
+  async revokeAccount(accountId: string, keepHash?: string): Promise<number> {
+    let ended = 0;
+    for (const [hash, login] of [...this.live]) {
+      if (login.accountId !== accountId || hash === keepHash) continue;
+      await this.revokeHash(hash);
+      ended += 1;
+    }
+    return ended;
   }
 
   /** The live logins, oldest first (expired ones are skipped). */

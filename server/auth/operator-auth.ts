@@ -3,13 +3,17 @@
 // admin) or an account's API token, or the login cookie, which carries a server-side login id
 // (login-sessions.ts) of an account, never a token or anything derived from one. The operator token is
 // compared in constant time over equal-length digests, so neither its length nor a prefix leaks.
+// Wrong tokens are throttled by the client address (proxy-trust.ts) with a limiter of their own:
+// wrong passwords (the login route's limiter) never hold up a token, and a live login cookie is never
+// held up at all.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { BOOTSTRAP_ACCOUNT_ID, type Actor } from "../../lib/api/accounts";
 import { OPERATOR_COOKIE } from "../../lib/api/schemas";
 import { readCookie } from "./cookies";
-import type { LoginLimiter } from "./login-limiter";
+import type { LimitScope, LoginLimiter } from "./login-limiter";
 import { loginHashOf, LoginSessions } from "./login-sessions";
+import { ProxyTrust, type Peer } from "./proxy-trust";
 
 export type AuthVia = "bearer" | "cookie";
 
@@ -37,6 +41,12 @@ const bootstrapOnly: AccountDirectory = {
 /** A request's credential check behind the throttle: who it is, or how long the address must wait. */
 type AuthCheck = { via: AuthVia | null; principal: Principal | null } | { retryAfterMs: number };
 
+/** A token tried at the login: its account (null: wrong), or how long the address must wait. */
+type TokenTry = { actor: Actor | null } | { retryAfterMs: number; reason: LimitScope };
+
+const bearerOf = (headers: IncomingHttpHeaders): string | undefined =>
+  /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "")?.[1]?.trim();
+
 function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
 }
@@ -47,9 +57,11 @@ export class OperatorAuth {
   constructor(
     token: string,
     readonly logins: LoginSessions = new LoginSessions(),
-    /** Shared with the login route: wrong tokens count the same wherever they are tried. */
+    /** Wrong tokens count the same wherever they are tried (API, socket, the login's token form). */
     private readonly limiter?: LoginLimiter,
     private readonly accounts: AccountDirectory = bootstrapOnly,
+    /** Which client a request comes from (and over TLS or not) behind the configured proxies. */
+    readonly proxy: ProxyTrust = new ProxyTrust(false),
   ) {
     this.tokenDigest = digest(token);
   }
@@ -67,18 +79,7 @@ export class OperatorAuth {
 
   /** Who the request is, or null. */
   identify(headers: IncomingHttpHeaders, socketToken?: unknown): Principal | null {
-    if (socketToken !== undefined) {
-      const actor = this.actorOfToken(socketToken);
-      if (actor) return { via: "bearer", actor };
-    }
-    const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "")?.[1]?.trim();
-    if (bearer !== undefined) {
-      const actor = this.actorOfToken(bearer);
-      if (actor) return { via: "bearer", actor };
-    }
-    const login = this.logins.lookup(readCookie(headers.cookie, OPERATOR_COOKIE));
-    const actor = login ? this.accounts.byId(login.accountId) : null;
-    return login && actor ? { via: "cookie", actor, loginHash: login.idHash } : null;
+    return this.tokenPrincipal(headers, socketToken) ?? this.cookiePrincipal(headers);
   }
 
   /** How the request proved who it is, or null. */
@@ -87,21 +88,51 @@ export class OperatorAuth {
   }
 
   /**
-   * identify() for a client address, throttled like the login: a token presented (bearer or socket
-   * auth) from an address with too many wrong ones is not even compared, so guessing through the API
-   * is as slow as through the login. Cookie-only requests are not counted: a stale cookie is normal
-   * after a logout, and a login id (256 random bits) is not guessable.
+   * identify() for a request, throttled like the login: a token presented (bearer or socket auth) from
+   * an address with too many wrong ones is not even compared, so guessing through the API is as slow
+   * as through the login. A live login cookie still gets in meanwhile (a login id, 256 random bits, is
+   * not guessable), and cookie-only requests are not counted: a stale cookie is normal after a logout.
    */
-  check(headers: IncomingHttpHeaders, address: string, socketToken?: unknown): AuthCheck {
+  check(peer: Peer, socketToken?: unknown): AuthCheck {
+    const { headers } = peer;
     const presented = socketToken !== undefined || /^Bearer\b/i.test(headers.authorization ?? "");
-    if (presented && this.limiter) {
-      const gate = this.limiter.check(address);
-      if (!gate.ok) return { retryAfterMs: gate.retryAfterMs };
+    if (!presented || !this.limiter) {
+      const principal = this.identify(headers, socketToken);
+      return { via: principal?.via ?? null, principal };
     }
-    const principal = this.identify(headers, socketToken);
-    if (presented && principal?.via === "bearer") this.limiter?.recordSuccess(address);
-    else if (presented) this.limiter?.recordFailure(address);
+    const gate = this.limiter.begin(this.proxy.addressOf(peer));
+    if (!gate.ok) {
+      const cookie = this.cookiePrincipal(headers);
+      return cookie ? { via: "cookie", principal: cookie } : { retryAfterMs: gate.retryAfterMs };
+    }
+    const byToken = this.tokenPrincipal(headers, socketToken);
+    gate.attempt.finish(byToken !== null);
+    const principal = byToken ?? this.cookiePrincipal(headers);
     return { via: principal?.via ?? null, principal };
+  }
+
+  /** A token given to the login route, counted against the address like any other token. */
+  tryToken(address: string, candidate: string): TokenTry {
+    const gate = this.limiter?.begin(address);
+    if (gate && !gate.ok) return { retryAfterMs: gate.retryAfterMs, reason: gate.reason };
+    const actor = this.actorOfToken(candidate);
+    gate?.attempt.finish(actor !== null);
+    return { actor };
+  }
+
+  private tokenPrincipal(headers: IncomingHttpHeaders, socketToken: unknown): Principal | null {
+    for (const candidate of [socketToken, bearerOf(headers)]) {
+      if (candidate === undefined) continue;
+      const actor = this.actorOfToken(candidate);
+      if (actor) return { via: "bearer", actor };
+    }
+    return null;
+  }
+
+  private cookiePrincipal(headers: IncomingHttpHeaders): Principal | null {
+    const login = this.logins.lookup(readCookie(headers.cookie, OPERATOR_COOKIE));
+    const actor = login ? this.accounts.byId(login.accountId) : null;
+    return login && actor ? { via: "cookie", actor, loginHash: login.idHash } : null;
   }
 
   /** The login id a request's cookie carries (whether or not it is live). */

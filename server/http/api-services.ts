@@ -10,6 +10,7 @@ import { AnalyticsIndexer } from "../analytics/indexer";
 import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
 import { OperatorAuth } from "../auth/operator-auth";
+import { ProxyTrust } from "../auth/proxy-trust";
 import type { ClusterStateParts, StateReloaders } from "../cluster/shared-state";
 import { rerunWorld, type Engine } from "../composition";
 import type { MaisakaDatabase } from "../db";
@@ -111,11 +112,18 @@ export async function createApiServices(
   const { engine, onebot, mcpSettings, settings, search, audit, lifecycle, cluster } = parts;
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions, engine.stateChanges);
   await logins.load();
-  const loginLimiter = new LoginLimiter(opts.auth?.limits);
+  // Tokens and passwords each have their own limiter: wrong passwords never hold up a token.
+  const tokenLimiter = new LoginLimiter(opts.auth?.limits);
+  const passwordLimiter = new LoginLimiter(opts.auth?.limits);
   const accounts = await AccountService.load(database.stores.accounts, () => engine.clock.now(), engine.stateChanges);
   // A disabled or deleted account's logins end at once (and their live sockets close).
   accounts.onDisable((accountId) => void logins.revokeAccount(accountId).catch(() => undefined));
-  const auth = new OperatorAuth(opts.token, logins, loginLimiter, accounts);
+  const proxy = new ProxyTrust(opts.config.server.trustProxy, (peer) =>
+    logger.warn(
+      `[auth] X-Forwarded-For from ${peer} is ignored (server.trustProxy does not list it): behind a proxy, every client counts as that address (docs/deploy.md)`,
+    ),
+  );
+  const auth = new OperatorAuth(opts.token, logins, tokenLimiter, accounts, proxy);
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const icons = new IconProxy(opts.icons);
   const chatImages = new IconProxy({
@@ -191,7 +199,7 @@ export async function createApiServices(
     providers: providerStatus,
     mcpServers: new McpServerService(engine.mcp, mcpSettings, audit, opts.config.mcp.enabled),
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
-    logins: loginLimiter,
+    passwords: passwordLimiter,
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
     database: database.health,
     bundles: {

@@ -63,8 +63,11 @@ export interface ApiContext {
   mcpServers: McpServerService;
   /** Per-session limiter of inbound chat messages (429 when empty). */
   inbound: TokenBuckets;
-  /** Throttles wrong login tokens (per address and globally). */
-  logins: LoginLimiter;
+  /**
+   * Throttles wrong passwords at the login (per address, per account name and globally); wrong tokens
+   * have their own limiter (OperatorAuth), so neither holds up the other.
+   */
+  passwords: LoginLimiter;
   /** Throws when the database cannot answer a trivial query. */
   pingDatabase(): Promise<void>;
   /** Export bundles and their import (GET /api/sessions/:id/export, POST /api/sessions/import). */

@@ -2,6 +2,7 @@
 // fields. Anything else thrown is a bug and answers 500 without details.
 import type { z } from "zod";
 import type { ApiError } from "../../lib/api/schemas";
+import type { LimitScope } from "../auth/login-limiter";
 
 export type FieldLocation = "body" | "query" | "params";
 export type FieldProblem = NonNullable<ApiError["fields"]>[number];
@@ -28,10 +29,17 @@ export function fieldsOf(error: z.ZodError, location: FieldLocation): FieldProbl
 
 export const notFound = (what: string): HttpError => new HttpError(404, `${what} not found`);
 
-/** 429 for an address that sent too many wrong tokens (login or API alike). */
-export function tooManyWrongTokens(retryAfterMs: number, scope = ""): HttpError {
+const SCOPE_TEXT: Record<LimitScope, string> = {
+  address: " from this address",
+  account: " for this account",
+  global: " overall",
+};
+
+/** 429 for an address that sent too many wrong tokens (login or API alike) or passwords. */
+export function tooManyWrongTokens(retryAfterMs: number, scope?: LimitScope, credential = "tokens"): HttpError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new HttpError(429, `too many wrong tokens${scope}: try again in ${seconds} s`, undefined, {
+  const where = scope ? SCOPE_TEXT[scope] : "";
+  return new HttpError(429, `too many wrong ${credential}${where}: try again in ${seconds} s`, undefined, {
     "retry-after": String(seconds),
   });
 }

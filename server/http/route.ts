@@ -32,7 +32,9 @@ export interface RequestInfo {
   auth: AuthVia | null;
   /** The login cookie's hash when the request came with a live login. */
   loginHash?: string;
-  /** The request came over TLS (login cookies get Secure). */
+  /** The client's address (behind a listed proxy: the one it forwarded for; server.trustProxy). */
+  address: string;
+  /** The client reached us over TLS, directly or through a listed proxy (login cookies get Secure). */
   secure: boolean;
 }
 

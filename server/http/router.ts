@@ -3,10 +3,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { TLSSocket } from "node:tls";
 import type { ApiError } from "../../lib/api/schemas";
-import { clientAddress } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
+import { peerOf } from "../auth/proxy-trust";
 import type { EngineLogger } from "../engine";
 import { HttpError, tooManyWrongTokens } from "./errors";
 import { readJsonBody } from "./body";
@@ -84,9 +83,10 @@ export class ApiRouter<Ctx> {
     }
     if (STATE_CHANGING.has(method) && isCrossOrigin(req)) throw new HttpError(403, "cross-origin request refused");
     // Public routes ignore credentials, so they neither count nor refuse wrong ones.
+    const peer = peerOf(req);
     const checked = match.route.public
       ? { principal: this.opts.auth.identify(req.headers) }
-      : this.opts.auth.check(req.headers, clientAddress(req.socket.remoteAddress));
+      : this.opts.auth.check(peer);
     if ("retryAfterMs" in checked) throw tooManyWrongTokens(checked.retryAfterMs);
     const principal = checked.principal;
     if (!match.route.public) {
@@ -108,7 +108,8 @@ export class ApiRouter<Ctx> {
         req,
         auth: principal?.via ?? null,
         ...(principal?.loginHash ? { loginHash: principal.loginHash } : {}),
-        secure: Boolean((req.socket as TLSSocket).encrypted), // TLSSocket only when served over https
+        address: this.opts.auth.proxy.addressOf(peer),
+        secure: this.opts.auth.proxy.isSecure(peer),
       },
       principal?.actor ?? ANONYMOUS_ACTOR,
     );

@@ -92,6 +92,15 @@ describe("loadConfig", () => {
     expect(loadError().message).toContain("chat.maxContextSize");
   });
 
+  it("server.trustProxy is false or the proxies' addresses and networks; anything else is named", () => {
+    writeConfig({ server: { trustProxy: ["127.0.0.1", "fd00::/8", "10.0.0.0/8"] } });
+    expect(loadConfig(envOf(), dir).config.server.trustProxy).toEqual(["127.0.0.1", "fd00::/8", "10.0.0.0/8"]);
+    for (const bad of [true, "127.0.0.1", ["localhost"], ["10.0.0.0/33"]]) {
+      writeConfig({ server: { trustProxy: bad } });
+      expect(loadError().message).toContain("server.trustProxy: false, or a list of the proxies' addresses");
+    }
+  });
+
   it("a bad nested array item names its index", () => {
     writeConfig({
       chat: {

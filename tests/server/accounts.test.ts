@@ -205,6 +205,10 @@ describe("roles", () => {
     // Reading still works, and so does ending its own login.
     expect((await server.api("GET", "/api/sessions", undefined, { token })).status).toBe(200);
     expect((await server.api("GET", "/api/audit", undefined, { token })).status).toBe(200);
+    // Admin-only reads are not for viewers either.
+    for (const path of ["/api/cluster", "/api/accounts", "/api/auth/sessions"]) {
+      expect((await server.api("GET", path, undefined, { token })).status, path).toBe(403);
+    }
     expect((await server.api("POST", "/api/auth/logout", undefined, withCookie(cookie))).status).toBe(204);
     expect((await server.api("GET", "/api/auth/me", undefined, withCookie(cookie))).status).toBe(401);
   });
@@ -214,7 +218,13 @@ describe("roles", () => {
     const params = await realParams();
     const adminOnly = apiRoutes.filter((r) => r.access === "admin");
     expect(adminOnly.map((r) => r.path)).toEqual(
-      expect.arrayContaining(["/api/accounts", "/api/accounts/:id", "/api/auth/sessions", "/api/auth/sessions/:id"]),
+      expect.arrayContaining([
+        "/api/accounts",
+        "/api/accounts/:id",
+        "/api/auth/sessions",
+        "/api/auth/sessions/:id",
+        "/api/cluster",
+      ]),
     );
     const before = await snapshot();
     for (const route of adminOnly) {
@@ -234,6 +244,55 @@ describe("roles", () => {
 });
 
 describe("login sessions", () => {
+  it("ends every login of an account whose password an admin set, and the others of an admin changing its own", async () => {
+    const { id, token } = await createAccount(server, "forgetful", "operator", "the old password");
+    const cookies = [
+      await passwordLogin(server, "forgetful", "the old password"),
+      await passwordLogin(server, "forgetful", "the old password"),
+    ];
+    const socket = await connectMonitor(server.url, { token: null, headers: { cookie: cookies[1] } });
+    const closed = new Promise<string>((resolve) => socket.socket.once("disconnect", resolve));
+    expect((await server.api("PATCH", `/api/accounts/${id}`, { password: "the new password" })).status).toBe(200);
+    for (const cookie of cookies) {
+      expect((await server.api("GET", "/api/auth/me", undefined, withCookie(cookie))).status).toBe(401);
+    }
+    expect(await closed).toBe("io server disconnect");
+    // Its API token is not its password: scripts keep working; the new password logs in, the old not.
+    expect((await server.api("GET", "/api/auth/me", undefined, { token })).status).toBe(200);
+    await passwordLogin(server, "forgetful", "the new password");
+    const old = { username: "forgetful", password: "the old password" };
+    expect((await server.api("POST", "/api/auth/login", old, { token: null })).status).toBe(401);
+    const audit = auditPageSchema.parse((await server.api("GET", `/api/audit?target=account:${id}`)).json);
+    expect(audit.entries[0]).toMatchObject({
+      action: "account.update",
+      after: { passwordChanged: true, loginsEnded: 2 },
+    });
+
+    // A login with the old password whose check runs while the change lands starts no login that outlives it.
+    const [, racing] = await Promise.all([
+      server.api("PATCH", `/api/accounts/${id}`, { password: "the newest password" }),
+      server.api("POST", "/api/auth/login", { username: "forgetful", password: "the new password" }, { token: null }),
+    ]);
+    const raced = (racing.headers.get("set-cookie") ?? "").split(";")[0];
+    const stillIn =
+      racing.status === 200 && (await server.api("GET", "/api/auth/me", undefined, withCookie(raced))).status === 200;
+    expect(stillIn).toBe(false);
+
+    // An admin changing its own password keeps the login it changes it from.
+    const self = await createAccount(server, "self-changer", "admin", "admin old password");
+    const mine = await passwordLogin(server, "self-changer", "admin old password");
+    const elsewhere = await passwordLogin(server, "self-changer", "admin old password");
+    const change = await server.api(
+      "PATCH",
+      `/api/accounts/${self.id}`,
+      { password: "admin new password" },
+      withCookie(mine),
+    );
+    expect(change.status).toBe(200);
+    expect((await server.api("GET", "/api/auth/me", undefined, withCookie(mine))).status).toBe(200);
+    expect((await server.api("GET", "/api/auth/me", undefined, withCookie(elsewhere))).status).toBe(401);
+  });
+
   it("lists every login with its account and address for an admin, and a revoke ends it at once", async () => {
     const { id } = await createAccount(server, "revokee", "viewer", "revokee password");
     const cookie = await passwordLogin(server, "revokee", "revokee password");

@@ -4,9 +4,19 @@
 import type { Socket as TcpSocket } from "node:net";
 import type { Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_AFTER_SEQS, OPERATOR_COOKIE, subscribeAckSchema } from "../../lib/api/schemas";
+import { createdAccountSchema } from "../../lib/api/accounts";
+import { MAX_AFTER_SEQS, OPERATOR_COOKIE, subscribeAckSchema, type SubscribeAck } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { connectMonitor, delay, range, seqsOf, startTestServer, type MonitorClient, type TestServer } from "./support";
+import {
+  connectMonitor,
+  delay,
+  range,
+  seqsOf,
+  startTestServer,
+  TEST_TOKEN,
+  type MonitorClient,
+  type TestServer,
+} from "./support";
 
 let server: TestServer;
 const clients: MonitorClient[] = [];
@@ -40,6 +50,12 @@ async function produce(sessionId: string, count: number, perTick = 25, content =
     await new Promise((resolve) => setImmediate(resolve));
   }
   await bus.whenFlushed();
+}
+
+/** A new viewer account's API token. */
+async function viewerToken(on: TestServer, name: string): Promise<string> {
+  const res = await on.api("POST", "/api/accounts", { name, role: "viewer" });
+  return createdAccountSchema.parse(res.json).token;
 }
 
 async function ledgerSeqs(sessionId: string): Promise<number[]> {
@@ -200,45 +216,103 @@ describe("caps", () => {
     client.close();
   });
 
-  it("bounds subscriptions per socket and per server; a refused subscribe says why", async () => {
+  it("bounds subscriptions per socket, per account and per server; admins are held by their own caps only", async () => {
     const capped = await startTestServer({
-      streamLimits: { maxSubscriptionsPerSocket: 3, maxSubscriptions: 5, maxResumeCursors: 10 },
+      streamLimits: {
+        maxSubscriptionsPerSocket: 3,
+        maxSubscriptionsPerAccount: 4,
+        maxSubscriptions: 6,
+        maxResumeCursorsPerAccount: 8,
+        maxResumeCursors: 10,
+      },
     });
     const sockets: MonitorClient[] = [];
+    const connect = async (token: string) => {
+      const socket = await connectMonitor(capped.url, { token });
+      sockets.push(socket);
+      return socket;
+    };
+    const unsubscribe = (client: MonitorClient, sessionId?: string) =>
+      client.socket.timeout(5_000).emitWithAck("unsubscribe", ...(sessionId ? [{ sessionId }] : []));
     try {
-      const a = await connectMonitor(capped.url);
-      const b = await connectMonitor(capped.url);
-      sockets.push(a, b);
-      for (const id of ["x1", "x2", "x3"]) expect((await a.subscribe({ sessionId: id })).ok).toBe(true);
-      expect(await a.subscribe({ sessionId: "x4" })).toMatchObject({
+      for (let i = 0; i < 8; i++) await capped.createSession({ id: `c${i}` });
+      const [one, two] = await Promise.all(["v-one", "v-two"].map((name) => viewerToken(capped, name)));
+      const a = await connect(one);
+      const a2 = await connect(one);
+      const b = await connect(two);
+      const admin = await connect(TEST_TOKEN);
+      for (const id of ["c0", "c1", "c2"]) expect((await a.subscribe({ sessionId: id })).ok).toBe(true);
+      expect(await a.subscribe({ sessionId: "c3" })).toEqual({
         ok: false,
         error: "at most 3 subscriptions per connection",
       });
       // Replacing one of its own streams is not a new subscription.
-      expect((await a.subscribe({ sessionId: "x1", afterSeq: 0 })).ok).toBe(true);
-      for (const id of ["y1", "y2"]) expect((await b.subscribe({ sessionId: id })).ok).toBe(true);
-      const full = await b.subscribe({ sessionId: "y3" });
+      expect((await a.subscribe({ sessionId: "c0", afterSeq: 0 })).ok).toBe(true);
+      // The account's other socket has its own 3, but the account only 4 in all.
+      expect((await a2.subscribe({ sessionId: "c3" })).ok).toBe(true);
+      expect(await a2.subscribe({ sessionId: "c4" })).toEqual({
+        ok: false,
+        error: "at most 4 subscriptions per account: close some first",
+      });
+      for (const id of ["c4", "c5"]) expect((await b.subscribe({ sessionId: id })).ok).toBe(true);
+      const full = await b.subscribe({ sessionId: "c6" });
       expect(full).toMatchObject({ ok: false });
-      expect(full.error).toMatch(/follows 5 streams already/);
-      expect(capped.app.monitor.hub.subscriptionCount).toBe(5);
+      expect(full.error).toMatch(/follows 6 streams already/);
+      expect(capped.app.monitor.hub.subscriptionCount).toBe(6);
+      // The others filled the server: an admin still gets in.
+      expect((await admin.subscribe({ sessionId: "c6" })).ok).toBe(true);
       // Freed capacity is usable again.
-      await a.socket.timeout(5_000).emitWithAck("unsubscribe", { sessionId: "x2" });
-      expect((await b.subscribe({ sessionId: "y3" })).ok).toBe(true);
-      // Resume cursors count against their own server-wide budget (maxResumeCursors: 10 here).
-      await a.socket.timeout(5_000).emitWithAck("unsubscribe");
-      await b.socket.timeout(5_000).emitWithAck("unsubscribe");
+      await unsubscribe(a, "c1");
+      await unsubscribe(admin);
+      expect((await b.subscribe({ sessionId: "c6" })).ok).toBe(true);
+      // Resume cursors count per account and server-wide.
+      for (const client of [a, a2, b]) await unsubscribe(client);
       const cursors = (n: number, prefix: string) =>
         Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 0]));
       expect((await a.subscribe({ sessionId: "*", afterSeqs: cursors(7, "a") })).ok).toBe(true);
+      expect(await a2.subscribe({ sessionId: "*", afterSeqs: cursors(2, "a") })).toEqual({
+        ok: false,
+        error: "at most 8 resume cursors per account: close some first",
+      });
       const over = await b.subscribe({ sessionId: "*", afterSeqs: cursors(4, "b") });
       expect(over).toMatchObject({ ok: false, error: "the server holds too many resume cursors: try again later" });
       // Replacing its own "*" subscription frees the old cursors first.
-      expect((await a.subscribe({ sessionId: "*", afterSeqs: cursors(10, "c") })).ok).toBe(true);
-      await a.socket.timeout(5_000).emitWithAck("unsubscribe");
+      expect((await a.subscribe({ sessionId: "*", afterSeqs: cursors(3, "c") })).ok).toBe(true);
       expect((await b.subscribe({ sessionId: "*", afterSeqs: cursors(4, "b") })).ok).toBe(true);
+      // Over the server's cursors with the others' 7: an admin's own 8 are still taken.
+      expect((await admin.subscribe({ sessionId: "*", afterSeqs: cursors(8, "x") })).ok).toBe(true);
     } finally {
       for (const s of sockets) s.close();
       await capped.close();
+    }
+  });
+
+  it("refuses a subscribe to a session that does not exist, saying so; made-up ids cannot crowd out an admin", async () => {
+    const token = await viewerToken(server, "crowd");
+    const viewers = await Promise.all(Array.from({ length: 17 }, () => monitor({ token })));
+    const before = server.app.monitor.hub.subscriptionCount;
+    // 17 sockets at once (as in the probe that filled the server's 1,024 streams with 64 each), each
+    // sending its made-up ids one after the other.
+    const acks = (
+      await Promise.all(
+        viewers.map(async (client, n) => {
+          const answers: SubscribeAck[] = [];
+          for (let i = 0; i < 8; i++) answers.push(await client.subscribe({ sessionId: `made-up-${n}-${i}` }));
+          return answers;
+        }),
+      )
+    ).flat();
+    expect(acks).toHaveLength(17 * 8);
+    expect(acks.filter((ack) => ack.ok)).toEqual([]);
+    expect(acks[0]).toEqual({ ok: false, error: "no session made-up-0-0" });
+    expect(viewers[0].errors[0]).toEqual({ error: "no session made-up-0-0" });
+    expect(server.app.monitor.hub.subscriptionCount).toBe(before);
+    const id = await server.createSession();
+    expect(await (await monitor()).subscribe({ sessionId: id })).toEqual({ ok: true, sessionId: id });
+    // The streams of no session are there to follow.
+    const streams = await monitor({ token });
+    for (const sessionId of ["*", "_global", "_platforms", "_usage"]) {
+      expect(await streams.subscribe({ sessionId })).toEqual({ ok: true, sessionId });
     }
   });
 });

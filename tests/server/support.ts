@@ -260,7 +260,8 @@ export interface MonitorClient {
 
 export async function connectMonitor(
   url: string,
-  opts: { token?: string | null; headers?: Record<string, string> } = {},
+  /** localAddress: the loopback address to connect from (Linux routes all of 127.0.0.0/8 to lo). */
+  opts: { token?: string | null; headers?: Record<string, string>; localAddress?: string } = {},
 ): Promise<MonitorClient> {
   const token = opts.token === undefined ? TEST_TOKEN : opts.token;
   const socket = io(`${url}${MONITOR_NAMESPACE}`, {
@@ -269,6 +270,7 @@ export async function connectMonitor(
     forceNew: true,
     auth: token === null ? {} : { token },
     extraHeaders: opts.headers,
+    ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
   });
   const client: MonitorClient = {
     socket,

@@ -1,5 +1,6 @@
 // Accounts (admin only, enforced by the router): list, create (the API token is answered once),
-// change role / password / disabled / token, delete. Every change is audited.
+// change role / password / disabled / token, delete. Every change is audited; a new password ends the
+// account's logins (but the caller's own when it changes its own).
 import {
   accountListSchema,
   accountParamsSchema,
@@ -54,9 +55,14 @@ export const updateAccountRoute = apiRoute({
   params: accountParamsSchema,
   body: updateAccountBodySchema,
   response: updatedAccountSchema,
-  async handle({ params, body, actor }, ctx) {
+  async handle({ params, body, actor }, ctx, info) {
     if (Object.keys(body).length === 0) throw new HttpError(400, "nothing to change");
     const result = await answering(() => ctx.accounts.update(params.id, body));
+    // A new password ends the account's logins made with the old one: all of them when an admin sets
+    // another's, all but the one making the change when it is the account's own.
+    const loginsEnded = body.password
+      ? await ctx.auth.logins.revokeAccount(params.id, actor.id === params.id ? info.loginHash : undefined)
+      : 0;
     await ctx.audit.record({
       actor,
       action: "account.update",
@@ -65,7 +71,7 @@ export const updateAccountRoute = apiRoute({
       // Which secrets changed, never the secrets.
       after: {
         ...result.account,
-        ...(body.password ? { passwordChanged: true } : {}),
+        ...(body.password ? { passwordChanged: true, loginsEnded } : {}),
         ...(body.rotateToken ? { tokenRotated: true } : {}),
       },
     });

@@ -8,8 +8,7 @@ import {
   loginSessionParamsSchema,
   type Actor,
 } from "../../../lib/api/accounts";
-import { clientAddress } from "../../auth/login-limiter";
-import { apiRoute } from "../context";
+import { apiRoute, type ApiContext } from "../context";
 import { HttpError, notFound, tooManyWrongTokens } from "../errors";
 
 export const loginRoute = apiRoute({
@@ -19,24 +18,42 @@ export const loginRoute = apiRoute({
   body: loginBodySchema,
   response: authMeSchema,
   async handle({ body }, ctx, info) {
-    const address = clientAddress(info.req.socket.remoteAddress);
-    const gate = ctx.logins.check(address);
-    if (!gate.ok)
-      throw tooManyWrongTokens(gate.retryAfterMs, gate.reason === "address" ? " from this address" : " overall");
-    // Wrong names, passwords and tokens count alike against the same limiter.
-    const actor: Actor | null =
-      "token" in body ? ctx.auth.actorOfToken(body.token) : await ctx.accounts.byPassword(body.username, body.password);
-    if (!actor) {
-      ctx.logins.recordFailure(address);
-      throw new HttpError(401, "token" in body ? "wrong token" : "wrong name or password");
-    }
-    ctx.logins.recordSuccess(address);
+    const actor =
+      "token" in body ? tokenLogin(ctx, info.address, body.token) : await passwordLogin(ctx, info.address, body);
+    if (!actor) throw new HttpError(401, "token" in body ? "wrong token" : "wrong name or password");
     return {
       body: { authenticated: true, via: "cookie", account: actor },
-      headers: { "set-cookie": await ctx.auth.login(info.secure, actor.id, address) },
+      headers: { "set-cookie": await ctx.auth.login(info.secure, actor.id, info.address) },
     };
   },
 });
+
+/** Wrong tokens count against the address with the API's and the socket's (operator-auth.ts). */
+function tokenLogin(ctx: ApiContext, address: string, token: string): Actor | null {
+  const tried = ctx.auth.tryToken(address, token);
+  if ("retryAfterMs" in tried) throw tooManyWrongTokens(tried.retryAfterMs, tried.reason);
+  return tried.actor;
+}
+
+/**
+ * Wrong names and passwords count against the address and the name, from the moment the check starts:
+ * concurrent guesses each hold a try while their scrypt runs.
+ */
+async function passwordLogin(
+  ctx: ApiContext,
+  address: string,
+  body: { username: string; password: string },
+): Promise<Actor | null> {
+  const gate = ctx.passwords.begin(address, body.username);
+  if (!gate.ok) throw tooManyWrongTokens(gate.retryAfterMs, gate.reason, "passwords");
+  let actor: Actor | null = null;
+  try {
+    actor = await ctx.accounts.byPassword(body.username, body.password);
+    return actor;
+  } finally {
+    gate.attempt.finish(actor !== null);
+  }
+}
 
 export const logoutRoute = apiRoute({
   method: "POST",
