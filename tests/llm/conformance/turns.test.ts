@@ -304,6 +304,16 @@ describe("tool calls through the engine", () => {
     ]);
     expect(h.ofType("timing_gate.result")[0].data.action).toBe("continue");
     expect(backup.requests.map((r) => r.body.model)).toEqual(["gemma"]);
+    // Who answered is in the events: the fallback for the gate, the first target for the planner.
+    expect(h.ofType("timing_gate.result")[0].data.answeredBy).toEqual({
+      endpoint: "spare",
+      model: "gemma",
+      fallback: true,
+    });
+    expect(h.ofType("planner.finalized")[0].data.planner?.answeredBy).toEqual({
+      endpoint: "main",
+      model: "planner-model",
+    });
     expect(h.ofType("cycle.end").at(-1)?.data.endReason).toBe("finish");
     expect(h.engine.model.endpointStatuses?.().map((s) => [s.name, s.failures, s.calls])).toEqual([
       ["main", 1, 2],
