@@ -134,7 +134,7 @@ describe("budget keys", () => {
         },
       });
       const t = await setup(config.models.budgets, new MemoryLedger(), Date.now());
-      const client = createModelClient(config, { ...t.stores, usage: t.watch.wrap(t.store) }, {});
+      const client = createModelClient(config, { ...t.stores, usage: t.watch.wrap(t.store) }, { NODE_ENV: "test" });
       endpoint.enqueue({ kind: "response", content: "ok", usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } });
       await client.chat({ task: "planner", messages: [{ role: "user", content: "hi" }] });
       const alert = await until(async () => (await t.alerts())[0]?.data, "the budget crossed");
