@@ -98,7 +98,7 @@ export class ModelEndpoint {
 
   /**
    * One request, re-sent at once (and the lesson remembered) without a parameter the endpoint rejected,
-   * or with the reasoning data a 400 asked the model's tool-call messages to carry back.
+   * or with the reasoning data a 400 asked the model's earlier messages to carry back.
    */
   async attempt(request: AttemptRequest): Promise<ParsedResponse> {
     for (let resend = 0; ; resend++) {

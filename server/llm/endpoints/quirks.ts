@@ -46,8 +46,9 @@ function reasoningRule(kind: EndpointKind, model: string): ReasoningRule {
 
 /**
  * `learned`: the fields this model asked for with a 400. A learned reasoning_content goes on every
- * tool-call message, empty where none was recorded (a turn the model did not think aloud, or one another
- * model answered): the provider checks that the field is there.
+ * assistant message, empty where none was recorded (a turn the model did not think aloud, one another
+ * model answered): the provider checks that the field is there, and its guide says it is ignored on
+ * turns without tool calls, so those carry it too rather than be refused once more.
  */
 export function prepareMessages(
   kind: EndpointKind,
@@ -66,9 +67,9 @@ export function prepareMessages(
       out.tool_calls = tool_calls.map(({ extra_content, ...call }) =>
         extraContent && extra_content ? { ...call, extra_content } : call,
       );
-      if (reasoningAlways) out.reasoning_content = reasoning_content ?? "";
-      else if (rule.reasoningOnToolCalls && reasoning_content) out.reasoning_content = reasoning_content;
+      if (rule.reasoningOnToolCalls && reasoning_content) out.reasoning_content = reasoning_content;
     }
+    if (reasoningAlways) out.reasoning_content = reasoning_content ?? "";
     return out;
   });
 }

@@ -101,13 +101,13 @@ describe("prepareMessages", () => {
     expect(keys("deepseek", "deepseek-reasoner")[0][0]).toBe("content,role,tool_calls");
   });
 
-  it("what a model asked for goes back on any kind: reasoning on every tool-call message (empty if none), signatures", () => {
+  it("what a model asked for goes back on any kind: reasoning on every assistant message (empty if none), signatures", () => {
     const learned = prepareMessages("generic", "m", history, new Set(["reasoning_content", "extra_content"] as const));
     const call = { id: "a", type: "function" as const, function: { name: "x", arguments: "{}" } };
     const unrecorded: LlmMessage = { role: "assistant", content: null, tool_calls: [call] };
     const noReasoning = prepareMessages("generic", "m", [unrecorded], new Set(["reasoning_content"] as const));
     expect(learned[0]).toMatchObject({ reasoning_content: "r1", tool_calls: [{ extra_content: { google: {} } }] });
-    expect(learned[2]).toEqual({ role: "assistant", content: "text" });
+    expect(learned[2]).toEqual({ role: "assistant", content: "text", reasoning_content: "r2" });
     expect(noReasoning[0]).toMatchObject({ reasoning_content: "" });
   });
 
