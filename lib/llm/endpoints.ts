@@ -27,7 +27,7 @@ export const droppableParamSchema = z.enum([
 export type DroppableParam = z.infer<typeof droppableParamSchema>;
 
 /**
- * Reasoning data a model's earlier answers carried that it needs back with its tool calls: DeepSeek
+ * Reasoning data a model's earlier answers carried that it needs sent back with them: DeepSeek
  * thinking mode's `reasoning_content`, Gemini's thought signatures in a call's `extra_content`.
  */
 export const passBackFieldSchema = z.enum(["reasoning_content", "extra_content"]);
