@@ -3,7 +3,7 @@
 // reason, tokens and timings. Sections keep their place while the cycle streams in, so the card
 // grows downward only and nothing above it moves.
 import { memo, useState, type ReactNode } from "react";
-import type { MonitorToolCall, ToolExecutionData } from "../../lib/events/schemas";
+import type { ModelAnswer, MonitorToolCall, ToolExecutionData } from "../../lib/events/schemas";
 import { formatClock, formatDuration, prettyJson, shortId } from "../../lib/client/format";
 import { describeGateInput } from "../../lib/client/gate-view";
 import type { CycleView } from "../../lib/client/timeline";
@@ -126,6 +126,7 @@ export const CycleCard = memo(function CycleCard({
             {cycle.gate.attempts !== undefined && cycle.gate.attempts > 1 && (
               <span className="muted">{t("cycle.attempts", { count: cycle.gate.attempts })}</span>
             )}
+            <FallbackAnswer answer={cycle.gate.answeredBy} />
             <GateSaw gate={cycle.gate} />
             {cycle.gate.content && <div className="gate-reason text">{cycle.gate.content}</div>}
             {cycle.gate.reasoningContent && (
@@ -152,7 +153,7 @@ export const CycleCard = memo(function CycleCard({
               <div className="planner-meta mono muted">
                 {formatDuration(f.planner.durationMs)} ·{" "}
                 {t("cycle.tokensInOut", { prompt: f.planner.promptTokens, completion: f.planner.completionTokens })}
-                {f.planner.dedupReplaced && t("cycle.dedup")}
+                {f.planner.dedupReplaced && t("cycle.dedup")} <FallbackAnswer answer={f.planner.answeredBy} />
               </div>
               {f.planner.reasoningContent && (
                 <details className="reasoning">
@@ -335,6 +336,17 @@ const ToolCallRow = memo(function ToolCallRow({ call }: { call: ToolExecutionDat
 function compactArgs(args: Record<string, unknown>): string {
   const s = JSON.stringify(args);
   return s === "{}" ? "()" : s.length > 160 ? `${s.slice(0, 157)}…` : s;
+}
+
+/** After a fallback, which endpoint and model answered (the problem lines above name the one that failed). */
+function FallbackAnswer({ answer }: { answer: ModelAnswer | undefined }) {
+  const t = useT();
+  if (!answer?.fallback) return null;
+  return (
+    <Badge tone="warn" title={t("cycle.fallbackTitle")} testId="answered-by">
+      {t("cycle.fallback", { model: answer.responseModel ?? answer.model, endpoint: answer.endpoint })}
+    </Badge>
+  );
 }
 
 function GateSaw({ gate }: { gate: NonNullable<CycleView["gate"]> }) {

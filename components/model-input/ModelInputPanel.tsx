@@ -2,7 +2,7 @@
 // "What the model saw": the exact messages and tool definitions sent to the timing gate and the
 // planner in one cycle, searchable and copyable, with the tools that were withheld and why.
 import { useCallback, useMemo, useState } from "react";
-import type { ModelRequest, PlannerFinalizedData } from "../../lib/events/schemas";
+import type { ModelAnswer, ModelRequest, PlannerFinalizedData } from "../../lib/events/schemas";
 import type { LlmMessage } from "../../lib/llm/messages";
 import { prettyJson } from "../../lib/client/format";
 import { useT } from "../../lib/client/react/use-locale";
@@ -25,6 +25,7 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
   const [target, setTarget] = useState<Target>(data.request ? "planner" : "gate");
   const [query, setQuery] = useState("");
   const request = target === "planner" ? data.request : gateRequest;
+  const answer = target === "planner" ? data.planner?.answeredBy : data.timingGate?.result.answeredBy;
   const withheld = useMemo(() => filterWithheld(data.withheldTools, query, help), [data.withheldTools, query, help]);
   const q = query.trim();
 
@@ -64,7 +65,7 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
         <CopyButton text={() => prettyJson(data)} label={t("modelInput.copyCycle")} />
       </div>
       {request ? (
-        <RequestView request={request} query={query} />
+        <RequestView request={request} answer={answer} query={query} />
       ) : (
         <div className="muted pad">
           {t(target === "gate" ? "modelInput.noRequestGate" : "modelInput.noRequestPlanner")}
@@ -98,7 +99,16 @@ export function ModelInputPanel({ data }: { data: PlannerFinalizedData }) {
   );
 }
 
-function RequestView({ request, query }: { request: ModelRequest; query: string }) {
+function RequestView({
+  request,
+  answer,
+  query,
+}: {
+  request: ModelRequest;
+  /** Who answered it: named when it was not the model asked (a fallback, a dated version). */
+  answer: ModelAnswer | undefined;
+  query: string;
+}) {
   const t = useT();
   const q = query.trim();
   const messages = useMemo(
@@ -123,8 +133,13 @@ function RequestView({ request, query }: { request: ModelRequest; query: string 
   return (
     <>
       <div className="mi-meta muted">
-        {t("modelInput.model")} <span className="mono">{request.model}</span> ·{" "}
-        {t("modelInput.historySelected", { count: request.selectedHistoryCount })}
+        {t("modelInput.model")} <span className="mono">{request.model}</span>
+        {answer && (answer.fallback || (answer.responseModel ?? answer.model) !== request.model) && (
+          <span data-testid="mi-answered-by">
+            {t("modelInput.answeredBy", { model: answer.responseModel ?? answer.model, endpoint: answer.endpoint })}
+          </span>
+        )}{" "}
+        · {t("modelInput.historySelected", { count: request.selectedHistoryCount })}
         {request.maxTokens !== null && t("modelInput.maxTokens", { count: request.maxTokens })}
         {request.promptVersion && (
           <>

@@ -14,6 +14,8 @@ function learned(e: EndpointStatus, t: Translate): string {
   if (e.learned.tokenLimitParam) parts.push(t("endpoints.limitAs", { param: e.learned.tokenLimitParam }));
   const dropped = e.learned.unsupportedParams.filter((p) => p !== "stream");
   if (dropped.length) parts.push(t("endpoints.without", { params: dropped.join(", ") }));
+  for (const { model, fields } of e.learned.passBack)
+    parts.push(t("endpoints.passBack", { model, fields: fields.join(", ") }));
   return parts.join("; ") || t("endpoints.nothing");
 }
 

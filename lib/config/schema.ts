@@ -267,8 +267,9 @@ export const maisakaConfigSchema = z
         /** USD per million tokens by model name: cost per call, cycle, session and day (GET /api/usage). */
         prices: z.record(z.string().min(1), modelPriceSchema).default({}),
         /**
-         * Daily cost budgets (USD, UTC day) overall and per endpoint as usage records it (the base
-         * URL's host, e.g. "api.deepseek.com", or "simulated"): crossing one emits
+         * Daily cost budgets (USD, UTC day) overall and per endpoint, keyed as usage records it: the
+         * endpoint's name in `endpoints` (e.g. "deepseek", not its host); the endpoint made from
+         * OPENAI_BASE_URL alone by its base URL's host; "simulated". Crossing one emits
          * usage.budget_crossed and shows a banner; the engine keeps running (reporting only).
          */
         budgets: z

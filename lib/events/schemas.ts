@@ -154,6 +154,22 @@ const cycleStartData = z.object({
   historyCount: z.number().int(),
 });
 
+/**
+ * Which endpoint and model answered a model call: the task's first target, or a fallback once it failed
+ * (absent in events written before it, and for model clients that name no endpoint).
+ */
+export const modelAnswerSchema = z.object({
+  /** The configured endpoint's name. */
+  endpoint: z.string(),
+  /** The model asked of that endpoint. */
+  model: z.string(),
+  /** The model the provider said answered, when it named another (a dated version, a router's pick). */
+  responseModel: z.string().optional(),
+  /** True: the task's first target failed and this fallback answered. */
+  fallback: z.boolean().optional(),
+});
+export type ModelAnswer = z.infer<typeof modelAnswerSchema>;
+
 export const timingGateResultDataSchema = z.object({
   cycleId: z.string(),
   action: timingActionSchema,
@@ -173,6 +189,8 @@ export const timingGateResultDataSchema = z.object({
   attempts: z.number().int().optional(),
   /** The thinking model's reasoning for its decision (absent when it gave none). */
   reasoningContent: z.string().optional(),
+  /** Who answered the gate's last attempt. */
+  answeredBy: modelAnswerSchema.optional(),
 });
 export type TimingGateResultData = z.infer<typeof timingGateResultDataSchema>;
 
@@ -241,6 +259,7 @@ export const plannerFinalizedDataSchema = z.object({
       totalTokens: z.number().int(),
       durationMs: z.number(),
       dedupReplaced: z.boolean(),
+      answeredBy: modelAnswerSchema.optional(),
     })
     .nullable(),
   tools: z.array(toolExecutionDataSchema),

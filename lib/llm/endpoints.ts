@@ -26,12 +26,21 @@ export const droppableParamSchema = z.enum([
 ]);
 export type DroppableParam = z.infer<typeof droppableParamSchema>;
 
+/**
+ * Reasoning data a model's earlier answers carried that it needs sent back with them: DeepSeek
+ * thinking mode's `reasoning_content`, Gemini's thought signatures in a call's `extra_content`.
+ */
+export const passBackFieldSchema = z.enum(["reasoning_content", "extra_content"]);
+export type PassBackField = z.infer<typeof passBackFieldSchema>;
+
 export const endpointLearnedSchema = z.object({
   /** Parameters a 400 named as unsupported; never sent again to this endpoint. */
   unsupportedParams: z.array(droppableParamSchema),
   streaming: z.boolean(),
   /** The output-limit name the endpoint accepts, once a rejection taught it (absent: the kind's default). */
   tokenLimitParam: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
+  /** Per model: the fields a 400 asked to be sent back (beyond what the endpoint's kind sends anyway). */
+  passBack: z.array(z.object({ model: z.string(), fields: z.array(passBackFieldSchema) })),
 });
 
 export const endpointStatusSchema = z.object({

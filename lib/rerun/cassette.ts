@@ -18,6 +18,10 @@ export const recordedResponseSchema = z.object({
   toolCalls: z.array(llmToolCallSchema),
   usage: llmUsageSchema,
   finishReason: z.string().nullable(),
+  /** The model the answer named, when it named another (absent in calls recorded before it). */
+  responseModel: z.string().optional(),
+  /** A fallback target answered (absent: the first target, or a call recorded before it). */
+  fallback: z.boolean().optional(),
 });
 export type RecordedResponse = z.infer<typeof recordedResponseSchema>;
 

@@ -6,7 +6,7 @@ import type { LlmMessage, LlmToolCall } from "../../lib/llm/messages";
 import { isNearDuplicate } from "../../lib/text/similarity";
 import { formatDateTime } from "../../lib/chat/prefix";
 import { toLlmDefinition, type ToolSpec } from "../../lib/tools/schemas";
-import { ModelAbortedError, ModelCallError } from "../llm/model-client";
+import { answeredBy, ModelAbortedError, ModelCallError } from "../llm/model-client";
 import { timingToolNames } from "../tools/builtin/provider";
 import type { HistoryMessage } from "./context/messages";
 import { toMonitorToolCall, type CycleRecord } from "./cycle";
@@ -193,6 +193,7 @@ export async function runPlanner(
     memory.previousText = text;
     const storedContent = duplicate ? renderPrompt("reasoning_dedup", {}, prompts) : after.content;
     const durationMs = clock.now() - startedAt;
+    const answer = answeredBy(response);
     cycle.timeRecords.planner = durationMs;
     cycle.planner = {
       content: after.content,
@@ -203,6 +204,7 @@ export async function runPlanner(
       totalTokens: after.promptTokens + after.completionTokens,
       durationMs,
       dedupReplaced: duplicate,
+      ...(answer ? { answeredBy: answer } : {}),
     };
     return {
       kind: "ok",

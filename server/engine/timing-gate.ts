@@ -6,7 +6,7 @@ import type { ModelRequest, TimingAction, TimingGateResultData } from "../../lib
 import type { LlmMessage, LlmToolCall } from "../../lib/llm/messages";
 import { toLlmDefinition } from "../../lib/tools/schemas";
 import { historyContent } from "../../lib/tools/history-content";
-import { ModelAbortedError, ModelCallError, type ChatResponse } from "../llm/model-client";
+import { answeredBy, ModelAbortedError, ModelCallError, type ChatResponse } from "../llm/model-client";
 import { timingToolNames } from "../tools/builtin/provider";
 import { toMonitorToolCall, parseToolArguments, type CycleRecord } from "./cycle";
 import { buildPromptVars } from "./prompt-vars";
@@ -108,6 +108,7 @@ export async function runTimingGate(rt: SessionScope, cycle: CycleRecord, forced
     }
   }
 
+  const answer = response ? answeredBy(response) : undefined;
   const common = {
     content: response?.content ?? "",
     toolCalls: (response?.toolCalls ?? []).map(toMonitorToolCall),
@@ -117,6 +118,7 @@ export async function runTimingGate(rt: SessionScope, cycle: CycleRecord, forced
     promptMessageCount: request?.messages.length ?? 0,
     attempts,
     ...(response?.reasoningContent ? { reasoningContent: response.reasoningContent } : {}),
+    ...(answer ? { answeredBy: answer } : {}),
   };
   if (!chosen) {
     const cooldownMs = cooldown(rt, startedAt);

@@ -2,6 +2,7 @@
 // SIMULATED model is served through the same OpenAI-compatible path, so this is the only seam.
 import type { LlmMessage, LlmToolCall, LlmUsage, ModelTask } from "../../lib/llm/messages";
 import type { EndpointStatus } from "../../lib/llm/endpoints";
+import type { ModelAnswer } from "../../lib/events/schemas";
 import type { LlmToolDefinition } from "../../lib/tools/schemas";
 
 export interface ModelProblem {
@@ -31,9 +32,14 @@ export interface ChatRequest {
 }
 
 export interface ChatResponse {
+  /** The model asked of the endpoint that answered (a fallback's when the first failed). */
   model: string;
   /** The endpoint that answered (a fallback's when the first failed). */
   endpoint?: string;
+  /** The model the answer names, when it names another (a dated version of an alias, a router's pick). */
+  responseModel?: string;
+  /** True: the task's first target failed and a fallback answered. */
+  fallback?: boolean;
   content: string;
   reasoningContent: string;
   toolCalls: LlmToolCall[];
@@ -64,6 +70,18 @@ export interface ModelClient {
    * changed live applies from the next turn (absent for test doubles: the client itself).
    */
   pinned?(): ModelClient;
+}
+
+/** Who answered, for the events (absent for clients that name no endpoint: test doubles). */
+export function answeredBy(response: ChatResponse): ModelAnswer | undefined {
+  const { endpoint, model, responseModel, fallback } = response;
+  if (endpoint === undefined) return undefined;
+  return {
+    endpoint,
+    model,
+    ...(responseModel ? { responseModel } : {}),
+    ...(fallback ? { fallback } : {}),
+  };
 }
 
 export class ModelAbortedError extends Error {

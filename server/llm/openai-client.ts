@@ -176,11 +176,19 @@ export class OpenAiModelClient implements ModelClient {
       const started = performance.now();
       const elapsed = (): number => Math.round(performance.now() - started);
       try {
-        const result = await this.callWithRetries(request, route);
+        const { responseModel, ...result } = await this.callWithRetries(request, route);
         const durationMs = elapsed();
         route.endpoint.stats.success(durationMs, result.usage);
         this.recordUsage(request, route, result.usage, durationMs, null);
-        return { model: route.model, endpoint: route.endpoint.name, durationMs, ...result };
+        return {
+          model: route.model,
+          endpoint: route.endpoint.name,
+          durationMs,
+          ...result,
+          // Named only when it says more than the model asked.
+          ...(responseModel && responseModel !== route.model ? { responseModel } : {}),
+          ...(i > 0 ? { fallback: true } : {}),
+        };
       } catch (error) {
         this.recordUsage(request, route, ZERO_USAGE, elapsed(), errorText(error));
         if (!(error instanceof ModelCallError)) throw error;

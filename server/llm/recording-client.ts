@@ -91,12 +91,22 @@ export class RecordingModelClient implements ModelClient {
       });
       throw err;
     }
-    const { content, reasoningContent, toolCalls, usage, finishReason } = response;
+    const { content, reasoningContent, toolCalls, usage, finishReason, responseModel, fallback } = response;
+    // Who answered is kept too, so a re-run's events name the same endpoint and model.
+    const answer = { ...(responseModel ? { responseModel } : {}), ...(fallback ? { fallback } : {}) };
     this.keep({
       ...base,
       model,
       endpoint: response.endpoint ?? asked,
-      response: structuredClone({ model: response.model, content, reasoningContent, toolCalls, usage, finishReason }),
+      response: structuredClone({
+        model: response.model,
+        content,
+        reasoningContent,
+        toolCalls,
+        usage,
+        finishReason,
+        ...answer,
+      }),
       error: null,
       aborted: false,
       startedAt,

@@ -5,7 +5,13 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from "@opentelemetry/api";
 import { millisToHrTime } from "@opentelemetry/core";
 import type { LlmMessage } from "../../lib/llm/messages";
-import type { ModelRequest, MonitorEvent, MonitorToolCall, PlannerFinalizedData } from "../../lib/events/schemas";
+import type {
+  ModelAnswer,
+  ModelRequest,
+  MonitorEvent,
+  MonitorToolCall,
+  PlannerFinalizedData,
+} from "../../lib/events/schemas";
 
 /** Attribute names of the GenAI conventions (still "development" there: named here, not imported). */
 export const GENAI = {
@@ -13,6 +19,7 @@ export const GENAI = {
   provider: "gen_ai.provider.name",
   system: "gen_ai.system",
   requestModel: "gen_ai.request.model",
+  responseModel: "gen_ai.response.model",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
   finishReasons: "gen_ai.response.finish_reasons",
@@ -92,6 +99,19 @@ function outputAttributes(content: string, toolCalls: MonitorToolCall[], reasoni
   return {
     [GENAI.finishReasons]: [finish],
     [GENAI.outputMessages]: JSON.stringify([{ role: "assistant", parts, finish_reason: finish }]),
+  };
+}
+
+/**
+ * Who answered: the conventions' response model (the model the answer named, else the one asked of the
+ * endpoint that answered, a fallback's after the first failed) and our endpoint's name.
+ */
+function answerAttributes(answer: ModelAnswer | undefined): Attributes {
+  if (!answer) return {};
+  return {
+    [GENAI.responseModel]: answer.responseModel ?? answer.model,
+    "maisaka.endpoint": answer.endpoint,
+    ...(answer.fallback ? { "maisaka.fallback": true } : {}),
   };
 }
 
@@ -175,6 +195,7 @@ export function emitCycleTrace(tracer: Tracer, sessionId: string, events: CycleE
         [GENAI.inputTokens]: g.promptTokens,
         [GENAI.outputTokens]: g.completionTokens,
         "maisaka.timing_gate.action": g.action,
+        ...answerAttributes(g.answeredBy),
         ...outputAttributes(g.content, g.toolCalls, g.reasoningContent),
       },
       false,
@@ -191,6 +212,7 @@ export function emitCycleTrace(tracer: Tracer, sessionId: string, events: CycleE
         ...requestAttributes(finalized.request),
         [GENAI.inputTokens]: planner.promptTokens,
         [GENAI.outputTokens]: planner.completionTokens,
+        ...answerAttributes(planner.answeredBy),
         ...outputAttributes(planner.content, planner.toolCalls, planner.reasoningContent),
       },
       finalized.finalState.endReason === "llm_error",

@@ -6,8 +6,9 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { CycleCard } from "../../components/cycle/CycleCard";
+import { ModelInputPanel } from "../../components/model-input/ModelInputPanel";
 import { applyEvents, emptyTimeline, type CycleView } from "../../lib/client/timeline";
-import type { MonitorEvent } from "../../lib/events/schemas";
+import type { ModelAnswer, MonitorEvent } from "../../lib/events/schemas";
 import { SESSION, fixtureEvents } from "./fixture";
 
 function cycles(events: readonly MonitorEvent[]): CycleView[] {
@@ -54,6 +55,54 @@ describe("CycleCard", () => {
     expect(args).toMatch(/min-width:\s*0/);
     expect(args).toMatch(/overflow-wrap:\s*anywhere/);
     expect(args).not.toMatch(/white-space:\s*nowrap/);
+  });
+});
+
+describe("who answered", () => {
+  const spare: ModelAnswer = { endpoint: "spare", model: "gemma", fallback: true };
+  const main: ModelAnswer = { endpoint: "main", model: "deepseek-chat" };
+  /** The fixture's second cycle (gate and planner), answered as given. */
+  function answered(gate: ModelAnswer, planner: ModelAnswer): CycleView {
+    const id = cycles(fixtureEvents)[1].cycleId;
+    const events = fixtureEvents.map((e): MonitorEvent => {
+      if (e.type === "timing_gate.result" && e.data.cycleId === id)
+        return { ...e, data: { ...e.data, answeredBy: gate } };
+      if (e.type === "planner.finalized" && e.data.cycleId === id && e.data.planner && e.data.timingGate)
+        return {
+          ...e,
+          data: {
+            ...e.data,
+            timingGate: { ...e.data.timingGate, result: { ...e.data.timingGate.result, answeredBy: gate } },
+            planner: { ...e.data.planner, answeredBy: planner },
+          },
+        };
+      return e;
+    });
+    return cycles(events)[1];
+  }
+
+  it("the card names the endpoint and model that answered after a fallback, and nothing when the first one did", () => {
+    const html = renderToStaticMarkup(createElement(CycleCard, { cycle: answered(spare, main) }));
+    expect(html.match(/data-testid="answered-by"/g)).toHaveLength(1);
+    expect(html).toContain("fallback: gemma on spare");
+    const planner = renderToStaticMarkup(createElement(CycleCard, { cycle: answered(main, spare) }));
+    expect(planner.match(/data-testid="answered-by"/g)).toHaveLength(1);
+    expect(planner).toMatch(/class="planner-meta[^"]*"[^>]*>[\s\S]*fallback: gemma on spare/);
+    const first = renderToStaticMarkup(createElement(CycleCard, { cycle: answered(main, main) }));
+    expect(first).not.toContain('data-testid="answered-by"');
+  });
+
+  it("what the model saw names who answered when it was not the model asked", () => {
+    const data = answered(main, spare).finalized;
+    if (!data) throw new Error("no planner.finalized in the fixture's second cycle");
+    const html = renderToStaticMarkup(createElement(ModelInputPanel, { data }));
+    expect(html).toContain("answered by gemma on spare");
+    const asked = data.request?.model ?? "";
+    const same = {
+      ...data,
+      planner: data.planner && { ...data.planner, answeredBy: { endpoint: "main", model: asked } },
+    };
+    expect(renderToStaticMarkup(createElement(ModelInputPanel, { data: same }))).not.toContain("answered by");
   });
 });
 

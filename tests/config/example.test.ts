@@ -14,6 +14,9 @@ describe("maisaka.config.example.json", () => {
     expect(config.models.prices["gpt-4o-mini"]?.inputPerMTok).toBeGreaterThan(0);
     expect(config.models.tasks.planner?.fallback).toEqual([{ endpoint: "local", model: "qwen3:8b" }]);
     expect(config.models.budgets).toEqual({ dailyUsd: 5, perEndpoint: { deepseek: 3 } });
+    // Budgets are keyed by endpoint name, as usage records a configured endpoint.
+    const names = config.models.endpoints.map((e) => e.name);
+    for (const key of Object.keys(config.models.budgets.perEndpoint)) expect(names).toContain(key);
     expect(config.retention).toMatchObject({ archiveAfterDays: 30, deleteArchivedAfterDays: 180 });
     expect(config.telemetry.otlp?.endpoint).toBe("http://127.0.0.1:4318/v1/traces");
   });

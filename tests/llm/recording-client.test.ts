@@ -200,4 +200,39 @@ describe("RecordingModelClient", () => {
       { task: "planner", model: "planner-m", cycleId: "c2", response: { content: "pinned", model: "planner-m" } },
     ]);
   });
+  it("records who answered: a fallback, and the model the answer named (what a re-run's events name)", async () => {
+    const spare = await startScriptedOpenAi();
+    try {
+      const inner = new OpenAiModelClient({
+        endpoints: [
+          { name: "primary", baseURL: server.baseURL, apiKey: "k" },
+          { name: "spare", baseURL: spare.baseURL, apiKey: "k" },
+        ],
+        routes: {
+          planner: [
+            { endpoint: "primary", model: "planner-m" },
+            { endpoint: "spare", model: "spare-m" },
+          ],
+        },
+        maxRetries: 0,
+        sleep: async () => undefined,
+      });
+      const client = new RecordingModelClient(inner, { store, clock, logger });
+      server.enqueue({ kind: "error", status: 400 });
+      spare.enqueue({ kind: "response", content: "ok", model: "spare-m-2025-01-01" });
+      const res = await client.chat({ task: "planner", messages: [{ role: "user", content: "hi" }], sessionId: "s1" });
+      expect(res).toMatchObject({
+        endpoint: "spare",
+        model: "spare-m",
+        responseModel: "spare-m-2025-01-01",
+        fallback: true,
+      });
+      await until(async () => (await store.list("s1")).length === 1, "the call recorded");
+      const [call] = await store.list("s1");
+      expect(call).toMatchObject({ model: "planner-m", endpoint: "spare" });
+      expect(call.response).toMatchObject({ model: "spare-m", responseModel: "spare-m-2025-01-01", fallback: true });
+    } finally {
+      await spare.close();
+    }
+  });
 });

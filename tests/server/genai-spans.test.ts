@@ -122,6 +122,32 @@ describe("a cycle as GenAI spans", () => {
     });
   });
 
+  it("names the model and endpoint that answered: a fallback's, the provider's dated model name", () => {
+    const events = cycle({ forced: false, endReason: "finish", toolOk: true }).map((e) => {
+      if (e.type === "timing_gate.result") {
+        return { ...e, data: { ...e.data, answeredBy: { endpoint: "spare", model: "gemma", fallback: true } } };
+      }
+      if (e.type === "planner.finalized" && e.data.planner) {
+        const answeredBy = { endpoint: "main", model: "planner-model", responseModel: "planner-model-2025-01-01" };
+        return { ...e, data: { ...e.data, planner: { ...e.data.planner, answeredBy } } };
+      }
+      return e;
+    });
+    const spans = spansOf(events);
+    expect(spans.find((s) => s.name === "chat gate-model")?.attributes).toMatchObject({
+      "gen_ai.request.model": "gate-model",
+      "gen_ai.response.model": "gemma",
+      "maisaka.endpoint": "spare",
+      "maisaka.fallback": true,
+    });
+    const planner = spans.find((s) => s.name === "chat planner-model")?.attributes;
+    expect(planner).toMatchObject({
+      "gen_ai.response.model": "planner-model-2025-01-01",
+      "maisaka.endpoint": "main",
+    });
+    expect(planner).not.toHaveProperty("maisaka.fallback");
+  });
+
   it("groups a session's events into whole cycles only", () => {
     const whole: MonitorEvent[][] = [];
     const collector = new CycleCollector((_id, events) => whole.push(events));

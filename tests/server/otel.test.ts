@@ -6,45 +6,10 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { telemetryStatusSchema, type TelemetryStatus } from "../../lib/api/telemetry";
 import { PING_PONG_CHAT, PING_PONG_MODELS, startPingPongModel } from "../support/ping-pong-model";
+import { attr, spansOf, type OtlpRequest, type OtlpSpan } from "../support/otlp-json";
 import type { ScriptedOpenAi } from "../support/scripted-openai";
 import { until } from "../support/until";
 import { startTestServer, type TestServer } from "./support";
-
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: number | string;
-  doubleValue?: number;
-  boolValue?: boolean;
-  arrayValue?: { values: OtlpValue[] };
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  startTimeUnixNano: string | number;
-  endTimeUnixNano: string | number;
-  attributes: { key: string; value: OtlpValue }[];
-}
-interface OtlpRequest {
-  resourceSpans: {
-    resource: { attributes: { key: string; value: OtlpValue }[] };
-    scopeSpans: { scope: { name: string }; spans: OtlpSpan[] }[];
-  }[];
-}
-
-const spansOf = (req: OtlpRequest): OtlpSpan[] =>
-  req.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
-
-function attr(span: OtlpSpan, key: string): unknown {
-  const value = span.attributes.find((a) => a.key === key)?.value;
-  if (!value) return undefined;
-  if (value.arrayValue) return value.arrayValue.values.map((v) => v.stringValue);
-  return (
-    value.stringValue ??
-    (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue))
-  );
-}
 
 let model: ScriptedOpenAi;
 let receiver: Server;

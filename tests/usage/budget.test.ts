@@ -1,6 +1,7 @@
 // Daily budgets: today's cost (UTC day, from the real SQLite store) against the overall and
 // per-endpoint limits; usage.budget_crossed on the "_usage" stream once per day and scope, again on
 // the next day, and not repeated by a restarted server that finds today's alert in the ledger.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { USAGE_STREAM_ID } from "../../lib/api/schemas";
 import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema";
@@ -9,9 +10,12 @@ import { createPrismaStores } from "../../server/db/stores";
 import { MonitorBus } from "../../server/monitor/bus";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import type { UsageStore } from "../../server/stores/types";
-import { BudgetWatch } from "../../server/usage/budget";
+import { createModelClient } from "../../server/composition";
+import { BudgetWatch, utcDay } from "../../server/usage/budget";
 import { useTempDatabases } from "../db/helpers";
 import { FakeClock } from "../support/fake-clock";
+import { startScriptedOpenAi } from "../support/scripted-openai";
+import { until } from "../support/until";
 import { usageRecord } from "../support/usage-record";
 
 const dbs = useTempDatabases();
@@ -20,11 +24,12 @@ const START = Date.UTC(2026, 11, 1, 22, 0, 0);
 
 type Budgets = MaisakaConfig["models"]["budgets"];
 
-async function setup(budgets: Budgets, ledger = new MemoryLedger()) {
-  const clock = new FakeClock(START);
+async function setup(budgets: Budgets, ledger = new MemoryLedger(), start = START) {
+  const clock = new FakeClock(start);
   const bus = new MonitorBus(ledger, clock);
   await bus.init();
-  const store = createPrismaStores((await dbs.prisma()).prisma).usage;
+  const stores = createPrismaStores((await dbs.prisma()).prisma);
+  const store = stores.usage;
   const watch = new BudgetWatch({ usage: store, events: bus, ledger, clock, budgets: () => budgets });
   const usage: UsageStore = watch.wrap(store);
   const alerts = async (): Promise<MonitorEvent[]> => {
@@ -34,7 +39,7 @@ async function setup(budgets: Budgets, ledger = new MemoryLedger()) {
   /** A call now (clock time), on the endpoint, costing `usd`. */
   const call = (endpoint: string, usd: number) =>
     usage.record(usageRecord({ endpoint, costUsd: usd, ts: clock.now() }));
-  return { clock, bus, ledger, watch, call, alerts, store };
+  return { clock, bus, ledger, watch, call, alerts, store, stores };
 }
 
 describe("daily budgets", () => {
@@ -105,5 +110,43 @@ describe("daily budgets", () => {
     await watch.wrap(first.store).record(usageRecord({ endpoint: "a", costUsd: 2, ts: clock.now() }));
     await bus.whenFlushed();
     expect((await first.ledger.read(USAGE_STREAM_ID, 0, 100)).length).toBe(2);
+  });
+});
+
+describe("budget keys", () => {
+  it("are endpoint names: the example of docs/usage.md crosses on a call its endpoint answered", async () => {
+    const doc = readFileSync("docs/usage.md", "utf8");
+    const block = /```json\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf("## Daily budgets")))?.[1] ?? "";
+    const example = JSON.parse(block) as {
+      models: { endpoints: { name: string }[]; budgets: { perEndpoint: Record<string, number> } };
+    };
+    const [[key, limitUsd]] = Object.entries(example.models.budgets.perEndpoint);
+    expect(example.models.endpoints.map((e) => e.name)).toContain(key);
+    // The example as it is, its endpoints served on loopback, and a price that makes one call cross.
+    const endpoint = await startScriptedOpenAi();
+    try {
+      const config = maisakaConfigSchema.parse({
+        models: {
+          ...example.models,
+          endpoints: example.models.endpoints.map((e) => ({ ...e, baseUrl: endpoint.baseURL })),
+          planner: "m",
+          prices: { m: { inputPerMTok: limitUsd + 1, outputPerMTok: 0 } },
+        },
+      });
+      const t = await setup(config.models.budgets, new MemoryLedger(), Date.now());
+      const client = createModelClient(config, { ...t.stores, usage: t.watch.wrap(t.store) }, { NODE_ENV: "test" });
+      endpoint.enqueue({ kind: "response", content: "ok", usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } });
+      await client.chat({ task: "planner", messages: [{ role: "user", content: "hi" }] });
+      const alert = await until(async () => (await t.alerts())[0]?.data, "the budget crossed");
+      expect(alert).toEqual({
+        scope: "endpoint",
+        endpoint: key,
+        limitUsd,
+        spentUsd: limitUsd + 1,
+        day: utcDay(t.clock.now()),
+      });
+    } finally {
+      await endpoint.close();
+    }
   });
 });

@@ -46,6 +46,8 @@ export const cycleTexts = catalog(
     "cycle.gateSent": " ({count} sent)",
     "cycle.gateWaits": "waits {seconds} s",
     "cycle.gateCooldown": "cooldown {duration}",
+    "cycle.fallback": "fallback: {model} on {endpoint}",
+    "cycle.fallbackTitle": "The task's first model failed; this fallback answered.",
   },
   {
     "cycle.gateHelp.continue": "节奏判断让规划器现在思考并行动。",
@@ -91,5 +93,7 @@ export const cycleTexts = catalog(
     "cycle.gateSent": "（发送 {count} 条）",
     "cycle.gateWaits": "等待 {seconds} 秒",
     "cycle.gateCooldown": "冷却 {duration}",
+    "cycle.fallback": "备用：{endpoint} 上的 {model}",
+    "cycle.fallbackTitle": "该任务的首选模型失败了，由这个备用模型回答。",
   },
 );

@@ -1,13 +1,15 @@
 // One configured model endpoint: its SDK client, its kind's quirks, what it taught us about the
-// parameters it accepts, and one HTTP attempt against it (streamed when it can stream).
+// parameters it accepts and, per model, the reasoning data that model needs sent back, and one HTTP
+// attempt against it (streamed when it can stream).
 import OpenAI, { APIError, APIUserAbortError } from "openai";
 import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions/completions";
 import { Stream } from "openai/streaming";
-import type { DroppableParam, EndpointKind, EndpointStatus } from "../../../lib/llm/endpoints";
+import type { DroppableParam, EndpointKind, EndpointStatus, PassBackField } from "../../../lib/llm/endpoints";
 import type { LlmToolDefinition } from "../../../lib/tools/schemas";
 import type { LlmMessage } from "../../../lib/llm/messages";
 import { normalizingErrorFetch } from "./error-body";
 import { detectKind } from "./kinds";
+import { missingPassBack } from "./pass-back";
 import { defaultTokenLimitParam, prepareMessages, type TokenLimitParam } from "./quirks";
 import {
   BadResponseError,
@@ -42,7 +44,7 @@ export interface AttemptRequest {
   timeoutMs: number;
 }
 
-/** A parameter rejection is answered by leaving the parameter out; a few are all a request can have. */
+/** A rejection is answered by changing what it named; a few such changes are all a request can need. */
 const MAX_RESENDS = 4;
 
 export class ModelEndpoint {
@@ -53,6 +55,8 @@ export class ModelEndpoint {
   private readonly sdk: OpenAI;
   private readonly unsupported = new Set<DroppableParam>();
   private tokenParam: TokenLimitParam | undefined;
+  /** Per model name: the fields a 400 asked to be sent back. */
+  private readonly passBack = new Map<string, Set<PassBackField>>();
 
   constructor(options: EndpointOptions) {
     this.name = options.name;
@@ -81,6 +85,7 @@ export class ModelEndpoint {
         unsupportedParams: [...this.unsupported],
         streaming: this.streaming,
         ...(this.tokenParam ? { tokenLimitParam: this.tokenParam } : {}),
+        passBack: [...this.passBack].map(([model, fields]) => ({ model, fields: [...fields] })),
       },
       calls: this.stats.calls,
       failures: this.stats.failures,
@@ -91,7 +96,10 @@ export class ModelEndpoint {
     };
   }
 
-  /** One request, re-sent at once without a parameter the endpoint rejected (and remembered). */
+  /**
+   * One request, re-sent at once (and the lesson remembered) without a parameter the endpoint rejected,
+   * or with the reasoning data a 400 asked the model's earlier messages to carry back.
+   */
   async attempt(request: AttemptRequest): Promise<ParsedResponse> {
     for (let resend = 0; ; resend++) {
       const { params, sent } = this.buildParams(request);
@@ -101,11 +109,26 @@ export class ModelEndpoint {
         if (!(error instanceof APIError) || error instanceof APIUserAbortError || resend >= MAX_RESENDS) throw error;
         const text = `${error.message} ${JSON.stringify(error.error ?? null)}`;
         const status = typeof error.status === "number" ? error.status : undefined;
+        const field = missingPassBack(status, text);
+        if (field) {
+          // Re-sent only when the lesson changes the request (the history may hold nothing to send back).
+          if (!this.learnPassBack(request, field, params.messages)) throw error;
+          continue;
+        }
         const param = rejectedParam(status, error.param, text, sent);
         if (!param) throw error;
         this.learn(param);
       }
     }
+  }
+
+  /** Remembers that `request.model` needs `field` back; whether its messages now go out otherwise. */
+  private learnPassBack(request: AttemptRequest, field: PassBackField, sent: unknown): boolean {
+    const fields = this.passBack.get(request.model) ?? new Set<PassBackField>();
+    fields.add(field);
+    this.passBack.set(request.model, fields);
+    const now = prepareMessages(this.kind, request.model, request.messages, fields);
+    return JSON.stringify(now) !== JSON.stringify(sent);
   }
 
   private learn(param: DroppableParam): void {
@@ -119,7 +142,7 @@ export class ModelEndpoint {
     const sent = new Set<DroppableParam>();
     const params: ChatCompletionCreateParamsBase = {
       model: request.model,
-      messages: prepareMessages(this.kind, request.model, request.messages),
+      messages: prepareMessages(this.kind, request.model, request.messages, this.passBack.get(request.model)),
     };
     if (this.streaming) {
       params.stream = true;

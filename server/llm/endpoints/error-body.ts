@@ -1,6 +1,7 @@
 // The SDK reads an error's details only from `{error: {...}}`; vLLM and other FastAPI servers answer
-// `{object: "error", message, param, ...}` at the top level, which the SDK reports as "(no body)".
-// This fetch wrapper puts such bodies under `error`, so rejections are read the same everywhere.
+// `{object: "error", message, param, ...}` at the top level, and Gemini's OpenAI-compatible API a list
+// `[{error: {...}}]`, both of which the SDK reports as "(no body)". This fetch wrapper puts such bodies
+// in the SDK's shape, so rejections are read the same everywhere.
 export function normalizingErrorFetch(base: typeof fetch = globalThis.fetch): typeof fetch {
   return async (input, init) => {
     const response = await base(input, init);
@@ -12,8 +13,9 @@ export function normalizingErrorFetch(base: typeof fetch = globalThis.fetch): ty
     } catch {
       return rebuilt(response, text);
     }
-    const top =
-      typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+    const first: unknown = Array.isArray(body) && body.length === 1 ? body[0] : undefined;
+    if (isRecord(first) && isRecord(first.error)) return rebuilt(response, JSON.stringify(first));
+    const top = isRecord(body) ? body : null;
     if (top && top.error === undefined && (typeof top.message === "string" || typeof top.detail !== "undefined")) {
       const message = typeof top.message === "string" ? top.message : JSON.stringify(top.detail);
       return rebuilt(response, JSON.stringify({ error: { ...top, message } }));
@@ -27,4 +29,8 @@ function rebuilt(response: Response, text: string): Response {
   headers.delete("content-length");
   headers.delete("content-encoding");
   return new Response(text, { status: response.status, statusText: response.statusText, headers });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

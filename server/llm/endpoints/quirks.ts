@@ -1,7 +1,8 @@
 // What each provider kind needs on the wire, in one place: the output-limit parameter's name and
 // which stored reasoning data goes back to it. The engine stores everything the model returned;
-// prepareMessages applies the endpoint's rule to each request.
-import type { EndpointKind } from "../../../lib/llm/endpoints";
+// prepareMessages applies the endpoint's rule to each request, widened by what a model's rejections
+// taught (a thinking model behind a proxy of kind generic).
+import type { EndpointKind, PassBackField } from "../../../lib/llm/endpoints";
 import type { LlmMessage } from "../../../lib/llm/messages";
 
 export type TokenLimitParam = "max_tokens" | "max_completion_tokens";
@@ -43,18 +44,32 @@ function reasoningRule(kind: EndpointKind, model: string): ReasoningRule {
   }
 }
 
-export function prepareMessages(kind: EndpointKind, model: string, messages: LlmMessage[]): LlmMessage[] {
+/**
+ * `learned`: the fields this model asked for with a 400. A learned reasoning_content goes on every
+ * assistant message, empty where none was recorded (a turn the model did not think aloud, one another
+ * model answered): the provider checks that the field is there, and its guide says it is ignored on
+ * turns without tool calls, so those carry it too rather than be refused once more.
+ */
+export function prepareMessages(
+  kind: EndpointKind,
+  model: string,
+  messages: LlmMessage[],
+  learned: ReadonlySet<PassBackField> = new Set(),
+): LlmMessage[] {
   const rule = reasoningRule(kind, model);
+  const reasoningAlways = learned.has("reasoning_content");
+  const extraContent = rule.extraContent || learned.has("extra_content");
   return messages.map((m) => {
     if (m.role !== "assistant") return m;
     const { reasoning_content, tool_calls, ...rest } = m;
     const out: LlmMessage = { ...rest };
     if (tool_calls?.length) {
       out.tool_calls = tool_calls.map(({ extra_content, ...call }) =>
-        rule.extraContent && extra_content ? { ...call, extra_content } : call,
+        extraContent && extra_content ? { ...call, extra_content } : call,
       );
       if (rule.reasoningOnToolCalls && reasoning_content) out.reasoning_content = reasoning_content;
     }
+    if (reasoningAlways) out.reasoning_content = reasoning_content ?? "";
     return out;
   });
 }

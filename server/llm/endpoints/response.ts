@@ -10,6 +10,8 @@ export interface ParsedResponse {
   toolCalls: LlmToolCall[];
   usage: LlmUsage;
   finishReason: string | null;
+  /** The model the answer names (`model` of the body or the chunks), when it names one. */
+  responseModel?: string;
 }
 
 export const ZERO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -74,11 +76,13 @@ export class StreamAccumulator {
   private readonly byId = new Map<string, PendingCall>();
   private usage: LlmUsage | null = null;
   private finishReason: string | null = null;
+  private model: string | undefined;
 
   add(chunk: unknown): void {
     if (!isObject(chunk)) return;
     // Kept parts (arguments sent as an object, extra_content) are written and sent back later.
     if (nestsDeeperThan(chunk)) throw new BadResponseError(`stream event ${TOO_DEEP}`);
+    if (this.model === undefined && typeof chunk.model === "string" && chunk.model) this.model = chunk.model;
     const usage = usageOf(chunk.usage);
     if (usage) this.usage = usage;
     // The usage chunk has no choices; some endpoints send null instead of [].
@@ -127,6 +131,7 @@ export class StreamAccumulator {
       toolCalls: withIds(this.calls.map((p) => p.call)),
       usage: this.usage ?? ZERO_USAGE,
       finishReason: this.finishReason,
+      ...(this.model ? { responseModel: this.model } : {}),
     };
   }
 }
@@ -174,6 +179,7 @@ export function parseCompletionText(text: string): ParsedResponse {
     toolCalls: withIds(toolCalls),
     usage: (isObject(body) ? usageOf(body.usage) : null) ?? ZERO_USAGE,
     finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : "stop",
+    ...(isObject(body) && typeof body.model === "string" && body.model ? { responseModel: body.model } : {}),
   };
 }
 

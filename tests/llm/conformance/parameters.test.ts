@@ -1,9 +1,10 @@
 // Conformance: request parameters as each endpoint expects them, and what a rejection teaches.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
+import type { LlmMessage, ModelTask } from "../../../lib/llm/messages";
 import { OpenAiModelClient, type OpenAiModelClientOptions } from "../../../server/llm/openai-client";
 import { startScriptedOpenAi, type ScriptedOpenAi } from "../../support/scripted-openai";
-import { textStream, unsupportedParameter } from "./wire";
+import { deepseekReasoningMissing, geminiSignatureMissing, textStream, unsupportedParameter } from "./wire";
 
 let server: ScriptedOpenAi;
 beforeEach(async () => {
@@ -136,5 +137,55 @@ describe("streaming", () => {
     await expect(ask(c)).rejects.toThrow(/max_tokens must be at most 8192/);
     expect(server.requests).toHaveLength(1);
     expect(c.endpointStatuses()[0].learned.unsupportedParams).toEqual([]);
+  });
+});
+
+describe("reasoning data a model asks back", () => {
+  /** A turn that made a tool call; `reasoning` as it was recorded (absent: the model gave none). */
+  const history = (reasoning?: string): LlmMessage[] => [
+    { role: "user", content: "上海明天天气如何？" },
+    {
+      role: "assistant",
+      content: null,
+      ...(reasoning === undefined ? {} : { reasoning_content: reasoning }),
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "tool_search", arguments: "{}" } }],
+    },
+    { role: "tool", tool_call_id: "call_1", content: "晴" },
+  ];
+  const sentBack = (i: number) =>
+    (server.requests[i].body.messages as { role: string; reasoning_content?: string }[])
+      .filter((m) => m.role === "assistant")
+      .map((m) => m.reasoning_content);
+  const models = { planner: "deepseek-v4-flash", timingGate: "qwen3", utils: "gemini-3-flash-preview" };
+  const chat = (c: OpenAiModelClient, task: ModelTask, messages: LlmMessage[]) => c.chat({ task, messages });
+
+  it("is learned for the model that asked: another model on the same endpoint gets none", async () => {
+    const c = client({ models });
+    server.enqueue(deepseekReasoningMissing, textStream("ok"), textStream("ok"), textStream("ok"));
+    expect((await chat(c, "planner", history("查天气"))).content).toBe("ok");
+    expect((await chat(c, "planner", history("再查"))).content).toBe("ok");
+    expect((await chat(c, "timingGate", history("查天气"))).content).toBe("ok");
+    expect([0, 1, 2, 3].map(sentBack)).toEqual([[undefined], ["查天气"], ["再查"], [undefined]]);
+    expect(c.endpointStatuses()[0].learned.passBack).toEqual([
+      { model: "deepseek-v4-flash", fields: ["reasoning_content"] },
+    ]);
+  });
+
+  it("a tool call recorded without reasoning goes back with an empty one, which is all the provider checks", async () => {
+    const c = client({ models });
+    server.enqueue(deepseekReasoningMissing, textStream("ok"));
+    expect((await chat(c, "planner", history())).content).toBe("ok");
+    expect([0, 1].map(sentBack)).toEqual([[undefined], [""]]);
+  });
+
+  it("with nothing to send back the request is not re-sent: the 400 is the call's error, once", async () => {
+    const c = client({ models });
+    server.enqueue(geminiSignatureMissing("tool_search", 2));
+    await expect(chat(c, "utils", history())).rejects.toThrow(/missing a thought_signature/);
+    expect(server.requests).toHaveLength(1);
+    // Learned all the same: the signatures of the model's next calls go back.
+    expect(c.endpointStatuses()[0].learned.passBack).toEqual([
+      { model: "gemini-3-flash-preview", fields: ["extra_content"] },
+    ]);
   });
 });

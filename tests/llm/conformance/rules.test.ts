@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { DroppableParam } from "../../../lib/llm/endpoints";
 import type { LlmMessage } from "../../../lib/llm/messages";
 import { detectKind } from "../../../server/llm/endpoints/kinds";
+import { missingPassBack } from "../../../server/llm/endpoints/pass-back";
 import { prepareMessages } from "../../../server/llm/endpoints/quirks";
 import { rejectedParam } from "../../../server/llm/endpoints/unsupported";
 
@@ -38,6 +39,37 @@ describe("rejectedParam", () => {
   });
 });
 
+describe("missingPassBack", () => {
+  it.each([
+    // DeepSeek thinking mode, direct and through proxies that prefix or move it (new-api, OpenRouter, Mimo).
+    ["The `reasoning_content` in the thinking mode must be passed back to the API.", "reasoning_content"],
+    [
+      "Error from provider (DeepSeek): The reasoning_content in the thinking mode must be passed back to the API.",
+      "reasoning_content",
+    ],
+    [
+      '{"code":"400","message":"Param Incorrect","param":"The reasoning_content in the thinking mode must be passed back to the API."}',
+      "reasoning_content",
+    ],
+    ["Missing `reasoning_content` field in the assistant message with tool_calls", "reasoning_content"],
+    // Gemini's OpenAI-compatible API and Vertex.
+    [
+      "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly",
+      "extra_content",
+    ],
+    ["Function call `bash` in the `1.` content block is missing a `thought_signature`.", "extra_content"],
+    // The opposite (DeepSeek-R1 refusing reasoning_content), and other 400s.
+    ["reasoning_content is not allowed in the input messages", null],
+    ["max_tokens must be at most 8192", null],
+  ])("%s", (text, field) => expect(missingPassBack(400, text)).toBe(field));
+
+  it("only a 400/422", () => {
+    expect(
+      missingPassBack(500, "The `reasoning_content` in the thinking mode must be passed back to the API."),
+    ).toBeNull();
+  });
+});
+
 describe("prepareMessages", () => {
   const history: LlmMessage[] = [
     {
@@ -67,6 +99,16 @@ describe("prepareMessages", () => {
     expect(keys("deepseek")[0][0]).toBe("content,reasoning_content,role,tool_calls");
     expect(keys("deepseek")[2][0]).toBe("content,role");
     expect(keys("deepseek", "deepseek-reasoner")[0][0]).toBe("content,role,tool_calls");
+  });
+
+  it("what a model asked for goes back on any kind: reasoning on every assistant message (empty if none), signatures", () => {
+    const learned = prepareMessages("generic", "m", history, new Set(["reasoning_content", "extra_content"] as const));
+    const call = { id: "a", type: "function" as const, function: { name: "x", arguments: "{}" } };
+    const unrecorded: LlmMessage = { role: "assistant", content: null, tool_calls: [call] };
+    const noReasoning = prepareMessages("generic", "m", [unrecorded], new Set(["reasoning_content"] as const));
+    expect(learned[0]).toMatchObject({ reasoning_content: "r1", tool_calls: [{ extra_content: { google: {} } }] });
+    expect(learned[2]).toEqual({ role: "assistant", content: "text", reasoning_content: "r2" });
+    expect(noReasoning[0]).toMatchObject({ reasoning_content: "" });
   });
 
   it("Gemini keeps extra_content on calls; OpenAI and local servers get neither field", () => {

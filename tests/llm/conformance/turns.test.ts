@@ -10,7 +10,7 @@ import {
   type ScriptedOpenAi,
   type ScriptStep,
 } from "../../support/scripted-openai";
-import { chunk, sse, usageChunk } from "./wire";
+import { chunk, deepseekReasoningMissing, geminiSignatureMissing, sse, usageChunk } from "./wire";
 
 let h: Harness | undefined;
 let spare: ScriptedOpenAi | undefined;
@@ -109,27 +109,29 @@ describe("DeepSeek", () => {
   });
 });
 
+/** A Gemini stream of one tool call with its thought signature. */
+const signed = (id: string, name: string, args: string, signature: string) =>
+  sse(
+    chunk({ role: "assistant" }),
+    chunk({
+      tool_calls: [
+        {
+          id,
+          type: "function",
+          function: { name, arguments: args },
+          extra_content: { google: { thought_signature: signature } },
+        },
+      ],
+    }),
+    chunk({}, "tool_calls"),
+    usageChunk(5, 5),
+  );
+const unsigned = (body: ChatCompletionCreateParams) =>
+  withCalls(body).some((m) => !m.tool_calls?.[0]?.extra_content?.google?.thought_signature);
+
 describe("Gemini", () => {
-  const signed = (id: string, name: string, args: string, signature: string) =>
-    sse(
-      chunk({ role: "assistant" }),
-      chunk({
-        tool_calls: [
-          {
-            id,
-            type: "function",
-            function: { name, arguments: args },
-            extra_content: { google: { thought_signature: signature } },
-          },
-        ],
-      }),
-      chunk({}, "tool_calls"),
-      usageChunk(5, 5),
-    );
   const strict = guarded((body) =>
-    withCalls(body).some((m) => !m.tool_calls?.[0]?.extra_content?.google?.thought_signature)
-      ? "Function call is missing a thought_signature in functionCall parts."
-      : null,
+    unsigned(body) ? "Function call is missing a thought_signature in functionCall parts." : null,
   );
 
   it("thought signatures of tool calls go back with them in the next requests", async () => {
@@ -163,6 +165,74 @@ describe("Gemini", () => {
     expect(later).not.toContain("extra_content");
     expect(later).not.toContain("reasoning_content");
     expect(h.model.requests.at(-1)!.body).toMatchObject({ max_completion_tokens: 384 });
+  });
+});
+
+describe("thinking models behind an OpenAI-compatible proxy (one-api / new-api, kind generic)", () => {
+  /** Every task on one model through the proxy, whose kind says nothing about what the model needs. */
+  const proxied = (model: string) => () => ({
+    kind: "generic" as const,
+    models: { planner: model, timingGate: model, replyer: model, utils: model },
+  });
+  /** Answers with `step`, or refuses as the provider does when a tool call's reasoning did not come back. */
+  const deepseekV4 =
+    (step: ConcreteStep): ScriptStep =>
+    (body) =>
+      withCalls(body).some((m) => typeof m.reasoning_content !== "string") ? deepseekReasoningMissing : step;
+  const gemini3 =
+    (step: ConcreteStep): ScriptStep =>
+    (body) =>
+      unsigned(body) ? geminiSignatureMissing("tool_search", 2) : step;
+  const refused = (m: ScriptedOpenAi, refuses: (body: ChatCompletionCreateParams) => boolean) =>
+    m.requests.flatMap((r, i) => (refuses(r.body) ? [i] : []));
+
+  it("DeepSeek thinking: the 400 asking for reasoning_content is learned for the model and the request re-sent at once; later requests carry it from the start", async () => {
+    h = await startHarness({ modelOptions: proxied("deepseek-v4-flash") });
+    const finish = call("finish", {}, { reasoningContent: "done" });
+    h.model.enqueue(
+      deepseekV4(call("continue", {}, { reasoningContent: "gate thinks" })),
+      deepseekV4(call("tool_search", { query: "weather" }, { reasoningContent: "planner thinks" })),
+      deepseekV4(finish), // the planner's next round: refused
+      deepseekV4(finish), // re-sent with the reasoning
+      deepseekV4(call("no_action", {}, { reasoningContent: "later" })),
+    );
+    await turn(h, "上海明天天气如何？", 1);
+    await turn(h, "谢谢", 2);
+    expect(h.ofType("llm.error")).toEqual([]);
+    expect(h.ofType("llm.retry")).toEqual([]);
+    expect(h.ofType("cycle.end").map((e) => e.data.endReason)).toEqual(["tool_continue", "finish", "timing_no_action"]);
+    const missing = (body: ChatCompletionCreateParams) =>
+      withCalls(body).some((m) => m.reasoning_content === undefined);
+    expect(refused(h.model, missing)).toEqual([2]);
+    const [, , , resent, gateNext] = h.model.requests.map((r) => withCalls(r.body).map((m) => m.reasoning_content));
+    expect(resent).toEqual(["planner thinks"]);
+    expect(gateNext).toEqual(expect.arrayContaining(["gate thinks", "planner thinks"]));
+    expect(h.engine.model.endpointStatuses?.()[0].learned.passBack).toEqual([
+      { model: "deepseek-v4-flash", fields: ["reasoning_content"] },
+    ]);
+  });
+
+  it("Gemini: the 400 naming a missing thought signature (a list of one error) is learned and the signatures go back", async () => {
+    h = await startHarness({ modelOptions: proxied("gemini-3-flash-preview") });
+    const finish = signed("g3", "finish", "{}", "sig-end");
+    h.model.enqueue(
+      gemini3(signed("g1", "continue", "{}", "sig-gate")),
+      gemini3(signed("g2", "tool_search", '{"query":"weather"}', "sig-plan")),
+      gemini3(finish),
+      gemini3(finish),
+      gemini3(signed("g4", "no_action", "{}", "sig-later")),
+    );
+    await turn(h, "上海明天天气如何？", 1);
+    await turn(h, "谢谢", 2);
+    expect(h.ofType("llm.error")).toEqual([]);
+    expect(refused(h.model, unsigned)).toEqual([2]);
+    const sigs = withCalls(h.model.requests.at(-1)!.body).map(
+      (m) => m.tool_calls?.[0]?.extra_content?.google?.thought_signature,
+    );
+    expect(sigs).toEqual(expect.arrayContaining(["sig-gate", "sig-plan"]));
+    expect(h.engine.model.endpointStatuses?.()[0].learned.passBack).toEqual([
+      { model: "gemini-3-flash-preview", fields: ["extra_content"] },
+    ]);
   });
 });
 
@@ -234,6 +304,16 @@ describe("tool calls through the engine", () => {
     ]);
     expect(h.ofType("timing_gate.result")[0].data.action).toBe("continue");
     expect(backup.requests.map((r) => r.body.model)).toEqual(["gemma"]);
+    // Who answered is in the events: the fallback for the gate, the first target for the planner.
+    expect(h.ofType("timing_gate.result")[0].data.answeredBy).toEqual({
+      endpoint: "spare",
+      model: "gemma",
+      fallback: true,
+    });
+    expect(h.ofType("planner.finalized")[0].data.planner?.answeredBy).toEqual({
+      endpoint: "main",
+      model: "planner-model",
+    });
     expect(h.ofType("cycle.end").at(-1)?.data.endReason).toBe("finish");
     expect(h.engine.model.endpointStatuses?.().map((s) => [s.name, s.failures, s.calls])).toEqual([
       ["main", 1, 2],
