@@ -169,7 +169,7 @@ export class LiveSettingsService {
     const failing = new Set(problems.map((p) => p.path.split(".")[0]));
     const overrides: Overrides = {};
     for (const section of LIVE_SECTIONS)
-      if (!failing.has(section)) Object.assign(overrides, { [section]: wanted[section] });
+      if (!failing.has(section)) setOverrides(overrides, section, overridesIn(wanted, section) ?? {});
     return { settings: liveSettingsSchema.parse(merged(this.file, overrides)), overrides, problems };
   }
 
@@ -314,11 +314,25 @@ function merged(current: LiveSettings, patch: Overrides): LiveSettings {
   };
 }
 
+type Section = (typeof LIVE_SECTIONS)[number];
 type Entries = Record<string, unknown>;
+/** Overrides, or the whole sections earlier versions saved: per section its values by key. */
+type SectionValues = { bot?: Entries; chat?: Entries; models?: { tasks?: Entries }; prompts?: Entries };
 
 /** A section's values by key (a task's route, a prompt's text); absent keys are absent. */
-function entriesOf(settings: LiveSettings, section: (typeof LIVE_SECTIONS)[number]): Entries {
+function entriesOf(settings: LiveSettings, section: Section): Entries {
   return section === "models" ? settings.models.tasks : settings[section];
+}
+
+/** A section's saved values by key (models: the task routes), or undefined. */
+function overridesIn(values: SectionValues, section: Section): Entries | undefined {
+  return section === "models" ? values.models?.tasks : values[section];
+}
+
+/** Sets a section's overrides to `entries` (none when it is empty). */
+function setOverrides(overrides: Overrides, section: Section, entries: Entries): void {
+  if (Object.keys(entries).length)
+    Object.assign(overrides, { [section]: section === "models" ? { tasks: entries } : entries });
 }
 
 /**
@@ -328,15 +342,14 @@ function entriesOf(settings: LiveSettings, section: (typeof LIVE_SECTIONS)[numbe
 function withChange(overrides: Overrides, patch: Overrides, after: LiveSettings, file: LiveSettings): Overrides {
   const out: Overrides = {};
   for (const section of LIVE_SECTIONS) {
-    const kept: Entries = { ...(section === "models" ? overrides.models?.tasks : overrides[section]) };
-    const named = section === "models" ? patch.models?.tasks : patch[section];
+    const kept: Entries = { ...overridesIn(overrides, section) };
     const now = entriesOf(after, section);
     const before = entriesOf(file, section);
-    for (const key of Object.keys(named ?? {})) {
+    for (const key of Object.keys(overridesIn(patch, section) ?? {})) {
       if (isDeepStrictEqual(now[key], before[key])) delete kept[key];
       else kept[key] = now[key] ?? null;
     }
-    if (Object.keys(kept).length) Object.assign(out, { [section]: section === "models" ? { tasks: kept } : kept });
+    setOverrides(out, section, kept);
   }
   return out;
 }
@@ -356,7 +369,7 @@ function legacyOverrides(saved: Saved, file: LiveSettings): Overrides {
   const legacy = saved.settings ?? {};
   const patch: Overrides = {};
   for (const section of LIVE_SECTIONS) {
-    const values: Entries | undefined = section === "models" ? legacy.models?.tasks : legacy[section];
+    const values = overridesIn(legacy, section);
     if (!values) continue;
     const inFile = entriesOf(file, section);
     // bot and chat sections are whole (a key the schema no longer has is left out); a task route or a
@@ -376,7 +389,7 @@ function legacyOverrides(saved: Saved, file: LiveSettings): Overrides {
       const ownChoice = !complete && !isDeepStrictEqual(value, byDefault[key] ?? null);
       if (differs && (named.has(`${section}.${key}`) || ownChoice)) kept[key] = value;
     }
-    if (Object.keys(kept).length) Object.assign(patch, { [section]: section === "models" ? { tasks: kept } : kept });
+    setOverrides(patch, section, kept);
   }
   return patch;
 }
