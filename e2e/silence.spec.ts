@@ -1,7 +1,9 @@
 // Silence made visible: in a private chat (privateTalkValue 0.25 in e2e/support/serve.ts, so a turn
 // needs 4 messages) a message below the threshold shows in the live view at once with why it waits,
 // the overview counts it as pending, and once the fourth message starts a turn the waiting rows turn
-// into ordinary ones (not shown twice). The silences panel lists the quiet stretch.
+// into ordinary ones (not shown twice) that keep how long and why they waited, in the live view and
+// the replay. The silences panel lists the quiet stretch.
+import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
 
 test("a message below the threshold shows at once with its reason", async ({ page, api }) => {
@@ -43,9 +45,24 @@ test("a message below the threshold shows at once with its reason", async ({ pag
     await expect(rows).toHaveCount(1);
     await expect(rows).not.toHaveAttribute("data-pending", /.+/);
   }
+  // Handled, the three that waited keep why on their row; the fourth started the turn at once.
+  const waited = (scope: Page | Locator, text: string) =>
+    scope.locator('[data-testid="chat-message"][data-direction="in"]').filter({ hasText: text }).getByTestId("waited");
+  for (const text of ["第一条：先说个事", "第二条", "第三条"])
+    await expect(waited(page, text)).toContainText(/^waited .+: below threshold$/);
+  await expect(waited(page, "第四条")).toHaveCount(0);
   await api.waitIdle(sessionId);
 
   // The silences panel lists the stretch the bot stayed quiet, with its reason.
   await page.getByTestId("silences-panel").getByText("Silences").click();
   await expect(page.getByTestId("silence").first()).toBeVisible();
+
+  // The replay, at its end, shows the same history on the handled rows.
+  await page.goto(`/sessions/${encodeURIComponent(sessionId)}/replay`);
+  await page.getByTestId("scrubber").focus();
+  await page.keyboard.press("End");
+  const transcript = page.getByTestId("replay-transcript");
+  await expect(transcript.getByText("第四条")).toBeVisible();
+  await expect(waited(transcript, "第一条：先说个事")).toContainText("below threshold");
+  await expect(waited(transcript, "第一条：先说个事")).toHaveAttribute("title", /1 of 4 messages/);
 });

@@ -3,6 +3,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
+import path from "node:path";
 import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
 import type { AnalyticsIndexer } from "./analytics/indexer";
@@ -20,9 +21,9 @@ import { openClusterState, type OpenClusterState } from "./cluster/state-parts";
 import { singleStatus } from "./cluster/status";
 import { routeSharedStreams } from "./cluster/stream-routing";
 import { createEngine, taskRoutes, type Engine } from "./composition";
+import { dataDirFromEnv } from "./data-dir";
 import { openDatabase, type MaisakaDatabase } from "./db";
 import { journalFromEnv } from "./db/ledger";
-import { publicDir } from "./db/seed";
 import { promptNames, stderrLogger, type Clock, type EngineLogger, type OutboundSink } from "./engine";
 import { apiErrorOf } from "./http/api-errors";
 import { HttpError, tooManyWrongTokens } from "./http/errors";
@@ -30,6 +31,7 @@ import { createApiServices, type EngineParts } from "./http/api-services";
 import { prepareDashboard, requestListener, type DashboardOptions } from "./http/requests";
 import { ApiRouter } from "./http/router";
 import { apiRoutes } from "./http/routes";
+import { prepareEmojiFolder } from "./http/services/emoji-files";
 import type { IconProxyOptions } from "./http/services/icon-proxy";
 import type { ProviderStatusRegistry } from "./http/services/provider-status";
 import type { RetentionSweep } from "./http/services/retention";
@@ -87,8 +89,11 @@ export interface AppServerOptions {
    * at start. One per node: two with the same node id would each answer the other's calls.
    */
   messenger?: NodeMessenger;
-  /** The folder emoji files are under (records name them "emoji/…"; default public/, tests a temp one). */
-  emojiRoot?: string;
+  /**
+   * The data folder (default MAISAKA_DATA_DIR, else ./data): the emoji library's files are in its
+   * emoji/ folder (records name them "emoji/…"), made ready at start (prepareEmojiFolder).
+   */
+  dataDir?: string;
   /** The live OTLP push's batching delay (tests shorten it). */
   telemetry?: { scheduledDelayMs?: number };
   /**
@@ -146,7 +151,8 @@ export async function startAppServer(opts: AppServerOptions): Promise<AppServer>
       ledger: { journal: journalFromEnv(opts.env ?? process.env) },
     });
     try {
-      const app = await serve({ ...opts, ...(messenger ? { messenger } : {}) }, database, member);
+      const dataDir = path.resolve(opts.dataDir ?? dataDirFromEnv(opts.env ?? process.env));
+      const app = await serve({ ...opts, dataDir, ...(messenger ? { messenger } : {}) }, database, member);
       return ownMessenger ? withClose(app, () => ownMessenger!.close()) : app;
     } catch (error) {
       await database.close();
@@ -186,19 +192,25 @@ function oneBotClusterSide(member: ClusterMember, messenger: NodeMessenger): One
   };
 }
 
-async function serve(
-  opts: AppServerOptions,
-  database: MaisakaDatabase,
-  member: ClusterMember | null,
-): Promise<AppServer> {
+/** The options once the data folder is known. */
+type ServeOptions = AppServerOptions & { dataDir: string };
+
+async function serve(opts: ServeOptions, database: MaisakaDatabase, member: ClusterMember | null): Promise<AppServer> {
   const logger = opts.logger ?? stderrLogger;
+  // Before anything sends or serves an emoji: the library's files are in the data folder.
+  const emojis = await database.stores.emojis.listAll();
+  await prepareEmojiFolder(
+    opts.dataDir,
+    emojis.map((emoji) => emoji.file),
+    logger,
+  );
   // Before the engine: its outbound deliveries go through the platform connections.
   const connections = createOneBotPlatform({
     config: opts.config,
     logger,
     onEvent: opts.onebot?.onEvent,
     tuning: opts.onebot?.tuning,
-    emojiRoot: opts.emojiRoot ?? publicDir,
+    emojiRoot: opts.dataDir,
   });
   // The operator's saved MCP server list replaces the config file's (server/mcp/server-settings.ts).
   const savedMcpServers = await loadSavedMcpServers(database.stores.settings, logger);
@@ -286,7 +298,7 @@ async function serve(
 const PLATFORM_ACTOR = { id: "platform", name: "platform" };
 
 async function serveEngine(
-  opts: AppServerOptions,
+  opts: ServeOptions,
   database: MaisakaDatabase,
   parts: Omit<EngineParts, "cluster">,
   logger: EngineLogger,
@@ -302,7 +314,7 @@ async function serveEngine(
   const clusterState = opts.sharedState;
   const { ctx, auth, accounts, providerStatus, analytics, retention, telemetry, stateReloaders } =
     await createApiServices(
-      { ...opts, emojiRoot: opts.emojiRoot ?? publicDir },
+      opts,
       database,
       {
         ...parts,

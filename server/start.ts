@@ -7,7 +7,8 @@
 // block the server or its children can read holds the credential.
 //
 // Environment beyond interface.md: MAISAKA_NO_UI=1 serves only /api and Socket.IO (no Next build or
-// handler; the tests use it), MAISAKA_DATA_DIR (default ./data) holds the generated operator token,
+// handler; the tests use it), MAISAKA_DATA_DIR (default ./data) holds what the server writes for the
+// instance (server/data-dir.ts: the generated operator token, the emoji files, the SQLite database),
 // MAISAKA_CHILD_USER ("uid:gid", default 65534:65534) is who plugins and stdio MCP servers run as
 // when the server runs as root.
 import { spawnSync } from "node:child_process";
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
   const { displayDatabaseUrl, sqlitePathFromUrl } = await import("./db/database-url");
   const { ChildIsolation, ChildIsolationError } = await import("./sandbox/child-isolation");
   const { startAppServer } = await import("./app-server");
+  const { dataDirFromEnv } = await import("./data-dir");
   const { ClusterConfigError } = await import("./cluster/config");
 
   const databaseUrl = databaseUrlFromEnv(env);
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
   let isolationNotice: string | null;
   try {
     const { config, path: configPath } = loadConfig(env);
-    const dataDir = env.MAISAKA_DATA_DIR ?? "data";
+    const dataDir = dataDirFromEnv(env);
     tightenDataFiles(dataDir, sqliteFileOf(databaseUrl, sqlitePathFromUrl));
     const token = resolveAdminToken(handedToken === null ? env : { MAISAKA_ADMIN_TOKEN: handedToken }, dataDir);
     tokenSource = token.source;
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
       port: Number(env.PORT ?? 3000),
       databaseUrl,
       config,
+      dataDir,
       token: token.token,
       dashboard: withDashboard ? { dev, dir: root } : false,
       env,

@@ -333,7 +333,7 @@ const ReplayLists = memo(function ReplayLists({
   const renderChat = useCallback(
     (item: TimelineItem) =>
       item.kind === "message" ? (
-        <MessageRow event={item.event} recalled={item.recalled} arrival={item.arrival} />
+        <MessageRow event={item.event} recalled={item.recalled} waits={item.waits} />
       ) : item.kind === "notice" ? (
         <NoticeRow event={item.event} />
       ) : null,

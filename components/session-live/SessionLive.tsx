@@ -263,7 +263,7 @@ const LiveBody = memo(function LiveBody({
         );
       }
       if (item.kind === "message")
-        return <MessageRow event={item.event} recalled={item.recalled} arrival={item.arrival} live />;
+        return <MessageRow event={item.event} recalled={item.recalled} waits={item.waits} live />;
       return <NoticeRow event={item.event} />;
     },
     [selected, expanded, toggleExpanded],

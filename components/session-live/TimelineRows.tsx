@@ -3,9 +3,9 @@
 // untrusted: it is always rendered as React text, never as HTML; platform images load only from
 // http(s) URLs, without a referrer.
 import { memo } from "react";
-import { formatClock, shortId } from "../../lib/client/format";
+import { formatClock, formatDuration, shortId } from "../../lib/client/format";
 import { chatImagePath } from "../../lib/client/images";
-import { describePending, pendingRemaining } from "../../lib/client/pending";
+import { describePending, heldBy, pendingRemaining } from "../../lib/client/pending";
 import { useT } from "../../lib/client/react/use-locale";
 import { useNow } from "../../lib/client/react/use-now";
 import type { ChatEvent, NoticeEvent, PendingEvent } from "../../lib/client/timeline";
@@ -17,13 +17,13 @@ import { Badge } from "../ui/Badge";
 export const MessageRow = memo(function MessageRow({
   event,
   recalled,
-  arrival,
+  waits,
   live,
 }: {
   event: ChatEvent;
   recalled?: boolean;
-  /** The message.pending that first showed it: the row keeps its arrival time. */
-  arrival?: PendingEvent;
+  /** Its message.pending announcements: the row keeps the first one's time, and once taken says why it waited. */
+  waits?: readonly PendingEvent[];
   /** A pending row counts its gate down on the wall clock (replay shows the ETA it was given). */
   live?: boolean;
 }) {
@@ -71,7 +71,7 @@ export const MessageRow = memo(function MessageRow({
       data-recalled={recalled || undefined}
       data-pending={pending ? pending.data.reason : undefined}
     >
-      <span className="msg-time mono">{formatClock((arrival ?? event).ts)}</span>
+      <span className="msg-time mono">{formatClock((waits?.[0] ?? event).ts)}</span>
       <span className="msg-who" title={d.userId ? `${d.speakerName} (user id ${d.userId})` : d.speakerName}>
         {d.speakerName}
       </span>
@@ -89,6 +89,7 @@ export const MessageRow = memo(function MessageRow({
           </Badge>
         )}
         {pending && <PendingBadge event={pending} live={live} />}
+        {taken && waits && heldBy(waits).length > 0 && <WaitedBadge waits={waits} takenAt={event.ts} />}
         {taken?.replyTo && (
           <span className="muted mono" title={t("cycle.replyTo", { id: taken.replyTo })}>
             ↩ {shortId(taken.replyTo)}
@@ -127,6 +128,25 @@ function PendingText({ event, now }: { event: PendingEvent; now: number }) {
   return (
     <Badge tone="warn" title={t("live.pendingTitle")} testId="pending-reason">
       ⏳ {text}
+    </Badge>
+  );
+}
+
+/**
+ * A message a turn took after it waited: for how long and why (the gates that held it, in order),
+ * each announcement in the title. Stays on the row, in the live view and the replay alike.
+ */
+function WaitedBadge({ waits, takenAt }: { waits: readonly PendingEvent[]; takenAt: number }) {
+  const t = useT();
+  const history = waits.map((w) => `${formatClock(w.ts)} ${describePending(w.data, w.data.etaMs ?? null, t)}`);
+  return (
+    <Badge tone="muted" title={[t("live.waitedTitle"), ...history].join("\n")} testId="waited">
+      {t("live.waited", {
+        duration: formatDuration(takenAt - waits[0].ts),
+        reasons: heldBy(waits)
+          .map((reason) => t(`pending.held.${reason}`))
+          .join(" → "),
+      })}
     </Badge>
   );
 }

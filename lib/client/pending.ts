@@ -1,6 +1,6 @@
 // How a waiting inbound message (message.pending) is described to operators: the gate that holds it
 // and, where the engine gave one, when that gate ends.
-import type { MessagePendingData } from "../events/schemas";
+import type { MessagePendingData, PendingReason } from "../events/schemas";
 import type { Translate } from "../i18n/messages";
 
 /**
@@ -46,4 +46,21 @@ export function describePending(d: MessagePendingData, remainingMs: number | nul
     case "debounce":
       return t("pending.debounce", { left });
   }
+}
+
+/**
+ * The gates that held a message, in the order its announcements named them (each once, a gate met
+ * again after another counted again); none when every announcement said a turn takes it at once.
+ */
+export function heldBy(waits: readonly { data: MessagePendingData }[]): PendingReason[] {
+  const out: PendingReason[] = [];
+  for (const { data } of waits) {
+    const atOnce =
+      data.reason === "threshold" &&
+      (data.forcedBy !== undefined ||
+        data.etaMs === 0 ||
+        (data.threshold !== undefined && data.pending >= data.threshold));
+    if (!atOnce && out[out.length - 1] !== data.reason) out.push(data.reason);
+  }
+  return out;
 }

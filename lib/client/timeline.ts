@@ -46,10 +46,18 @@ export interface CycleView {
 
 export type TimelineItem =
   /**
-   * recalled: a later message.recalled named it (it stays shown, struck through). arrival: the
-   * message.pending that first showed it (its time is the row's time once ingested).
+   * recalled: a later message.recalled named it (it stays shown, struck through). waits: the
+   * message.pending announcements of it in order, kept once a turn took it (why it waited); the
+   * first one's time is the row's time.
    */
-  | { kind: "message"; key: string; seq: number; event: ChatEvent; recalled?: boolean; arrival?: PendingEvent }
+  | {
+      kind: "message";
+      key: string;
+      seq: number;
+      event: ChatEvent;
+      recalled?: boolean;
+      waits?: readonly PendingEvent[];
+    }
   | { kind: "cycle"; key: string; seq: number; cycle: CycleView }
   | { kind: "notice"; key: string; seq: number; event: NoticeEvent };
 
@@ -230,11 +238,12 @@ class Draft {
       case "message.ingested": {
         this.lastPending = event.type === "message.pending" ? event : null;
         // A message is one row: announced again (its gate changed) or taken by a turn, the pending
-        // row is updated in place and keeps its first announcement's time.
+        // row is updated in place and keeps every announcement (its wait history).
         const index = this.messageIndex.get(event.data.messageId);
         const item = index === undefined ? undefined : this.items[index];
         if (index !== undefined && item?.kind === "message" && item.event.type === "message.pending") {
-          this.items[index] = { ...item, event, arrival: item.arrival ?? item.event };
+          const waits = item.waits ?? [item.event];
+          this.items[index] = { ...item, event, waits: event.type === "message.pending" ? [...waits, event] : waits };
         } else if (event.type === "message.ingested" || index === undefined) {
           this.pushMessage(event);
         }
@@ -317,7 +326,8 @@ class Draft {
   private pushMessage(event: ChatEvent): void {
     this.messageCount++;
     this.messageIndex.set(event.data.messageId, this.items.length);
-    this.items.push({ kind: "message", key: `m${event.seq}`, seq: event.seq, event });
+    const waits = event.type === "message.pending" ? { waits: [event] } : {};
+    this.items.push({ kind: "message", key: `m${event.seq}`, seq: event.seq, event, ...waits });
   }
 
   private startCycle(cycleId: string, event: MonitorEvent, start: EventData<"cycle.start"> | null): string {

@@ -220,6 +220,11 @@ export const maisakaConfigSchema = z
         maxContextSize: z.number().int().positive().default(40),
         maxPrivateContextSize: z.number().int().positive().default(60),
         messageDebounceSeconds: z.number().min(0).default(1),
+        /**
+         * The debounce's ceiling: a chat that never goes quiet for messageDebounceSeconds holds the
+         * first message the debounce waits with at most this long (engine.md 2).
+         */
+        messageDebounceMaxSeconds: z.number().min(0).default(10),
         maxInternalRounds: z.number().int().positive().default(10),
         /** A mention by name (not @) also forces the next gate to continue. */
         mentionedBotReply: z.boolean().default(false),

@@ -1,14 +1,28 @@
 // DATABASE_URL handling: a SQLite file (`file:<path>`, relative to the working directory, as the Prisma CLI
-// and better-sqlite3 resolve them; the default) or a Postgres server (`postgresql://…` or `postgres://…`).
+// and better-sqlite3 resolve them; the default, maisaka.db in the data folder) or a Postgres server
+// (`postgresql://…` or `postgres://…`).
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { dataDirFromEnv, type EnvMap } from "../data-dir";
 
-export const defaultDatabaseUrl = "file:./data/maisaka.db";
+/** Where the database was by default before it followed MAISAKA_DATA_DIR. */
+const LEGACY_DEFAULT_FILE = "./data/maisaka.db";
 
 /** The SQL dialect behind a database: what raw SQL must be written in. */
 export type SqlDialect = "sqlite" | "postgresql";
 
-export function databaseUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.DATABASE_URL?.trim() || defaultDatabaseUrl;
+/**
+ * DATABASE_URL, or maisaka.db in the data folder (file:./data/maisaka.db by default). A data folder
+ * moved by MAISAKA_DATA_DIR that holds no database yet, while ./data/maisaka.db exists, keeps using
+ * that file: it was made before the default followed the data folder (docs/deploy.md says how to move it).
+ */
+export function databaseUrlFromEnv(env: EnvMap = process.env): string {
+  const given = env.DATABASE_URL?.trim();
+  if (given) return given;
+  const file = `${dataDirFromEnv(env).replace(/\/+$/, "")}/maisaka.db`;
+  const legacy =
+    !existsSync(file) && path.resolve(file) !== path.resolve(LEGACY_DEFAULT_FILE) && existsSync(LEGACY_DEFAULT_FILE);
+  return `file:${legacy ? LEGACY_DEFAULT_FILE : file}`;
 }
 
 /** True for a `postgresql://` or `postgres://` URL. */

@@ -1,5 +1,5 @@
 // Draws the seed emoji (simple coloured faces) and encodes them as PNG with node:zlib, so the images
-// under public/emoji/ are reproducible from code instead of opaque binaries of unknown origin.
+// written into the data folder are reproducible from code instead of opaque binaries of unknown origin.
 import { crc32, deflateSync } from "node:zlib";
 
 export type Mouth = "smile" | "frown" | "open" | "flat";

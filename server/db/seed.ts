@@ -1,16 +1,11 @@
 // First-start seeding: a few emoji so send_emoji works out of the box. Nothing else is seeded (no chat
-// data). Images live in public/emoji/, drawn by emoji-art.ts; regenerate them with
-// `node --import tsx server/db/seed.ts --write-images`.
-import { mkdir, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+// data). Their images are drawn by emoji-art.ts into the data folder's emoji/ at start
+// (prepareEmojiFolder in server/http/services/emoji-files.ts), so no binary ships with the program.
 import type { PrismaClient } from "../../generated/prisma/client";
 import type { EmojiRecord } from "../stores/types";
 import { withBusyRetry } from "./busy";
 import { drawFace, encodePng, type FaceSpec } from "./emoji-art";
 import { isUniqueClash } from "./stores/support";
-
-export const publicDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../public");
 
 type SeedEmoji = EmojiRecord & { face: FaceSpec };
 
@@ -52,7 +47,7 @@ export const seedEmojis: readonly SeedEmoji[] = [
   },
 ];
 
-/** PNG bytes of a seed emoji, exactly as committed under public/. */
+/** PNG bytes of a seed emoji. */
 export function seedImage(emoji: SeedEmoji): Buffer {
   return encodePng(drawFace(emoji.face));
 }
@@ -79,14 +74,3 @@ export async function seedDatabase(prisma: PrismaClient, now: () => number = Dat
       }),
   );
 }
-
-async function writeImages(): Promise<void> {
-  for (const emoji of seedEmojis) {
-    const target = path.join(publicDir, emoji.file);
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, seedImage(emoji));
-    console.error(`wrote ${path.relative(process.cwd(), target)}`);
-  }
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes("--write-images")) await writeImages();

@@ -34,6 +34,8 @@ export class TriggerScheduler {
   private processed = 0;
   private lastMessageAt = 0;
   private debounceNeeded = false;
+  /** When the first message the debounce holds arrived (the ceiling counts from it). */
+  private debounceSince = 0;
   private forceContinue = false;
   /** What armed force-continue, for operators; unknown (null) after a restore. */
   private forcedBy: "at" | "mention" | null = null;
@@ -75,6 +77,7 @@ export class TriggerScheduler {
 
   /** Messages came in during a run: the next collection waits for the chat to go quiet. */
   requireDebounce(): void {
+    if (!this.debounceNeeded) this.debounceSince = this.deps.clock.now();
     this.debounceNeeded = true;
   }
 
@@ -143,9 +146,18 @@ export class TriggerScheduler {
     return { pending, threshold, forcedBy: this.forceContinue ? this.forcedBy : null, decision };
   }
 
-  /** When the debounce of the next collection ends, or null when none is needed. */
+  /**
+   * When the debounce of the next collection ends, or null when none is needed: messageDebounceSeconds
+   * after the last message, but never later than messageDebounceMaxSeconds after the first one it
+   * holds (a flood that never goes quiet would hold it, @-mentions included, for as long as it lasts).
+   */
   debounceDeadline(): number | null {
-    return this.debounceNeeded ? this.lastMessageAt + this.deps.config.chat.messageDebounceSeconds * 1000 : null;
+    if (!this.debounceNeeded) return null;
+    const chat = this.deps.config.chat;
+    return Math.min(
+      this.lastMessageAt + chat.messageDebounceSeconds * 1000,
+      this.debounceSince + chat.messageDebounceMaxSeconds * 1000,
+    );
   }
 
   get rechecking(): boolean {
@@ -157,14 +169,13 @@ export class TriggerScheduler {
     this.recheck = null;
   }
 
-  /** Waits until messageDebounceSeconds after the last message, if messages came in during a run. */
+  /** Waits until the debounce deadline (moved by each new message), if messages came in during a run. */
   async debounce(pause: (ms: number) => Promise<boolean>): Promise<void> {
-    if (!this.debounceNeeded) return;
-    const quietMs = this.deps.config.chat.messageDebounceSeconds * 1000;
     for (;;) {
-      const remaining = this.lastMessageAt + quietMs - this.deps.clock.now();
-      if (remaining <= 0) break;
-      if (!(await pause(remaining))) break;
+      const deadline = this.debounceDeadline();
+      if (deadline === null) return;
+      const remaining = deadline - this.deps.clock.now();
+      if (remaining <= 0 || !(await pause(remaining))) break;
     }
     this.debounceNeeded = false;
   }

@@ -67,8 +67,8 @@ export interface ApiServicesOptions {
   auth?: { sessions?: Partial<LoginSessionOptions>; limits?: Partial<LoginLimitOptions> };
   icons?: Partial<IconProxyOptions>;
   plugins?: boolean;
-  /** The folder emoji files are under. */
-  emojiRoot: string;
+  /** The data folder: the emoji library's files are in its emoji/. */
+  dataDir: string;
   telemetry?: { scheduledDelayMs?: number };
   /** A cluster node's parts (once-per-cluster work, who owns which session); absent: a single process. */
   sharedState?: ClusterStateParts;
@@ -173,7 +173,7 @@ export async function createApiServices(
     analytics.adopt(sessionId);
   };
   const retention = new RetentionSweep(engine, lifecycle, opts.config.retention, opts.sharedState?.once);
-  const emojiFiles = new EmojiFiles(opts.emojiRoot);
+  const emojiFiles = new EmojiFiles(opts.dataDir);
   const telemetry = startTelemetry(opts.config, engine.bus, () => engine.clock.now(), opts.telemetry);
   const ctx: ApiContext = {
     engine,

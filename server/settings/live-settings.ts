@@ -1,14 +1,17 @@
 // The settings operators change live (bot, chat, model per task, prompt overrides): the one owner of
-// those parts of the config. A change is checked with the config file's own schemas, saved as a setting
-// (laid over the config file's values at the next start), then applied by replacing the config's
-// sections, never editing them, so a turn that pinned the old sections keeps them (the runtime's
-// pinTurnSettings): a change takes effect from the next turn. Every change bumps a version; a change
-// made on an older version is refused with what changed meanwhile (two operators editing at once).
+// those parts of the config. A change is checked with the config file's own schemas, saved as the
+// values the operators changed (laid over the config file's at every start, so a section or value they
+// never touched follows the file), then applied by replacing the config's sections, never editing them,
+// so a turn that pinned the old sections keeps them (the runtime's pinTurnSettings): a change takes
+// effect from the next turn. Every change bumps a version; a change made on an older version is
+// refused with what changed meanwhile (two operators editing at once).
+import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import {
   LIVE_SECTIONS,
   liveSettingsSchema,
   settingsChangeSchema,
+  settingsPatchSchema,
   type LiveSettings,
   type SettingsChange,
   type SettingsDiffEntry,
@@ -23,10 +26,28 @@ export const LIVE_SETTINGS_KEY = "settings.live";
 /** Changes remembered for conflict messages. */
 const KEPT_CHANGES = 50;
 
+/** What operators changed, in a change's own shape: keys laid over the file's; null removes a route or an override. */
+const overridesSchema = settingsPatchSchema.pick({ bot: true, chat: true, models: true, prompts: true });
+type Overrides = z.infer<typeof overridesSchema>;
+
+const plainRecord = z.record(z.string(), z.unknown());
+
 const savedSchema = z.object({
   version: z.number().int().min(0),
   updatedAt: z.number().nullable(),
-  settings: liveSettingsSchema.partial(),
+  overrides: overridesSchema.optional(),
+  /**
+   * What versions before the overrides saved: every section a change touched, whole (and, through a
+   * defaults bug, sometimes all four). Read as plain values and turned into overrides (legacyOverrides).
+   */
+  settings: z
+    .object({
+      bot: plainRecord.optional(),
+      chat: plainRecord.optional(),
+      models: z.object({ tasks: plainRecord.optional() }).optional(),
+      prompts: plainRecord.optional(),
+    })
+    .optional(),
   changes: z.array(settingsChangeSchema),
 });
 type Saved = z.infer<typeof savedSchema>;
@@ -83,14 +104,18 @@ export class LiveSettingsService {
   private version = 0;
   private updatedAt: number | null = null;
   private changes: SettingsChange[] = [];
-  /** The sections changed live (saved whole, so a later config file edit of them is overridden). */
-  private overridden: Partial<LiveSettings> = {};
+  /** The config file's values, before anything changed live: what the overrides are laid over. */
+  private readonly file: LiveSettings;
+  /** The values changed live (saved; the file's value rules for every other one). */
+  private overrides: Overrides = {};
   /** Changes one at a time: a second one is checked against what the first left. */
   private queue: Promise<unknown> = Promise.resolve();
   /** The saved value as last read or written: a change is saved only if it is still the stored one. */
   private stored: unknown = undefined;
 
-  constructor(private readonly opts: LiveSettingsOptions) {}
+  constructor(private readonly opts: LiveSettingsOptions) {
+    this.file = this.current();
+  }
 
   get currentVersion(): number {
     return this.version;
@@ -110,8 +135,9 @@ export class LiveSettingsService {
   }
 
   /**
-   * Lays the saved settings over the config file's values (a saved section that no longer parses is
-   * ignored). Called again when another node changed them: the saved value is the truth.
+   * Lays the saved changes over the config file's values; a section whose changes no longer fit it (an
+   * endpoint the file dropped) keeps the file's, with a warning. Called again when another node changed
+   * them: the saved value is the truth.
    */
   async load(): Promise<void> {
     const raw = await this.opts.store.get(LIVE_SETTINGS_KEY);
@@ -125,17 +151,26 @@ export class LiveSettingsService {
     this.version = saved.data.version;
     this.updatedAt = saved.data.updatedAt;
     this.changes = saved.data.changes;
-    const candidate = { ...this.current(), ...saved.data.settings };
-    const problems = this.problemsOf(candidate);
+    const wanted = saved.data.overrides ?? legacyOverrides(saved.data, this.file);
+    const { settings, overrides, problems } = this.laidOver(wanted);
     if (problems.length) {
       this.opts.logger.warn(
-        `[settings] the saved live settings no longer fit the config and are ignored: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+        `[settings] saved live changes no longer fit the config and are ignored (the config file's values apply): ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
       );
-      return;
     }
-    this.opts.reroute(candidate.models.tasks);
-    this.overridden = saved.data.settings;
-    this.apply(candidate);
+    this.opts.reroute(settings.models.tasks);
+    this.overrides = overrides;
+    this.apply(settings);
+  }
+
+  /** The file's values with `wanted` laid over them, less the sections whose changes do not pass. */
+  private laidOver(wanted: Overrides): { settings: LiveSettings; overrides: Overrides; problems: SettingsProblem[] } {
+    const problems = this.problemsOf(merged(this.file, wanted));
+    const failing = new Set(problems.map((p) => p.path.split(".")[0]));
+    const overrides: Overrides = {};
+    for (const section of LIVE_SECTIONS)
+      if (!failing.has(section)) setOverrides(overrides, section, overridesIn(wanted, section) ?? {});
+    return { settings: liveSettingsSchema.parse(merged(this.file, overrides)), overrides, problems };
   }
 
   /** Reads the saved settings again, after the changes already queued (another node changed them). */
@@ -160,7 +195,7 @@ export class LiveSettingsService {
       );
     }
     const before = this.current();
-    const { candidate, touched } = merged(before, patch);
+    const candidate = merged(before, patch);
     const problems = this.problemsOf(candidate);
     if (problems.length) throw new SettingsInvalid(problems);
     const after = liveSettingsSchema.parse(candidate);
@@ -183,12 +218,11 @@ export class LiveSettingsService {
       paths: diff.map((d) => d.path),
       reason: patch.reason,
     };
-    const overridden = { ...this.overridden };
-    for (const section of touched) Object.assign(overridden, { [section]: after[section] });
+    const overrides = withChange(this.overrides, patch, after, this.file);
     const saved: Saved = {
       version: change.version,
       updatedAt: at,
-      settings: overridden,
+      overrides,
       changes: [...this.changes, change].slice(-KEPT_CHANGES),
     };
     let written: boolean;
@@ -213,7 +247,7 @@ export class LiveSettingsService {
     this.version = saved.version;
     this.updatedAt = at;
     this.changes = saved.changes;
-    this.overridden = overridden;
+    this.overrides = overrides;
     this.apply(after);
     return { applied: true, version: this.version, diff, before, after };
   }
@@ -259,12 +293,8 @@ export class LiveSettingsService {
   }
 }
 
-/** The patch laid over the current settings; `touched`: the sections it names. */
-function merged(
-  current: LiveSettings,
-  patch: SettingsPatch,
-): { candidate: LiveSettings; touched: (typeof LIVE_SECTIONS)[number][] } {
-  const touched = LIVE_SECTIONS.filter((s) => patch[s] !== undefined);
+/** The patch (or the saved overrides, the same shape) laid over `current`. */
+function merged(current: LiveSettings, patch: Overrides): LiveSettings {
   const tasks: Record<string, unknown> = { ...current.models.tasks };
   for (const [task, route] of Object.entries(patch.models?.tasks ?? {})) {
     if (route === null) delete tasks[task];
@@ -276,11 +306,98 @@ function merged(
     else prompts[key] = text;
   }
   // Unchecked here: problemsOf checks every section before anything uses them.
-  const candidate = {
+  return {
     bot: { ...current.bot, ...patch.bot },
     chat: { ...current.chat, ...patch.chat },
     models: { tasks },
     prompts,
   };
-  return { candidate, touched };
+}
+
+type Section = (typeof LIVE_SECTIONS)[number];
+type Entries = Record<string, unknown>;
+/** Overrides, or the whole sections earlier versions saved: per section its values by key. */
+type SectionValues = { bot?: Entries; chat?: Entries; models?: { tasks?: Entries }; prompts?: Entries };
+
+/** A section's values by key (a task's route, a prompt's text); absent keys are absent. */
+function entriesOf(settings: LiveSettings, section: Section): Entries {
+  return section === "models" ? settings.models.tasks : settings[section];
+}
+
+/** A section's saved values by key (models: the task routes), or undefined. */
+function overridesIn(values: SectionValues, section: Section): Entries | undefined {
+  return section === "models" ? values.models?.tasks : values[section];
+}
+
+/** Sets a section's overrides to `entries` (none when it is empty). */
+function setOverrides(overrides: Overrides, section: Section, entries: Entries): void {
+  if (Object.keys(entries).length)
+    Object.assign(overrides, { [section]: section === "models" ? { tasks: entries } : entries });
+}
+
+/**
+ * The overrides after a change: each value the patch names is kept as changed, or dropped when it is
+ * the file's again (the file's value then rules, later edits of the file included); the others stay.
+ */
+function withChange(overrides: Overrides, patch: Overrides, after: LiveSettings, file: LiveSettings): Overrides {
+  const out: Overrides = {};
+  for (const section of LIVE_SECTIONS) {
+    const kept: Entries = { ...overridesIn(overrides, section) };
+    const now = entriesOf(after, section);
+    const before = entriesOf(file, section);
+    for (const key of Object.keys(overridesIn(patch, section) ?? {})) {
+      if (isDeepStrictEqual(now[key], before[key])) delete kept[key];
+      else kept[key] = now[key] ?? null;
+    }
+    setOverrides(out, section, kept);
+  }
+  return out;
+}
+
+/**
+ * Saved whole sections (versions before the overrides) turned into overrides. A section's value was
+ * changed by an operator when a kept change names it; those values are kept. When the kept changes no
+ * longer reach back to the first (older ones were dropped), a value is also kept when it differs both
+ * from the file's and from the default: values equal to the default cannot be told apart from the ones
+ * the old loader filled whole sections with, and values equal to the file's change nothing.
+ */
+function legacyOverrides(saved: Saved, file: LiveSettings): Overrides {
+  const named = new Set(saved.changes.flatMap((c) => c.paths.map(changedKey)));
+  const complete = saved.version === 0 || saved.changes.some((c) => c.version === 1);
+  const { bot, chat, models, prompts } = maisakaConfigSchema.parse({});
+  const defaults: LiveSettings = { bot, chat, models: { tasks: models.tasks }, prompts };
+  const legacy = saved.settings ?? {};
+  const patch: Overrides = {};
+  for (const section of LIVE_SECTIONS) {
+    const values = overridesIn(legacy, section);
+    if (!values) continue;
+    const inFile = entriesOf(file, section);
+    // bot and chat sections are whole (a key the schema no longer has is left out); a task route or a
+    // prompt override a change named and the section lacks was removed.
+    const keys =
+      section === "bot" || section === "chat"
+        ? Object.keys(values).filter((key) => key in inFile)
+        : new Set([
+            ...Object.keys(values),
+            ...[...named].filter((k) => k.startsWith(`${section}.`)).map((k) => k.slice(section.length + 1)),
+          ]);
+    const byDefault = entriesOf(defaults, section);
+    const kept: Entries = {};
+    for (const key of keys) {
+      const value = values[key] ?? null;
+      const differs = !isDeepStrictEqual(value, inFile[key] ?? null);
+      const ownChoice = !complete && !isDeepStrictEqual(value, byDefault[key] ?? null);
+      if (differs && (named.has(`${section}.${key}`) || ownChoice)) kept[key] = value;
+    }
+    setOverrides(patch, section, kept);
+  }
+  return patch;
+}
+
+/** The overridable value a change's diff path lies in: "chat.talkValue", "models.planner", "prompts.en:x". */
+function changedKey(path: string): string {
+  const [section, ...rest] = path.split(".");
+  if (section === "models") return `models.${rest[1] ?? ""}`;
+  if (section === "prompts") return `prompts.${rest.join(".")}`;
+  return `${section}.${rest[0] ?? ""}`;
 }

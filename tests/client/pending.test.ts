@@ -9,7 +9,7 @@ import { MessageRow } from "../../components/session-live/TimelineRows";
 import { monitorEventSchema, type MessagePendingData, type MonitorEvent } from "../../lib/events/schemas";
 import { describeGateInput } from "../../lib/client/gate-view";
 import { translate, type MessageKey, type MessageVars } from "../../lib/i18n/messages";
-import { describePending, pendingRemaining } from "../../lib/client/pending";
+import { describePending, heldBy, pendingRemaining } from "../../lib/client/pending";
 import { createTimelineCursor } from "../../lib/client/replay-cursor";
 import { applySessionEvents } from "../../lib/client/sessions-live";
 import { applyEvents, buildTimeline, emptyTimeline, type PendingEvent } from "../../lib/client/timeline";
@@ -40,7 +40,7 @@ describe("timeline: a pending message", () => {
     const upgraded = messages[0];
     expect(upgraded.kind === "message" && upgraded.event.type).toBe("message.ingested");
     expect(upgraded.key).toBe(row.key);
-    expect(upgraded.kind === "message" && upgraded.arrival?.ts).toBe(T0 + 1000);
+    expect(upgraded.kind === "message" && upgraded.waits?.[0].ts).toBe(T0 + 1000);
   });
 
   it("a new announcement updates the row (its first time kept); an ingested message never announced gets its own", () => {
@@ -48,12 +48,27 @@ describe("timeline: a pending message", () => {
     expect(t.items.map((i) => (i.kind === "message" ? i.event.data.messageId : i.kind))).toEqual(["m1", "m9"]);
     const row = t.items[0];
     expect(row.kind === "message" && row.event.type === "message.pending" && row.event.data.reason).toBe("cooldown");
-    expect(row.kind === "message" && row.arrival?.seq).toBe(1);
-    // Once taken, a late announcement does not turn it back into a pending row.
+    expect(row.kind === "message" && row.waits?.map((w) => w.seq)).toEqual([1, 2]);
+    // Once taken, a late announcement does not turn it back into a pending row; the row keeps its waits.
     const taken = applyEvents(t, [ingested(4), pending(5, {})]);
     const again = taken.items[0];
     expect(again.kind === "message" && again.event.type).toBe("message.ingested");
+    expect(again.kind === "message" && again.waits?.map((w) => w.data.reason)).toEqual(["threshold", "cooldown"]);
     expect(taken.items).toHaveLength(2);
+  });
+
+  it("says which gates held it, in order, and none when every announcement took it at once", () => {
+    const waits = [
+      pending(1, { reason: "running", interruptsPlanner: false }),
+      pending(2, { reason: "debounce", etaMs: 1000 }),
+      pending(3, { reason: "debounce", etaMs: 300 }),
+      pending(4, { pending: 4, threshold: 4, etaMs: 0 }),
+    ] as PendingEvent[];
+    expect(heldBy(waits)).toEqual(["running", "debounce"]);
+    expect(
+      heldBy([pending(1, { forcedBy: "at", etaMs: 0 }), pending(2, { pending: 2, threshold: 2 })] as PendingEvent[]),
+    ).toEqual([]);
+    expect(heldBy([pending(1, { threshold: 4 })] as PendingEvent[])).toEqual(["threshold"]);
   });
 
   it("replay shows the same rows: pending before the turn took it, ingested after", () => {
@@ -175,13 +190,23 @@ describe("MessageRow for a pending message", () => {
     expect(html).toContain('data-testid="pending-reason"');
   });
 
-  it("an ingested row shows its arrival time, not the later ingestion time", () => {
+  it("an ingested row shows its arrival time, not the later ingestion time, and how long and why it waited", () => {
     const arrival = pending(1, {}, Date.UTC(2026, 0, 1, 10, 0, 0)) as PendingEvent;
-    const later = ev(5, "message.ingested", { ...who, messageId: "m1" }, Date.UTC(2026, 0, 1, 10, 7, 0));
-    const html = renderToStaticMarkup(createElement(MessageRow, { event: later as never, arrival }));
+    const debounce = pending(2, { reason: "debounce", etaMs: 10_000 }, Date.UTC(2026, 0, 1, 10, 4, 24)) as PendingEvent;
+    const later = ev(5, "message.ingested", { ...who, messageId: "m1" }, Date.UTC(2026, 0, 1, 10, 4, 34));
+    const html = renderToStaticMarkup(createElement(MessageRow, { event: later as never, waits: [arrival, debounce] }));
     expect(html).not.toContain("data-pending");
     const shown = new Date(arrival.ts);
     expect(html).toContain(`${String(shown.getHours()).padStart(2, "0")}:00:00`);
+    expect(html).toContain('data-testid="waited"');
+    expect(html).toContain("waited 4m 34s: below threshold → debounce");
+    expect(html).toContain("debounce: waiting for the chat to go quiet, 10 s left");
+  });
+
+  it("an ingested row a turn took at once has no wait badge", () => {
+    const atOnce = pending(1, { forcedBy: "at", etaMs: 0 }) as PendingEvent;
+    const html = renderToStaticMarkup(createElement(MessageRow, { event: ingested(2) as never, waits: [atOnce] }));
+    expect(html).not.toContain('data-testid="waited"');
   });
 });
 

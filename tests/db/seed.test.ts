@@ -1,9 +1,8 @@
 // First start: migrations, then a few emoji and nothing else; later starts change nothing.
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../server/db";
-import { publicDir, seedEmojis, seedImage } from "../../server/db/seed";
+import { seedEmojis, seedImage } from "../../server/db/seed";
 import { useTempDatabases } from "./helpers";
 
 const dbs = useTempDatabases();
@@ -42,15 +41,13 @@ describe("first start", () => {
     await second.close();
   });
 
-  it("ships every seed image under public/ as the PNG emoji-art draws", async () => {
+  it("draws every seed image as a 64×64 PNG with its description and emotions", () => {
     expect(seedEmojis.length).toBeGreaterThanOrEqual(3);
     for (const emoji of seedEmojis) {
-      const bytes = await readFile(path.join(publicDir, emoji.file));
+      const bytes = seedImage(emoji);
       expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
       expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([64, 64]);
-      expect(bytes.equals(seedImage(emoji)), `${emoji.file} differs from the drawing; run seed.ts --write-images`).toBe(
-        true,
-      );
+      expect(emoji.file).toMatch(/^emoji\/[a-z]+\.png$/);
       expect(emoji.description.length).toBeGreaterThan(0);
       expect(emoji.emotions.length).toBeGreaterThan(0);
     }

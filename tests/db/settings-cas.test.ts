@@ -54,7 +54,7 @@ describe.each(backends)("live settings across nodes on %s", (_name, dbs) => {
     await expect(refused).rejects.toBeInstanceOf(SettingsConflictError);
     await expect(refused).rejects.toMatchObject({ version: 1, changes: [{ version: 1, actor: "alice" }] });
     // Refused means unsaved: the database keeps A's change, and B now runs on it.
-    expect(await storeA.get(LIVE_SETTINGS_KEY)).toMatchObject({ version: 1, settings: { bot: { nickname: "小麦" } } });
+    expect(await storeA.get(LIVE_SETTINGS_KEY)).toMatchObject({ version: 1, overrides: { bot: { nickname: "小麦" } } });
     expect(b.current().bot.nickname).toBe("小麦");
 
     const second = await b.change({ version: 1, reason: "rename again", bot: { nickname: "大麦" } }, "bob", false);

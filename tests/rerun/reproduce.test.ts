@@ -64,3 +64,30 @@ describe("re-run of a long session with interrupts, waits and cooldowns", () => 
     expect(result.events.filter((e) => e.type !== "session.stop").map(comparable)).toEqual(original.map(comparable));
   });
 });
+
+describe("re-run of a flood held at the debounce ceiling", () => {
+  it("reproduces a message every 220 ms for 30 s, @-mentions among them, exactly", async () => {
+    const lines = Array.from({ length: 136 }, (_, i) => ({
+      at: 220 * (i + 1),
+      userId: `u${(i % 5) + 1}`,
+      userName: ["Alice", "Bob", "Carol", "Dave", "Erin"][i % 5],
+      text: i % 20 === 7 ? "@麦麦 出来说句话" : `刷屏 ${i}`,
+      atBot: i % 20 === 7,
+      mentionsBot: false,
+    }));
+    recording = await recordSession({
+      lines,
+      config: { chat: { messageDebounceSeconds: 1 } },
+      model: (clock) => slowModel(createSimulatedModelClient({ seed: 5 }), clock, [600, 1_500, 300]),
+    });
+    const recorded = await recording.recorded();
+    // The chat never went quiet for 1 s, yet turns took its messages while it went on: the ceiling.
+    const floodEnd = lines[lines.length - 1].at + recording.session.createdAt;
+    const takes = new Set(recorded.events.filter((e) => e.type === "message.ingested").map((e) => e.ts));
+    expect([...takes].filter((ts) => ts < floodEnd).length).toBeGreaterThan(2);
+    const result = await rerun(recorded, recording.world(), planOf());
+    expect(result.divergence).toBeNull();
+    const original = recorded.events.filter((e) => e.type !== "session.stop");
+    expect(result.events.filter((e) => e.type !== "session.stop").map(comparable)).toEqual(original.map(comparable));
+  });
+});

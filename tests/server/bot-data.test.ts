@@ -28,12 +28,12 @@ const PNG = Buffer.from(
 );
 
 let server: TestServer;
-let emojiRoot: string;
+let dataDir: string;
 
 beforeAll(async () => {
-  emojiRoot = await tempDir();
+  dataDir = await tempDir();
   server = await startTestServer({
-    emojiRoot,
+    dataDir,
     config: { ...FAST_CHAT, chat: { ...FAST_CHAT.chat, learningBatchMessages: 3 } },
   });
 });
@@ -195,7 +195,7 @@ describe("emojis", () => {
     expect(res.status).toBe(201);
     const emoji = emojiSchema.parse(res.json);
     expect(emoji.file).toMatch(/^emoji\/u-[0-9a-f-]+\.png$/);
-    expect(await readdir(path.join(emojiRoot, "emoji"))).toContain(path.basename(emoji.file));
+    expect(await readdir(path.join(dataDir, "emoji"))).toContain(path.basename(emoji.file));
     const image = await fetch(`${server.url}${emoji.imageUrl}`, {
       headers: { authorization: `Bearer ${TEST_TOKEN}` },
     });
@@ -214,7 +214,7 @@ describe("emojis", () => {
     expect((await upload({ imageBase64: big.toString("base64") })).status).toBe(400);
 
     expect((await server.api("DELETE", `/api/emojis/${emoji.id}`)).status).toBe(200);
-    expect(await readdir(path.join(emojiRoot, "emoji"))).not.toContain(path.basename(emoji.file));
+    expect(await readdir(path.join(dataDir, "emoji"))).not.toContain(path.basename(emoji.file));
     expect((await server.api("DELETE", `/api/emojis/${emoji.id}`)).status).toBe(404);
   });
 

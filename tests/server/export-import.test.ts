@@ -1,7 +1,6 @@
 // Export and import of a session (GET /api/sessions/:id/export, POST /api/sessions/import): a session
 // recorded by the real engine with the scripted model is exported, imported into a fresh instance (its
 // own database), and compared event by event and byte by byte; the imported session is read-only.
-import { readFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +8,7 @@ import { bundleHeaderSchema, bundleLineSchema, importedSessionSchema, type Bundl
 import { sessionSummarySchema } from "../../lib/api/schemas";
 import type { ModelCall } from "../../lib/rerun/cassette";
 import { sessionBranchesResponseSchema, type SessionOrigin } from "../../lib/rerun/schemas";
+import { seedEmojis, seedImage } from "../../server/db/seed";
 import type { ToolRecord } from "../../server/stores/types";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { PING_PONG_CHAT, PING_PONG_MODELS, startPingPongModel } from "../support/ping-pong-model";
@@ -184,7 +184,11 @@ describe("session export bundle", () => {
     expect(Buffer.from(image?.data ?? "", "base64").equals(PNG)).toBe(true);
     const emoji = media.find((m) => m.refs[0].type === "emoji");
     expect(emoji?.refs).toEqual([{ type: "emoji", file: "emoji/happy.png" }]);
-    expect(Buffer.from(emoji?.data ?? "", "base64").equals(readFileSync("public/emoji/happy.png"))).toBe(true);
+    expect(
+      Buffer.from(emoji?.data ?? "", "base64").equals(
+        seedImage(seedEmojis.filter((e) => e.file === "emoji/happy.png")[0]),
+      ),
+    ).toBe(true);
     const calls = rest.filter((l) => l.kind === "model_call");
     const records = rest.filter((l) => l.kind === "tool_record");
     expect(rest.at(-1)).toEqual({

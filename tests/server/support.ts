@@ -108,7 +108,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const proc: ServerProcess = { child, url: "", output: () => output, exited };
   processes.push(proc);
   proc.url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    // Generous: a start compiles TypeScript, migrates and builds the plugin Runner, slow on a loaded machine.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
     const check = () => {
       const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (!match) return;
@@ -202,6 +203,8 @@ export async function startTestServer(
       MAISAKA_MODEL: undefined,
       MAISAKA_JOURNAL_DIR: testJournalRoot(),
     },
+    // Its own data folder (the emoji library's files), never the worktree's ./data.
+    dataDir: await tempDir(),
     ...rest,
     databaseUrl: databaseUrl ?? (await tempDatabaseUrl()),
     config: parseConfig(config ?? FAST_CHAT, "test"),

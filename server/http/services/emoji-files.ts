@@ -1,9 +1,14 @@
-// Emoji images on disk: uploads are checked (base64 that decodes, bytes whose magic matches the
-// declared type, a size cap) and stored under the emoji library folder with a random name.
+// Emoji images on disk, in the data folder's emoji/ (records name them "emoji/…"): uploads are checked
+// (base64 that decodes, bytes whose magic matches the declared type, a size cap) and stored with a
+// random name; at start the folder is made ready (prepareEmojiFolder).
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { MAX_EMOJI_BYTES, type EmojiMimeType } from "../../../lib/data/schemas";
+import { seedEmojis, seedImage } from "../../db/seed";
+import type { EngineLogger } from "../../engine";
 import { HttpError } from "../errors";
 
 const extensions: Record<EmojiMimeType, string> = {
@@ -49,7 +54,56 @@ export function decodeEmojiImage(imageBase64: string, mimeType: EmojiMimeType): 
   return bytes;
 }
 
-/** Files of the emoji library under `root` (the public folder; records name them as "emoji/…"). */
+/** Where versions before the data folder kept the library's files: the program's own public/ (its emoji/). */
+export const LEGACY_EMOJI_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../public");
+
+/**
+ * Makes `<dataDir>/emoji` ready at start: each library file the records name (`files`, "emoji/…") that
+ * is missing there but in the program's public/emoji, where earlier versions wrote uploads, is moved
+ * over (copied when that folder is read-only or on another disk); then each seed image still missing
+ * is drawn. Files the records do not name are left where they are.
+ */
+export async function prepareEmojiFolder(
+  dataDir: string,
+  files: readonly string[],
+  logger: EngineLogger,
+  legacyRoot: string = LEGACY_EMOJI_ROOT,
+): Promise<void> {
+  const library = new EmojiFiles(dataDir);
+  const legacy = new EmojiFiles(legacyRoot);
+  await mkdir(path.join(dataDir, "emoji"), { recursive: true });
+  let moved = 0;
+  const leftBehind: string[] = [];
+  for (const file of new Set(files)) {
+    const to = library.resolve(file);
+    const from = legacy.resolve(file);
+    if (!to || !from || existsSync(to) || !existsSync(from)) continue;
+    try {
+      await rename(from, to);
+    } catch {
+      try {
+        await copyFile(from, to, constants.COPYFILE_EXCL);
+      } catch (error) {
+        logger.warn(`[emoji] could not move ${from} into ${path.dirname(to)}: ${String(error)}`);
+        continue;
+      }
+      await rm(from).catch(() => leftBehind.push(from));
+    }
+    moved++;
+  }
+  if (moved) logger.info(`[emoji] moved ${moved} emoji file(s) from ${legacy.folder} to ${library.folder}`);
+  if (leftBehind.length) {
+    logger.warn(
+      `[emoji] ${leftBehind.length} file(s) copied to ${library.folder} could not be removed from ${legacy.folder} (read-only?); the copies are used`,
+    );
+  }
+  for (const emoji of seedEmojis) {
+    const target = library.resolve(emoji.file);
+    if (!existsSync(target)) await writeFile(target, seedImage(emoji), { flag: "wx" });
+  }
+}
+
+/** Files of the emoji library under `root` (the data folder; records name them as "emoji/…"). */
 export class EmojiFiles {
   constructor(private readonly root: string) {}
 
@@ -80,10 +134,14 @@ export class EmojiFiles {
     if (target && /^emoji\/u-[0-9a-f-]+\.\w+$/.test(file)) await rm(target, { force: true });
   }
 
+  /** The library's folder. */
+  get folder(): string {
+    return path.resolve(this.root, "emoji");
+  }
+
   /** The absolute path of a library file, or "" when it would leave the emoji folder. */
-  private resolve(file: string): string {
-    const base = path.resolve(this.root, "emoji");
+  resolve(file: string): string {
     const target = path.resolve(this.root, file);
-    return target.startsWith(base + path.sep) ? target : "";
+    return target.startsWith(this.folder + path.sep) ? target : "";
   }
 }

@@ -22,7 +22,7 @@ export interface OneBotOutboundOptions {
   apiOf: (selfId: string) => OneBotApi;
   /** Read on every send: sendsPerMinute, atOnReply and actionTimeoutMs apply at once when changed. */
   config: () => OneBotConfig;
-  /** Where the emoji library's relative file paths live (the app's public directory). */
+  /** Where the emoji library's relative file paths live (the data folder). */
   emojiRoot: string;
   clock?: Clock;
   maxRateWaitMs?: number;
@@ -93,7 +93,7 @@ export class OneBotOutbound implements OutboundSink {
     return segments;
   }
 
-  /** The emoji library holds paths relative to the public directory (absolute ones as they are). */
+  /** The emoji library holds paths relative to the data folder (absolute ones as they are). */
   private emojiPath(file: string): string {
     if (path.isAbsolute(file)) return file;
     const root = path.resolve(this.opts.emojiRoot);
