@@ -1,5 +1,6 @@
 // Wire shapes of the tool sources changed live (interface.md "Tools by hand, sources, settings"):
-// /api/mcp-servers (the fields of the config's mcp.servers[]; secrets write-only) and /api/plugins.
+// /api/mcp-servers (the fields of the config's mcp.servers[]; secrets write-only; what each role sees,
+// interface.md "Trust boundaries") and /api/plugins.
 import { z } from "zod";
 import { mcpRootSchema, mcpServerConfigSchema, type McpServerConfig } from "../config/schema";
 import { pluginStateSchema } from "../plugins/status";
@@ -53,7 +54,8 @@ export const mcpServerRuntimeSchema = z.object({
   nextRetryAt: z.number().nullable(),
   pid: z.number().int().nullable(),
   serverInfo: z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).nullable(),
-  stderrTail: z.array(z.string()),
+  /** Admins only: a child's stderr, every secret the server knows masked. */
+  stderrTail: z.array(z.string()).optional(),
   tools: z.array(mcpServerToolSchema),
   toolListChanges: z.array(mcpToolListChangeSchema),
 });
@@ -62,8 +64,10 @@ export const mcpServerViewSchema = z.object({
   name: z.string(),
   /** Bumped by every change; a change sent with an older one answers 409. */
   version: z.number().int(),
+  /** For viewers without `args` and `cwd`, and a remote server's `url` as its origin only. */
   config: mcpServerPublicConfigSchema,
-  secrets: mcpServerSecretsSchema,
+  /** Absent for viewers. */
+  secrets: mcpServerSecretsSchema.optional(),
   status: mcpServerRuntimeSchema,
 });
 export type McpServerView = z.infer<typeof mcpServerViewSchema>;
@@ -79,7 +83,9 @@ export type McpServerCreateBody = z.infer<typeof mcpServerCreateBodySchema>;
 /**
  * PATCH /api/mcp-servers/:name: the fields given replace the current ones (the name stays). In `env`
  * and `headers` a key with a value sets it, `null` removes it, a key left out keeps its value;
- * `bearerToken` and `cwd` likewise (left out: kept, null: removed).
+ * `bearerToken` and `cwd` likewise (left out: kept, null: removed) — unless the change moves where they
+ * go (`command`, `args`, `cwd`, `url`): then only the secrets the change itself supplies are kept.
+ * Operators may change only `enabled` (OPERATOR_MCP_CHANGES); every other field is an admin's.
  */
 export const mcpServerChangesSchema = z
   .object({
@@ -98,6 +104,9 @@ export const mcpServerChangesSchema = z
   .partial()
   .strict();
 export type McpServerChanges = z.infer<typeof mcpServerChangesSchema>;
+
+/** The one field of a definition operators may change: switching the server on or off. */
+export const OPERATOR_MCP_CHANGES: readonly string[] = ["enabled"];
 
 export const mcpServerPatchBodySchema = z
   .object({ version: versionSchema, changes: mcpServerChangesSchema, reason: reasonSchema })
@@ -137,6 +146,15 @@ export function publicServerConfig(server: McpServerConfig): McpServerPublicConf
   if (server.transport === "stdio")
     return { ...common, command: server.command, args: server.args, ...(server.cwd ? { cwd: server.cwd } : {}) };
   return { ...common, url: server.url };
+}
+
+/** A remote server's address as viewers see it: scheme, host and port (a path or query may hold a key). */
+export function urlOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
 }
 
 export function serverSecrets(server: McpServerConfig): McpServerSecrets {

@@ -116,6 +116,9 @@ export async function createApiServices(
   // A disabled or deleted account's logins end at once (and their live sockets close).
   accounts.onDisable((accountId) => void logins.revokeAccount(accountId).catch(() => undefined));
   const auth = new OperatorAuth(opts.token, logins, loginLimiter, accounts);
+  // Credentials the server keeps only as hashes are masked too where a child's stderr shows one.
+  engine.secrets.addSecrets(() => [opts.token]);
+  engine.secrets.addCheck((word) => auth.actorOfToken(word) !== null || logins.isLive(word));
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const icons = new IconProxy(opts.icons);
   const chatImages = new IconProxy({

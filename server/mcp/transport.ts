@@ -17,34 +17,42 @@ export interface ServerTransport {
 /** Stderr lines kept to explain a stdio server that failed or died. */
 const STDERR_TAIL_LINES = 20;
 const STDERR_LINE_CHARS = 2_000;
+/**
+ * What is kept of one line before it is masked and cut to STDERR_LINE_CHARS: bounded (a server may
+ * write endlessly without a newline), with room for a secret that starts before the cut.
+ */
+const STDERR_KEPT_CHARS = 8_000;
 
+/** The last stderr lines of a stdio server, each masked (`redact`) and cut when read. */
 export class StderrTail {
   private kept: string[] = [];
   private partial = "";
 
+  constructor(private readonly redact: (text: string) => string = (text) => text) {}
+
+  /** Takes a chunk; returns the lines it completed, masked and cut (for the log). */
   push(chunk: string): string[] {
     const parts = (this.partial + chunk).split(/\r?\n/);
-    this.partial = parts.pop() ?? "";
-    const complete = parts.filter((line) => line.trim() !== "");
+    this.partial = (parts.pop() ?? "").slice(0, STDERR_KEPT_CHARS);
+    const complete = parts.filter((line) => line.trim() !== "").map((line) => line.slice(0, STDERR_KEPT_CHARS));
     this.kept.push(...complete);
     if (this.kept.length > STDERR_TAIL_LINES) this.kept.splice(0, this.kept.length - STDERR_TAIL_LINES);
-    return complete;
+    return complete.map((line) => this.shown(line));
   }
 
-  text(): string {
-    return this.lines().join("\n");
-  }
-
-  /** The kept lines, each cut to a bounded length (a server may write one huge line). */
+  /** The kept lines, masked, each cut to a bounded length. */
   lines(): string[] {
-    return [...this.kept, this.partial]
-      .filter((line) => line.trim() !== "")
-      .map((line) => (line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line));
+    return [...this.kept, this.partial].filter((line) => line.trim() !== "").map((line) => this.shown(line));
   }
 
   clear(): void {
     this.kept = [];
     this.partial = "";
+  }
+
+  private shown(line: string): string {
+    const masked = this.redact(line);
+    return masked.length > STDERR_LINE_CHARS ? `${masked.slice(0, STDERR_LINE_CHARS)}…` : masked;
   }
 }
 

@@ -1,10 +1,13 @@
 // /api/mcp-servers over McpServerSettings: each server's definition without its secrets, its live
 // state (error, stderr tail, tools, list_changed history), and the audited changes. Secrets never
-// leave: views and audit entries carry which are set, never their values.
-import type { Actor } from "../../../lib/api/accounts";
+// leave: views and audit entries carry which are set, never their values. What a view shows depends
+// on who reads it (interface.md "Trust boundaries"): a child's stderr only admins, the arguments,
+// working folder and secret names not viewers.
+import type { Actor, Role } from "../../../lib/api/accounts";
 import {
   publicServerConfig,
   serverSecrets,
+  urlOrigin,
   type McpServerChanges,
   type McpServerList,
   type McpServerView,
@@ -32,8 +35,8 @@ export class McpServerService {
     private readonly mcpEnabled: boolean,
   ) {}
 
-  list(): McpServerList {
-    return { enabled: this.mcpEnabled, servers: this.settings.list().map((server) => this.view(server)) };
+  list(role: Role): McpServerList {
+    return { enabled: this.mcpEnabled, servers: this.settings.list().map((server) => this.view(server, role)) };
   }
 
   create(server: McpServerConfig, reason: string, actor: Actor): Promise<Reply<McpServerView | Conflict>> {
@@ -62,7 +65,7 @@ export class McpServerService {
       throw this.httpError(error);
     }
     await this.audit.record({ actor, action: "mcp.server.restart", target: `mcp-server:${name}`, reason });
-    return { body: this.view(server) };
+    return { body: this.view(server, actor.role) };
   }
 
   private async change(
@@ -79,7 +82,10 @@ export class McpServerService {
     } catch (error) {
       if (error instanceof McpServerChangeError && error.kind === "conflict") {
         const current = this.settings.find(name);
-        return { status: 409, body: { error: error.message, current: current ? this.view(current) : null } };
+        return {
+          status: 409,
+          body: { error: error.message, current: current ? this.view(current, actor.role) : null },
+        };
       }
       throw this.httpError(error);
     }
@@ -93,7 +99,7 @@ export class McpServerService {
     });
     const shown = result.after ?? result.before;
     // A delete answers with what was removed (its state now "disabled").
-    return { status: okStatus, body: shown ? this.view(shown) : undefined };
+    return { status: okStatus, body: shown ? this.view(shown, actor.role) : undefined };
   }
 
   private httpError(error: unknown): unknown {
@@ -110,7 +116,7 @@ export class McpServerService {
     );
   }
 
-  private view(server: SavedMcpServer): McpServerView {
+  private view(server: SavedMcpServer, role: Role): McpServerView {
     const name = server.config.name;
     const status = this.manager.statuses().find((s) => s.name === name);
     const tools = this.manager
@@ -121,21 +127,28 @@ export class McpServerService {
         exposedName: entry.exposedName,
         ...(entry.tool.description ? { description: entry.tool.description } : {}),
       }));
+    const admin = role === "admin";
+    const died = admin && status?.lastErrorStderr.length ? `\nstderr:\n${status.lastErrorStderr.join("\n")}` : "";
+    const config = publicServerConfig(server.config);
+    const { args: _args, cwd: _cwd, ...withoutProgram } = config;
     return {
       name,
       version: server.version,
-      config: publicServerConfig(server.config),
-      secrets: serverSecrets(server.config),
+      config:
+        role === "viewer"
+          ? { ...withoutProgram, ...(config.url !== undefined ? { url: urlOrigin(config.url) } : {}) }
+          : config,
+      ...(role === "viewer" ? {} : { secrets: serverSecrets(server.config) }),
       status: {
         state: status?.state ?? "disabled",
-        lastError: status?.lastError ?? null,
+        lastError: status?.lastError ? `${status.lastError}${died}` : null,
         lastErrorAt: status?.lastErrorAt ?? null,
         connectedAt: status?.connectedAt ?? null,
         reconnectAttempt: status?.reconnectAttempt ?? 0,
         nextRetryAt: status?.nextRetryAt ?? null,
         pid: status?.pid ?? null,
         serverInfo: status?.serverInfo ?? null,
-        stderrTail: status?.stderrTail ?? [],
+        ...(admin ? { stderrTail: status?.stderrTail ?? [] } : {}),
         tools,
         toolListChanges: status?.toolListChanges ?? [],
       },

@@ -167,6 +167,11 @@ export class RunnerSupervisor {
     return new Promise((resolve) => this.settleWaiters.push(resolve));
   }
 
+  /** The secret a starting Runner has not used yet (null once it connected): one to mask. */
+  get pendingToken(): string | null {
+    return this.token;
+  }
+
   /** Where the Runner connects (a Unix socket path or a named pipe); null before start. */
   get ipcAddress(): string | null {
     return this.address?.path ?? null;
