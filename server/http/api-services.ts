@@ -184,7 +184,7 @@ export async function createApiServices(
     chatImages,
     toggles: new ToolToggleService(engine, catalog, provenance, audit),
     settings,
-    invocations: new ToolInvokeService(engine, provenance),
+    invocations: new ToolInvokeService(engine, provenance, audit),
     botData: new BotDataService({
       audit,
       stores: engine.stores,

@@ -201,7 +201,11 @@ async function callTool(name: string, targets: ProbeTargets): Promise<ProbeRepor
   );
   try {
     const result = CallToolResultSchema.parse(
-      await client.callTool({ name, arguments: { targets: JSON.stringify(targets) } }, undefined, { timeout: 60_000 }),
+      await client.callTool(
+        { name, arguments: { targets: JSON.stringify(targets) }, _meta: { "maisaka/confirm": true } },
+        undefined,
+        { timeout: 60_000 },
+      ),
     );
     const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
     expect(result.isError, `${text}\n${first.output()}`).toBeFalsy();
