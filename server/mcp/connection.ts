@@ -254,7 +254,19 @@ export class McpServerConnection {
     this.stderr.clear();
     this.transportErrors = 0;
     this.refreshQueued = false;
-    const link = createServerTransport(this.config, (chunk) => this.onStderr(chunk), this.opts.isolation);
+    let link: ServerTransport;
+    try {
+      link = await createServerTransport(this.config, (chunk) => this.onStderr(chunk), this.opts.isolation);
+    } catch (error) {
+      // No user left for it, or no way to switch to one: a failed attempt like any other.
+      this.lose(generation, `connection failed: ${describeError(error)}`);
+      return;
+    }
+    if (generation !== this.generation) {
+      // Closed or replaced while its user was leased: the transport never starts, its user goes back.
+      await link.transport.close().catch(() => undefined);
+      return;
+    }
     // Declared so servers offer the tools that need them; elicitation only to decline it visibly.
     const client = new Client(this.opts.clientInfo, {
       capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } },

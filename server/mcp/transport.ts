@@ -4,7 +4,13 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../lib/config/schema";
-import { ChildIsolation, privateHomeEnv, signalGroup, type PrivateDir } from "../sandbox/child-isolation";
+import {
+  privateHomeEnv,
+  signalGroup,
+  type ChildIsolation,
+  type IsolatedChild,
+  type PrivateDir,
+} from "../sandbox/child-isolation";
 
 export interface ServerTransport {
   transport: Transport;
@@ -57,21 +63,23 @@ export class StderrTail {
 }
 
 /**
- * A stdio server in its own session and process group; when the server is root, as the child user
- * with a private home (the server's user keeps its own HOME: its tools may need their settings). The SDK's transport cannot take spawn options (uid, gid, detached), so rather
- * than rewriting it the command is wrapped (ChildIsolation.wrapCommand: util-linux setsid and
- * setpriv, which exec in place: same pid, same pipes); this subclass only adds the private home and,
- * on close, ends whatever the server left running in its group.
+ * A stdio server in its own session and process group; when the server is root, as a user of its own
+ * (one per process: no other child reads its environment or memory) with a private home (the
+ * server's user keeps its own HOME: its tools may need their settings). The SDK's transport cannot
+ * take spawn options (uid, gid, detached), so rather than rewriting it the command is wrapped
+ * (IsolatedChild.wrapCommand: util-linux setsid and setpriv, which exec in place: same pid, same
+ * pipes); this subclass only adds the private home and, on close, ends whatever the server left
+ * running in its group and as its user, and frees the user.
  */
 class IsolatedStdioTransport extends StdioClientTransport {
   private startedPid: number | null = null;
 
   constructor(
     config: Extract<McpServerConfig, { transport: "stdio" }>,
-    isolation: ChildIsolation,
-    private readonly home: PrivateDir | null = isolation.user ? isolation.privateDir("maisaka-mcp-home-") : null,
+    private readonly child: IsolatedChild,
+    private readonly home: PrivateDir | null = child.user ? child.privateDir("maisaka-mcp-home-") : null,
   ) {
-    const wrapped = isolation.wrapCommand(config.command, config.args);
+    const wrapped = child.wrapCommand(config.command, config.args);
     super({
       command: wrapped.command,
       args: wrapped.args,
@@ -86,7 +94,7 @@ class IsolatedStdioTransport extends StdioClientTransport {
     try {
       await super.start();
     } catch (error) {
-      this.home?.dispose();
+      await this.done();
       throw error;
     }
     this.startedPid = this.pid;
@@ -96,7 +104,12 @@ class IsolatedStdioTransport extends StdioClientTransport {
     await super.close();
     if (this.startedPid !== null) signalGroup(this.startedPid, "SIGKILL");
     this.startedPid = null;
+    await this.done();
+  }
+
+  private async done(): Promise<void> {
     this.home?.dispose();
+    await this.child.release();
   }
 }
 
@@ -106,14 +119,23 @@ function httpHeaders(config: Extract<McpServerConfig, { url: string }>): Record<
   return headers;
 }
 
-export function createServerTransport(
+/** A stdio server's user is leased here (when the server is root): hence async. */
+export async function createServerTransport(
   config: McpServerConfig,
   onStderr: (chunk: string) => void,
   isolation: ChildIsolation,
-): ServerTransport {
+): Promise<ServerTransport> {
   switch (config.transport) {
     case "stdio": {
-      const transport = new IsolatedStdioTransport(config, isolation);
+      const child = await isolation.child();
+      let transport: IsolatedStdioTransport;
+      try {
+        transport = new IsolatedStdioTransport(config, child);
+      } catch (error) {
+        // A wrapper that cannot be built (no setpriv): the user goes back at once.
+        await child.release();
+        throw error;
+      }
       transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
       return { transport, pid: () => transport.pid, terminate: async () => undefined };
     }
