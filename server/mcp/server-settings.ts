@@ -49,7 +49,9 @@ const STDIO_DESTINATION = ["command", "args", "cwd"] as const;
 /** True when the merged definition hands the secrets to another program or sends them to another address. */
 function destinationMoved(current: McpServerConfig, merged: Record<string, unknown>): boolean {
   if (current.transport === "stdio")
-    return merged.transport === "stdio" && STDIO_DESTINATION.some((key) => !isDeepStrictEqual(current[key], merged[key]));
+    return (
+      merged.transport === "stdio" && STDIO_DESTINATION.some((key) => !isDeepStrictEqual(current[key], merged[key]))
+    );
   return merged.transport !== "stdio" && current.url !== merged.url;
 }
 

@@ -6,7 +6,7 @@
 // recognised word by word.
 import type { MaisakaConfig, McpServerConfig } from "../../lib/config/schema";
 
-export const SECRET_MASK = "[secret]";
+const SECRET_MASK = "[secret]";
 
 /** Shorter values (an env value "1", "true") are not secrets worth mangling every line for. */
 const MIN_SECRET_CHARS = 6;
