@@ -149,13 +149,31 @@ export function publicServerConfig(server: McpServerConfig): McpServerPublicConf
 }
 
 /** A remote server's address as viewers see it: scheme, host and port (a path or query may hold a key). */
-export function urlOrigin(url: string): string {
+function urlOrigin(url: string): string {
   try {
     return new URL(url).origin;
   } catch {
     return "";
   }
 }
+
+/**
+ * What a viewer sees of a definition (in a view or an audit entry): no program arguments, working
+ * folder or secret names, a remote server's url as its origin.
+ */
+export function viewerDefinition<T extends { args?: string[]; cwd?: string; url?: string; secrets?: unknown }>(
+  definition: T,
+): Omit<T, "args" | "cwd" | "secrets"> {
+  const { args: _args, cwd: _cwd, secrets: _secrets, ...rest } = definition;
+  return definition.url === undefined ? rest : { ...rest, url: urlOrigin(definition.url) };
+}
+
+/** An audit entry's before/after of an MCP server change (mcp.server.*): the definition as GET shows it. */
+export const mcpServerAuditedSchema = mcpServerPublicConfigSchema.extend({
+  version: versionSchema,
+  secrets: mcpServerSecretsSchema,
+});
+export type McpServerAudited = z.infer<typeof mcpServerAuditedSchema>;
 
 export function serverSecrets(server: McpServerConfig): McpServerSecrets {
   if (server.transport === "stdio") return { env: Object.keys(server.env), headers: [], bearerToken: false };

@@ -4,7 +4,7 @@
 // when stale) that keep omitted secrets; secrets never in any GET or audit answer; restart and
 // removal; viewers refused every change; and the list kept across a restart of the server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createdAccountSchema } from "../../lib/api/accounts";
+import { auditPageSchema, createdAccountSchema } from "../../lib/api/accounts";
 import { providerListSchema, toolListSchema } from "../../lib/api/schemas";
 import { mcpServerListSchema, mcpServerViewSchema, type McpServerView } from "../../lib/api/sources";
 import {
@@ -468,6 +468,13 @@ describe("MCP servers live", () => {
     expect(seen?.status.lastError).toMatch(/^connection failed|^server process exited/);
     expect(seen?.status.lastError).not.toContain("stderr");
     expect((await find("remote", { token: viewer }))?.config.url).toBe("http://127.0.0.1:9");
+    // Nor through the audit: the viewer reads the change without arguments, folder or secret names.
+    const auditPath = "/api/audit?action=mcp.server.create&target=mcp-server:talker";
+    const asViewer = auditPageSchema.parse((await server.api("GET", auditPath, undefined, { token: viewer }))?.json);
+    expect(asViewer.entries[0]?.after).toMatchObject({ name: "talker", command: process.execPath });
+    for (const hidden of ["args", "cwd", "secrets"]) expect(asViewer.entries[0]?.after).not.toHaveProperty(hidden);
+    const asAdmin = auditPageSchema.parse((await server.api("GET", auditPath)).json);
+    expect(asAdmin.entries[0]?.after).toMatchObject({ args: ["-e", print, encoded], secrets: { env: ["OWN_KEY"] } });
     // The providers list (every role reads it) carries no stderr either.
     const providers = await server.api("GET", "/api/providers", undefined, { token: viewer });
     expect(providers.text).not.toContain("stderr");

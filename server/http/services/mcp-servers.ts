@@ -5,15 +5,18 @@
 // working folder and secret names not viewers.
 import type { Actor, Role } from "../../../lib/api/accounts";
 import {
+  mcpServerAuditedSchema,
   publicServerConfig,
   serverSecrets,
-  urlOrigin,
+  viewerDefinition,
+  type McpServerAudited,
   type McpServerChanges,
   type McpServerList,
   type McpServerView,
 } from "../../../lib/api/sources";
 import type { McpServerConfig } from "../../../lib/config/schema";
 import type { AuditLog } from "../../accounts/audit";
+import type { AuditRecord } from "../../stores/types";
 import type { McpManager } from "../../mcp/manager";
 import { McpServerChangeError, type McpServerSettings, type SavedMcpServer } from "../../mcp/server-settings";
 import { HttpError, notFound } from "../errors";
@@ -21,10 +24,20 @@ import type { Reply } from "../route";
 
 type Conflict = { error: string; current: McpServerView | null };
 
-/** What an audit entry keeps of a definition: the same redacted view as GET. */
-function audited(server: SavedMcpServer | null) {
+/** What an audit entry keeps of a definition: the same redacted view as GET (mcpServerAuditedSchema). */
+function audited(server: SavedMcpServer | null): McpServerAudited | null {
   if (!server) return null;
   return { version: server.version, ...publicServerConfig(server.config), secrets: serverSecrets(server.config) };
+}
+
+/** An audit entry as a viewer reads it: an MCP server change without what viewers may not see. */
+export function auditEntryForViewer(entry: AuditRecord): AuditRecord {
+  if (!entry.action.startsWith("mcp.server.")) return entry;
+  const shown = (value: unknown) => {
+    const parsed = mcpServerAuditedSchema.safeParse(value);
+    return parsed.success ? viewerDefinition(parsed.data) : value;
+  };
+  return { ...entry, before: shown(entry.before), after: shown(entry.after) };
 }
 
 export class McpServerService {
@@ -130,14 +143,10 @@ export class McpServerService {
     const admin = role === "admin";
     const died = admin && status?.lastErrorStderr.length ? `\nstderr:\n${status.lastErrorStderr.join("\n")}` : "";
     const config = publicServerConfig(server.config);
-    const { args: _args, cwd: _cwd, ...withoutProgram } = config;
     return {
       name,
       version: server.version,
-      config:
-        role === "viewer"
-          ? { ...withoutProgram, ...(config.url !== undefined ? { url: urlOrigin(config.url) } : {}) }
-          : config,
+      config: role === "viewer" ? viewerDefinition(config) : config,
       ...(role === "viewer" ? {} : { secrets: serverSecrets(server.config) }),
       status: {
         state: status?.state ?? "disabled",
