@@ -4,6 +4,8 @@
 // definition that does not start shows its error while the other server keeps working.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { E2E_BASE } from "./support/env";
 import { expect, shot, test } from "./support/fixtures";
 import { newestReplyModelInput } from "./support/model-input";
 
@@ -76,4 +78,66 @@ test("an MCP server added live: connected, its tools in the catalog and offered 
   }
   await page.goto("/tools");
   await expect(page.locator(`[data-testid="tool-row"][data-tool="${TOOL}"]`)).toHaveCount(0);
+});
+
+test("an operator enables, disables and restarts an MCP server; only an admin sees its stderr and edits it", async ({
+  page,
+  api,
+  browser,
+}) => {
+  const name = `op-sources-${Date.now()}`;
+  const password = "operator e2e password";
+  const created = await api.ctx.post("/api/accounts", { data: { name, role: "operator", password } });
+  expect(created.status(), await created.text()).toBe(201);
+  // A server that writes to stderr before it serves.
+  const server = {
+    name: "e2e-talker",
+    transport: "stdio",
+    command: process.execPath,
+    args: [
+      "--input-type=module",
+      "-e",
+      `console.error("talker stderr line"); await import(${JSON.stringify(pathToFileURL(memoryBin).href)});`,
+    ],
+    env: { MEMORY_FILE_PATH: "/dev/null" },
+  };
+  const added = await api.ctx.post("/api/mcp-servers", { data: { server, reason: "e2e: operator test" } });
+  expect(added.status(), await added.text()).toBe(201);
+
+  const context = await browser.newContext({ baseURL: E2E_BASE });
+  const operator = await context.newPage();
+  await operator.goto("/login?next=%2Fsources");
+  await operator.getByRole("button", { name: "With name and password" }).click();
+  await operator.getByLabel("Name").fill(name);
+  await operator.getByLabel("Password").fill(password);
+  await operator.getByRole("button", { name: "Log in" }).click();
+  await expect(operator).toHaveURL(/\/sources$/);
+  // Once the nav shows the account, the page knows the role: what is missing is its decision.
+  await expect(operator.getByTestId("nav-account")).toContainText("operator");
+  const card = operator.locator('[data-testid="mcp-server"][data-name="e2e-talker"]');
+  await expect(card).toHaveAttribute("data-state", "connected");
+  await expect(operator.getByTestId("mcp-add")).toHaveCount(0);
+  await expect(card.getByTestId("mcp-edit")).toHaveCount(0);
+  await expect(card.getByTestId("mcp-remove")).toHaveCount(0);
+  await expect(card.getByTestId("mcp-stderr")).toHaveCount(0);
+  await expect(operator.getByText("Only admins define MCP servers")).toBeVisible();
+  await card.getByTestId("mcp-reason").fill("e2e: switch off");
+  await card.getByTestId("mcp-toggle").click();
+  await expect(card).toHaveAttribute("data-state", "disabled");
+  await card.getByTestId("mcp-reason").fill("e2e: switch on");
+  await card.getByTestId("mcp-toggle").click();
+  await expect(card).toHaveAttribute("data-state", "connected");
+  await shot(operator, "sources-operator");
+  await context.close();
+
+  // The admin sees the stderr and may edit and remove.
+  await page.goto("/sources");
+  const mine = page.locator('[data-testid="mcp-server"][data-name="e2e-talker"]');
+  await expect(mine.getByTestId("mcp-edit")).toBeVisible();
+  await mine.getByText("stderr (last lines)").click();
+  await expect(mine.getByTestId("mcp-stderr")).toContainText("talker stderr line");
+  await mine.getByTestId("mcp-reason").fill("e2e: clean up");
+  await mine.getByTestId("mcp-remove").click();
+  await mine.getByRole("button", { name: "Remove this server?" }).click();
+  await expect(mine).toHaveCount(0);
 });

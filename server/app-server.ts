@@ -36,6 +36,7 @@ import type { IconProxyOptions } from "./http/services/icon-proxy";
 import type { ProviderStatusRegistry } from "./http/services/provider-status";
 import type { RetentionSweep } from "./http/services/retention";
 import { SessionLifecycle } from "./http/services/session-lifecycle";
+import { toolRunAudit } from "./http/services/tool-invoke";
 import type { ModelClient } from "./llm/model-client";
 import { McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
@@ -348,13 +349,16 @@ async function serveEngine(
   const router = new ApiRouter(apiRoutes, ctx, { auth, logger, bodyLimit: MAX_BODY_BYTES, mapError: apiErrorOf });
   // /api/mcp speaks MCP (Streamable HTTP), not our JSON API: the gateway owns that path.
   const mcpGateway = new McpGateway({
-    source: engineToolSource(engine),
+    // Every run is audited like one by hand (tool.invoke), outside any session.
+    source: engineToolSource(engine, async (run) => {
+      await parts.audit.record(toolRunAudit({ ...run, via: "mcp-gateway", sessionId: null }));
+    }),
     // Throttled like the API: an address with too many wrong tokens gets 401 without a comparison.
     // Calling a tool changes things: viewers are refused here too.
     authenticate: (req) => {
       const checked = auth.check(peerOf(req));
-      if (!("principal" in checked) || !checked.principal) return false;
-      return checked.principal.actor.role === "viewer" ? "forbidden" : true;
+      if (!("principal" in checked) || !checked.principal) return "unauthorized";
+      return checked.principal.actor.role === "viewer" ? "forbidden" : checked.principal.actor;
     },
     logger,
     maxBodyBytes: MAX_BODY_BYTES,

@@ -24,6 +24,7 @@ import { McpToolProvider } from "./mcp/provider";
 import { MonitorBus } from "./monitor/bus";
 import { PluginRuntime } from "./plugins/runtime";
 import { ChildIsolation } from "./sandbox/child-isolation";
+import { configSecrets, environmentSecrets, mcpServerSecrets, SecretMask } from "./sandbox/secret-mask";
 import type { EventLedger } from "./monitor/ledger";
 import type { Stores } from "./stores/types";
 import type { ToolProvider } from "./tools/provider";
@@ -54,6 +55,8 @@ export interface Engine {
   stateChanges: StateChanges;
   /** The streams no chat owns (`_global`, `_usage`): written here, or by their node in a cluster. */
   streams: SharedStreams;
+  /** Every secret the server knows, masked in what child processes and MCP servers say (stderr, errors). */
+  secrets: SecretMask;
   close(reason?: string): Promise<void>;
 }
 
@@ -181,8 +184,14 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const plugins = new PluginRuntime({ config: opts.config.plugins, hooks, logger, env: opts.env, isolation });
   const providers: ToolProvider[] = [plugins.provider];
   const mcpConfig = opts.mcpServers ? { ...opts.config.mcp, servers: opts.mcpServers } : opts.config.mcp;
+  const secrets = new SecretMask();
+  const env = opts.env ?? process.env;
+  secrets.addSecrets(() => [...configSecrets(opts.config, env), ...environmentSecrets(env)]);
   // Always there, even without servers: operators add them live.
-  const mcp = new McpManager(mcpConfig, { logger, isolation, model });
+  const mcp = new McpManager(mcpConfig, { logger, isolation, model, redact: (text) => secrets.mask(text) });
+  // The live list's secrets, whoever changed it since the start.
+  secrets.addSecrets(() => mcp.servers().flatMap(mcpServerSecrets));
+  secrets.addSecrets(() => [plugins.supervisor.pendingToken ?? undefined]);
   if (mcpConfig.enabled) {
     await mcp.start();
     providers.push(new McpToolProvider(mcp, { maxResultChars: mcpConfig.maxResultChars }));
@@ -218,6 +227,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     budget,
     stateChanges: new StateChanges(),
     streams: new SharedStreams(bus),
+    secrets,
     async close(reason = "shutdown") {
       // From here a ledger that cannot write is not waited for (its events are kept, see beginClose).
       bus.beginClose();

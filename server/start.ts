@@ -9,8 +9,8 @@
 // Environment beyond interface.md: MAISAKA_NO_UI=1 serves only /api and Socket.IO (no Next build or
 // handler; the tests use it), MAISAKA_DATA_DIR (default ./data) holds what the server writes for the
 // instance (server/data-dir.ts: the generated operator token, the emoji files, the SQLite database),
-// MAISAKA_CHILD_USER ("uid:gid", default 65534:65534) is who plugins and stdio MCP servers run as
-// when the server runs as root.
+// MAISAKA_CHILD_UIDS (a range, default 61000-61183) is where the plugin Runner and each stdio MCP
+// server get a user of their own when the server runs as root (sandbox/child-uids.ts).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -18,7 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AdminToken } from "./auth/admin-token";
 import { launchServer, readHandedToken, shouldLaunch } from "./launcher";
-import { PrivateFilesError, restrictNewFiles, tightenDataFiles } from "./sandbox/private-files";
+import { PrivateFilesError, restrictNewFiles, tightenConfigFile, tightenDataFiles } from "./sandbox/private-files";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** A shutdown taking longer than this exits at once with status 1 (so does a repeated signal). */
@@ -88,6 +88,7 @@ async function main(): Promise<void> {
   let isolationNotice: string | null;
   try {
     const { config, path: configPath } = loadConfig(env);
+    if (configPath) tightenConfigFile(configPath);
     const dataDir = dataDirFromEnv(env);
     tightenDataFiles(dataDir, sqliteFileOf(databaseUrl, sqlitePathFromUrl));
     const token = resolveAdminToken(handedToken === null ? env : { MAISAKA_ADMIN_TOKEN: handedToken }, dataDir);

@@ -1,6 +1,7 @@
 "use client";
 // One MCP server: its state and definition (secrets only as names), last error, stderr tail, tools and
-// list_changed history, with edit, restart and remove (each with a reason).
+// list_changed history, with enable / disable and restart (operators) and edit and remove (admins),
+// each with a reason. The API leaves out what the reader's role may not see (stderr, arguments).
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { McpServerView } from "../../lib/api/sources";
@@ -20,7 +21,16 @@ const stateTone: Record<McpServerView["status"]["state"], Tone> = {
   disabled: "muted",
 };
 
-export function McpServerCard({ server, canChange }: { server: McpServerView; canChange: boolean }) {
+export function McpServerCard({
+  server,
+  canChange,
+  canDefine,
+}: {
+  server: McpServerView;
+  canChange: boolean;
+  /** Admins: edit the definition and remove the server. */
+  canDefine: boolean;
+}) {
   const t = useT();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
@@ -28,7 +38,7 @@ export function McpServerCard({ server, canChange }: { server: McpServerView; ca
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirmRemove, setConfirmRemove] = useState(false);
-  const { config, status } = server;
+  const { config, status, secrets } = server;
 
   const act = async (run: () => Promise<unknown>) => {
     if (!reason.trim()) return setMessage(t("sources.reasonMissing"));
@@ -47,6 +57,16 @@ export function McpServerCard({ server, canChange }: { server: McpServerView; ca
       await queryClient.invalidateQueries({ queryKey: queryKeys.providers });
     }
   };
+
+  const toggle = () =>
+    act(async () => {
+      const res = await api.updateMcpServer(server.name, {
+        version: server.version,
+        changes: { enabled: !config.enabled },
+        reason,
+      });
+      if (res.status === 409) setMessage(t("sources.conflict", { version: conflictVersion(res.body) }));
+    });
 
   const remove = () =>
     act(async () => {
@@ -73,9 +93,9 @@ export function McpServerCard({ server, canChange }: { server: McpServerView; ca
       <div className="sub mono text">
         {config.transport === "stdio" ? [config.command, ...(config.args ?? [])].join(" ") : config.url}
       </div>
-      {(server.secrets.env.length > 0 || server.secrets.headers.length > 0 || server.secrets.bearerToken) && (
+      {secrets && (secrets.env.length > 0 || secrets.headers.length > 0 || secrets.bearerToken) && (
         <div className="sub">
-          {[...server.secrets.env, ...server.secrets.headers, ...(server.secrets.bearerToken ? ["bearerToken"] : [])]
+          {[...secrets.env, ...secrets.headers, ...(secrets.bearerToken ? ["bearerToken"] : [])]
             .map((name) => `${name} ●●●`)
             .join(" · ")}
         </div>
@@ -89,7 +109,7 @@ export function McpServerCard({ server, canChange }: { server: McpServerView; ca
           <pre className="text sources-pre">{status.lastError}</pre>
         </div>
       )}
-      {status.stderrTail.length > 0 && (
+      {status.stderrTail && status.stderrTail.length > 0 && (
         <details>
           <summary>{t("sources.stderr")}</summary>
           <pre className="text sources-pre" data-testid="mcp-stderr">
@@ -134,8 +154,13 @@ export function McpServerCard({ server, canChange }: { server: McpServerView; ca
             onChange={(e) => setReason(e.target.value)}
             data-testid="mcp-reason"
           />
-          <button className="btn btn-sm" onClick={() => setEditing(true)}>
-            {t("sources.edit")}
+          {canDefine && (
+            <button className="btn btn-sm" onClick={() => setEditing(true)} data-testid="mcp-edit">
+              {t("sources.edit")}
+            </button>
+          )}
+          <button className="btn btn-sm" disabled={busy} onClick={() => void toggle()} data-testid="mcp-toggle">
+            {config.enabled ? t("sources.switchOff") : t("sources.switchOn")}
           </button>
           <button
             className="btn btn-sm"
@@ -145,15 +170,16 @@ export function McpServerCard({ server, canChange }: { server: McpServerView; ca
           >
             {t("sources.restart")}
           </button>
-          {confirmRemove ? (
-            <button className="btn btn-sm btn-danger" disabled={busy} onClick={() => void remove()} autoFocus>
-              {t("sources.removeConfirm")}
-            </button>
-          ) : (
-            <button className="btn btn-sm btn-ghost" onClick={() => setConfirmRemove(true)} data-testid="mcp-remove">
-              {t("sources.remove")}
-            </button>
-          )}
+          {canDefine &&
+            (confirmRemove ? (
+              <button className="btn btn-sm btn-danger" disabled={busy} onClick={() => void remove()} autoFocus>
+                {t("sources.removeConfirm")}
+              </button>
+            ) : (
+              <button className="btn btn-sm btn-ghost" onClick={() => setConfirmRemove(true)} data-testid="mcp-remove">
+                {t("sources.remove")}
+              </button>
+            ))}
         </div>
       )}
       {message && (

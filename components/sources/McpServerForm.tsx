@@ -112,6 +112,7 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
       {Object.keys(values.secretEdits).length > 0 && (
         <fieldset className="field">
           <legend className="sub">{stdio ? t("sources.envSet") : t("sources.headersSet")}</legend>
+          <p className="muted">{t("sources.secretsMove")}</p>
           {Object.entries(values.secretEdits).map(([name, edit]) => (
             <div key={name} className="field-inline">
               <span className="mono text">{name}</span>
@@ -161,13 +162,13 @@ export function McpServerForm({ server, onDone }: { server?: McpServerView; onDo
               type="password"
               autoComplete="off"
               name="bearerToken"
-              placeholder={server?.secrets.bearerToken ? t("sources.bearerSet") : t("sources.bearerUnset")}
+              placeholder={server?.secrets?.bearerToken ? t("sources.bearerSet") : t("sources.bearerUnset")}
               value={values.bearerToken}
               disabled={values.removeBearer}
               onChange={(e) => set("bearerToken", e.target.value)}
             />
           </label>
-          {server?.secrets.bearerToken && (
+          {server?.secrets?.bearerToken && (
             <label className="field-inline">
               <input
                 type="checkbox"

@@ -1,12 +1,13 @@
 "use client";
-// /sources: the MCP servers (state, error, stderr tail, tools, list_changed history; add, edit,
-// restart, remove) and the plugins (Runner state, loaded and failed plugins with their hook points;
-// reload). Everything a server or plugin reports is rendered as text.
+// /sources: the MCP servers (state, error, stderr tail, tools, list_changed history; add, edit and
+// remove for admins, enable, disable and restart for operators too) and the plugins (Runner state,
+// loaded and failed plugins with their hook points; reload). Everything a server or plugin reports is
+// rendered as text.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
-import { useCanChange } from "../../lib/client/react/use-account";
+import { useCanChange, useIsAdmin } from "../../lib/client/react/use-account";
 import { useT } from "../../lib/client/react/use-locale";
 import { ErrorState, Loading } from "../ui/States";
 import { McpServerCard } from "./McpServerCard";
@@ -19,6 +20,7 @@ const POLL_MS = 2_000;
 export function SourcesPage() {
   const t = useT();
   const canChange = useCanChange();
+  const canDefine = useIsAdmin();
   const servers = useQuery({ queryKey: queryKeys.mcpServers, queryFn: api.mcpServers, refetchInterval: POLL_MS });
   const [adding, setAdding] = useState(false);
   return (
@@ -27,6 +29,7 @@ export function SourcesPage() {
         <h1>{t("sources.title")}</h1>
       </div>
       {!canChange && <p className="muted">{t("sources.readOnly")}</p>}
+      {canChange && !canDefine && <p className="muted">{t("sources.adminOnly")}</p>}
       <section className="sources-section">
         <h2>{t("sources.mcp")}</h2>
         {servers.data && !servers.data.enabled && <p className="warn-text">{t("sources.mcpOff")}</p>}
@@ -35,10 +38,10 @@ export function SourcesPage() {
         {servers.data?.servers.length === 0 && <p className="muted">{t("sources.none")}</p>}
         <div className="sources-list">
           {servers.data?.servers.map((server) => (
-            <McpServerCard key={server.name} server={server} canChange={canChange} />
+            <McpServerCard key={server.name} server={server} canChange={canChange} canDefine={canDefine} />
           ))}
         </div>
-        {canChange &&
+        {canDefine &&
           (adding ? (
             <McpServerForm onDone={() => setAdding(false)} />
           ) : (

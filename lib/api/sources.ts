@@ -1,5 +1,6 @@
 // Wire shapes of the tool sources changed live (interface.md "Tools by hand, sources, settings"):
-// /api/mcp-servers (the fields of the config's mcp.servers[]; secrets write-only) and /api/plugins.
+// /api/mcp-servers (the fields of the config's mcp.servers[]; secrets write-only; what each role sees,
+// interface.md "Trust boundaries") and /api/plugins.
 import { z } from "zod";
 import { mcpRootSchema, mcpServerConfigSchema, type McpServerConfig } from "../config/schema";
 import { pluginStateSchema } from "../plugins/status";
@@ -53,7 +54,8 @@ export const mcpServerRuntimeSchema = z.object({
   nextRetryAt: z.number().nullable(),
   pid: z.number().int().nullable(),
   serverInfo: z.object({ name: z.string(), version: z.string(), title: z.string().optional() }).nullable(),
-  stderrTail: z.array(z.string()),
+  /** Admins only: a child's stderr, every secret the server knows masked. */
+  stderrTail: z.array(z.string()).optional(),
   tools: z.array(mcpServerToolSchema),
   toolListChanges: z.array(mcpToolListChangeSchema),
 });
@@ -62,8 +64,10 @@ export const mcpServerViewSchema = z.object({
   name: z.string(),
   /** Bumped by every change; a change sent with an older one answers 409. */
   version: z.number().int(),
+  /** For viewers without `args` and `cwd`, and a remote server's `url` as its origin only. */
   config: mcpServerPublicConfigSchema,
-  secrets: mcpServerSecretsSchema,
+  /** Absent for viewers. */
+  secrets: mcpServerSecretsSchema.optional(),
   status: mcpServerRuntimeSchema,
 });
 export type McpServerView = z.infer<typeof mcpServerViewSchema>;
@@ -79,7 +83,9 @@ export type McpServerCreateBody = z.infer<typeof mcpServerCreateBodySchema>;
 /**
  * PATCH /api/mcp-servers/:name: the fields given replace the current ones (the name stays). In `env`
  * and `headers` a key with a value sets it, `null` removes it, a key left out keeps its value;
- * `bearerToken` and `cwd` likewise (left out: kept, null: removed).
+ * `bearerToken` and `cwd` likewise (left out: kept, null: removed) — unless the change moves where they
+ * go (`command`, `args`, `cwd`, `url`): then only the secrets the change itself supplies are kept.
+ * Operators may change only `enabled` (OPERATOR_MCP_CHANGES); every other field is an admin's.
  */
 export const mcpServerChangesSchema = z
   .object({
@@ -98,6 +104,9 @@ export const mcpServerChangesSchema = z
   .partial()
   .strict();
 export type McpServerChanges = z.infer<typeof mcpServerChangesSchema>;
+
+/** The one field of a definition operators may change: switching the server on or off. */
+export const OPERATOR_MCP_CHANGES: readonly string[] = ["enabled"];
 
 export const mcpServerPatchBodySchema = z
   .object({ version: versionSchema, changes: mcpServerChangesSchema, reason: reasonSchema })
@@ -138,6 +147,33 @@ export function publicServerConfig(server: McpServerConfig): McpServerPublicConf
     return { ...common, command: server.command, args: server.args, ...(server.cwd ? { cwd: server.cwd } : {}) };
   return { ...common, url: server.url };
 }
+
+/** A remote server's address as viewers see it: scheme, host and port (a path or query may hold a key). */
+function urlOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * What a viewer sees of a definition (in a view or an audit entry): no program arguments, working
+ * folder or secret names, a remote server's url as its origin.
+ */
+export function viewerDefinition<T extends { args?: string[]; cwd?: string; url?: string; secrets?: unknown }>(
+  definition: T,
+): Omit<T, "args" | "cwd" | "secrets"> {
+  const { args: _args, cwd: _cwd, secrets: _secrets, ...rest } = definition;
+  return definition.url === undefined ? rest : { ...rest, url: urlOrigin(definition.url) };
+}
+
+/** An audit entry's before/after of an MCP server change (mcp.server.*): the definition as GET shows it. */
+export const mcpServerAuditedSchema = mcpServerPublicConfigSchema.extend({
+  version: versionSchema,
+  secrets: mcpServerSecretsSchema,
+});
+export type McpServerAudited = z.infer<typeof mcpServerAuditedSchema>;
 
 export function serverSecrets(server: McpServerConfig): McpServerSecrets {
   if (server.transport === "stdio") return { env: Object.keys(server.env), headers: [], bearerToken: false };

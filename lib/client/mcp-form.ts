@@ -30,7 +30,8 @@ export interface McpFormValues {
 
 export function initialFormValues(view?: McpServerView): McpFormValues {
   const config = view?.config;
-  const setNames = view ? (config?.transport === "stdio" ? view.secrets.env : view.secrets.headers) : [];
+  const secrets = view?.secrets;
+  const setNames = secrets ? (config?.transport === "stdio" ? secrets.env : secrets.headers) : [];
   return {
     name: view?.name ?? "",
     transport: config?.transport ?? "stdio",

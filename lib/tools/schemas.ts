@@ -51,6 +51,17 @@ export const toolSpecSchema = z.object({
 });
 export type ToolSpec = z.infer<typeof toolSpecSchema>;
 
+/**
+ * Destructive unless the tool says otherwise: a read-only tool modifies nothing (MCP spec), and an
+ * absent destructiveHint means destructive (MCP default). Builtins declare theirs explicitly. A run by
+ * hand (REST) or through the /api/mcp gateway needs a confirmation for these.
+ */
+export function isDestructive(spec: Pick<ToolSpec, "annotation">): boolean {
+  const hints = spec.annotation;
+  if (hints?.readOnlyHint ?? MCP_HINT_DEFAULTS.readOnlyHint) return false;
+  return hints?.destructiveHint ?? MCP_HINT_DEFAULTS.destructiveHint;
+}
+
 export const toolInvocationSchema = z.object({
   toolName: z.string(),
   arguments: jsonObjectSchema.default({}),

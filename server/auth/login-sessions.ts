@@ -120,6 +120,12 @@ export class LoginSessions {
     return { id, idHash: row.idHash, expiresAt: row.expiresAt };
   }
 
+  /** True for a live, unexpired login id, without counting as a use of it (what secret masking asks). */
+  isLive(id: string): boolean {
+    const login = this.live.get(loginHashOf(id));
+    return login !== undefined && login.expiresAt > this.opts.now();
+  }
+
   /** True for a live, unexpired login id. */
   check(id: string | undefined): boolean {
     return this.lookup(id) !== null;

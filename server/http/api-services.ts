@@ -124,6 +124,9 @@ export async function createApiServices(
     ),
   );
   const auth = new OperatorAuth(opts.token, logins, tokenLimiter, accounts, proxy);
+  // Credentials the server keeps only as hashes are masked too where a child's stderr shows one.
+  engine.secrets.addSecrets(() => [opts.token]);
+  engine.secrets.addCheck((word) => auth.actorOfToken(word) !== null || logins.isLive(word));
   const provenance = await ToggleProvenance.load(engine.stores.toggles);
   const icons = new IconProxy(opts.icons);
   const chatImages = new IconProxy({
@@ -189,7 +192,7 @@ export async function createApiServices(
     chatImages,
     toggles: new ToolToggleService(engine, catalog, provenance, audit),
     settings,
-    invocations: new ToolInvokeService(engine, provenance),
+    invocations: new ToolInvokeService(engine, provenance, audit),
     botData: new BotDataService({
       audit,
       stores: engine.stores,

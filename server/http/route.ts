@@ -75,6 +75,11 @@ export interface RouteSpec<Ctx, P, Q, B, R> {
   body?: z.ZodType<B>;
   /** Documents and type-checks the answer (not parsed at run time; the tests parse it). */
   response?: z.ZodType<R>;
+  /**
+   * For a route whose body decides who may send it: why this body needs an admin (answered 403 to
+   * anyone else, before the handler runs), or null when the route's access is enough.
+   */
+  adminFor?(body: B): string | null;
   /** `actor` is who acts: the one way a handler learns it (audit entries, operator.action events). */
   handle(input: { params: P; query: Q; body: B; actor: Actor }, ctx: Ctx, info: RequestInfo): Promise<Reply<R>>;
 }
@@ -101,6 +106,8 @@ export function routeBuilder<Ctx>() {
         if (query && !query.success) problems.push(...fieldsOf(query.error, "query"));
         if (body && !body.success) problems.push(...fieldsOf(body.error, "body"));
         if (problems.length) throw new HttpError(400, "invalid request", problems);
+        const needsAdmin = actor.role === "admin" ? null : (spec.adminFor?.(dataOf(body)) ?? null);
+        if (needsAdmin) throw new HttpError(403, needsAdmin);
         return spec.handle({ params: dataOf(params), query: dataOf(query), body: dataOf(body), actor }, ctx, info);
       },
     };

@@ -63,7 +63,10 @@ export interface McpServerStatus {
   state: McpServerState;
   /** Tools offered from this server (after validation and name conflicts). */
   toolCount: number;
+  /** What went wrong last (masked), without the stderr that came with it. */
   lastError: string | null;
+  /** The stderr of the stdio process whose death lastError tells (masked; admins only on the wire). */
+  lastErrorStderr: string[];
   lastErrorAt: number | null;
   /** Consecutive failed connection attempts or deaths; 0 once the server stayed up. */
   reconnectAttempt: number;
@@ -78,7 +81,7 @@ export interface McpServerStatus {
   roots: McpRoot[];
   /** The latest sampling and elicitation requests of this server (newest last). */
   clientRequests: McpClientRequestEvent[];
-  /** The last stderr lines of a stdio server's current (or last) process. */
+  /** The last stderr lines of a stdio server's current (or last) process, masked. */
   stderrTail: string[];
   /** The latest list_changed refreshes that changed the tool list (newest last). */
   toolListChanges: McpToolListChange[];
@@ -95,6 +98,8 @@ export interface McpConnectionOptions {
   onToolsChanged: () => void;
   /** Answers sampling/createMessage (refusing is its call); absent: every request is refused. */
   sample?: SamplingAnswer;
+  /** Masks the secrets the server knows in what a server wrote or answered (stderr, errors). */
+  redact: (text: string) => string;
 }
 
 /** A lenient page: tools are checked one by one afterwards, so one bad tool cannot fail the page. */
@@ -129,6 +134,7 @@ export class McpServerConnection {
   private tools: Tool[] = [];
   private skipped: SkippedTool[] = [];
   private lastError: string | null = null;
+  private lastErrorStderr: string[] = [];
   private lastErrorAt: number | null = null;
   private failures = 0;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -139,7 +145,7 @@ export class McpServerConnection {
   private refreshQueued = false;
   private probing = false;
   private transportErrors = 0;
-  private readonly stderr = new StderrTail();
+  private readonly stderr: StderrTail;
   private closed = false;
   private roots: McpRoot[];
   private readonly clientRequests: McpClientRequestEvent[] = [];
@@ -152,6 +158,7 @@ export class McpServerConnection {
     private readonly allowed = true,
   ) {
     this.name = config.name;
+    this.stderr = new StderrTail(opts.redact);
     this.roots = config.roots ?? [];
     this.state = this.enabled ? "connecting" : "disabled";
   }
@@ -182,6 +189,7 @@ export class McpServerConnection {
       state: this.state,
       toolCount,
       lastError: this.lastError,
+      lastErrorStderr: [...this.lastErrorStderr],
       lastErrorAt: this.lastErrorAt,
       reconnectAttempt: this.failures,
       nextRetryAt: this.nextRetryAt,
@@ -246,7 +254,19 @@ export class McpServerConnection {
     this.stderr.clear();
     this.transportErrors = 0;
     this.refreshQueued = false;
-    const link = createServerTransport(this.config, (chunk) => this.onStderr(chunk), this.opts.isolation);
+    let link: ServerTransport;
+    try {
+      link = await createServerTransport(this.config, (chunk) => this.onStderr(chunk), this.opts.isolation);
+    } catch (error) {
+      // No user left for it, or no way to switch to one: a failed attempt like any other.
+      this.lose(generation, `connection failed: ${describeError(error)}`);
+      return;
+    }
+    if (generation !== this.generation) {
+      // Closed or replaced while its user was leased: the transport never starts, its user goes back.
+      await link.transport.close().catch(() => undefined);
+      return;
+    }
     // Declared so servers offer the tools that need them; elicitation only to decline it visibly.
     const client = new Client(this.opts.clientInfo, {
       capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } },
@@ -348,7 +368,7 @@ export class McpServerConnection {
             if (generation !== this.generation) return;
             this.setError(`tools/list failed: ${describeError(error)}`);
             this.opts.logger.warn(
-              `[mcp] ${this.name}: refreshing tools failed, keeping the previous list: ${describeError(error)}`,
+              `[mcp] ${this.name}: refreshing tools failed, keeping the previous list: ${this.lastError}`,
             );
           }
         } while (this.refreshQueued && generation === this.generation);
@@ -387,7 +407,9 @@ export class McpServerConnection {
     if (this.toolListChanges.length > KEPT_TOOL_LIST_CHANGES) this.toolListChanges.shift();
   }
 
-  private noteClientRequest(kind: McpClientRequestEvent["kind"], detail: string): void {
+  private noteClientRequest(kind: McpClientRequestEvent["kind"], said: string): void {
+    // What the server asked (an elicitation's message) is its text, not ours.
+    const detail = this.opts.redact(said);
     this.clientRequests.push({ at: Date.now(), kind, detail });
     if (this.clientRequests.length > KEPT_CLIENT_REQUESTS) this.clientRequests.shift();
     const line = `[mcp] ${this.name}: ${kind}: ${detail}`;
@@ -412,8 +434,7 @@ export class McpServerConnection {
     if (this.connectedAt !== null && Date.now() - this.connectedAt >= this.opts.reconnect.maxDelayMs) this.failures = 0;
     this.connectedAt = null;
     this.failures++;
-    const stderr = this.stderr.text();
-    this.setError(stderr ? `${reason}\nstderr:\n${stderr}` : reason);
+    this.setError(reason, this.stderr.lines());
     // Closing also ends a stdio process that is still running and fails calls still waiting.
     void client?.close().catch(() => undefined);
     const delay = backoffDelay(this.failures, this.opts.reconnect);
@@ -421,7 +442,7 @@ export class McpServerConnection {
     this.nextRetryAt = Date.now() + delay;
     this.retryTimer = setTimeout(() => void this.connect(), delay);
     this.retryTimer.unref();
-    this.opts.logger.warn(`[mcp] ${this.name}: ${reason}; retry ${this.failures} in ${delay} ms`);
+    this.opts.logger.warn(`[mcp] ${this.name}: ${this.lastError}; retry ${this.failures} in ${delay} ms`);
     if (hadTools) this.opts.onToolsChanged();
   }
 
@@ -436,7 +457,7 @@ export class McpServerConnection {
     this.transportErrors++;
     if (this.transportErrors <= LOGGED_TRANSPORT_ERRORS) {
       const more = this.transportErrors === LOGGED_TRANSPORT_ERRORS ? " (further transport errors not logged)" : "";
-      this.opts.logger.warn(`[mcp] ${this.name}: transport error: ${describeError(error)}${more}`);
+      this.opts.logger.warn(`[mcp] ${this.name}: transport error: ${this.opts.redact(describeError(error))}${more}`);
     }
     // A stdio server's death shows as its process closing; an HTTP server's only as failing requests.
     if (this.config.transport !== "stdio" && this.state === "connected") void this.probe(generation);
@@ -474,8 +495,9 @@ export class McpServerConnection {
     this.nextRetryAt = null;
   }
 
-  private setError(message: string): void {
-    this.lastError = message;
+  private setError(message: string, stderr: string[] = []): void {
+    this.lastError = this.opts.redact(message);
+    this.lastErrorStderr = stderr;
     this.lastErrorAt = Date.now();
   }
 

@@ -1,13 +1,25 @@
 // The engine's tools as the gateway serves them: a registry built without a chat session (builtin
 // provider plus the shared plugin and MCP providers, with the gateway's own toggles), limited to
-// action-stage tools: the timing gate's continue/no_action/wait are not for outsiders.
-import { failedToolResult } from "../../lib/tools/schemas";
+// action-stage tools: the timing gate's continue/no_action/wait are not for outsiders. A destructive
+// tool runs only when the call confirms it (`_meta: { "maisaka/confirm": true }`), as POST
+// /api/tools/:name/invoke demands `confirm`; every run is reported (the server audits it).
+import type { Actor } from "../../lib/api/accounts";
+import { failedToolResult, isDestructive, type ToolExecutionResult } from "../../lib/tools/schemas";
 import type { Engine } from "../composition";
 import { plannerPlacement, type SessionlessTools } from "../engine";
-import type { GatewayToolSource } from "./gateway";
+import { GATEWAY_CONFIRM_META, type GatewayToolSource } from "./gateway";
 
 /** The id the gateway's calls carry and its toggles apply to; no session of this id is created. */
 export const GATEWAY_SESSION_ID = "mcp-gateway";
+
+/** A tool the gateway ran: who asked, with what, how it ended. */
+export interface GatewayRun {
+  actor: Actor;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  result: ToolExecutionResult;
+  durationMs: number;
+}
 
 async function actionTools(tools: SessionlessTools) {
   // Providers registered since the last call (a plugin runner coming up) join here.
@@ -16,7 +28,11 @@ async function actionTools(tools: SessionlessTools) {
   return specs.filter((spec) => plannerPlacement(spec) !== "timing");
 }
 
-export function engineToolSource(engine: Pick<Engine, "manager" | "mcp">): GatewayToolSource {
+export function engineToolSource(
+  engine: Pick<Engine, "manager" | "mcp" | "clock">,
+  /** Told of every run, after it ended (the server writes the audit entry). */
+  onRun: (run: GatewayRun) => Promise<void> = async () => undefined,
+): GatewayToolSource {
   const mcp = engine.mcp;
   const tools = engine.manager.sessionlessTools({ id: GATEWAY_SESSION_ID, platform: "mcp" });
   return {
@@ -24,11 +40,16 @@ export function engineToolSource(engine: Pick<Engine, "manager" | "mcp">): Gatew
       return actionTools(tools);
     },
     async invoke(call, signal) {
-      if (!(await actionTools(tools)).some((spec) => spec.name === call.toolName)) {
-        return failedToolResult(call.toolName, `未找到工具：${call.toolName}`);
-      }
-      const metadata = { via: "mcp-gateway" };
-      return tools.registry.invoke(
+      const spec = (await actionTools(tools)).find((candidate) => candidate.name === call.toolName);
+      if (!spec) return failedToolResult(call.toolName, `未找到工具：${call.toolName}`);
+      if (isDestructive(spec) && !call.confirmed)
+        return failedToolResult(
+          call.toolName,
+          `${call.toolName} may change or delete data: call it again with _meta {"${GATEWAY_CONFIRM_META}": true} to confirm`,
+        );
+      const metadata = { via: "mcp-gateway", actor: call.actor.name };
+      const startedAt = engine.clock.now();
+      const result = await tools.registry.invoke(
         {
           toolName: call.toolName,
           arguments: call.arguments,
@@ -41,6 +62,9 @@ export function engineToolSource(engine: Pick<Engine, "manager" | "mcp">): Gatew
         // The MCP client cancelling ends the call.
         { ...tools.context, reasoning: "", metadata, signal },
       );
+      const durationMs = engine.clock.now() - startedAt;
+      await onRun({ actor: call.actor, toolName: call.toolName, arguments: call.arguments, result, durationMs });
+      return result;
     },
     onToolsChanged: (listener: () => void) => mcp.onToolsChanged(listener),
   };

@@ -1,17 +1,23 @@
 // Our own tool registry served as an MCP server (interface.md /api/mcp): Streamable HTTP through the
 // SDK's server transport, one MCP session per client, operator token required. It lists the
-// action-stage tools of the unified registry and calls them through the source it is given.
+// action-stage tools of the unified registry and calls them through the source it is given, as the
+// account whose credential came with the request (handed to the SDK as the request's auth info).
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { JsonObject, ToolExecutionResult, ToolSpec } from "../../lib/tools/schemas";
+import { actorSchema, type Actor } from "../../lib/api/accounts";
+import { failedToolResult, type JsonObject, type ToolExecutionResult, type ToolSpec } from "../../lib/tools/schemas";
 import { stderrLogger, type EngineLogger } from "../engine";
 import { isCrossOrigin } from "../http/origin";
 import { toCallToolResult, toMcpTool } from "./gateway-mapping";
 
 export const MCP_GATEWAY_PATH = "/api/mcp";
+
+/** The `_meta` key of a tools/call that confirms running a destructive tool (interface.md "Trust boundaries"). */
+export const GATEWAY_CONFIRM_META = "maisaka/confirm";
 
 /** True for requests the gateway serves (the path, whatever the query). */
 export function isGatewayPath(url: string | undefined): boolean {
@@ -22,6 +28,10 @@ export interface GatewayCall {
   toolName: string;
   arguments: JsonObject;
   callId: string;
+  /** The account that called. */
+  actor: Actor;
+  /** The call carried `_meta: { "maisaka/confirm": true }`: a destructive tool may run. */
+  confirmed: boolean;
 }
 
 /** What the gateway serves: the tools and how to run them. */
@@ -36,10 +46,10 @@ export interface GatewayToolSource {
 export interface McpGatewayOptions {
   source: GatewayToolSource;
   /**
-   * The HTTP layer's credential check (bearer token or login cookie): true, false (401), or "forbidden"
-   * (403: the account may not call tools, a viewer).
+   * The HTTP layer's credential check (bearer token or login cookie): the account, "unauthorized"
+   * (401), or "forbidden" (403: the account may not call tools, a viewer).
    */
-  authenticate(req: IncomingMessage): boolean | "forbidden";
+  authenticate(req: IncomingMessage): Actor | "unauthorized" | "forbidden";
   logger?: EngineLogger;
   /** A session without requests for this long is closed (the client then initializes again). */
   idleSessionMs?: number;
@@ -111,7 +121,7 @@ export class McpGateway {
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const allowed = this.opts.authenticate(req);
-    if (!allowed) {
+    if (allowed === "unauthorized") {
       writeJson(res, 401, { error: "operator token required" }, { "www-authenticate": 'Bearer realm="maisaka"' });
       return;
     }
@@ -127,6 +137,9 @@ export class McpGateway {
       jsonRpcError(res, 503, -32000, "MCP gateway is shutting down");
       return;
     }
+    // The SDK hands a request's auth info to the handlers it runs (extra.authInfo): who calls.
+    const auth: AuthInfo = { token: "", clientId: allowed.id, scopes: [], extra: { actor: allowed } };
+    Object.assign(req, { auth });
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId) {
@@ -173,11 +186,16 @@ export class McpGateway {
       tools: (await this.opts.source.listTools()).map(toMcpTool),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const actor = actorSchema.safeParse(extra.authInfo?.extra?.actor);
+      // Every request passed dispatch(), which names its account: a missing one is a bug, never a run.
+      if (!actor.success) return toCallToolResult(failedToolResult(request.params.name, "no account named"));
       const result = await this.opts.source.invoke(
         {
           toolName: request.params.name,
           arguments: request.params.arguments ?? {},
           callId: `mcp-gateway:${String(extra.requestId)}:${randomUUID()}`,
+          actor: actor.data,
+          confirmed: request.params._meta?.[GATEWAY_CONFIRM_META] === true,
         },
         extra.signal,
       );

@@ -38,6 +38,8 @@ export interface McpManagerOptions {
   isolation?: ChildIsolation;
   /** The engine's model client, for sampling requests under mcp.sampling (absent: refused). */
   model?: SamplingModel;
+  /** Masks the secrets the server knows in servers' stderr and errors (absent: nothing masked). */
+  redact?: (text: string) => string;
 }
 
 const DEFAULT_RECONNECT: McpReconnectConfig = { initialDelayMs: 1_000, maxDelayMs: 60_000 };
@@ -98,6 +100,7 @@ export class McpManager {
       clientInfo: CLIENT_INFO,
       isolation: opts.isolation ?? ChildIsolation.fromEnv(),
       onToolsChanged: () => this.toolsChanged(),
+      redact: opts.redact ?? ((text) => text),
     };
     this.connections = config.servers.map((server) => this.connectionFor(server));
   }

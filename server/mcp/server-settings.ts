@@ -2,6 +2,7 @@
 // saved as a setting (so it survives a restart: the saved list then replaces the config file's, see
 // loadSavedMcpServers), then applied to the manager, which owns the connections. Every server carries
 // a version bumped by each change; a change from an older version is a conflict, never a silent overwrite.
+import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import type { McpServerChanges } from "../../lib/api/sources";
 import { mcpServerConfigSchema, type McpServerConfig } from "../../lib/config/schema";
@@ -42,31 +43,52 @@ export async function loadSavedMcpServers(store: SettingStore, logger: EngineLog
 const STDIO_KEYS = ["name", "enabled", "transport", "command", "args", "env", "cwd", "timeoutMs", "roots"];
 const HTTP_KEYS = ["name", "enabled", "transport", "url", "headers", "bearerToken", "timeoutMs", "roots"];
 
-/** The current definition with the changes laid over it (see mcpServerChangesSchema), not yet validated. */
+/** What decides where a server's secrets go: the program they are handed to, or the address they are sent to. */
+const STDIO_DESTINATION = ["command", "args", "cwd"] as const;
+
+/** True when the merged definition hands the secrets to another program or sends them to another address. */
+function destinationMoved(current: McpServerConfig, merged: Record<string, unknown>): boolean {
+  if (current.transport === "stdio")
+    return (
+      merged.transport === "stdio" && STDIO_DESTINATION.some((key) => !isDeepStrictEqual(current[key], merged[key]))
+    );
+  return merged.transport !== "stdio" && current.url !== merged.url;
+}
+
+/**
+ * The current definition with the changes laid over it (see mcpServerChangesSchema), not yet validated.
+ * Secrets left out are kept only while they go where they went: a change of `command`, `args` or `cwd`
+ * (stdio) or `url` (HTTP) drops the kept env values, headers and bearer token, so the new program or
+ * address gets only the secrets the same change supplies.
+ */
 export function mergeServerChanges(current: McpServerConfig, changes: McpServerChanges): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(changes)) {
-    if (key === "env" || key === "headers") {
-      const own =
-        key === "env"
-          ? current.transport === "stdio"
-            ? current.env
-            : {}
-          : current.transport === "stdio"
-            ? {}
-            : current.headers;
-      const next: Record<string, string> = { ...own };
-      for (const [name, secret] of Object.entries(value as Record<string, string | null>)) {
-        if (secret === null) delete next[name];
-        else next[name] = secret;
-      }
-      merged[key] = next;
-    } else if (value === null) delete merged[key];
+    if (key === "env" || key === "headers") continue;
+    if (value === null) delete merged[key];
     else merged[key] = value;
   }
+  const moved = destinationMoved(current, merged);
+  const kept = (own: Record<string, string>) => (moved ? {} : own);
+  merged.env = laySecrets(kept(current.transport === "stdio" ? current.env : {}), changes.env);
+  merged.headers = laySecrets(kept(current.transport === "stdio" ? {} : current.headers), changes.headers);
+  if (moved && changes.bearerToken === undefined) delete merged.bearerToken;
   // A transport switch drops the other transport's fields (the schema is strict per transport).
   const keys = merged.transport === "stdio" ? STDIO_KEYS : HTTP_KEYS;
   return Object.fromEntries(Object.entries(merged).filter(([key]) => keys.includes(key)));
+}
+
+/** A key with a value sets it, null removes it, a key left out keeps what `own` has. */
+function laySecrets(
+  own: Record<string, string>,
+  changes: Record<string, string | null> | undefined,
+): Record<string, string> {
+  const next: Record<string, string> = { ...own };
+  for (const [name, secret] of Object.entries(changes ?? {})) {
+    if (secret === null) delete next[name];
+    else next[name] = secret;
+  }
+  return next;
 }
 
 export interface ServerChange {

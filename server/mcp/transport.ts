@@ -4,7 +4,13 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../lib/config/schema";
-import { ChildIsolation, privateHomeEnv, signalGroup, type PrivateDir } from "../sandbox/child-isolation";
+import {
+  privateHomeEnv,
+  signalGroup,
+  type ChildIsolation,
+  type IsolatedChild,
+  type PrivateDir,
+} from "../sandbox/child-isolation";
 
 export interface ServerTransport {
   transport: Transport;
@@ -17,53 +23,63 @@ export interface ServerTransport {
 /** Stderr lines kept to explain a stdio server that failed or died. */
 const STDERR_TAIL_LINES = 20;
 const STDERR_LINE_CHARS = 2_000;
+/**
+ * What is kept of one line before it is masked and cut to STDERR_LINE_CHARS: bounded (a server may
+ * write endlessly without a newline), with room for a secret that starts before the cut.
+ */
+const STDERR_KEPT_CHARS = 8_000;
 
+/** The last stderr lines of a stdio server, each masked (`redact`) and cut when read. */
 export class StderrTail {
   private kept: string[] = [];
   private partial = "";
 
+  constructor(private readonly redact: (text: string) => string = (text) => text) {}
+
+  /** Takes a chunk; returns the lines it completed, masked and cut (for the log). */
   push(chunk: string): string[] {
     const parts = (this.partial + chunk).split(/\r?\n/);
-    this.partial = parts.pop() ?? "";
-    const complete = parts.filter((line) => line.trim() !== "");
+    this.partial = (parts.pop() ?? "").slice(0, STDERR_KEPT_CHARS);
+    const complete = parts.filter((line) => line.trim() !== "").map((line) => line.slice(0, STDERR_KEPT_CHARS));
     this.kept.push(...complete);
     if (this.kept.length > STDERR_TAIL_LINES) this.kept.splice(0, this.kept.length - STDERR_TAIL_LINES);
-    return complete;
+    return complete.map((line) => this.shown(line));
   }
 
-  text(): string {
-    return this.lines().join("\n");
-  }
-
-  /** The kept lines, each cut to a bounded length (a server may write one huge line). */
+  /** The kept lines, masked, each cut to a bounded length. */
   lines(): string[] {
-    return [...this.kept, this.partial]
-      .filter((line) => line.trim() !== "")
-      .map((line) => (line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line));
+    return [...this.kept, this.partial].filter((line) => line.trim() !== "").map((line) => this.shown(line));
   }
 
   clear(): void {
     this.kept = [];
     this.partial = "";
   }
+
+  private shown(line: string): string {
+    const masked = this.redact(line);
+    return masked.length > STDERR_LINE_CHARS ? `${masked.slice(0, STDERR_LINE_CHARS)}…` : masked;
+  }
 }
 
 /**
- * A stdio server in its own session and process group; when the server is root, as the child user
- * with a private home (the server's user keeps its own HOME: its tools may need their settings). The SDK's transport cannot take spawn options (uid, gid, detached), so rather
- * than rewriting it the command is wrapped (ChildIsolation.wrapCommand: util-linux setsid and
- * setpriv, which exec in place: same pid, same pipes); this subclass only adds the private home and,
- * on close, ends whatever the server left running in its group.
+ * A stdio server in its own session and process group; when the server is root, as a user of its own
+ * (one per process: no other child reads its environment or memory) with a private home (the
+ * server's user keeps its own HOME: its tools may need their settings). The SDK's transport cannot
+ * take spawn options (uid, gid, detached), so rather than rewriting it the command is wrapped
+ * (IsolatedChild.wrapCommand: util-linux setsid and setpriv, which exec in place: same pid, same
+ * pipes); this subclass only adds the private home and, on close, ends whatever the server left
+ * running in its group and as its user, and frees the user.
  */
 class IsolatedStdioTransport extends StdioClientTransport {
   private startedPid: number | null = null;
 
   constructor(
     config: Extract<McpServerConfig, { transport: "stdio" }>,
-    isolation: ChildIsolation,
-    private readonly home: PrivateDir | null = isolation.user ? isolation.privateDir("maisaka-mcp-home-") : null,
+    private readonly child: IsolatedChild,
+    private readonly home: PrivateDir | null = child.user ? child.privateDir("maisaka-mcp-home-") : null,
   ) {
-    const wrapped = isolation.wrapCommand(config.command, config.args);
+    const wrapped = child.wrapCommand(config.command, config.args);
     super({
       command: wrapped.command,
       args: wrapped.args,
@@ -78,7 +94,7 @@ class IsolatedStdioTransport extends StdioClientTransport {
     try {
       await super.start();
     } catch (error) {
-      this.home?.dispose();
+      await this.done();
       throw error;
     }
     this.startedPid = this.pid;
@@ -88,7 +104,12 @@ class IsolatedStdioTransport extends StdioClientTransport {
     await super.close();
     if (this.startedPid !== null) signalGroup(this.startedPid, "SIGKILL");
     this.startedPid = null;
+    await this.done();
+  }
+
+  private async done(): Promise<void> {
     this.home?.dispose();
+    await this.child.release();
   }
 }
 
@@ -98,14 +119,23 @@ function httpHeaders(config: Extract<McpServerConfig, { url: string }>): Record<
   return headers;
 }
 
-export function createServerTransport(
+/** A stdio server's user is leased here (when the server is root): hence async. */
+export async function createServerTransport(
   config: McpServerConfig,
   onStderr: (chunk: string) => void,
   isolation: ChildIsolation,
-): ServerTransport {
+): Promise<ServerTransport> {
   switch (config.transport) {
     case "stdio": {
-      const transport = new IsolatedStdioTransport(config, isolation);
+      const child = await isolation.child();
+      let transport: IsolatedStdioTransport;
+      try {
+        transport = new IsolatedStdioTransport(config, child);
+      } catch (error) {
+        // A wrapper that cannot be built (no setpriv): the user goes back at once.
+        await child.release();
+        throw error;
+      }
       transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
       return { transport, pid: () => transport.pid, terminate: async () => undefined };
     }

@@ -1,14 +1,13 @@
 // How the server's children (the plugin Runner, stdio MCP servers and whatever they start) are kept
-// away from the operator credential and the database: each runs in its own process group (a
-// terminal's Ctrl+C reaches only the server, which stops them itself), with a private home and temp
-// folder, and, when the server runs as root, as an unprivileged user that cannot read the server's
-// files or /proc/<pid>/environ of its processes.
+// away from the operator credential, the database and each other: each runs in its own process group
+// (a terminal's Ctrl+C reaches only the server, which stops them itself), with a private home and temp
+// folder, and, when the server runs as root, as a user of its own from MAISAKA_CHILD_UIDS
+// (child-uids.ts): it cannot read the server's files, /proc/<pid>/environ or memory of the server's
+// processes, or those of any other child, of this instance or another.
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-/** `nobody` on Debian, Ubuntu, Fedora and Alpine. */
-const NOBODY = { uid: 65534, gid: 65534 };
+import { ChildUidPool, DEFAULT_CHILD_UIDS, parseUidRange, UidRangeError, type LeasedUid } from "./child-uids";
 
 interface ChildUser {
   uid: number;
@@ -24,32 +23,29 @@ export class ChildIsolationError extends Error {
   override name = "ChildIsolationError";
 }
 
-export class ChildIsolation {
-  /**
-   * @param user who the children run as; null keeps the server's own user (not root, or Windows).
-   */
-  constructor(readonly user: ChildUser | null) {}
+/** One child's identity: its user (null: the server's own) and the folders it owns; released when done. */
+export class IsolatedChild {
+  private released: Promise<void> | null = null;
 
-  /**
-   * Root's children run as MAISAKA_CHILD_USER ("uid:gid", default 65534:65534, nobody); any other
-   * user cannot switch users, so its children stay that user.
-   */
-  static fromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ChildIsolation {
-    if (process.getuid?.() !== 0) return new ChildIsolation(null);
-    const configured = env.MAISAKA_CHILD_USER?.trim();
-    if (!configured) return new ChildIsolation(NOBODY);
-    const match = /^(\d+):(\d+)$/.exec(configured);
-    if (!match) throw new ChildIsolationError(`MAISAKA_CHILD_USER must be "uid:gid" (numbers), got "${configured}"`);
-    const user = { uid: Number(match[1]), gid: Number(match[2]) };
-    if (user.uid === 0 || user.gid === 0) throw new ChildIsolationError("MAISAKA_CHILD_USER must not be root");
-    return new ChildIsolation(user);
-  }
+  constructor(
+    /** Who the child runs as; null keeps the server's own user (not root, or not Linux). */
+    readonly user: ChildUser | null,
+    private readonly lease: LeasedUid | null = null,
+  ) {}
 
-  /** A fresh 0700 folder the child user owns (its HOME and TMPDIR, or the Runner's IPC socket). */
+  /** A fresh 0700 folder this child owns (its HOME and TMPDIR, or the Runner's IPC socket). */
   privateDir(prefix: string): PrivateDir {
     const path = mkdtempSync(join(tmpdir(), prefix));
     if (this.user) chownSync(path, this.user.uid, this.user.gid);
     return { path, dispose: () => rmSync(path, { recursive: true, force: true }) };
+  }
+
+  /** Gives this child a folder the server filled (and the files directly in it). */
+  handOver(dir: string): void {
+    const user = this.user;
+    if (!user) return;
+    chownSync(dir, user.uid, user.gid);
+    for (const name of readdirSync(dir)) chownSync(join(dir, name), user.uid, user.gid);
   }
 
   /**
@@ -61,17 +57,9 @@ export class ChildIsolation {
     return this.user ? { detached, uid: this.user.uid, gid: this.user.gid } : { detached };
   }
 
-  /** Gives the child user a folder the server filled (and the files directly in it). */
-  handOver(dir: string): void {
-    const user = this.user;
-    if (!user) return;
-    chownSync(dir, user.uid, user.gid);
-    for (const name of readdirSync(dir)) chownSync(join(dir, name), user.uid, user.gid);
-  }
-
   /**
    * The command line that runs `command` in a new session and process group (setsid) and, when
-   * switching users, as the child user with no supplementary groups and no way to gain privileges
+   * switching users, as this child's user with no supplementary groups and no way to gain privileges
    * back (setpriv). Both exec in place, so the pid and the pipes are the command's own. Used for
    * spawners that take no spawn options (the MCP SDK's stdio transport).
    */
@@ -99,12 +87,65 @@ export class ChildIsolation {
     return { command: first, args: rest };
   }
 
+  /**
+   * The child is done: every process still running as its user is killed (one that left its process
+   * group too) and the user is free for another child. Idempotent.
+   */
+  release(): Promise<void> {
+    this.released ??= this.lease?.release() ?? Promise.resolve();
+    return this.released;
+  }
+}
+
+export class ChildIsolation {
+  /**
+   * @param pool where children's users come from; null keeps the server's own user (not root, or
+   * not Linux).
+   */
+  constructor(private readonly pool: ChildUidPool | null) {}
+
+  /**
+   * Root's children on Linux each get a user of their own from MAISAKA_CHILD_UIDS (default
+   * DEFAULT_CHILD_UIDS); any other user cannot switch users, so its children stay that user.
+   */
+  static fromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ChildIsolation {
+    if (env.MAISAKA_CHILD_USER?.trim())
+      throw new ChildIsolationError(
+        "MAISAKA_CHILD_USER is replaced by MAISAKA_CHILD_UIDS, a range of uids (e.g. 61000-61999): each child gets a user of its own",
+      );
+    if (process.getuid?.() !== 0 || process.platform !== "linux") return new ChildIsolation(null);
+    try {
+      return new ChildIsolation(new ChildUidPool(parseUidRange(env.MAISAKA_CHILD_UIDS?.trim() || DEFAULT_CHILD_UIDS)));
+    } catch (error) {
+      if (error instanceof UidRangeError) throw new ChildIsolationError(error.message);
+      throw error;
+    }
+  }
+
+  /** Whether children run as users of their own. */
+  get switchesUsers(): boolean {
+    return this.pool !== null;
+  }
+
+  /** A new child's identity: a user of its own when switching (release it once the child is gone). */
+  async child(): Promise<IsolatedChild> {
+    if (!this.pool) return new IsolatedChild(null);
+    let lease: LeasedUid;
+    try {
+      lease = await this.pool.lease();
+    } catch (error) {
+      if (error instanceof UidRangeError) throw new ChildIsolationError(error.message);
+      throw error;
+    }
+    return new IsolatedChild({ uid: lease.uid, gid: lease.uid }, lease);
+  }
+
   /** The start-up line saying what is not enforced on this system, or null when everything is. */
   notice(): string | null {
-    if (this.user) return null;
+    if (this.pool) return null;
     if (process.platform === "win32")
-      return "isolation: on Windows, stdio MCP servers run as this user with access to its files; the plugin Runner is confined by Node's permission model";
-    return "isolation: not running as root, so stdio MCP servers run as this user and can read its files (the database, the operator token file) and its processes' /proc entries; the plugin Runner is still confined by Node's permission model";
+      return "isolation: on Windows, stdio MCP servers run as this user with access to its files; the plugin Runner is confined by Node's permission model; only admins may define MCP servers";
+    return "isolation: not running as root, so stdio MCP servers run as this user and can read its files (the database, the operator token file, the config file) and the environment and memory of its processes, each other's included; only admins may define MCP servers; the plugin Runner is still confined by Node's permission model";
   }
 }
 

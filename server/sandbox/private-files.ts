@@ -1,6 +1,7 @@
 // The server's files are its user's alone: the data folder 0700, the database and its -wal/-shm and
-// the operator token 0600. A umask covers what this process creates; files and folders made by an
-// earlier version, a copy or a restore are tightened at start.
+// the operator token 0600, the config file (OneBot tokens, OTel headers, MCP secrets) unreadable to
+// other users, the children of a server run as root among them. A umask covers what this process
+// creates; files and folders made by an earlier version, a copy or a restore are tightened at start.
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 
 const SQLITE_COMPANIONS = ["", "-wal", "-shm", "-journal"];
@@ -30,4 +31,13 @@ function tighten(path: string, mode: number): void {
     const reason = error instanceof Error ? error.message : String(error);
     throw new PrivateFilesError(`cannot make ${path} private (mode ${mode.toString(8)}): ${reason}`);
   }
+}
+
+/**
+ * The config file loses every permission of "other" users (a child of a server run as root is one):
+ * its owner and group keep theirs, so an operator's group may still edit it.
+ */
+export function tightenConfigFile(path: string): void {
+  const mode = statSync(path).mode & 0o777;
+  if (mode & 0o007) tighten(path, mode & 0o770);
 }

@@ -5,7 +5,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditPageSchema } from "../../lib/api/accounts";
 import { providerListSchema, toolListSchema } from "../../lib/api/schemas";
+import { mcpServerListSchema } from "../../lib/api/sources";
 import { FAST_CHAT, startTestServer, TEST_TOKEN, type TestServer } from "../server/support";
 import { iconServerConfig } from "../support/mcp-servers";
 
@@ -53,7 +55,13 @@ describe("MCP in the app server", () => {
         clientRequests: [],
       },
     });
-    expect(mcp[1].lastError).toMatch(/refusing to initialize/);
+    // Every role reads this list: the reason, never the child's stderr (admins read it on /api/mcp-servers).
+    expect(mcp[1].lastError).toMatch(/connection failed/);
+    expect(mcp[1].lastError).not.toMatch(/refusing to initialize/);
+    const broken = mcpServerListSchema
+      .parse((await server.api("GET", "/api/mcp-servers")).json)
+      .servers.find((view) => view.name === "broken");
+    expect(broken?.status.lastError).toMatch(/refusing to initialize/);
     expect(mcp[1].detail).toMatchObject({ reconnectAttempt: 1 });
     expect(mcp[1].detail.nextRetryAt).toBeTypeOf("number");
   });
@@ -89,6 +97,19 @@ describe("MCP in the app server", () => {
       expect(names).not.toContain("wait");
       const result = CallToolResultSchema.parse(await client.callTool({ name: "paint", arguments: { color: "blue" } }));
       expect(result.structuredContent).toEqual({ color: "blue" });
+      // Every run is in the audit under the account that called, outside any session.
+      const audit = auditPageSchema.parse((await server.api("GET", "/api/audit?action=tool.invoke")).json);
+      expect(audit.entries[0]).toMatchObject({
+        actor: { name: "admin" },
+        action: "tool.invoke",
+        target: "tool:paint",
+        after: { via: "mcp-gateway", sessionId: null, arguments: { color: "blue" }, success: true },
+      });
+      // A destructive tool without the confirmation ran nothing, so nothing is audited.
+      const refused = CallToolResultSchema.parse(await client.callTool({ name: "stats", arguments: {} }));
+      expect(refused.isError).toBe(true);
+      const after = auditPageSchema.parse((await server.api("GET", "/api/audit?action=tool.invoke")).json);
+      expect(after.entries.map((e) => e.id)).toEqual(audit.entries.map((e) => e.id));
     } finally {
       await client.close();
     }

@@ -19,6 +19,8 @@ import { cancelledCount, captureLogger, iconServerConfig } from "../support/mcp-
 import { until } from "../support/until";
 
 const TOKEN = "gateway-test-token";
+/** What a tools/call of a destructive tool (every icon tool but paint) carries to run. */
+const CONFIRM = { "maisaka/confirm": true };
 
 let engine: Engine;
 let gateway: McpGateway;
@@ -51,7 +53,7 @@ async function serve(target: McpGateway): Promise<Served> {
 function newGateway(opts: { maxSessions?: number } = {}): McpGateway {
   return new McpGateway({
     source: engineToolSource(engine),
-    authenticate: (req) => auth.authenticate(req.headers) !== null,
+    authenticate: (req) => auth.identify(req.headers)?.actor ?? "unauthorized",
     logger,
     ...opts,
   });
@@ -159,7 +161,7 @@ describe("/api/mcp", () => {
         content: [{ type: "text", text: "painted green" }],
         structuredContent: { color: "green" },
       });
-      const media = CallToolResultSchema.parse(await client.callTool({ name: "media", arguments: {} }));
+      const media = CallToolResultSchema.parse(await client.callTool({ name: "media", arguments: {}, _meta: CONFIRM }));
       expect(media.content.map((c) => c.type)).toEqual([
         "text",
         "image",
@@ -182,17 +184,44 @@ describe("/api/mcp", () => {
     }
   });
 
+  it("runs a destructive tool only with _meta maisaka/confirm: without it a tool error naming it, and nothing ran", async () => {
+    const client = await connectClient();
+    try {
+      const before = (await client.listTools()).tools.map((t) => t.name);
+      const refused = CallToolResultSchema.parse(await client.callTool({ name: "add_tool", arguments: {} }));
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('_meta {\\"maisaka/confirm\\": true}');
+      // A confirmation that is not exactly true is none.
+      const vague = CallToolResultSchema.parse(
+        await client.callTool({ name: "add_tool", arguments: {}, _meta: { "maisaka/confirm": "yes" } }),
+      );
+      expect(vague.isError).toBe(true);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(before);
+      // A read-only tool needs none.
+      const paint = CallToolResultSchema.parse(await client.callTool({ name: "paint", arguments: { color: "red" } }));
+      expect(paint.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a client cancelling its call cancels the MCP call behind it", async () => {
     const client = await connectClient();
     try {
       const controller = new AbortController();
-      const pending = client.callTool({ name: "slow", arguments: { ms: 20_000 } }, CallToolResultSchema, {
-        signal: controller.signal,
-      });
+      const pending = client.callTool(
+        { name: "slow", arguments: { ms: 20_000 }, _meta: CONFIRM },
+        CallToolResultSchema,
+        {
+          signal: controller.signal,
+        },
+      );
       setTimeout(() => controller.abort(new Error("client gave up")), 200);
       await expect(pending).rejects.toThrow();
       await until(async () => {
-        const stats = CallToolResultSchema.parse(await client.callTool({ name: "stats", arguments: {} }));
+        const stats = CallToolResultSchema.parse(
+          await client.callTool({ name: "stats", arguments: {}, _meta: CONFIRM }),
+        );
         return cancelledCount(stats.structuredContent) >= 1;
       }, "the icon server to see the cancellation");
     } finally {
@@ -207,7 +236,7 @@ describe("/api/mcp", () => {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void notified++);
       // Give the client's standalone event stream a moment to open.
       await new Promise((r) => setTimeout(r, 200));
-      CallToolResultSchema.parse(await client.callTool({ name: "add_tool", arguments: {} }));
+      CallToolResultSchema.parse(await client.callTool({ name: "add_tool", arguments: {}, _meta: CONFIRM }));
       await until(() => notified > 0, "tools/list_changed");
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("dynamic_1");
     } finally {

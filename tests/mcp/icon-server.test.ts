@@ -270,7 +270,8 @@ describe("servers that fail to start", () => {
     expect(["failed", "connecting"]).toContain(dies.state);
     expect(dies.reconnectAttempt).toBeGreaterThanOrEqual(1);
     expect(dies.lastError).toMatch(/connection failed/);
-    expect(dies.lastError).toMatch(/refusing to initialize/);
+    // The stderr of the process that died comes with the error.
+    expect(dies.lastErrorStderr.join("\n")).toMatch(/refusing to initialize/);
     await until(() => manager!.statuses()[0].state === "failed", "a wait between attempts");
     expect(manager.statuses()[0].nextRetryAt).toBeGreaterThan(Date.now() - 1_000);
     expect(manager.listTools().every((e) => e.serverName === "fine")).toBe(true);
@@ -297,7 +298,8 @@ describe("servers that fail to start", () => {
     await manager.start();
     expect(manager.statuses()[0].state).toBe("failed");
     // Spawned directly (ENOENT) or through the isolation wrapper, which says so on stderr.
-    expect(manager.statuses()[0].lastError).toMatch(/ENOENT|No such file or directory/);
+    const { lastError, lastErrorStderr } = manager.statuses()[0];
+    expect([lastError, ...lastErrorStderr].join("\n")).toMatch(/ENOENT|No such file or directory/);
   });
 
   it("disabled servers, or MCP switched off, never start and show as disabled", async () => {

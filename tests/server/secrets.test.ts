@@ -3,7 +3,9 @@
 // launcher), with a hostile plugin and a hostile stdio MCP server that try everything
 // (tests/support/hostile-probe.ts) and report what they got through their tool results. Then a
 // terminal's Ctrl+C (SIGINT to the whole process group) stops the server cleanly, exit 0, without
-// the plugin Runner coming back.
+// the plugin Runner coming back. Under root the hostile MCP server also tries the other children: a
+// second MCP server's secret env, the Runner's IPC token, the Runner of a second instance on the
+// host, and the config file; each child runs as a user of its own (MAISAKA_CHILD_UIDS).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -16,9 +18,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR_COOKIE, providerListSchema } from "../../lib/api/schemas";
+import { mcpServerListSchema } from "../../lib/api/sources";
 import { journalDirFor } from "../../server/db/ledger-journal";
 import type { ProbeReport, ProbeTargets } from "../support/hostile-probe";
 import { SDK_PATH } from "../plugins/support";
+import { iconServerConfig } from "../support/mcp-servers";
 import { FAST_CHAT } from "./support";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -26,8 +30,12 @@ const require = createRequire(import.meta.url);
 const PROBE_PATH = fileURLToPath(new URL("../support/hostile-probe.ts", import.meta.url));
 const isRoot = process.getuid?.() === 0;
 const TOKEN = `secret-${randomBytes(16).toString("hex")}`;
+/** In the victim MCP server's environment only. */
+const VICTIM_SECRET = `victim-${randomBytes(16).toString("hex")}`;
+/** In the config file only (the OneBot access token). */
+const CONFIG_SECRET = `config-${randomBytes(16).toString("hex")}`;
 
-// Readable by the children's user (nobody when root): the plugin's source, the MCP server's script.
+// Readable by the children's users (their own when root): the plugin's source, the MCP server's script.
 const work = mkdtempSync(path.join(tmpdir(), "maisaka-secrets-test-"));
 chmodSync(work, 0o755);
 const dataDir = path.join(work, "data");
@@ -48,11 +56,11 @@ let serverEnv: NodeJS.ProcessEnv;
 let first: Launched;
 
 /** `npm start`'s process: node --import tsx server/start.ts, MAISAKA_ADMIN_TOKEN in its environment. */
-async function launch(): Promise<Launched> {
+async function launch(env: Record<string, string> = {}): Promise<Launched> {
   // Its own process group, like a terminal's foreground job: the Ctrl+C test signals the whole group.
   const launcher = spawn(process.execPath, ["--import", "tsx", "server/start.ts"], {
     cwd: root,
-    env: serverEnv,
+    env: { ...serverEnv, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -65,7 +73,7 @@ async function launch(): Promise<Launched> {
   const launched = { launcher, url: "", output: () => output, exited };
   started.push(launched);
   launched.url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
     launcher.stdout?.on("data", () => {
       const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (!match) return;
@@ -132,8 +140,10 @@ await server.connect(new StdioServerTransport());
             env: {},
             timeoutMs: 20_000,
           },
+          { ...iconServerConfig("victim", { VICTIM_SECRET }), timeoutMs: 20_000 },
         ],
       },
+      platforms: { onebot: { accessToken: CONFIG_SECRET } },
     }),
   );
   return config;
@@ -154,7 +164,7 @@ beforeAll(async () => {
     MAISAKA_ADMIN_TOKEN: TOKEN,
   });
   first = await launch();
-}, 90_000);
+}, 120_000);
 
 afterAll(() => {
   for (const { launcher } of started) {
@@ -186,6 +196,23 @@ function groupOf(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[2]);
 }
 
+function uidOf(pid: number): number {
+  return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
+
+/** A variable of a process's environment, read as root (the test is the one that may). */
+function environOf(pid: number, name: string): string {
+  const entry = readFileSync(`/proc/${pid}/environ`, "utf8")
+    .split("\0")
+    .find((e) => e.startsWith(`${name}=`));
+  return entry?.slice(name.length + 1) ?? "";
+}
+
+async function mcpPid(name: string): Promise<number> {
+  const res = await fetch(`${first.url}/api/mcp-servers`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  return mcpServerListSchema.parse(await res.json()).servers.find((s) => s.name === name)?.status.pid ?? 0;
+}
+
 async function runnerPid(url = first.url): Promise<number> {
   const res = await fetch(`${url}/api/providers`, { headers: { authorization: `Bearer ${TOKEN}` } });
   const runner = providerListSchema.parse(await res.json()).providers.find((p) => p.name === "plugin_runtime");
@@ -201,7 +228,11 @@ async function callTool(name: string, targets: ProbeTargets): Promise<ProbeRepor
   );
   try {
     const result = CallToolResultSchema.parse(
-      await client.callTool({ name, arguments: { targets: JSON.stringify(targets) } }, undefined, { timeout: 60_000 }),
+      await client.callTool(
+        { name, arguments: { targets: JSON.stringify(targets) }, _meta: { "maisaka/confirm": true } },
+        undefined,
+        { timeout: 60_000 },
+      ),
     );
     const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
     expect(result.isError, `${text}\n${first.output()}`).toBeFalsy();
@@ -288,6 +319,52 @@ describe("secrets stay with the server", () => {
     },
   );
 
+  it.runIf(isRoot)(
+    "a stdio MCP server reads nothing of the other children or the config file, of this instance or another",
+    async () => {
+      // A second instance on the host, with its own data, started the same way.
+      const otherData = path.join(work, "other-data");
+      const other = await launch({
+        DATABASE_URL: `file:${path.join(otherData, "maisaka.db")}`,
+        MAISAKA_DATA_DIR: otherData,
+      });
+      const peers = {
+        "victim mcp": await mcpPid("victim"),
+        runner: await runnerPid(),
+        "other instance's runner": await runnerPid(other.url),
+      };
+      // What there is to steal: the test (root) reads it, so an empty read below is the isolation's.
+      expect(environOf(peers["victim mcp"], "VICTIM_SECRET")).toBe(VICTIM_SECRET);
+      const ipcTokens = [
+        environOf(peers.runner, "MAISAKA_IPC_TOKEN"),
+        environOf(peers["other instance's runner"], "MAISAKA_IPC_TOKEN"),
+      ];
+      for (const token of ipcTokens) expect(token).toMatch(/^[0-9a-f]{64}$/);
+      const configFile = serverEnv.MAISAKA_CONFIG ?? "";
+      expect(readFileSync(configFile, "utf8")).toContain(CONFIG_SECRET);
+      // The config file is unreadable to other users, whatever its mode was.
+      expect(statSync(configFile).mode & 0o007).toBe(0);
+
+      const report = await callTool("probe_mcp", { ...targets, peers, configFile });
+      const text = JSON.stringify(report);
+      for (const secret of [VICTIM_SECRET, CONFIG_SECRET, ...ipcTokens]) expect(text).not.toContain(secret);
+      expect(report.attempts["own environ"]).toMatch(/^read [1-9]/);
+      for (const name of Object.keys(peers)) {
+        expect(report.attempts[`${name} environ`], name).toBe("EACCES");
+        expect(report.attempts[`${name} memory`], name).toBe("EACCES");
+      }
+      expect(report.attempts["config file"]).toBe("EACCES");
+      // Every child a user of its own, none root, none shared across the two instances.
+      const uids = [report.uid ?? 0, ...Object.values(peers).map(uidOf)];
+      expect(uids).not.toContain(0);
+      expect(new Set(uids).size).toBe(uids.length);
+
+      process.kill(-(other.launcher.pid ?? 0), "SIGINT");
+      expect(await other.exited).toEqual({ code: 0, signal: null });
+    },
+    180_000,
+  );
+
   it("Ctrl+C (SIGINT to the whole process group) stops the server, exit 0; the Runner is not restarted", async () => {
     const runner = await runnerPid();
     expect(groupOf(runner)).not.toBe(groupOf(targets.serverPid));
@@ -308,5 +385,5 @@ describe("secrets stay with the server", () => {
     // Gone, or a zombie waiting for whoever adopted it to reap it.
     expect(stateOf(server)).toMatch(/^(gone|Z)$/);
     expect(next.output()).not.toContain("shutting down");
-  }, 90_000);
+  }, 120_000);
 });

@@ -6,8 +6,9 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditPageSchema } from "../../lib/api/accounts";
 import { apiErrorSchema, invokeToolResponseSchema, sessionListSchema, toolListSchema } from "../../lib/api/schemas";
-import { isDestructive } from "../../server/http/services/tool-invoke";
+import { isDestructive } from "../../lib/tools/schemas";
 import { memoryStdioConfig } from "../support/mcp-servers";
 import { until } from "../support/until";
 import { FAST_CHAT, startTestServer, type TestServer } from "./support";
@@ -75,6 +76,28 @@ describe("POST /api/tools/:name/invoke", () => {
     });
     if (event.type !== "operator.action") throw new Error("not an operator.action");
     expect(event.data.detail.durationMs).toBeTypeOf("number");
+  });
+
+  it("audits every run as tool.invoke under the account, in a session or outside one", async () => {
+    const outside = await invoke("query_jargon", { arguments: { words: ["audit-me"] } });
+    expect(outside.status).toBe(200);
+    const sessionId = await server.createSession();
+    const inside = await invoke("tool_search", { arguments: { query: "audit" }, sessionId });
+    expect(inside.status).toBe(200);
+    const { entries } = auditPageSchema.parse((await server.api("GET", "/api/audit?action=tool.invoke")).json);
+    expect(entries.slice(0, 2)).toMatchObject([
+      {
+        actor: { name: "admin" },
+        target: "tool:tool_search",
+        after: { via: "rest", sessionId, arguments: { query: "audit" }, success: true },
+      },
+      {
+        actor: { name: "admin" },
+        target: "tool:query_jargon",
+        after: { via: "rest", sessionId: null, arguments: { words: ["audit-me"] }, success: true },
+      },
+    ]);
+    expect((entries[0].after as { durationMs: unknown }).durationMs).toBeTypeOf("number");
   });
 
   it("answers 404 for a session that does not exist, and creates none", async () => {

@@ -17,4 +17,9 @@ export function useCanChange(): boolean {
   return account !== null && account.role !== "viewer";
 }
 
+/** True for admins only: what only they may do (MCP server definitions, accounts) stays hidden otherwise. */
+export function useIsAdmin(): boolean {
+  return useAccount()?.role === "admin";
+}
+
 export const VIEWER_READ_ONLY = "Viewers are read-only: ask an operator or admin to change this.";

@@ -8,6 +8,7 @@ import { liveTexts } from "./live";
 import { modelInputTexts } from "./model-input";
 import { rerunTexts } from "./rerun";
 import { shellTexts } from "./shell";
+import { sourcesTexts } from "./sources";
 import { toolRunTexts } from "./tool-run";
 import { toolsTexts } from "./tools";
 
@@ -24,6 +25,7 @@ export const pageTexts = {
     ...shellTexts.en,
     ...diffTexts.en,
     ...rerunTexts.en,
+    ...sourcesTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -37,5 +39,6 @@ export const pageTexts = {
     ...shellTexts.zh,
     ...diffTexts.zh,
     ...rerunTexts.zh,
+    ...sourcesTexts.zh,
   },
 };

@@ -1,6 +1,8 @@
 // The tool sources changed live (interface.md): /api/mcp-servers (definitions with secrets write-only,
 // live state, versioned changes answering 409 when stale) and /api/plugins (Runner state and reload).
-// Every change needs a reason and is audited; viewers are refused by the router.
+// Every change needs a reason and is audited; viewers are refused by the router. What a stdio server
+// runs and where a remote one connects is an admin's to define (adding, removing, any PATCH field but
+// `enabled`): a definition runs a command on this machine or sends its secrets somewhere.
 import { z } from "zod";
 import { apiErrorSchema } from "../../../lib/api/schemas";
 import {
@@ -12,6 +14,7 @@ import {
   mcpServerPatchBodySchema,
   mcpServerRestartBodySchema,
   mcpServerViewSchema,
+  OPERATOR_MCP_CHANGES,
   pluginsReloadBodySchema,
   pluginsViewSchema,
   type PluginsView,
@@ -23,12 +26,13 @@ export const listMcpServersRoute = apiRoute({
   method: "GET",
   path: "/api/mcp-servers",
   response: mcpServerListSchema,
-  handle: async (_input, ctx) => ({ body: ctx.mcpServers.list() }),
+  handle: async ({ actor }, ctx) => ({ body: ctx.mcpServers.list(actor.role) }),
 });
 
 export const createMcpServerRoute = apiRoute({
   method: "POST",
   path: "/api/mcp-servers",
+  access: "admin",
   body: mcpServerCreateBodySchema,
   response: mcpServerViewSchema.or(mcpServerConflictSchema),
   handle: ({ body, actor }, ctx) => ctx.mcpServers.create(body.server, body.reason, actor),
@@ -40,6 +44,12 @@ export const updateMcpServerRoute = apiRoute({
   params: mcpServerParamsSchema,
   body: mcpServerPatchBodySchema,
   response: mcpServerViewSchema.or(mcpServerConflictSchema),
+  adminFor(body) {
+    const fields = Object.keys(body.changes).filter((key) => !OPERATOR_MCP_CHANGES.includes(key));
+    return fields.length
+      ? `only an admin may change an MCP server's ${fields.join(", ")}; operators may enable, disable and restart it`
+      : null;
+  },
   handle: ({ params, body, actor }, ctx) =>
     ctx.mcpServers.update(params.name, body.version, body.changes, body.reason, actor),
 });
@@ -47,6 +57,7 @@ export const updateMcpServerRoute = apiRoute({
 export const deleteMcpServerRoute = apiRoute({
   method: "DELETE",
   path: "/api/mcp-servers/:name",
+  access: "admin",
   params: mcpServerParamsSchema,
   body: mcpServerDeleteBodySchema,
   response: mcpServerViewSchema.or(mcpServerConflictSchema),

@@ -50,7 +50,7 @@ export const invokeToolRoute = apiRoute({
   async handle({ params, body, actor }, ctx) {
     const session = body.sessionId ? await ctx.sessions.requireWritable(body.sessionId) : null;
     try {
-      return { body: { result: await ctx.invocations.invoke(params.name, session, body, actor.name) } };
+      return { body: { result: await ctx.invocations.invoke(params.name, session, body, actor) } };
     } catch (error) {
       if (!(error instanceof ToolRunRefused)) throw error;
       return { status: 409, body: { error: error.message, ...(error.needsConfirm ? { needsConfirm: true } : {}) } };

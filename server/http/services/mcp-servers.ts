@@ -1,16 +1,22 @@
 // /api/mcp-servers over McpServerSettings: each server's definition without its secrets, its live
 // state (error, stderr tail, tools, list_changed history), and the audited changes. Secrets never
-// leave: views and audit entries carry which are set, never their values.
-import type { Actor } from "../../../lib/api/accounts";
+// leave: views and audit entries carry which are set, never their values. What a view shows depends
+// on who reads it (interface.md "Trust boundaries"): a child's stderr only admins, the arguments,
+// working folder and secret names not viewers.
+import type { Actor, Role } from "../../../lib/api/accounts";
 import {
+  mcpServerAuditedSchema,
   publicServerConfig,
   serverSecrets,
+  viewerDefinition,
+  type McpServerAudited,
   type McpServerChanges,
   type McpServerList,
   type McpServerView,
 } from "../../../lib/api/sources";
 import type { McpServerConfig } from "../../../lib/config/schema";
 import type { AuditLog } from "../../accounts/audit";
+import type { AuditRecord } from "../../stores/types";
 import type { McpManager } from "../../mcp/manager";
 import { McpServerChangeError, type McpServerSettings, type SavedMcpServer } from "../../mcp/server-settings";
 import { HttpError, notFound } from "../errors";
@@ -18,10 +24,20 @@ import type { Reply } from "../route";
 
 type Conflict = { error: string; current: McpServerView | null };
 
-/** What an audit entry keeps of a definition: the same redacted view as GET. */
-function audited(server: SavedMcpServer | null) {
+/** What an audit entry keeps of a definition: the same redacted view as GET (mcpServerAuditedSchema). */
+function audited(server: SavedMcpServer | null): McpServerAudited | null {
   if (!server) return null;
   return { version: server.version, ...publicServerConfig(server.config), secrets: serverSecrets(server.config) };
+}
+
+/** An audit entry as a viewer reads it: an MCP server change without what viewers may not see. */
+export function auditEntryForViewer(entry: AuditRecord): AuditRecord {
+  if (!entry.action.startsWith("mcp.server.")) return entry;
+  const shown = (value: unknown) => {
+    const parsed = mcpServerAuditedSchema.safeParse(value);
+    return parsed.success ? viewerDefinition(parsed.data) : value;
+  };
+  return { ...entry, before: shown(entry.before), after: shown(entry.after) };
 }
 
 export class McpServerService {
@@ -32,8 +48,8 @@ export class McpServerService {
     private readonly mcpEnabled: boolean,
   ) {}
 
-  list(): McpServerList {
-    return { enabled: this.mcpEnabled, servers: this.settings.list().map((server) => this.view(server)) };
+  list(role: Role): McpServerList {
+    return { enabled: this.mcpEnabled, servers: this.settings.list().map((server) => this.view(server, role)) };
   }
 
   create(server: McpServerConfig, reason: string, actor: Actor): Promise<Reply<McpServerView | Conflict>> {
@@ -62,7 +78,7 @@ export class McpServerService {
       throw this.httpError(error);
     }
     await this.audit.record({ actor, action: "mcp.server.restart", target: `mcp-server:${name}`, reason });
-    return { body: this.view(server) };
+    return { body: this.view(server, actor.role) };
   }
 
   private async change(
@@ -79,7 +95,10 @@ export class McpServerService {
     } catch (error) {
       if (error instanceof McpServerChangeError && error.kind === "conflict") {
         const current = this.settings.find(name);
-        return { status: 409, body: { error: error.message, current: current ? this.view(current) : null } };
+        return {
+          status: 409,
+          body: { error: error.message, current: current ? this.view(current, actor.role) : null },
+        };
       }
       throw this.httpError(error);
     }
@@ -93,7 +112,7 @@ export class McpServerService {
     });
     const shown = result.after ?? result.before;
     // A delete answers with what was removed (its state now "disabled").
-    return { status: okStatus, body: shown ? this.view(shown) : undefined };
+    return { status: okStatus, body: shown ? this.view(shown, actor.role) : undefined };
   }
 
   private httpError(error: unknown): unknown {
@@ -110,7 +129,7 @@ export class McpServerService {
     );
   }
 
-  private view(server: SavedMcpServer): McpServerView {
+  private view(server: SavedMcpServer, role: Role): McpServerView {
     const name = server.config.name;
     const status = this.manager.statuses().find((s) => s.name === name);
     const tools = this.manager
@@ -121,21 +140,24 @@ export class McpServerService {
         exposedName: entry.exposedName,
         ...(entry.tool.description ? { description: entry.tool.description } : {}),
       }));
+    const admin = role === "admin";
+    const died = admin && status?.lastErrorStderr.length ? `\nstderr:\n${status.lastErrorStderr.join("\n")}` : "";
+    const config = publicServerConfig(server.config);
     return {
       name,
       version: server.version,
-      config: publicServerConfig(server.config),
-      secrets: serverSecrets(server.config),
+      config: role === "viewer" ? viewerDefinition(config) : config,
+      ...(role === "viewer" ? {} : { secrets: serverSecrets(server.config) }),
       status: {
         state: status?.state ?? "disabled",
-        lastError: status?.lastError ?? null,
+        lastError: status?.lastError ? `${status.lastError}${died}` : null,
         lastErrorAt: status?.lastErrorAt ?? null,
         connectedAt: status?.connectedAt ?? null,
         reconnectAttempt: status?.reconnectAttempt ?? 0,
         nextRetryAt: status?.nextRetryAt ?? null,
         pid: status?.pid ?? null,
         serverInfo: status?.serverInfo ?? null,
-        stderrTail: status?.stderrTail ?? [],
+        ...(admin ? { stderrTail: status?.stderrTail ?? [] } : {}),
         tools,
         toolListChanges: status?.toolListChanges ?? [],
       },

@@ -2,15 +2,18 @@
 // created when absent) or in a neutral operator context that stores no session, like the MCP
 // gateway's. Arguments are checked by the registry's own validator first, so a bad field is a 400
 // naming it; a disabled tool, a destructive one without confirmation and a tool that speaks in a chat
-// outside one are refused (409). A run inside a session is an operator.action in its timeline.
+// outside one are refused (409). Every run is an audit entry (tool.invoke, like a run through the
+// /api/mcp gateway); one inside a session is also an operator.action in its timeline.
 import { randomUUID } from "node:crypto";
+import type { Actor } from "../../../lib/api/accounts";
 import type { InvokeToolBody } from "../../../lib/api/schemas";
 import {
-  MCP_HINT_DEFAULTS,
+  isDestructive,
   type ToolExecutionContext,
   type ToolExecutionResult,
   type ToolSpec,
 } from "../../../lib/tools/schemas";
+import type { AuditInput, AuditLog } from "../../accounts/audit";
 import type { Engine } from "../../composition";
 import type { SessionlessTools } from "../../engine";
 import type { SessionRecord } from "../../stores/types";
@@ -33,14 +36,38 @@ export class ToolRunRefused extends Error {
   }
 }
 
-/**
- * Destructive unless the tool says otherwise: a read-only tool modifies nothing (MCP spec), and an
- * absent destructiveHint means destructive (MCP default). Builtins declare theirs explicitly.
- */
-export function isDestructive(spec: Pick<ToolSpec, "annotation">): boolean {
-  const hints = spec.annotation;
-  if (hints?.readOnlyHint ?? MCP_HINT_DEFAULTS.readOnlyHint) return false;
-  return hints?.destructiveHint ?? MCP_HINT_DEFAULTS.destructiveHint;
+/** Arguments longer than this (as JSON) are kept cut in the audit entry. */
+const AUDITED_ARGUMENT_CHARS = 4_000;
+
+/** One tool run by hand (REST) or through the /api/mcp gateway, as the audit keeps it. */
+export interface ToolRun {
+  actor: Actor;
+  toolName: string;
+  via: "rest" | "mcp-gateway";
+  /** The chat session it ran in; null: outside any (the neutral context, the gateway). */
+  sessionId: string | null;
+  arguments: Record<string, unknown>;
+  result: ToolExecutionResult;
+  durationMs: number;
+}
+
+/** The audit entry of a tool run: action `tool.invoke`, target `tool:<name>`, what ran and how it ended. */
+export function toolRunAudit(run: ToolRun): AuditInput {
+  const text = JSON.stringify(run.arguments);
+  return {
+    actor: run.actor,
+    action: "tool.invoke",
+    target: `tool:${run.toolName}`,
+    after: {
+      via: run.via,
+      sessionId: run.sessionId,
+      arguments:
+        text.length <= AUDITED_ARGUMENT_CHARS ? run.arguments : { cut: `${text.slice(0, AUDITED_ARGUMENT_CHARS)}…` },
+      success: run.result.success,
+      ...(run.result.success ? {} : { error: run.result.errorMessage }),
+      durationMs: run.durationMs,
+    },
+  };
 }
 
 export class ToolInvokeService {
@@ -50,6 +77,7 @@ export class ToolInvokeService {
   constructor(
     private readonly engine: Engine,
     private readonly provenance: ToggleProvenance,
+    private readonly audit: AuditLog,
   ) {
     this.validator = new ArgumentValidator((message) => engine.logger.warn(message));
   }
@@ -58,10 +86,10 @@ export class ToolInvokeService {
     toolName: string,
     session: SessionRecord | null,
     body: InvokeToolBody,
-    actor: string,
+    actor: Actor,
   ): Promise<ToolExecutionResult> {
     const callId = `operator-${randomUUID()}`;
-    const metadata = { via: "operator", actor, callId };
+    const metadata = { via: "operator", actor: actor.name, callId };
     const { registry, context } = session
       ? await this.engine.manager.operatorTools(session, metadata)
       : this.neutralTools(metadata);
@@ -86,9 +114,20 @@ export class ToolInvokeService {
     const startedAt = this.engine.clock.now();
     const result = await this.run(registry, context, toolName, validation.args, callId);
     const durationMs = this.engine.clock.now() - startedAt;
+    await this.audit.record(
+      toolRunAudit({
+        actor,
+        toolName,
+        via: "rest",
+        sessionId: session?.id ?? null,
+        arguments: validation.args,
+        result,
+        durationMs,
+      }),
+    );
     if (session) {
       this.engine.bus.emit(session.id, "operator.action", {
-        actor,
+        actor: actor.name,
         action: "tool.invoke",
         target: toolName,
         detail: { arguments: validation.args, success: result.success, durationMs },

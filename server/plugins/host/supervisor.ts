@@ -1,7 +1,7 @@
 // Runs the Runner process: compiles the Runner and the plugins (runner-build.ts), spawns it confined
 // (Node's permission model: reads of its build folder, plugin folders and node_modules, writes of its
-// private home only, no child processes or workers; its own process group; an unprivileged user when
-// the server is root), accepts its connection only with the per-start secret, health-checks it, and
+// private home only, no child processes or workers; its own process group; a user of its own when
+// the server is root, held for the supervisor's life), accepts its connection only with the per-start secret, health-checks it, and
 // restarts it with backoff after a crash or a hang, never once shutdown began. Calls pending at that
 // moment fail with E_PLUGIN_CRASHED (the connection is gone) or E_TIMEOUT (no answer in time).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -28,7 +28,7 @@ import { IpcConnection } from "../ipc/connection";
 import { IpcError, toIpcError } from "../ipc/errors";
 import { parsePayload } from "../ipc/payload";
 import { SDK_VERSION } from "../sdk";
-import { ChildIsolation, signalGroup, type PrivateDir } from "../../sandbox/child-isolation";
+import { ChildIsolation, signalGroup, type IsolatedChild, type PrivateDir } from "../../sandbox/child-isolation";
 import { checkHello } from "./handshake";
 import { buildPlugins, buildRunner, RUNNER_PLAN } from "./runner-build";
 import { buildRunnerEnv, type HostEnv } from "./runner-env";
@@ -122,6 +122,8 @@ export class RunnerSupervisor {
   /** Set when shutdown begins: from then on a lost Runner is never restarted. */
   private stopping = false;
   private readonly isolation: ChildIsolation;
+  /** Who every Runner of this supervisor runs as, and the owner of its folders. */
+  private identity: IsolatedChild | null = null;
   private pluginFolders: string[] = [];
   private readonly connections = new Set<IpcConnection>();
   private readyTimer: ReturnType<typeof setTimeout> | undefined;
@@ -140,10 +142,14 @@ export class RunnerSupervisor {
   /** Listens and spawns the Runner; resolves once it is ready or its first start failed. */
   async start(): Promise<void> {
     if (this.phase !== "idle") return this.settled();
-    const address = createLocalAddress(this.isolation);
+    const identity = await this.isolation.child();
+    // close() may have come meanwhile: it found no user to release.
+    if (this.phase !== "idle") return identity.release();
+    this.identity = identity;
+    const address = createLocalAddress(identity);
     this.address = address;
-    this.buildDir = this.isolation.privateDir("maisaka-runner-build-");
-    this.homeDir = this.isolation.privateDir("maisaka-runner-home-");
+    this.buildDir = identity.privateDir("maisaka-runner-build-");
+    this.homeDir = identity.privateDir("maisaka-runner-home-");
     const server = createServer((socket) => this.accept(socket));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -154,7 +160,7 @@ export class RunnerSupervisor {
       });
     });
     // The socket file itself must be the Runner's user's to connect to.
-    this.isolation.handOver(dirname(address.path));
+    identity.handOver(dirname(address.path));
     // close() may have come while listening.
     if (this.phase !== "idle") return;
     this.startRunner();
@@ -165,6 +171,11 @@ export class RunnerSupervisor {
   settled(): Promise<void> {
     if (this.phase !== "starting") return Promise.resolve();
     return new Promise((resolve) => this.settleWaiters.push(resolve));
+  }
+
+  /** The secret a starting Runner has not used yet (null once it connected): one to mask. */
+  get pendingToken(): string | null {
+    return this.token;
   }
 
   /** Where the Runner connects (a Unix socket path or a named pipe); null before start. */
@@ -265,6 +276,8 @@ export class RunnerSupervisor {
     this.address?.dispose();
     this.buildDir?.dispose();
     this.homeDir?.dispose();
+    // Whatever still runs as the Runner's user goes with it.
+    await this.identity?.release();
     if (wasStarted) this.opts.listener.onDown(closing.message);
     this.resolveSettled();
   }
@@ -296,7 +309,7 @@ export class RunnerSupervisor {
     this.runnerBundle ??= await buildRunner(buildDir);
     const plan = await buildPlugins(this.opts.pluginDirs, buildDir);
     this.pluginFolders = plan.plugins.map((p) => p.folder);
-    this.isolation.handOver(buildDir);
+    this.identity?.handOver(buildDir);
     return this.runnerBundle;
   }
 
@@ -330,7 +343,7 @@ export class RunnerSupervisor {
         env: env as NodeJS.ProcessEnv, // Next's global types make NODE_ENV required; a plain map is what spawn reads
         stdio: ["ignore", "pipe", "pipe"],
         // Its own process group: a terminal's Ctrl+C reaches only the server, which stops the Runner itself.
-        ...this.isolation.spawnOptions(),
+        ...this.identity?.spawnOptions(),
       },
     );
     this.child = child;

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChildIsolation } from "../../sandbox/child-isolation";
+import type { IsolatedChild } from "../../sandbox/child-isolation";
 
 export interface LocalAddress {
   path: string;
@@ -12,14 +12,14 @@ export interface LocalAddress {
   dispose(): void;
 }
 
-/** `isolation` owns the folder, so the Runner reaches the socket even as another user. */
-export function createLocalAddress(isolation?: ChildIsolation): LocalAddress {
+/** `owner` (the Runner) owns the folder, so it reaches the socket even as another user. */
+export function createLocalAddress(owner?: IsolatedChild): LocalAddress {
   if (process.platform === "win32") {
     return { path: `\\\\.\\pipe\\maisaka-plugins-${randomBytes(8).toString("hex")}`, dispose: () => undefined };
   }
   // The folder has mode 0700: other local users cannot reach the socket.
-  if (isolation) {
-    const dir = isolation.privateDir("maisaka-ipc-");
+  if (owner) {
+    const dir = owner.privateDir("maisaka-ipc-");
     return { path: join(dir.path, "runner.sock"), dispose: () => dir.dispose() };
   }
   const dir = mkdtempSync(join(tmpdir(), "maisaka-ipc-"));
