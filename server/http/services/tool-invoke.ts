@@ -6,6 +6,7 @@
 // /api/mcp gateway); one inside a session is also an operator.action in its timeline.
 import { randomUUID } from "node:crypto";
 import type { Actor } from "../../../lib/api/accounts";
+import { nestsDeeperThan, TOO_DEEP } from "../../../lib/json/depth";
 import type { InvokeToolBody } from "../../../lib/api/schemas";
 import {
   isDestructive,
@@ -51,9 +52,15 @@ export interface ToolRun {
   durationMs: number;
 }
 
+function auditedArguments(args: Record<string, unknown>): Record<string, unknown> {
+  // Arguments nested past the limit were refused before running; stringifying them overflows the stack.
+  if (nestsDeeperThan(args)) return { cut: TOO_DEEP };
+  const text = JSON.stringify(args);
+  return text.length <= AUDITED_ARGUMENT_CHARS ? args : { cut: `${text.slice(0, AUDITED_ARGUMENT_CHARS)}…` };
+}
+
 /** The audit entry of a tool run: action `tool.invoke`, target `tool:<name>`, what ran and how it ended. */
 export function toolRunAudit(run: ToolRun): AuditInput {
-  const text = JSON.stringify(run.arguments);
   return {
     actor: run.actor,
     action: "tool.invoke",
@@ -61,8 +68,7 @@ export function toolRunAudit(run: ToolRun): AuditInput {
     after: {
       via: run.via,
       sessionId: run.sessionId,
-      arguments:
-        text.length <= AUDITED_ARGUMENT_CHARS ? run.arguments : { cut: `${text.slice(0, AUDITED_ARGUMENT_CHARS)}…` },
+      arguments: auditedArguments(run.arguments),
       success: run.result.success,
       ...(run.result.success ? {} : { error: run.result.errorMessage }),
       durationMs: run.durationMs,
