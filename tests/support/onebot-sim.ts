@@ -164,6 +164,13 @@ export interface ReverseOptions {
   token?: string;
   /** Where the token goes: "bearer" (Authorization: Bearer), "token" (Authorization: Token), "query". */
   tokenIn?: "bearer" | "token" | "query";
+  /**
+   * Also send `Authorization: Bearer ` with nothing after it, as NapCat (websocket-client.ts), LLOneBot
+   * and Lagrange.OneBot (ReverseWSService.cs) do when their own token field is empty.
+   */
+  emptyBearer?: boolean;
+  /** X-Client-Role as this implementation spells it, per role (Lagrange.OneBot's split mode: API → "Api"). */
+  roleHeaders?: Partial<Record<ClientRole, string>>;
   /** Extra or replaced headers (e.g. a wrong X-Self-ID). */
   headers?: Record<string, string>;
   /** After a drop that was not our own close, connect again this long after (ws_reverse.reconnect_interval). */
@@ -257,7 +264,11 @@ export class OneBotSimulator {
   /** One reverse connection attempt, resolving once open; rejects with UpgradeRefused on a non-101. */
   private dial(options: ReverseOptions, role: ClientRole, path: string): Promise<void> {
     const url = new URL(path, options.baseUrl);
-    const headers: Record<string, string> = { "X-Self-ID": this.selfId, "X-Client-Role": role };
+    const headers: Record<string, string> = {
+      "X-Self-ID": this.selfId,
+      "X-Client-Role": options.roleHeaders?.[role] ?? role,
+    };
+    if (options.emptyBearer) headers.Authorization = "Bearer ";
     if (options.token !== undefined) {
       if (options.tokenIn === "query") url.searchParams.set("access_token", options.token);
       else headers.Authorization = `${options.tokenIn === "token" ? "Token" : "Bearer"} ${options.token}`;

@@ -16,7 +16,15 @@ export const REVERSE_PATHS: Readonly<Record<string, OneBotRole>> = {
   "/onebot/v11/ws/event": "Event",
 };
 
-const ROLES: ReadonlySet<string> = new Set<OneBotRole>(["Universal", "API", "Event"]);
+/**
+ * X-Client-Role as sent, matched without regard to case: OneBot 11 spells the roles Universal, API and
+ * Event (communication/ws-reverse.md), Lagrange.OneBot's split mode sends "Api" (ReverseWSService.cs).
+ */
+const ROLES: ReadonlyMap<string, OneBotRole> = new Map<string, OneBotRole>([
+  ["universal", "Universal"],
+  ["api", "API"],
+  ["event", "Event"],
+]);
 /** QQ account ids are digits; the session ids built from them require it (session-ids.ts). */
 const SELF_ID = /^\d{1,20}$/;
 
@@ -89,22 +97,23 @@ export class OneBotReverse {
     if (!sameToken(presented, accessToken)) return { status: 401, message: "wrong access token" };
     const selfId = header(req, "x-self-id");
     if (!selfId || !SELF_ID.test(selfId)) return { status: 400, message: "X-Self-ID (the bot's QQ id) is required" };
-    const role = header(req, "x-client-role") ?? "";
-    if (!ROLES.has(role)) return { status: 400, message: "X-Client-Role must be Universal, API or Event" };
+    const sent = header(req, "x-client-role")?.trim() ?? "";
+    const role = ROLES.get(sent.toLowerCase());
+    if (!role) return { status: 400, message: "X-Client-Role must be Universal, API or Event" };
     if (pathRole !== "Universal" && role !== pathRole)
-      return { status: 400, message: `X-Client-Role ${role} on the ${pathRole} path` };
-    return { role: role as OneBotRole, selfId, address: req.socket.remoteAddress ?? "" }; // role is one of ROLES
+      return { status: 400, message: `X-Client-Role ${sent} on the ${pathRole} path` };
+    return { role, selfId, address: req.socket.remoteAddress ?? "" };
   }
 }
 
-/** `Authorization: Bearer …` (OneBot 11 forward), `Authorization: Token …` (its reverse), or `?access_token=`. */
+/**
+ * `Authorization: Bearer …` (OneBot 11, communication/authorization.md), `Authorization: Token …`, or
+ * `?access_token=`. NapCat, LLOneBot and Lagrange.OneBot send `Bearer ` with nothing after it when their
+ * token field is empty: a header without a token falls back to the query's.
+ */
 function presentedToken(req: IncomingMessage, url: URL): string | null {
-  const authorization = header(req, "authorization");
-  if (authorization) {
-    const match = /^(?:Bearer|Token)\s+(.+)$/i.exec(authorization.trim());
-    return match ? match[1] : null;
-  }
-  return url.searchParams.get("access_token");
+  const bearer = /^(?:Bearer|Token)\s+(\S.*)$/i.exec(header(req, "authorization")?.trim() ?? "")?.[1];
+  return bearer ?? (url.searchParams.get("access_token") || null);
 }
 
 /** Compares digests, so neither the length nor the first differing byte shows in the time taken. */
