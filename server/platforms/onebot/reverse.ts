@@ -8,6 +8,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { EngineLogger } from "../../engine/index";
 import type { OneBotRole } from "./connection";
+import { OneBotTokenThrottle } from "./token-throttle";
 
 /** The paths of interface.md and the role each one serves. */
 export const REVERSE_PATHS: Readonly<Record<string, OneBotRole>> = {
@@ -45,13 +46,14 @@ export interface ReverseOptions {
 /** Refusals logged before only every hundredth is (a misconfigured implementation retries forever). */
 const LOGGED_REFUSALS = 5;
 
-type Verdict = { status: number; message: string } | ReverseHandshake;
+type Verdict = { status: number; message: string; retryAfterMs?: number } | ReverseHandshake;
 
 export class OneBotReverse {
   private readonly wss: WebSocketServer;
   private closed = false;
   private refusals = 0;
   private server: Server | null = null;
+  private readonly throttle = new OneBotTokenThrottle();
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
 
   constructor(private readonly opts: ReverseOptions) {
@@ -83,7 +85,7 @@ export class OneBotReverse {
           `[onebot] reverse connection from ${req.socket.remoteAddress ?? "?"} to ${url.pathname} refused ` +
             `(${verdict.status}): ${verdict.message} (${this.refusals} refused so far)`,
         );
-      return refuse(socket, verdict.status, verdict.message);
+      return refuse(socket, verdict);
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.onConnection(ws, verdict));
   }
@@ -94,7 +96,18 @@ export class OneBotReverse {
     if (!accessToken) return { status: 403, message: "no access token is configured: reverse connections are refused" };
     const presented = presentedToken(req, url);
     if (presented === null) return { status: 401, message: "an access token is required" };
-    if (!sameToken(presented, accessToken)) return { status: 401, message: "wrong access token" };
+    // Decided before the comparison: a throttled guesser learns nothing, not even a right guess.
+    const gate = this.throttle.check(req.socket.remoteAddress);
+    if (!gate.ok)
+      return {
+        status: 429,
+        message: "too many wrong access tokens from this address: try again later",
+        retryAfterMs: gate.retryAfterMs,
+      };
+    if (!sameToken(presented, accessToken)) {
+      this.throttle.failed(req.socket.remoteAddress, presented);
+      return { status: 401, message: "wrong access token" };
+    }
     const selfId = header(req, "x-self-id");
     if (!selfId || !SELF_ID.test(selfId)) return { status: 400, message: "X-Self-ID (the bot's QQ id) is required" };
     const sent = header(req, "x-client-role")?.trim() ?? "";
@@ -127,13 +140,18 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function refuse(socket: Duplex, status: number, message: string): void {
+function refuse(
+  socket: Duplex,
+  { status, message, retryAfterMs }: { status: number; message: string; retryAfterMs?: number },
+): void {
   const body = `${message}\n`;
+  const retryAfter = retryAfterMs === undefined ? "" : `Retry-After: ${Math.ceil(retryAfterMs / 1000)}\r\n`;
   socket.on("error", () => socket.destroy()); // a client gone mid-refusal
   socket.once("finish", () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n` +
       "Connection: close\r\n" +
+      retryAfter +
       "Content-Type: text/plain; charset=utf-8\r\n" +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
