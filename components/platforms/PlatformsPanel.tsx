@@ -161,19 +161,34 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
               <td className="num">{c.actionsOut.toLocaleString()}</td>
               <td className={`num${c.errors > 0 ? " bad-text" : ""}`}>{c.errors.toLocaleString()}</td>
               <td className="platform-error">
-                {c.lastError ? (
-                  <span className="bad-text small text" title={formatDateTime(c.lastError.at)}>
-                    {c.lastError.message}
-                  </span>
-                ) : (
-                  <span className="muted">–</span>
-                )}
+                {c.lastError ? <LastError error={c.lastError} /> : <span className="muted">–</span>}
               </td>
             </tr>
           );
         })}
       </tbody>
     </table>
+  );
+}
+
+/** NapCat's retcode for a wrong access token (its WebSocket server refuses the connection with it). */
+const TOKEN_REFUSED = 1403;
+
+/** The last error as the server worded it; an implementation's refusal also by its retcode, with what to check. */
+function LastError({ error }: { error: NonNullable<PlatformConnection["lastError"]> }) {
+  const t = useT();
+  return (
+    <>
+      {error.retcode !== undefined && (
+        <div data-testid="platform-refusal" data-retcode={error.retcode}>
+          <Badge tone="bad">{t("platforms.refused", { retcode: String(error.retcode) })}</Badge>
+          {error.retcode === TOKEN_REFUSED && <div className="sub">{t("platforms.refusedToken")}</div>}
+        </div>
+      )}
+      <span className="bad-text small text" title={formatDateTime(error.at)}>
+        {error.message}
+      </span>
+    </>
   );
 }
 

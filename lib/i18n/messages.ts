@@ -214,6 +214,9 @@ const baseEn = {
   "platforms.col.lastError": "Last error",
   "platforms.staleHeartbeat": "No heartbeat for a while: the implementation may be stuck or its heartbeat is off",
   "platforms.node": "on node {node}",
+  "platforms.refused": "Refused by the implementation (retcode {retcode})",
+  "platforms.refusedToken":
+    "The implementation did not accept the access token: make platforms.onebot.forward[].accessToken the same as the token set in the implementation.",
   "platforms.inbound.title": "Inbound events",
   "platforms.inbound.ingested": "messages taken",
   "platforms.inbound.notes": "member notes",
@@ -644,6 +647,9 @@ const zh: Record<MessageKey, Message> = {
   "platforms.col.lastError": "最近错误",
   "platforms.staleHeartbeat": "已有一段时间没有心跳：实现可能卡住了，或没有开启心跳",
   "platforms.node": "在节点 {node}",
+  "platforms.refused": "实现拒绝了连接（retcode {retcode}）",
+  "platforms.refusedToken":
+    "实现不接受这个 access token：请让 platforms.onebot.forward[].accessToken 与实现里设置的 Token 一致。",
   "platforms.inbound.title": "收到的事件",
   "platforms.inbound.ingested": "已接收消息",
   "platforms.inbound.notes": "成员变动",

@@ -18,7 +18,8 @@ export const platformConnectionSchema = z.object({
   eventsIn: z.number().int(),
   actionsOut: z.number().int(),
   errors: z.number().int(),
-  lastError: z.object({ at: z.number(), message: z.string() }).optional(),
+  /** retcode: the implementation's own, when it refused the connection with one (NapCat: 1403, a wrong token). */
+  lastError: z.object({ at: z.number(), message: z.string(), retcode: z.number().optional() }).optional(),
   /** The cluster node holding the connection (cluster mode only). */
   node: z.string().optional(),
 });

@@ -108,6 +108,39 @@ describe("PlatformsPanel", () => {
     expect(rows[1]).not.toContain("on node");
   });
 
+  it("shows an implementation's refusal by its retcode, and for NapCat's 1403 what to check", () => {
+    const refused = {
+      platform: "onebot" as const,
+      selfId: "",
+      mode: "forward" as const,
+      role: "Universal" as const,
+      address: "ws://127.0.0.1:3001",
+      state: "connecting" as const,
+      connectedSince: null,
+      lastHeartbeatAt: null,
+      eventsIn: 0,
+      actionsOut: 2,
+      errors: 1,
+      lastError: { at: now, message: "refused by the implementation: token验证失败 (retcode 1403)", retcode: 1403 },
+    };
+    const other = {
+      ...refused,
+      address: "ws://127.0.0.1:3002",
+      lastError: { at: now, message: "connect: ECONNREFUSED" },
+    };
+    const rows = render({ connections: [refused, other], audience: null, inbound: null }, "en")
+      .split('data-testid="platform-connection"')
+      .slice(1);
+    expect(rows[0]).toMatch(/data-testid="platform-refusal" data-retcode="1403"/);
+    expect(rows[0]).toContain("Refused by the implementation (retcode 1403)");
+    expect(rows[0]).toContain("platforms.onebot.forward[].accessToken");
+    expect(rows[0]).toContain("token验证失败");
+    expect(rows[1]).not.toContain("platform-refusal");
+    expect(rows[1]).toContain("connect: ECONNREFUSED");
+    const zh = render({ connections: [refused], audience: null, inbound: null }, "zh-CN");
+    expect(zh).toContain("实现拒绝了连接（retcode 1403）");
+  });
+
   it("shows the chats served as editable lists, read-only until the account is known to be allowed", () => {
     const html = render(
       {

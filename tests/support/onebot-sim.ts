@@ -181,6 +181,13 @@ export interface ForwardOptions {
   /** The token our server must present (Authorization: Bearer or ?access_token=); none: no check. */
   token?: string;
   port?: number;
+  /**
+   * How a wrong or missing token is refused: "http", go-cqhttp's 401 / 403 before the upgrade (default);
+   * "napcat", NapCat's WebSocket server (src/onebot/network/websocket-server.ts, authorize): the upgrade
+   * is taken, then one frame `{status: "failed", retcode: 1403, message: "token验证失败", echo: null}`
+   * and a close.
+   */
+  refusal?: "http" | "napcat";
 }
 
 /** A refused upgrade: the HTTP status the server answered instead of 101. */
@@ -217,7 +224,14 @@ export class OneBotSimulator {
   /** Upgrades accepted so far (reverse: connections made; forward: connections taken). */
   connections = 0;
   /** Forward mode: the Authorization header / query token of each connection attempt. */
-  readonly forwardAttempts: { path: string; authorization?: string; token: string | null; status: number }[] = [];
+  readonly forwardAttempts: {
+    path: string;
+    authorization?: string;
+    token: string | null;
+    status: number;
+    /** Upgraded, then refused with a OneBot frame (refusal "napcat"). */
+    refused?: boolean;
+  }[] = [];
 
   private readonly opts: Required<Omit<OneBotSimulatorOptions, "groups" | "users" | "forwards">> &
     Pick<OneBotSimulatorOptions, "groups" | "users" | "forwards">;
@@ -329,6 +343,28 @@ export class OneBotSimulator {
       const given = /^(?:Bearer|Token)\s+(.+)$/i.exec(authorization ?? "")?.[1] ?? url.searchParams.get("access_token");
       // go-cqhttp: 401 without a token, 403 with a wrong one; both before the upgrade.
       const status = !role ? 404 : options.token && !given ? 401 : options.token && given !== options.token ? 403 : 101;
+      if (role && status !== 101 && options.refusal === "napcat") {
+        this.forwardAttempts.push({
+          path: url.pathname,
+          authorization,
+          token: given ?? null,
+          status: 101,
+          refused: true,
+        });
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const refusal = {
+            status: "failed",
+            retcode: 1403,
+            data: null,
+            message: "token验证失败",
+            wording: "token验证失败",
+            echo: null,
+          };
+          ws.send(JSON.stringify(refusal));
+          ws.close();
+        });
+        return;
+      }
       this.forwardAttempts.push({ path: url.pathname, authorization, token: given ?? null, status });
       if (status !== 101 || !role) {
         const reason = status === 404 ? "Not Found" : status === 401 ? "Unauthorized" : "Forbidden";

@@ -26,7 +26,8 @@ export interface ConnectionStats {
   eventsIn: number;
   actionsOut: number;
   errors: number;
-  lastError?: { at: number; message: string };
+  /** retcode: the implementation's own, when it refused with one (NapCat's 1403 for a wrong token). */
+  lastError?: { at: number; message: string; retcode?: number };
   lastHeartbeatAt: number | null;
   implementation?: { name: string; version: string };
   login?: { userId: string; nickname: string };
@@ -194,7 +195,8 @@ export class OneBotConnection implements OneBotApi {
     if (typeof frame !== "object" || frame === null || Array.isArray(frame))
       return this.recordError("a frame that is not a JSON object");
     if ("post_type" in frame) return this.onEventFrame(frame);
-    if ("echo" in frame) return this.onAnswer(frame);
+    // An answer carries our echo; a refusal of the connection may carry none (NapCat: echo null, LLOneBot: none).
+    if ("echo" in frame || "retcode" in frame) return this.onAnswer(frame);
     this.recordError("a frame that is neither an event nor an action answer");
   }
 
@@ -242,9 +244,13 @@ export class OneBotConnection implements OneBotApi {
 
   private onAnswer(frame: object): void {
     const parsed = onebotActionResponseSchema.safeParse(frame);
-    const echo = (frame as { echo: unknown }).echo; // checked by the caller: "echo" in frame
+    const echo = (frame as { echo?: unknown }).echo;
     const call = typeof echo === "string" ? this.pending.get(echo) : undefined;
-    if (!call) return this.recordError("an answer to no pending action (late, or not ours)");
+    if (!call) {
+      if (parsed.success && isFailure(parsed.data) && !isOurEcho(echo, this.echoPrefix))
+        return this.onRefusal(parsed.data);
+      return this.recordError("an answer to no pending action (late, or not ours)");
+    }
     this.pending.delete(echo as string); // a string: the lookup above found it
     call.timer.cancel();
     if (!parsed.success) {
@@ -254,7 +260,7 @@ export class OneBotConnection implements OneBotApi {
     }
     const answer = parsed.data;
     if (isFailure(answer)) {
-      const wording = answer.wording ?? answer.message ?? answer.msg ?? `status ${answer.status}`;
+      const wording = wordingOf(answer);
       return call.reject(
         new OneBotActionError(
           call.action,
@@ -265,6 +271,17 @@ export class OneBotConnection implements OneBotApi {
       );
     }
     call.resolve(answer.data ?? null);
+  }
+
+  /**
+   * A failed answer to nothing we asked: the implementation refusing the connection itself, as NapCat's
+   * WebSocket server does for a wrong token (retcode 1403, "token验证失败", then it closes). Kept as the
+   * connection's last error with its retcode, and as the reason it closed.
+   */
+  private onRefusal(answer: OneBotActionResponse): void {
+    const message = `refused by the implementation: ${wordingOf(answer)} (retcode ${answer.retcode})`;
+    this.closeReason ??= message;
+    this.recordError(message, answer.retcode);
   }
 
   private alive(): void {
@@ -330,10 +347,10 @@ export class OneBotConnection implements OneBotApi {
     return `${this.mode} ${this.role} ${this.selfId || "?"} (${this.address})`;
   }
 
-  recordError(message: string): void {
+  recordError(message: string, retcode?: number): void {
     const at = this.opts.clock.now();
     this.stats.errors++;
-    this.stats.lastError = { at, message };
+    this.stats.lastError = { at, message, ...(retcode !== undefined ? { retcode } : {}) };
     if (this.loggedErrors < LOGGED_ERRORS || this.stats.errors % 100 === 0) {
       this.loggedErrors++;
       this.opts.logger.warn(`[onebot] ${this.describe()}: ${message} (${this.stats.errors} errors so far)`);
@@ -345,6 +362,15 @@ export class OneBotConnection implements OneBotApi {
 function isFailure(answer: OneBotActionResponse): boolean {
   if (answer.status === "failed") return true;
   return answer.retcode !== 0 && answer.status !== "async";
+}
+
+function wordingOf(answer: OneBotActionResponse): string {
+  return answer.wording || answer.message || answer.msg || `status ${answer.status}`;
+}
+
+/** An echo of this connection's actions (answered late): not a refusal. */
+function isOurEcho(echo: unknown, prefix: string): boolean {
+  return typeof echo === "string" && echo.startsWith(prefix);
 }
 
 /** Implementations send text frames; a binary frame is read as UTF-8 JSON all the same. */

@@ -350,7 +350,7 @@ export class OneBotService {
         };
         connection.adoptSelfId(userId.data);
       },
-      (error: unknown) => connection.recordError(`get_login_info: ${messageOf(error)}`),
+      (error: unknown) => recordInfoError(connection, "get_login_info", error),
     );
     void connection.call("get_version_info", {}).then(
       (data) => {
@@ -361,7 +361,7 @@ export class OneBotService {
           version: typeof info.app_version === "string" ? info.app_version : "",
         };
       },
-      (error: unknown) => connection.recordError(`get_version_info: ${messageOf(error)}`),
+      (error: unknown) => recordInfoError(connection, "get_version_info", error),
     );
   }
 
@@ -443,6 +443,11 @@ function newer(a: OneBotConnection, b: OneBotConnection): boolean {
   return a.connectedSince >= b.connectedSince;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * A failed info lookup is the connection's error, unless the connection closed under it: the close has
+ * its own reason, and must not hide the error that closed it (an implementation's refusal).
+ */
+function recordInfoError(connection: OneBotConnection, action: string, error: unknown): void {
+  if (error instanceof OneBotActionError && error.failure === "closed") return;
+  connection.recordError(`${action}: ${error instanceof Error ? error.message : String(error)}`);
 }

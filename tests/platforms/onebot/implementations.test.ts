@@ -4,7 +4,9 @@
 // communication/authorization.md) and the implementations' own source — Lagrange.OneBot
 // (Lagrange.OneBot/Core/Network/Service/ReverseWSService.cs: split mode sends `X-Client-Role: Api`, and
 // `Authorization: Bearer {AccessToken}` even when the token is empty), NapCat
-// (src/onebot/network/websocket-client.ts: `Authorization: Bearer ${token}` always).
+// (src/onebot/network/websocket-client.ts: `Authorization: Bearer ${token}` always;
+// src/onebot/network/websocket-server.ts, authorize: a wrong token gets the upgrade, then
+// `{status: "failed", retcode: 1403, message: "token验证失败"}` and a close).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { platformsResponseSchema, type PlatformConnection } from "../../../lib/platforms/status";
 import { startTestServer, type TestServer } from "../../server/support";
@@ -89,5 +91,32 @@ describe("reverse handshakes as the implementations send them", () => {
       .connectReverse({ baseUrl: wsBase(server), token: "wrong", tokenIn: "query", emptyBearer: true })
       .catch((e: unknown) => e);
     expect(wrong).toMatchObject({ status: 401 });
+  });
+});
+
+describe("forward connections refused by the implementation", () => {
+  it("shows NapCat's refusal of a wrong token (retcode 1403, token验证失败) as the connection's last error", async () => {
+    const sim = newSim();
+    const { url } = await sim.listenForward({ token: "the-implementation's-token", refusal: "napcat" });
+    const forward = await startTestServer({
+      config: { platforms: { onebot: { forward: [{ url, accessToken: "a-wrong-token" }] } } },
+      // The next attempt well after the test: what the panel shows once the refused connection closed.
+      onebot: { tuning: { backoff: { initialMs: 60_000, maxMs: 60_000, stableMs: 60_000 } } },
+    });
+    try {
+      // Once the client plans its next attempt the refused connection has closed (and its pending calls failed).
+      await until(
+        () => forward.logs.some((l) => l.includes(`forward ${url}: reconnecting`)),
+        "the refused forward connection closed",
+      );
+      const row = (await platforms(forward)).find((c) => c.address === url);
+      expect(row?.state).toBe("connecting");
+      expect(row?.lastError).toMatchObject({ retcode: 1403 });
+      expect(row?.lastError?.message).toContain("token验证失败");
+      expect(row?.lastError?.message).toContain("retcode 1403");
+      expect(sim.forwardAttempts).toEqual([expect.objectContaining({ refused: true })]);
+    } finally {
+      await forward.close();
+    }
   });
 });
