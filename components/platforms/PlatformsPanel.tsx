@@ -145,6 +145,11 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
                 <Badge tone={stateTone(c.state)} title={c.state}>
                   {connectionStateLabel(c.state, locale)}
                 </Badge>
+                {c.backlog?.paused && (
+                  <Badge tone="warn" title={t("platforms.pausedHelp")} testId="platform-paused">
+                    {t("platforms.paused", { waiting: c.backlog.waiting })}
+                  </Badge>
+                )}
               </td>
               <td title={c.connectedSince === null ? undefined : formatDateTime(c.connectedSince)}>
                 {ago(c.connectedSince)}

@@ -214,6 +214,9 @@ const baseEn = {
   "platforms.col.lastError": "Last error",
   "platforms.staleHeartbeat": "No heartbeat for a while: the implementation may be stuck or its heartbeat is off",
   "platforms.node": "on node {node}",
+  "platforms.paused": "Reading paused: {waiting} events wait to be handled",
+  "platforms.pausedHelp":
+    "This connection sends events faster than they are handled: reading from it waits until they are, the rest of the server goes on.",
   "platforms.refused": "Refused by the implementation (retcode {retcode})",
   "platforms.refusedToken":
     "The implementation did not accept the access token: make platforms.onebot.forward[].accessToken the same as the token set in the implementation.",
@@ -647,6 +650,9 @@ const zh: Record<MessageKey, Message> = {
   "platforms.col.lastError": "最近错误",
   "platforms.staleHeartbeat": "已有一段时间没有心跳：实现可能卡住了，或没有开启心跳",
   "platforms.node": "在节点 {node}",
+  "platforms.paused": "暂停读取：{waiting} 个事件等待处理",
+  "platforms.pausedHelp":
+    "这个连接发来事件的速度超过了处理速度：暂停从它读取，直到这些事件处理完，服务器的其他部分照常运行。",
   "platforms.refused": "实现拒绝了连接（retcode {retcode}）",
   "platforms.refusedToken":
     "实现不接受这个 access token：请让 platforms.onebot.forward[].accessToken 与实现里设置的 Token 一致。",

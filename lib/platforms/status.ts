@@ -20,6 +20,11 @@ export const platformConnectionSchema = z.object({
   errors: z.number().int(),
   /** retcode: the implementation's own, when it refused the connection with one (NapCat: 1403, a wrong token). */
   lastError: z.object({ at: z.number(), message: z.string(), retcode: z.number().optional() }).optional(),
+  /**
+   * Events received on the open connection and not yet handled (peak: the most at once); paused:
+   * reading from it is paused until they are (a flood from this connection is held back at the socket).
+   */
+  backlog: z.object({ waiting: z.number().int(), peak: z.number().int(), paused: z.boolean() }).optional(),
   /** The cluster node holding the connection (cluster mode only). */
   node: z.string().optional(),
 });

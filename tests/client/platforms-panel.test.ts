@@ -141,6 +141,38 @@ describe("PlatformsPanel", () => {
     expect(zh).toContain("实现拒绝了连接（retcode 1403）");
   });
 
+  it("says when reading from a connection is paused for a flood, and how many events wait", () => {
+    const row = {
+      platform: "onebot" as const,
+      selfId: "10004",
+      mode: "reverse" as const,
+      role: "Universal" as const,
+      address: "127.0.0.1:40000",
+      state: "open" as const,
+      connectedSince: now - 1_000,
+      lastHeartbeatAt: now - 1_000,
+      eventsIn: 3_000,
+      actionsOut: 1,
+      errors: 0,
+    };
+    const rows = render(
+      {
+        connections: [
+          { ...row, backlog: { waiting: 300, peak: 310, paused: true } },
+          { ...row, selfId: "10005", backlog: { waiting: 0, peak: 2, paused: false } },
+        ],
+        audience: null,
+        inbound: null,
+      },
+      "en",
+    )
+      .split('data-testid="platform-connection"')
+      .slice(1);
+    expect(rows[0]).toContain('data-testid="platform-paused"');
+    expect(rows[0]).toContain("Reading paused: 300 events wait to be handled");
+    expect(rows[1]).not.toContain("platform-paused");
+  });
+
   it("shows the chats served as editable lists, read-only until the account is known to be allowed", () => {
     const html = render(
       {

@@ -13,6 +13,7 @@ import { systemClock, type Clock, type EngineLogger } from "../../engine/index";
 import { OneBotActionError, type OneBotApi } from "./api";
 import { emptyStats, OneBotConnection, type ConnectionStats, type OneBotMode, type OneBotRole } from "./connection";
 import { DEFAULT_BACKOFF, OneBotForwardClient, type BackoffOptions } from "./forward";
+import { DEFAULT_INTAKE, type IntakeLimits } from "./intake";
 import { OneBotReverse, type ReverseHandshake } from "./reverse";
 
 /** Inbound: one event of a connection, with the API of its bot account (H2's inbound mapping implements it). */
@@ -51,9 +52,15 @@ export interface OneBotTuning {
   /** Frames above this close the connection (WebSocket close 1009). */
   maxFrameBytes: number;
   backoff: BackoffOptions;
+  /** Events of one connection waiting for the handler before its reading pauses. */
+  intake: IntakeLimits;
 }
 
-export const DEFAULT_TUNING: OneBotTuning = { maxFrameBytes: 16 * 1024 * 1024, backoff: DEFAULT_BACKOFF };
+export const DEFAULT_TUNING: OneBotTuning = {
+  maxFrameBytes: 16 * 1024 * 1024,
+  backoff: DEFAULT_BACKOFF,
+  intake: DEFAULT_INTAKE,
+};
 
 export interface OneBotServiceOptions {
   /** Read when a connection is made: live config changes apply to the next one. */
@@ -245,6 +252,7 @@ export class OneBotService {
         actionsOut: e.stats.actionsOut,
         errors: e.stats.errors,
         ...(e.stats.lastError ? { lastError: e.stats.lastError } : {}),
+        ...(open && e.connection ? { backlog: e.connection.backlog } : {}),
       };
     });
   }
@@ -322,6 +330,7 @@ export class OneBotService {
       logger: this.opts.logger,
       actionTimeoutMs: config.actionTimeoutMs,
       heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+      intake: this.tuning.intake,
       onEvent: (event, conn) => this.handler(event, this.api(conn.selfId)),
       onSelfId: (conn) => {
         endpoint.selfId = conn.selfId;
