@@ -15,6 +15,7 @@ import { useLocale, useT } from "../../lib/client/react/use-locale";
 import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
 import { Badge, type Tone } from "../ui/Badge";
 import { AudienceForm } from "./AudienceForm";
+import { RequestsList } from "./RequestsList";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 
 /** Connections change state within seconds (heartbeats, reconnects): poll about as often. */
@@ -51,6 +52,7 @@ export function PlatformsPanel() {
       {list.isSuccess && connections.length === 0 && <HowToConnect />}
       {connections.length > 0 && <ConnectionsTable rows={connections} />}
       {list.data?.inbound && <InboundSummary counters={list.data.inbound} />}
+      {list.data?.requests && <RequestsList requests={list.data.requests} />}
       {list.data?.audience && <AudienceForm audience={list.data.audience} />}
     </div>
   );
@@ -61,6 +63,7 @@ const INBOUND_SHOWN = [
   "ingested",
   "notes",
   "recalls",
+  "requests",
   "duplicates",
   "own",
   "denied",

@@ -2,8 +2,9 @@
 // (github.com/botuniverse/onebot-11: communication/ws*.md, event/, message/, api/public.md). It plays
 // what NapCat or go-cqhttp plays toward our server: a reverse WebSocket client (one Universal socket,
 // or an API and an Event socket), or a forward WebSocket server our server connects to; it pushes
-// message, notice and meta events (messages as segment arrays or CQ-code strings), answers actions
-// with the caller's echo, and can be told to fail, stay silent, answer late or drop the connection.
+// message, notice, request and meta events (messages as segment arrays or CQ-code strings), answers
+// actions with the caller's echo, and can be told to fail, stay silent, answer late or drop the
+// connection.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket, { WebSocketServer, type RawData } from "ws";
@@ -238,6 +239,8 @@ export class OneBotSimulator {
   private readonly peers: Peer[] = [];
   private readonly overrides: Override[] = [];
   private readonly messages = new Map<number, StoredMessage>();
+  /** Flags of requests sent and not answered yet (set_friend_add_request / set_group_add_request). */
+  private readonly openRequests = new Set<string>();
   private readonly heartbeats = new Map<WebSocket, NodeJS.Timeout>();
   private nextMessageId = 1000;
   private reverse: ReverseOptions | null = null;
@@ -645,6 +648,38 @@ export class OneBotSimulator {
     });
   }
 
+  private request(fields: Record<string, unknown>): Promise<void> {
+    return this.sendEvent({ ...this.base(), post_type: "request", ...fields });
+  }
+
+  /** A friend request (event/request.md, 加好友请求); returns its flag, which set_friend_add_request answers. */
+  async friendRequest(n: { userId: string; comment?: string }): Promise<string> {
+    const flag = `friend-${this.allocateMessageId()}`;
+    this.openRequests.add(flag);
+    await this.request({ request_type: "friend", user_id: wireId(n.userId), comment: n.comment ?? "", flag });
+    return flag;
+  }
+
+  /** A request to join a group ("add") or an invitation of the bot into one ("invite"); returns its flag. */
+  async groupRequest(n: {
+    groupId: string;
+    userId: string;
+    subType: "add" | "invite";
+    comment?: string;
+  }): Promise<string> {
+    const flag = `group-${this.allocateMessageId()}`;
+    this.openRequests.add(flag);
+    await this.request({
+      request_type: "group",
+      sub_type: n.subType,
+      group_id: wireId(n.groupId),
+      user_id: wireId(n.userId),
+      comment: n.comment ?? "",
+      flag,
+    });
+    return flag;
+  }
+
   /** The malformed frames of the issue's "Bad input", one of each kind. */
   async sendMalformed(kind: "not-json" | "json-array" | "unknown-post-type" | "unknown-segment" | "giant" | "binary") {
     switch (kind) {
@@ -847,6 +882,13 @@ export class OneBotSimulator {
       case "get_stranger_info": {
         const id = String(params.user_id);
         return ok({ user_id: wireId(id), nickname: this.nicknameOf(id), sex: "unknown", age: 0 });
+      }
+      case "set_friend_add_request":
+      case "set_group_add_request": {
+        // api/public.md: the flag from the request event; answered once.
+        const flag = String(params.flag);
+        if (!this.openRequests.delete(flag)) return failed(100, `no open request with flag ${flag}`);
+        return ok(null);
       }
       case "get_login_info":
         return ok({ user_id: wireId(this.selfId), nickname: this.opts.nickname });

@@ -19,7 +19,7 @@ import { OneBotReverse, type ReverseHandshake } from "./reverse";
 /** Inbound: one event of a connection, with the API of its bot account (H2's inbound mapping implements it). */
 export type OneBotEventHandler = (event: OneBotEventFrame, api: OneBotApi) => Promise<void>;
 
-export type PlatformEvent = "platform.connected" | "platform.disconnected";
+export type PlatformEvent = "platform.connected" | "platform.disconnected" | "platform.request";
 
 /** Where platform.connected / platform.disconnected go (the engine's monitor bus, or a cluster's router). */
 export interface PlatformEventSink {
@@ -121,6 +121,11 @@ export class OneBotService {
   /** Where connection events go; none are emitted before this is set. */
   bindEvents(sink: PlatformEventSink): void {
     this.events = sink;
+  }
+
+  /** Records an event in the platform stream (a friend request, a group invitation); none before bindEvents. */
+  record<T extends PlatformEvent>(type: T, data: EventData<T>): void {
+    this.events?.emit(PLATFORM_STREAM_ID, type, data);
   }
 
   /** Takes the reverse WebSocket paths of this HTTP server (refused with 403 while reverse is disabled). */

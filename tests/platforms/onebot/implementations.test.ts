@@ -6,9 +6,14 @@
 // `Authorization: Bearer {AccessToken}` even when the token is empty), NapCat
 // (src/onebot/network/websocket-client.ts: `Authorization: Bearer ${token}` always;
 // src/onebot/network/websocket-server.ts, authorize: a wrong token gets the upgrade, then
-// `{status: "failed", retcode: 1403, message: "token验证失败"}` and a close).
+// `{status: "failed", retcode: 1403, message: "token验证失败"}` and a close). Requests: event/request.md
+// and api/public.md (set_friend_add_request, set_group_add_request).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { platformsResponseSchema, type PlatformConnection } from "../../../lib/platforms/status";
+import {
+  platformsResponseSchema,
+  type PlatformConnection,
+  type PlatformsResponse,
+} from "../../../lib/platforms/status";
 import { startTestServer, type TestServer } from "../../server/support";
 import { OneBotSimulator, type OneBotSimulatorOptions, type ReverseOptions } from "../../support/onebot-sim";
 import { until } from "../../support/until";
@@ -44,10 +49,14 @@ async function reverseSim(reverse: Partial<ReverseOptions>): Promise<OneBotSimul
   return sim;
 }
 
-async function platforms(s: TestServer): Promise<PlatformConnection[]> {
+async function panel(s: TestServer): Promise<PlatformsResponse> {
   const res = await s.api("GET", "/api/platforms");
   expect(res.status, res.text).toBe(200);
-  return platformsResponseSchema.parse(res.json).connections;
+  return platformsResponseSchema.parse(res.json);
+}
+
+async function platforms(s: TestServer): Promise<PlatformConnection[]> {
+  return (await panel(s)).connections;
 }
 
 describe("reverse handshakes as the implementations send them", () => {
@@ -117,6 +126,65 @@ describe("forward connections refused by the implementation", () => {
       expect(sim.forwardAttempts).toEqual([expect.objectContaining({ refused: true })]);
     } finally {
       await forward.close();
+    }
+  });
+});
+
+describe("friend requests and group invitations", () => {
+  it("are left alone by default: nothing answered or recorded, only counted", async () => {
+    const sim = await reverseSim({});
+    await sim.friendRequest({ userId: "71001", comment: "加个好友" });
+    await until(async () => (await panel(server)).inbound?.requests === 1, "the request counted");
+    const { requests } = await panel(server);
+    expect(requests).toEqual({ policy: "ignore", recent: [] });
+    expect(sim.actions.filter((a) => a.action.endsWith("_add_request"))).toEqual([]);
+  });
+
+  it("under approve: friends and invitations the bot serves are approved, the rest shown with why", async () => {
+    const approving = await startTestServer({
+      config: {
+        platforms: {
+          onebot: { accessToken: TOKEN, reverse: { enabled: true }, requests: "approve", users: { deny: ["71009"] } },
+        },
+      },
+    });
+    try {
+      const sim = newSim();
+      await sim.connectReverse({ baseUrl: wsBase(approving), token: TOKEN });
+      const friend = await sim.friendRequest({ userId: "71001", comment: "<b>我是小明</b>" });
+      const invite = await sim.groupRequest({ groupId: "81001", userId: "71002", subType: "invite" });
+      await sim.groupRequest({ groupId: "81002", userId: "71003", subType: "add", comment: "想进群" });
+      await sim.friendRequest({ userId: "71009" });
+      // The next approval is refused (once the first one was answered).
+      await sim.waitFor((a) => a.action === "set_friend_add_request");
+      sim.override("set_friend_add_request", { kind: "fail", retcode: 100, message: "请求已过期" }, 1);
+      await sim.friendRequest({ userId: "71004" });
+
+      const recent = await until(async () => {
+        const { requests } = await panel(approving);
+        return requests && requests.recent.length === 5 ? requests.recent : null;
+      }, "five requests recorded");
+      expect(sim.actionsNamed("set_friend_add_request").map((a) => a.params)).toEqual([
+        { flag: friend, approve: true },
+        expect.objectContaining({ approve: true }),
+      ]);
+      expect(sim.actionsNamed("set_group_add_request").map((a) => a.params)).toEqual([
+        { flag: invite, sub_type: "invite", approve: true },
+      ]);
+      // Newest first.
+      expect(recent.map((r) => [r.kind, r.subType, r.userId, r.outcome])).toEqual([
+        ["friend", undefined, "71004", "failed"],
+        ["friend", undefined, "71009", "pending"],
+        ["group", "add", "71003", "pending"],
+        ["group", "invite", "71002", "approved"],
+        ["friend", undefined, "71001", "approved"],
+      ]);
+      expect(recent[0].detail).toContain("请求已过期");
+      expect(recent[1].detail).toMatch(/not served/);
+      expect(recent[2]).toMatchObject({ groupId: "81002", comment: "想进群", detail: expect.stringMatching(/admins/) });
+      expect(recent[4]).toMatchObject({ comment: "<b>我是小明</b>", policy: "approve", selfId: sim.selfId });
+    } finally {
+      await approving.close();
     }
   });
 });
