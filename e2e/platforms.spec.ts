@@ -261,3 +261,21 @@ test("deny a group from the platforms page: its next message is not taken, the c
   const audit = auditPageSchema.parse(await (await api.ctx.get("/api/audit?action=platforms.audience")).json());
   expect(audit.entries[0]).toMatchObject({ reason: "e2e: spam group", after: { groups: { deny: [denied] } } });
 });
+
+test("a friend request is listed on the platforms page as it comes, the stranger's words as text", async ({ page }) => {
+  impl ??= await FakeImplementation.connect();
+  await page.goto("/platforms");
+  const requests = page.getByTestId("platform-requests");
+  await expect(requests).toHaveAttribute("data-policy", "notify");
+  const words = "<img src=x onerror=\"document.title='pwned'\">我是小明，加个好友";
+  impl.event({ post_type: "request", request_type: "friend", user_id: 30004, comment: words, flag: "e2e-flag-1" });
+  // Shown without a reload (the platform.request on the _platforms stream refetches the list).
+  const row = requests.getByTestId("platform-request").first();
+  await expect(row).toContainText("30004 asks to be friends");
+  await expect(row).toContainText(words);
+  await expect(row).toHaveAttribute("data-outcome", "pending");
+  await expect(row).toContainText("Waiting for you");
+  expect(await page.title()).not.toBe("pwned");
+  // notify only records: the implementation was not asked to approve anything.
+  expect(impl.actions.some((a) => a.action === "set_friend_add_request")).toBe(false);
+});

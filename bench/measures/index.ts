@@ -58,6 +58,12 @@ export const measures: MeasureSpec[] = [
     load: async () => (await import("./onebot")).reply,
   },
   {
+    name: "onebot_flood_health_p99",
+    unit: "ms",
+    target: { op: "<=", value: 100 },
+    load: async () => (await import("./onebot-flood")).run,
+  },
+  {
     name: "replay_load_100k",
     unit: "ms",
     target: { op: "<", value: 1_000 },

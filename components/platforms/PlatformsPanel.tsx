@@ -15,6 +15,7 @@ import { useLocale, useT } from "../../lib/client/react/use-locale";
 import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
 import { Badge, type Tone } from "../ui/Badge";
 import { AudienceForm } from "./AudienceForm";
+import { RequestsList } from "./RequestsList";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 
 /** Connections change state within seconds (heartbeats, reconnects): poll about as often. */
@@ -51,6 +52,7 @@ export function PlatformsPanel() {
       {list.isSuccess && connections.length === 0 && <HowToConnect />}
       {connections.length > 0 && <ConnectionsTable rows={connections} />}
       {list.data?.inbound && <InboundSummary counters={list.data.inbound} />}
+      {list.data?.requests && <RequestsList requests={list.data.requests} />}
       {list.data?.audience && <AudienceForm audience={list.data.audience} />}
     </div>
   );
@@ -61,6 +63,7 @@ const INBOUND_SHOWN = [
   "ingested",
   "notes",
   "recalls",
+  "requests",
   "duplicates",
   "own",
   "denied",
@@ -145,6 +148,11 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
                 <Badge tone={stateTone(c.state)} title={c.state}>
                   {connectionStateLabel(c.state, locale)}
                 </Badge>
+                {c.backlog?.paused && (
+                  <Badge tone="warn" title={t("platforms.pausedHelp")} testId="platform-paused">
+                    {t("platforms.paused", { waiting: c.backlog.waiting })}
+                  </Badge>
+                )}
               </td>
               <td title={c.connectedSince === null ? undefined : formatDateTime(c.connectedSince)}>
                 {ago(c.connectedSince)}
@@ -161,19 +169,34 @@ function ConnectionsTable({ rows }: { rows: PlatformConnection[] }) {
               <td className="num">{c.actionsOut.toLocaleString()}</td>
               <td className={`num${c.errors > 0 ? " bad-text" : ""}`}>{c.errors.toLocaleString()}</td>
               <td className="platform-error">
-                {c.lastError ? (
-                  <span className="bad-text small text" title={formatDateTime(c.lastError.at)}>
-                    {c.lastError.message}
-                  </span>
-                ) : (
-                  <span className="muted">–</span>
-                )}
+                {c.lastError ? <LastError error={c.lastError} /> : <span className="muted">–</span>}
               </td>
             </tr>
           );
         })}
       </tbody>
     </table>
+  );
+}
+
+/** NapCat's retcode for a wrong access token (its WebSocket server refuses the connection with it). */
+const TOKEN_REFUSED = 1403;
+
+/** The last error as the server worded it; an implementation's refusal also by its retcode, with what to check. */
+function LastError({ error }: { error: NonNullable<PlatformConnection["lastError"]> }) {
+  const t = useT();
+  return (
+    <>
+      {error.retcode !== undefined && (
+        <div data-testid="platform-refusal" data-retcode={error.retcode}>
+          <Badge tone="bad">{t("platforms.refused", { retcode: String(error.retcode) })}</Badge>
+          {error.retcode === TOKEN_REFUSED && <div className="sub">{t("platforms.refusedToken")}</div>}
+        </div>
+      )}
+      <span className="bad-text small text" title={formatDateTime(error.at)}>
+        {error.message}
+      </span>
+    </>
   );
 }
 

@@ -66,9 +66,15 @@ const configPath = path.join(E2E_DIR, "maisaka.config.json");
 writeFileSync(
   configPath,
   JSON.stringify({
-    // The test's image host is on loopback: chat images from private networks allowed.
+    // The test's image host is on loopback: chat images from private networks allowed. Friend requests
+    // are listed on the platforms page (e2e/platforms.spec.ts).
     platforms: {
-      onebot: { accessToken: E2E_ONEBOT_TOKEN, reverse: { enabled: true }, imagesFromPrivateNetworks: true },
+      onebot: {
+        accessToken: E2E_ONEBOT_TOKEN,
+        reverse: { enabled: true },
+        imagesFromPrivateNetworks: true,
+        requests: "notify",
+      },
     },
     // Private chats need 4 messages for a turn (group chats answer each one): e2e/silence.spec.ts
     // watches a message wait below the threshold.

@@ -177,6 +177,12 @@ const onebotConfigSchema = z
     imagesFromPrivateNetworks: z.boolean().default(false),
     /** A connection without a heartbeat (or any frame) this long is considered dead and closed. */
     heartbeatTimeoutMs: z.number().int().positive().default(60_000),
+    /**
+     * Friend requests and group invitations (OneBot request events): "ignore" them (left to QQ itself),
+     * "notify" the operator (platform.request, the Platforms page), or "approve" those of users and
+     * groups the bot serves (set_friend_add_request / set_group_add_request) and notify the rest.
+     */
+    requests: z.enum(["ignore", "notify", "approve"]).default("ignore"),
   })
   .strict();
 

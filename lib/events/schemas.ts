@@ -330,6 +330,30 @@ const platformConnectionData = z.object({
   reason: z.string().optional(),
 });
 
+/**
+ * A friend request or group invitation a bot received, under the policy platforms.onebot.requests
+ * ("notify" or "approve"; "ignore" records none). Written to the platform stream.
+ */
+export const platformRequestData = z.object({
+  platform: z.string(),
+  selfId: z.string(),
+  /** friend: to be the bot's friend; group: to join a group (subType "add") or the bot invited into one ("invite"). */
+  kind: z.enum(["friend", "group"]),
+  subType: z.string().optional(),
+  userId: z.string(),
+  groupId: z.string().optional(),
+  /** The requester's own words (untrusted text). */
+  comment: z.string(),
+  /** The implementation's handle of the request (set_friend_add_request / set_group_add_request take it). */
+  flag: z.string(),
+  policy: z.enum(["notify", "approve"]),
+  /** pending: left to the operator (notify, or not approved: see detail); approved; failed: the approval was refused. */
+  outcome: z.enum(["pending", "approved", "failed"]),
+  /** Why it was not approved, or what the implementation answered. */
+  detail: z.string().optional(),
+});
+export type PlatformRequestData = z.infer<typeof platformRequestData>;
+
 /** Today's model cost (UTC day) went over a daily budget (config models.budgets); once per day and scope. */
 export const usageBudgetCrossedData = z.object({
   /** "overall": every endpoint together; "endpoint": the one named. */
@@ -362,6 +386,7 @@ export const eventDataSchemas = {
   "operator.action": operatorActionData,
   "platform.connected": platformConnectionData,
   "platform.disconnected": platformConnectionData,
+  "platform.request": platformRequestData,
   "usage.budget_crossed": usageBudgetCrossedData,
 } as const;
 
@@ -395,6 +420,7 @@ export const monitorEventSchema = z.discriminatedUnion("type", [
   envelopeOf("operator.action"),
   envelopeOf("platform.connected"),
   envelopeOf("platform.disconnected"),
+  envelopeOf("platform.request"),
   envelopeOf("usage.budget_crossed"),
 ]);
 export type MonitorEvent = z.infer<typeof monitorEventSchema>;

@@ -27,7 +27,7 @@ export type OneBotRemoteOutcome = z.infer<typeof onebotRemoteOutcomeSchema>;
 export const onebotRemoteEventSchema = z.object({ event: onebotEventFrameSchema });
 
 export const onebotRemotePlatformEventSchema = z.object({
-  type: z.enum(["platform.connected", "platform.disconnected"]),
+  type: z.enum(["platform.connected", "platform.disconnected", "platform.request"]),
   payload: z.record(z.string(), z.unknown()),
 });
 

@@ -63,6 +63,26 @@ export const onebotNoticeEventSchema = z
   .loose();
 export type OneBotNoticeEvent = z.infer<typeof onebotNoticeEventSchema>;
 
+/** A request (event/request.md): someone asks to be the bot's friend, to join a group, or invites the bot into one. */
+export const onebotRequestEventSchema = z
+  .object({
+    ...eventBase,
+    post_type: z.literal("request"),
+    request_type: z.enum(["friend", "group"]),
+    /** group: "add" (someone asks to join) or "invite" (the bot is invited). */
+    sub_type: z.string().optional(),
+    user_id: onebotIdSchema,
+    group_id: onebotIdSchema.optional(),
+    comment: z
+      .string()
+      .nullish()
+      .transform((c) => c ?? ""),
+    /** What the set_*_add_request action needs to answer it. */
+    flag: z.string().min(1),
+  })
+  .loose();
+export type OneBotRequestEvent = z.infer<typeof onebotRequestEventSchema>;
+
 export const onebotMetaEventSchema = z
   .object({
     ...eventBase,

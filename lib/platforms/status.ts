@@ -1,5 +1,6 @@
 // GET /api/platforms: the chat platform connections as operators see them (interface.md, Platforms).
 import { z } from "zod";
+import { platformRequestData } from "../events/schemas";
 
 export const platformConnectionSchema = z.object({
   platform: z.literal("onebot"),
@@ -18,7 +19,13 @@ export const platformConnectionSchema = z.object({
   eventsIn: z.number().int(),
   actionsOut: z.number().int(),
   errors: z.number().int(),
-  lastError: z.object({ at: z.number(), message: z.string() }).optional(),
+  /** retcode: the implementation's own, when it refused the connection with one (NapCat: 1403, a wrong token). */
+  lastError: z.object({ at: z.number(), message: z.string(), retcode: z.number().optional() }).optional(),
+  /**
+   * Events received on the open connection and not yet handled (peak: the most at once); paused:
+   * reading from it is paused until they are (a flood from this connection is held back at the socket).
+   */
+  backlog: z.object({ waiting: z.number().int(), peak: z.number().int(), paused: z.boolean() }).optional(),
   /** The cluster node holding the connection (cluster mode only). */
   node: z.string().optional(),
 });
@@ -37,7 +44,9 @@ export const inboundCountersSchema = z.object({
   /** From chats the bot does not serve (deny/allow lists, private switch). */
   denied: z.number().int(),
   recalls: z.number().int(),
-  /** Events of no interest here (requests, other notices, unknown post types). */
+  /** Friend requests and group invitations (handled by platforms.onebot.requests). */
+  requests: z.number().int(),
+  /** Events of no interest here (other notices, unknown post types). */
   ignored: z.number().int(),
   /** Events that do not fit their schema. */
   malformed: z.number().int(),
@@ -82,12 +91,25 @@ export const onebotAudienceConflictSchema = z.object({ error: z.string(), curren
 export type AudienceChange =
   { ok: true; before: OneBotAudience; after: OneBotAudience } | { ok: false; current: OneBotAudience };
 
+/** A friend request or group invitation as the Platforms page lists it: its platform.request and when it came. */
+export const platformRequestSchema = platformRequestData.extend({ at: z.number() });
+export type PlatformRequest = z.infer<typeof platformRequestSchema>;
+
+/** The request policy in force (config platforms.onebot.requests) and the newest requests recorded, newest first. */
+export const platformRequestsSchema = z.object({
+  policy: z.enum(["ignore", "notify", "approve"]),
+  recent: z.array(platformRequestSchema),
+});
+export type PlatformRequests = z.infer<typeof platformRequestsSchema>;
+
 export const platformsResponseSchema = z.object({
   connections: z.array(platformConnectionSchema),
   /** null when no platform is configured. */
   audience: onebotAudienceSchema.nullable(),
   /** null when no platform is configured. */
   inbound: inboundCountersSchema.nullable(),
+  /** null when no platform is configured. */
+  requests: platformRequestsSchema.nullable(),
 });
 export type PlatformsResponse = z.infer<typeof platformsResponseSchema>;
 

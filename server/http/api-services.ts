@@ -20,6 +20,7 @@ import type { EngineLogger } from "../engine";
 import type { McpServerSettings } from "../mcp/server-settings";
 import { mcpProviderStatuses } from "../mcp/status";
 import type { SessionClaim } from "../monitor/session-claim";
+import { recentRequests } from "../platforms/onebot/requests";
 import type { OneBotPlatform } from "../platforms/onebot/wiring";
 import { PLUGIN_PROVIDER_NAME } from "../plugins/runtime";
 import type { SearchService } from "../search/service";
@@ -256,6 +257,10 @@ export async function createApiServices(
             inbound: () => onebot.cluster?.inbound() ?? onebot.inbound?.counters() ?? null,
             audience: () => onebot.audience.current(),
             changeAudience: (patch: OneBotAudiencePatch) => onebot.audience.change(patch),
+            requests: async () => ({
+              policy: opts.config.platforms.onebot.requests,
+              recent: await recentRequests(database.ledger),
+            }),
           },
         }
       : {}),

@@ -7,6 +7,7 @@ import type {
   OneBotAudience,
   OneBotAudiencePatch,
   PlatformConnection,
+  PlatformRequests,
 } from "../../lib/platforms/status";
 import type { AccountService } from "../accounts/accounts";
 import type { AuditLog } from "../accounts/audit";
@@ -95,6 +96,8 @@ export interface PlatformStatusView {
   changeAudience(patch: OneBotAudiencePatch): Promise<AudienceChange>;
   /** The inbound mapping's counters (null when the server runs another handler); a cluster's summed over its nodes. */
   inbound(): InboundCounters | null | Promise<InboundCounters | null>;
+  /** The request policy and the newest requests recorded (from the ledger's platform stream: every node's). */
+  requests(): Promise<PlatformRequests>;
 }
 
 export interface DatabaseStatusView {

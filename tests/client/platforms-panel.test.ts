@@ -12,9 +12,13 @@ import { LocaleProvider } from "../../lib/client/react/use-locale";
 import type { Locale } from "../../lib/i18n/messages";
 import { platformsResponseSchema, type PlatformsResponse } from "../../lib/platforms/status";
 
-function render(answer: PlatformsResponse, locale: Locale = "zh-CN"): string {
+/** A GET /api/platforms answer; requests null (no request recorded) unless given. */
+function render(
+  answer: Omit<PlatformsResponse, "requests"> & Partial<Pick<PlatformsResponse, "requests">>,
+  locale: Locale = "zh-CN",
+): string {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
-  client.setQueryData(queryKeys.platforms, platformsResponseSchema.parse(answer));
+  client.setQueryData(queryKeys.platforms, platformsResponseSchema.parse({ requests: null, ...answer }));
   const panel = createElement(LocaleProvider, {
     initial: locale,
     hasCookie: true,
@@ -67,6 +71,7 @@ describe("PlatformsPanel", () => {
         own: 1,
         denied: 5,
         recalls: 1,
+        requests: 4,
         ignored: 7,
         malformed: 2,
         failed: 0,
@@ -106,6 +111,136 @@ describe("PlatformsPanel", () => {
     const rows = html.split('data-testid="platform-connection"').slice(1);
     expect(rows[0]).toContain("on node node-b:3000");
     expect(rows[1]).not.toContain("on node");
+  });
+
+  it("shows an implementation's refusal by its retcode, and for NapCat's 1403 what to check", () => {
+    const refused = {
+      platform: "onebot" as const,
+      selfId: "",
+      mode: "forward" as const,
+      role: "Universal" as const,
+      address: "ws://127.0.0.1:3001",
+      state: "connecting" as const,
+      connectedSince: null,
+      lastHeartbeatAt: null,
+      eventsIn: 0,
+      actionsOut: 2,
+      errors: 1,
+      lastError: { at: now, message: "refused by the implementation: token验证失败 (retcode 1403)", retcode: 1403 },
+    };
+    const other = {
+      ...refused,
+      address: "ws://127.0.0.1:3002",
+      lastError: { at: now, message: "connect: ECONNREFUSED" },
+    };
+    const rows = render({ connections: [refused, other], audience: null, inbound: null }, "en")
+      .split('data-testid="platform-connection"')
+      .slice(1);
+    expect(rows[0]).toMatch(/data-testid="platform-refusal" data-retcode="1403"/);
+    expect(rows[0]).toContain("Refused by the implementation (retcode 1403)");
+    expect(rows[0]).toContain("platforms.onebot.forward[].accessToken");
+    expect(rows[0]).toContain("token验证失败");
+    expect(rows[1]).not.toContain("platform-refusal");
+    expect(rows[1]).toContain("connect: ECONNREFUSED");
+    const zh = render({ connections: [refused], audience: null, inbound: null }, "zh-CN");
+    expect(zh).toContain("实现拒绝了连接（retcode 1403）");
+  });
+
+  it("says when reading from a connection is paused for a flood, and how many events wait", () => {
+    const row = {
+      platform: "onebot" as const,
+      selfId: "10004",
+      mode: "reverse" as const,
+      role: "Universal" as const,
+      address: "127.0.0.1:40000",
+      state: "open" as const,
+      connectedSince: now - 1_000,
+      lastHeartbeatAt: now - 1_000,
+      eventsIn: 3_000,
+      actionsOut: 1,
+      errors: 0,
+    };
+    const rows = render(
+      {
+        connections: [
+          { ...row, backlog: { waiting: 300, peak: 310, paused: true } },
+          { ...row, selfId: "10005", backlog: { waiting: 0, peak: 2, paused: false } },
+        ],
+        audience: null,
+        inbound: null,
+      },
+      "en",
+    )
+      .split('data-testid="platform-connection"')
+      .slice(1);
+    expect(rows[0]).toContain('data-testid="platform-paused"');
+    expect(rows[0]).toContain("Reading paused: 300 events wait to be handled");
+    expect(rows[1]).not.toContain("platform-paused");
+  });
+
+  it("lists the requests recorded under the policy, the requester's words as text", () => {
+    const request = {
+      platform: "onebot",
+      selfId: "10001",
+      userId: "20001",
+      comment: "<img src=x onerror=alert(1)>",
+      flag: "f-1",
+      policy: "approve",
+    } as const;
+    const html = render(
+      {
+        connections: [],
+        audience: null,
+        inbound: null,
+        requests: {
+          policy: "approve",
+          recent: [
+            { ...request, kind: "friend", outcome: "failed", detail: "请求已过期 (retcode 100)", at: now },
+            {
+              ...request,
+              kind: "group",
+              subType: "invite",
+              groupId: "30001",
+              comment: "",
+              outcome: "approved",
+              at: now,
+            },
+            {
+              ...request,
+              kind: "group",
+              subType: "add",
+              groupId: "30002",
+              outcome: "pending",
+              detail: "a request to join a group is left to the group's admins",
+              at: now,
+            },
+          ],
+        },
+      },
+      "en",
+    );
+    const section = html.split('data-testid="platform-requests"')[1] ?? "";
+    expect(section).toMatch(/^ data-policy="approve"/);
+    expect(section).toContain(
+      "Friend requests from users the bot serves and invitations into groups it serves are approved",
+    );
+    const rows = section.split('data-testid="platform-request"').slice(1);
+    expect(rows.map((r) => /data-outcome="(\w+)"/.exec(r)?.[1])).toEqual(["failed", "approved", "pending"]);
+    expect(rows[0]).toContain("20001 asks to be friends");
+    expect(rows[0]).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(rows[0]).not.toContain("<img");
+    expect(rows[0]).toContain("Approval failed");
+    expect(rows[0]).toContain("请求已过期 (retcode 100)");
+    expect(rows[1]).toContain("20001 invites the bot into group 30001");
+    expect(rows[2]).toContain("20001 asks to join group 30002");
+    expect(rows[2]).toContain("Waiting for you");
+
+    const ignoring = render(
+      { connections: [], audience: null, inbound: null, requests: { policy: "ignore", recent: [] } },
+      "zh-CN",
+    );
+    expect(ignoring).toContain("忽略：留在 QQ 里由你在那边处理");
+    expect(ignoring).not.toContain('platform-request"');
   });
 
   it("shows the chats served as editable lists, read-only until the account is known to be allowed", () => {

@@ -3,8 +3,9 @@
 // protocol simulator. An implementation connected to node A reaches sessions owned by node B: B ingests
 // the message, names the session and sends the reply through A's connection, with the same outcomes
 // (data, failed + retcode, timeout, no_connection) as a local call. GET /api/platforms on either node
-// shows both nodes' connections. A forward URL configured on both is connected by exactly one of them,
-// and by the other once that one leaves.
+// shows both nodes' connections; a request on one node's connection is recorded by the platform stream's
+// owner. A forward URL configured on both is connected by exactly one of them, and by the other once
+// that one leaves.
 import { setTimeout as delay } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,6 +73,7 @@ async function startNode(nodeId: "a" | "b"): Promise<TestServer> {
           forward: [{ url: forwardUrl }],
           actionTimeoutMs: ACTION_TIMEOUT_MS,
           sendsPerMinute: 600,
+          requests: "notify",
         },
       },
     },
@@ -294,6 +296,24 @@ describe("a connection on node A, sessions owned by node B", () => {
       const [a, b] = [await ingested(nodes.a), await ingested(nodes.b)];
       return a === b && a >= 5;
     }, "the same summed inbound counters on both nodes");
+  });
+
+  it("records a friend request on A's connection in the platform stream B writes, listed by GET /api/platforms", async () => {
+    const onA = await simOn(nodes.a);
+    const flag = await onA.friendRequest({ userId: "50001", comment: "你好" });
+    // B holds the platform stream here (each node has its own database in this test; on Postgres every node reads it).
+    const listed = await until(async () => {
+      const { requests } = platformsResponseSchema.parse((await nodes.b.api("GET", "/api/platforms")).json);
+      return requests?.recent.find((r) => r.flag === flag);
+    }, "the request listed by B");
+    expect(listed).toMatchObject({
+      selfId: onA.selfId,
+      kind: "friend",
+      userId: "50001",
+      comment: "你好",
+      policy: "notify",
+      outcome: "pending",
+    });
   });
 });
 

@@ -2,8 +2,9 @@
 // (github.com/botuniverse/onebot-11: communication/ws*.md, event/, message/, api/public.md). It plays
 // what NapCat or go-cqhttp plays toward our server: a reverse WebSocket client (one Universal socket,
 // or an API and an Event socket), or a forward WebSocket server our server connects to; it pushes
-// message, notice and meta events (messages as segment arrays or CQ-code strings), answers actions
-// with the caller's echo, and can be told to fail, stay silent, answer late or drop the connection.
+// message, notice, request and meta events (messages as segment arrays or CQ-code strings), answers
+// actions with the caller's echo, and can be told to fail, stay silent, answer late or drop the
+// connection.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket, { WebSocketServer, type RawData } from "ws";
@@ -164,6 +165,13 @@ export interface ReverseOptions {
   token?: string;
   /** Where the token goes: "bearer" (Authorization: Bearer), "token" (Authorization: Token), "query". */
   tokenIn?: "bearer" | "token" | "query";
+  /**
+   * Also send `Authorization: Bearer ` with nothing after it, as NapCat (websocket-client.ts), LLOneBot
+   * and Lagrange.OneBot (ReverseWSService.cs) do when their own token field is empty.
+   */
+  emptyBearer?: boolean;
+  /** X-Client-Role as this implementation spells it, per role (Lagrange.OneBot's split mode: API → "Api"). */
+  roleHeaders?: Partial<Record<ClientRole, string>>;
   /** Extra or replaced headers (e.g. a wrong X-Self-ID). */
   headers?: Record<string, string>;
   /** After a drop that was not our own close, connect again this long after (ws_reverse.reconnect_interval). */
@@ -174,6 +182,13 @@ export interface ForwardOptions {
   /** The token our server must present (Authorization: Bearer or ?access_token=); none: no check. */
   token?: string;
   port?: number;
+  /**
+   * How a wrong or missing token is refused: "http", go-cqhttp's 401 / 403 before the upgrade (default);
+   * "napcat", NapCat's WebSocket server (src/onebot/network/websocket-server.ts, authorize): the upgrade
+   * is taken, then one frame `{status: "failed", retcode: 1403, message: "token验证失败", echo: null}`
+   * and a close.
+   */
+  refusal?: "http" | "napcat";
 }
 
 /** A refused upgrade: the HTTP status the server answered instead of 101. */
@@ -210,13 +225,22 @@ export class OneBotSimulator {
   /** Upgrades accepted so far (reverse: connections made; forward: connections taken). */
   connections = 0;
   /** Forward mode: the Authorization header / query token of each connection attempt. */
-  readonly forwardAttempts: { path: string; authorization?: string; token: string | null; status: number }[] = [];
+  readonly forwardAttempts: {
+    path: string;
+    authorization?: string;
+    token: string | null;
+    status: number;
+    /** Upgraded, then refused with a OneBot frame (refusal "napcat"). */
+    refused?: boolean;
+  }[] = [];
 
   private readonly opts: Required<Omit<OneBotSimulatorOptions, "groups" | "users" | "forwards">> &
     Pick<OneBotSimulatorOptions, "groups" | "users" | "forwards">;
   private readonly peers: Peer[] = [];
   private readonly overrides: Override[] = [];
   private readonly messages = new Map<number, StoredMessage>();
+  /** Flags of requests sent and not answered yet (set_friend_add_request / set_group_add_request). */
+  private readonly openRequests = new Set<string>();
   private readonly heartbeats = new Map<WebSocket, NodeJS.Timeout>();
   private nextMessageId = 1000;
   private reverse: ReverseOptions | null = null;
@@ -257,7 +281,11 @@ export class OneBotSimulator {
   /** One reverse connection attempt, resolving once open; rejects with UpgradeRefused on a non-101. */
   private dial(options: ReverseOptions, role: ClientRole, path: string): Promise<void> {
     const url = new URL(path, options.baseUrl);
-    const headers: Record<string, string> = { "X-Self-ID": this.selfId, "X-Client-Role": role };
+    const headers: Record<string, string> = {
+      "X-Self-ID": this.selfId,
+      "X-Client-Role": options.roleHeaders?.[role] ?? role,
+    };
+    if (options.emptyBearer) headers.Authorization = "Bearer ";
     if (options.token !== undefined) {
       if (options.tokenIn === "query") url.searchParams.set("access_token", options.token);
       else headers.Authorization = `${options.tokenIn === "token" ? "Token" : "Bearer"} ${options.token}`;
@@ -318,6 +346,28 @@ export class OneBotSimulator {
       const given = /^(?:Bearer|Token)\s+(.+)$/i.exec(authorization ?? "")?.[1] ?? url.searchParams.get("access_token");
       // go-cqhttp: 401 without a token, 403 with a wrong one; both before the upgrade.
       const status = !role ? 404 : options.token && !given ? 401 : options.token && given !== options.token ? 403 : 101;
+      if (role && status !== 101 && options.refusal === "napcat") {
+        this.forwardAttempts.push({
+          path: url.pathname,
+          authorization,
+          token: given ?? null,
+          status: 101,
+          refused: true,
+        });
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const refusal = {
+            status: "failed",
+            retcode: 1403,
+            data: null,
+            message: "token验证失败",
+            wording: "token验证失败",
+            echo: null,
+          };
+          ws.send(JSON.stringify(refusal));
+          ws.close();
+        });
+        return;
+      }
       this.forwardAttempts.push({ path: url.pathname, authorization, token: given ?? null, status });
       if (status !== 101 || !role) {
         const reason = status === 404 ? "Not Found" : status === 401 ? "Unauthorized" : "Forbidden";
@@ -598,6 +648,38 @@ export class OneBotSimulator {
     });
   }
 
+  private request(fields: Record<string, unknown>): Promise<void> {
+    return this.sendEvent({ ...this.base(), post_type: "request", ...fields });
+  }
+
+  /** A friend request (event/request.md, 加好友请求); returns its flag, which set_friend_add_request answers. */
+  async friendRequest(n: { userId: string; comment?: string }): Promise<string> {
+    const flag = `friend-${this.allocateMessageId()}`;
+    this.openRequests.add(flag);
+    await this.request({ request_type: "friend", user_id: wireId(n.userId), comment: n.comment ?? "", flag });
+    return flag;
+  }
+
+  /** A request to join a group ("add") or an invitation of the bot into one ("invite"); returns its flag. */
+  async groupRequest(n: {
+    groupId: string;
+    userId: string;
+    subType: "add" | "invite";
+    comment?: string;
+  }): Promise<string> {
+    const flag = `group-${this.allocateMessageId()}`;
+    this.openRequests.add(flag);
+    await this.request({
+      request_type: "group",
+      sub_type: n.subType,
+      group_id: wireId(n.groupId),
+      user_id: wireId(n.userId),
+      comment: n.comment ?? "",
+      flag,
+    });
+    return flag;
+  }
+
   /** The malformed frames of the issue's "Bad input", one of each kind. */
   async sendMalformed(kind: "not-json" | "json-array" | "unknown-post-type" | "unknown-segment" | "giant" | "binary") {
     switch (kind) {
@@ -800,6 +882,13 @@ export class OneBotSimulator {
       case "get_stranger_info": {
         const id = String(params.user_id);
         return ok({ user_id: wireId(id), nickname: this.nicknameOf(id), sex: "unknown", age: 0 });
+      }
+      case "set_friend_add_request":
+      case "set_group_add_request": {
+        // api/public.md: the flag from the request event; answered once.
+        const flag = String(params.flag);
+        if (!this.openRequests.delete(flag)) return failed(100, `no open request with flag ${flag}`);
+        return ok(null);
       }
       case "get_login_info":
         return ok({ user_id: wireId(this.selfId), nickname: this.opts.nickname });

@@ -1,7 +1,8 @@
 "use client";
-// Refetches the platform connections the moment one connects or drops: the "_platforms" ledger
-// stream (PLATFORM_STREAM_ID, where the server records platform.connected / platform.disconnected)
-// followed from now on. Polling stays the fallback, for counters and heartbeats.
+// Refetches the platform connections the moment one connects or drops, or a request comes: the
+// "_platforms" ledger stream (PLATFORM_STREAM_ID, where the server records platform.connected,
+// platform.disconnected and platform.request) followed from now on. Polling stays the fallback, for
+// counters and heartbeats.
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { connectionStore } from "../connection-store";
@@ -20,7 +21,7 @@ export function usePlatformEvents(): void {
       cursor: () => ({}),
       onState: reporter.report,
       onEvents: (events) => {
-        if (events.some((e) => e.type === "platform.connected" || e.type === "platform.disconnected"))
+        if (events.some((e) => e.type.startsWith("platform.")))
           void queryClient.invalidateQueries({ queryKey: queryKeys.platforms, exact: true });
       },
       onResync: () => {

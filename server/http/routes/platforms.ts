@@ -18,6 +18,7 @@ export const platformsRoute = apiRoute({
         connections: (await ctx.platforms?.status()) ?? [],
         audience: ctx.platforms?.audience() ?? null,
         inbound: (await ctx.platforms?.inbound()) ?? null,
+        requests: (await ctx.platforms?.requests()) ?? null,
       },
     };
   },

@@ -1,7 +1,7 @@
 // One WebSocket connection of one bot account (self id) to a OneBot v11 implementation, in a role:
-// frames in (events handed over in order per chat, action answers matched by our echo), actions out with a
-// timeout, and a liveness watch (heartbeats, any frame, WebSocket pongs). Reverse and forward
-// connections are the same once the socket is open.
+// frames in (events through a bounded intake to the handler, in order per chat; action answers matched
+// by our echo as they come), actions out with a timeout, and a liveness watch (heartbeats, any frame,
+// WebSocket pongs). Reverse and forward connections are the same once the socket is open.
 import { randomUUID } from "node:crypto";
 import type { RawData, WebSocket } from "ws";
 import { nestsDeeperThan, TOO_DEEP } from "../../../lib/json/depth";
@@ -15,6 +15,7 @@ import {
 import type { Clock, EngineLogger } from "../../engine/index";
 import { OneBotActionError, type OneBotApi } from "./api";
 import { sessionIdOfEvent } from "./event-session";
+import { EventIntake, type IntakeLimits } from "./intake";
 
 export type OneBotRole = "Universal" | "API" | "Event";
 export type OneBotMode = "reverse" | "forward";
@@ -27,7 +28,8 @@ export interface ConnectionStats {
   eventsIn: number;
   actionsOut: number;
   errors: number;
-  lastError?: { at: number; message: string };
+  /** retcode: the implementation's own, when it refused with one (NapCat's 1403 for a wrong token). */
+  lastError?: { at: number; message: string; retcode?: number };
   lastHeartbeatAt: number | null;
   implementation?: { name: string; version: string };
   login?: { userId: string; nickname: string };
@@ -51,6 +53,8 @@ export interface ConnectionOptions {
   actionTimeoutMs: number;
   /** No frame for this long (without an announced heartbeat interval): the connection is dead. */
   heartbeatTimeoutMs: number;
+  /** How many events may wait for the handler before reading from the socket pauses (intake.ts). */
+  intake: IntakeLimits;
   /** An event frame (post types message, message_sent, notice, request), one at a time, in order. */
   onEvent(event: OneBotEventFrame, connection: OneBotConnection): Promise<void>;
   /** The self id became known (forward connections learn it). */
@@ -67,9 +71,6 @@ interface PendingCall {
 
 /** Errors logged per connection before only every hundredth is (a flood of bad frames must not flood the log). */
 const LOGGED_ERRORS = 3;
-
-/** Events waiting for the handler beyond which the log says so (they are all kept: none may be lost). */
-const BACKLOG_WARNING = 1_000;
 
 /** How long a closing peer has to answer our close frame. */
 const CLOSE_GRACE_MS = 5_000;
@@ -88,12 +89,12 @@ export class OneBotConnection implements OneBotApi {
   private readonly echoPrefix = `mk-${randomUUID().slice(0, 8)}-`;
   private nextEcho = 0;
   /**
-   * The events not yet handled, chained per chat (its session id; "" for events of no chat): one chat's
-   * events reach the handler one at a time in arrival order (a recall after its message), while chats
-   * go on side by side, so a busy or slow chat does not hold the others up.
+   * The events not yet handled: one chat's reach the handler one at a time in arrival order (a recall
+   * after its message), chats side by side, a flood held back at the socket (intake.ts).
    */
-  private readonly inbound = new Map<string, Promise<void>>();
-  private backlog = 0;
+  private readonly intake: EventIntake;
+  /** Times reading paused for a flood (logged the first time and every hundredth). */
+  private pauses = 0;
   private heartbeatIntervalMs: number | null = null;
   private watch: { cancel(): void } | null = null;
   private closeTimer: { cancel(): void } | null = null;
@@ -112,6 +113,12 @@ export class OneBotConnection implements OneBotApi {
     this.whenClosed = new Promise((resolve) => (this.markClosed = resolve));
     this.lastFrameAt = opts.clock.now();
     this.connectedSince = opts.clock.now();
+    this.intake = new EventIntake({
+      limits: opts.intake,
+      handle: (event) => this.handle(event),
+      awaitingAnswer: () => this.pending.size > 0,
+      setPaused: (paused) => this.setPaused(paused),
+    });
     opts.socket.on("message", (data) => this.onFrame(data));
     opts.socket.on("pong", () => this.alive());
     opts.socket.on("error", (error) => this.onSocketError(error));
@@ -144,8 +151,13 @@ export class OneBotConnection implements OneBotApi {
   }
 
   /** Resolves once every event received so far has been through the handler. */
-  async drained(): Promise<void> {
-    await Promise.all(this.inbound.values());
+  drained(): Promise<void> {
+    return this.intake.drained();
+  }
+
+  /** Events received and not yet handed to the handler, the most that ever waited, and whether reading is paused. */
+  get backlog(): { waiting: number; peak: number; paused: boolean } {
+    return { waiting: this.intake.backlog, peak: this.intake.peak, paused: this.intake.isPaused };
   }
 
   call(action: string, params: Record<string, unknown>, opts: { timeoutMs?: number } = {}): Promise<unknown> {
@@ -154,18 +166,17 @@ export class OneBotConnection implements OneBotApi {
     const timeoutMs = opts.timeoutMs ?? this.opts.actionTimeoutMs;
     return new Promise<unknown>((resolve, reject) => {
       const timer = this.opts.clock.setTimer(timeoutMs, () => {
-        this.pending.delete(echo);
+        this.settle(echo);
         reject(new OneBotActionError(action, "timeout", `no answer to ${action} within ${timeoutMs} ms`));
       });
       this.pending.set(echo, { action, resolve, reject, timer });
+      // Its answer may come behind events held back: reading goes on while it is awaited.
+      this.intake.reconsider();
       this.stats.actionsOut++;
       this.opts.socket.send(JSON.stringify({ action, params, echo }), (error) => {
         if (!error) return;
-        const call = this.pending.get(echo);
-        if (!call) return;
-        this.pending.delete(echo);
-        call.timer.cancel();
-        call.reject(new OneBotActionError(action, "closed", `could not send ${action}: ${error.message}`));
+        const call = this.settle(echo);
+        call?.reject(new OneBotActionError(action, "closed", `could not send ${action}: ${error.message}`));
       });
     });
   }
@@ -184,23 +195,35 @@ export class OneBotConnection implements OneBotApi {
     }
   }
 
+  /** The pending call of this echo, taken out (its timer cancelled); the intake told. */
+  private settle(echo: string): PendingCall | undefined {
+    const call = this.pending.get(echo);
+    if (!call) return undefined;
+    this.pending.delete(echo);
+    call.timer.cancel();
+    this.intake.reconsider();
+    return call;
+  }
+
   private onFrame(data: RawData): void {
     this.alive();
+    const text = rawText(data);
     let frame: unknown;
     try {
-      frame = JSON.parse(rawText(data));
+      frame = JSON.parse(text);
     } catch {
       return this.recordError("a frame that is not JSON");
     }
     if (nestsDeeperThan(frame)) return this.recordError(`a frame ${TOO_DEEP}`);
     if (typeof frame !== "object" || frame === null || Array.isArray(frame))
       return this.recordError("a frame that is not a JSON object");
-    if ("post_type" in frame) return this.onEventFrame(frame);
-    if ("echo" in frame) return this.onAnswer(frame);
+    if ("post_type" in frame) return this.onEventFrame(frame, Buffer.byteLength(text));
+    // An answer carries our echo; a refusal of the connection may carry none (NapCat: echo null, LLOneBot: none).
+    if ("echo" in frame || "retcode" in frame) return this.onAnswer(frame);
     this.recordError("a frame that is neither an event nor an action answer");
   }
 
-  private onEventFrame(frame: object): void {
+  private onEventFrame(frame: object, bytes: number): void {
     const parsed = onebotEventFrameSchema.safeParse(frame);
     if (!parsed.success) return this.recordError("an event frame without time, self_id or post_type");
     const event = parsed.data;
@@ -213,20 +236,25 @@ export class OneBotConnection implements OneBotApi {
     this.stats.eventsIn++;
     if (event.post_type === "meta_event") return this.onMetaEvent(event);
     if (!HANDED_POST_TYPES.has(event.post_type)) return this.recordError(`unknown post_type "${event.post_type}"`);
-    if (++this.backlog === BACKLOG_WARNING)
-      this.opts.logger.warn(`[onebot] ${this.describe()}: ${BACKLOG_WARNING} events wait for the inbound handler`);
-    const chat = sessionIdOfEvent(event) ?? "";
-    const handled = (this.inbound.get(chat) ?? Promise.resolve()).then(async () => {
-      try {
-        await this.opts.onEvent(event, this);
-      } catch (error) {
-        this.recordError(`event handler: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        this.backlog--;
-        if (this.inbound.get(chat) === handled) this.inbound.delete(chat);
-      }
-    });
-    this.inbound.set(chat, handled);
+    this.intake.push(event, sessionIdOfEvent(event) ?? "", bytes);
+  }
+
+  private async handle(event: OneBotEventFrame): Promise<void> {
+    try {
+      await this.opts.onEvent(event, this);
+    } catch (error) {
+      this.recordError(`event handler: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private setPaused(paused: boolean): void {
+    if (!paused) return this.opts.socket.resume();
+    this.opts.socket.pause();
+    if (++this.pauses === 1 || this.pauses % 100 === 0)
+      this.opts.logger.warn(
+        `[onebot] ${this.describe()}: ${this.intake.backlog} events wait for the inbound handler: ` +
+          `reading paused until they are handled (${this.pauses} times so far)`,
+      );
   }
 
   private onMetaEvent(frame: OneBotEventFrame): void {
@@ -244,11 +272,13 @@ export class OneBotConnection implements OneBotApi {
 
   private onAnswer(frame: object): void {
     const parsed = onebotActionResponseSchema.safeParse(frame);
-    const echo = (frame as { echo: unknown }).echo; // checked by the caller: "echo" in frame
-    const call = typeof echo === "string" ? this.pending.get(echo) : undefined;
-    if (!call) return this.recordError("an answer to no pending action (late, or not ours)");
-    this.pending.delete(echo as string); // a string: the lookup above found it
-    call.timer.cancel();
+    const echo = (frame as { echo?: unknown }).echo;
+    const call = typeof echo === "string" ? this.settle(echo) : undefined;
+    if (!call) {
+      if (parsed.success && isFailure(parsed.data) && !isOurEcho(echo, this.echoPrefix))
+        return this.onRefusal(parsed.data);
+      return this.recordError("an answer to no pending action (late, or not ours)");
+    }
     if (!parsed.success) {
       const message = `a malformed answer to ${call.action}`;
       this.recordError(message);
@@ -256,7 +286,7 @@ export class OneBotConnection implements OneBotApi {
     }
     const answer = parsed.data;
     if (isFailure(answer)) {
-      const wording = answer.wording ?? answer.message ?? answer.msg ?? `status ${answer.status}`;
+      const wording = wordingOf(answer);
       return call.reject(
         new OneBotActionError(
           call.action,
@@ -267,6 +297,17 @@ export class OneBotConnection implements OneBotApi {
       );
     }
     call.resolve(answer.data ?? null);
+  }
+
+  /**
+   * A failed answer to nothing we asked: the implementation refusing the connection itself, as NapCat's
+   * WebSocket server does for a wrong token (retcode 1403, "token验证失败", then it closes). Kept as the
+   * connection's last error with its retcode, and as the reason it closed.
+   */
+  private onRefusal(answer: OneBotActionResponse): void {
+    const message = `refused by the implementation: ${wordingOf(answer)} (retcode ${answer.retcode})`;
+    this.closeReason ??= message;
+    this.recordError(message, answer.retcode);
   }
 
   private alive(): void {
@@ -317,10 +358,9 @@ export class OneBotConnection implements OneBotApi {
     this.closeTimer?.cancel();
     const why =
       this.closeReason ?? (reason ? `closed by the peer: ${reason} (${code})` : `closed by the peer (${code})`);
-    for (const [echo, call] of this.pending) {
-      this.pending.delete(echo);
-      call.timer.cancel();
-      call.reject(
+    for (const echo of [...this.pending.keys()]) {
+      const call = this.settle(echo);
+      call?.reject(
         new OneBotActionError(call.action, "closed", `the connection closed before ${call.action} was answered`),
       );
     }
@@ -332,10 +372,10 @@ export class OneBotConnection implements OneBotApi {
     return `${this.mode} ${this.role} ${this.selfId || "?"} (${this.address})`;
   }
 
-  recordError(message: string): void {
+  recordError(message: string, retcode?: number): void {
     const at = this.opts.clock.now();
     this.stats.errors++;
-    this.stats.lastError = { at, message };
+    this.stats.lastError = { at, message, ...(retcode !== undefined ? { retcode } : {}) };
     if (this.loggedErrors < LOGGED_ERRORS || this.stats.errors % 100 === 0) {
       this.loggedErrors++;
       this.opts.logger.warn(`[onebot] ${this.describe()}: ${message} (${this.stats.errors} errors so far)`);
@@ -347,6 +387,15 @@ export class OneBotConnection implements OneBotApi {
 function isFailure(answer: OneBotActionResponse): boolean {
   if (answer.status === "failed") return true;
   return answer.retcode !== 0 && answer.status !== "async";
+}
+
+function wordingOf(answer: OneBotActionResponse): string {
+  return answer.wording || answer.message || answer.msg || `status ${answer.status}`;
+}
+
+/** An echo of this connection's actions (answered late): not a refusal. */
+function isOurEcho(echo: unknown, prefix: string): boolean {
+  return typeof echo === "string" && echo.startsWith(prefix);
 }
 
 /** Implementations send text frames; a binary frame is read as UTF-8 JSON all the same. */

@@ -1,11 +1,14 @@
 // What the transport hands every OneBot event to, in order: message events become chat messages of
 // their group's or peer's session (through HeartflowManager.registerMessage, durable like the HTTP
 // path); recall notices mark messages recalled; a poke of the bot counts as an @; members joining or
-// leaving become a short note. Anything malformed or unexpected is counted and dropped, never thrown.
+// leaving become a short note; friend requests and group invitations go by the operator's policy
+// (requests.ts). Anything malformed or unexpected is counted and dropped, never thrown.
 import type { MaisakaConfig } from "../../../lib/config/schema";
+import type { PlatformRequestData } from "../../../lib/events/schemas";
 import {
   onebotMessageEventSchema,
   onebotNoticeEventSchema,
+  onebotRequestEventSchema,
   type OneBotEventFrame,
   type OneBotMessageEvent,
   type OneBotNoticeEvent,
@@ -18,6 +21,7 @@ import { audienceOf } from "./audience";
 import { OneBotChatDirectory } from "./chat-directory";
 import { contentOfSegments, segmentsOf, wireId, type Locale } from "./segments";
 import { chatOfMessage, chatOfNotice } from "./event-session";
+import { handleRequest } from "./requests";
 import { ONEBOT_SESSION_PLATFORM, sessionIdOf, type OneBotChat } from "./session-ids";
 
 export interface OneBotInboundDeps {
@@ -35,6 +39,8 @@ export interface OneBotInboundDeps {
   nameRetryMs?: number;
   /** Brings an archived session back when its chat speaks again (absent: the message is refused). */
   reopen?: (sessionId: string) => Promise<void>;
+  /** Records a friend request or group invitation for the operator (the platform stream's platform.request). */
+  recordRequest?: (data: PlatformRequestData) => void;
 }
 
 export interface OneBotInbound {
@@ -96,6 +102,7 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
     own: 0,
     denied: 0,
     recalls: 0,
+    requests: 0,
     ignored: 0,
     malformed: 0,
     failed: 0,
@@ -306,8 +313,13 @@ export function createOneBotInbound(deps: OneBotInboundDeps): OneBotInbound {
           const parsed = onebotNoticeEventSchema.safeParse(event);
           if (!parsed.success) return malformed(event, parsed.error.message);
           await onNotice(parsed.data, api);
+        } else if (event.post_type === "request") {
+          const parsed = onebotRequestEventSchema.safeParse(event);
+          if (!parsed.success) return malformed(event, parsed.error.message);
+          counters.requests++;
+          await handleRequest(parsed.data, api, { config: onebot, record: (data) => deps.recordRequest?.(data) });
         } else {
-          // meta_event: the transport keeps health from it; requests and unknown types: not ours.
+          // meta_event: the transport keeps health from it; unknown types: not ours.
           counters.ignored++;
         }
       } catch (e) {

@@ -8,6 +8,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { EngineLogger } from "../../engine/index";
 import type { OneBotRole } from "./connection";
+import { OneBotTokenThrottle } from "./token-throttle";
 
 /** The paths of interface.md and the role each one serves. */
 export const REVERSE_PATHS: Readonly<Record<string, OneBotRole>> = {
@@ -16,7 +17,15 @@ export const REVERSE_PATHS: Readonly<Record<string, OneBotRole>> = {
   "/onebot/v11/ws/event": "Event",
 };
 
-const ROLES: ReadonlySet<string> = new Set<OneBotRole>(["Universal", "API", "Event"]);
+/**
+ * X-Client-Role as sent, matched without regard to case: OneBot 11 spells the roles Universal, API and
+ * Event (communication/ws-reverse.md), Lagrange.OneBot's split mode sends "Api" (ReverseWSService.cs).
+ */
+const ROLES: ReadonlyMap<string, OneBotRole> = new Map<string, OneBotRole>([
+  ["universal", "Universal"],
+  ["api", "API"],
+  ["event", "Event"],
+]);
 /** QQ account ids are digits; the session ids built from them require it (session-ids.ts). */
 const SELF_ID = /^\d{1,20}$/;
 
@@ -37,13 +46,14 @@ export interface ReverseOptions {
 /** Refusals logged before only every hundredth is (a misconfigured implementation retries forever). */
 const LOGGED_REFUSALS = 5;
 
-type Verdict = { status: number; message: string } | ReverseHandshake;
+type Verdict = { status: number; message: string; retryAfterMs?: number } | ReverseHandshake;
 
 export class OneBotReverse {
   private readonly wss: WebSocketServer;
   private closed = false;
   private refusals = 0;
   private server: Server | null = null;
+  private readonly throttle = new OneBotTokenThrottle();
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
 
   constructor(private readonly opts: ReverseOptions) {
@@ -75,7 +85,7 @@ export class OneBotReverse {
           `[onebot] reverse connection from ${req.socket.remoteAddress ?? "?"} to ${url.pathname} refused ` +
             `(${verdict.status}): ${verdict.message} (${this.refusals} refused so far)`,
         );
-      return refuse(socket, verdict.status, verdict.message);
+      return refuse(socket, verdict);
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opts.onConnection(ws, verdict));
   }
@@ -86,25 +96,37 @@ export class OneBotReverse {
     if (!accessToken) return { status: 403, message: "no access token is configured: reverse connections are refused" };
     const presented = presentedToken(req, url);
     if (presented === null) return { status: 401, message: "an access token is required" };
-    if (!sameToken(presented, accessToken)) return { status: 401, message: "wrong access token" };
+    // Decided before the comparison: a throttled guesser learns nothing, not even a right guess.
+    const gate = this.throttle.check(req.socket.remoteAddress);
+    if (!gate.ok)
+      return {
+        status: 429,
+        message: "too many wrong access tokens from this address: try again later",
+        retryAfterMs: gate.retryAfterMs,
+      };
+    if (!sameToken(presented, accessToken)) {
+      this.throttle.failed(req.socket.remoteAddress, presented);
+      return { status: 401, message: "wrong access token" };
+    }
     const selfId = header(req, "x-self-id");
     if (!selfId || !SELF_ID.test(selfId)) return { status: 400, message: "X-Self-ID (the bot's QQ id) is required" };
-    const role = header(req, "x-client-role") ?? "";
-    if (!ROLES.has(role)) return { status: 400, message: "X-Client-Role must be Universal, API or Event" };
+    const sent = header(req, "x-client-role")?.trim() ?? "";
+    const role = ROLES.get(sent.toLowerCase());
+    if (!role) return { status: 400, message: "X-Client-Role must be Universal, API or Event" };
     if (pathRole !== "Universal" && role !== pathRole)
-      return { status: 400, message: `X-Client-Role ${role} on the ${pathRole} path` };
-    return { role: role as OneBotRole, selfId, address: req.socket.remoteAddress ?? "" }; // role is one of ROLES
+      return { status: 400, message: `X-Client-Role ${sent} on the ${pathRole} path` };
+    return { role, selfId, address: req.socket.remoteAddress ?? "" };
   }
 }
 
-/** `Authorization: Bearer …` (OneBot 11 forward), `Authorization: Token …` (its reverse), or `?access_token=`. */
+/**
+ * `Authorization: Bearer …` (OneBot 11, communication/authorization.md), `Authorization: Token …`, or
+ * `?access_token=`. NapCat, LLOneBot and Lagrange.OneBot send `Bearer ` with nothing after it when their
+ * token field is empty: a header without a token falls back to the query's.
+ */
 function presentedToken(req: IncomingMessage, url: URL): string | null {
-  const authorization = header(req, "authorization");
-  if (authorization) {
-    const match = /^(?:Bearer|Token)\s+(.+)$/i.exec(authorization.trim());
-    return match ? match[1] : null;
-  }
-  return url.searchParams.get("access_token");
+  const bearer = /^(?:Bearer|Token)\s+(\S.*)$/i.exec(header(req, "authorization")?.trim() ?? "")?.[1];
+  return bearer ?? (url.searchParams.get("access_token") || null);
 }
 
 /** Compares digests, so neither the length nor the first differing byte shows in the time taken. */
@@ -118,13 +140,18 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function refuse(socket: Duplex, status: number, message: string): void {
+function refuse(
+  socket: Duplex,
+  { status, message, retryAfterMs }: { status: number; message: string; retryAfterMs?: number },
+): void {
   const body = `${message}\n`;
+  const retryAfter = retryAfterMs === undefined ? "" : `Retry-After: ${Math.ceil(retryAfterMs / 1000)}\r\n`;
   socket.on("error", () => socket.destroy()); // a client gone mid-refusal
   socket.once("finish", () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n` +
       "Connection: close\r\n" +
+      retryAfter +
       "Content-Type: text/plain; charset=utf-8\r\n" +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );

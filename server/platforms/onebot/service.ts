@@ -13,12 +13,13 @@ import { systemClock, type Clock, type EngineLogger } from "../../engine/index";
 import { OneBotActionError, type OneBotApi } from "./api";
 import { emptyStats, OneBotConnection, type ConnectionStats, type OneBotMode, type OneBotRole } from "./connection";
 import { DEFAULT_BACKOFF, OneBotForwardClient, type BackoffOptions } from "./forward";
+import { DEFAULT_INTAKE, type IntakeLimits } from "./intake";
 import { OneBotReverse, type ReverseHandshake } from "./reverse";
 
 /** Inbound: one event of a connection, with the API of its bot account (H2's inbound mapping implements it). */
 export type OneBotEventHandler = (event: OneBotEventFrame, api: OneBotApi) => Promise<void>;
 
-export type PlatformEvent = "platform.connected" | "platform.disconnected";
+export type PlatformEvent = "platform.connected" | "platform.disconnected" | "platform.request";
 
 /** Where platform.connected / platform.disconnected go (the engine's monitor bus, or a cluster's router). */
 export interface PlatformEventSink {
@@ -51,9 +52,15 @@ export interface OneBotTuning {
   /** Frames above this close the connection (WebSocket close 1009). */
   maxFrameBytes: number;
   backoff: BackoffOptions;
+  /** Events of one connection waiting for the handler before its reading pauses. */
+  intake: IntakeLimits;
 }
 
-export const DEFAULT_TUNING: OneBotTuning = { maxFrameBytes: 16 * 1024 * 1024, backoff: DEFAULT_BACKOFF };
+export const DEFAULT_TUNING: OneBotTuning = {
+  maxFrameBytes: 16 * 1024 * 1024,
+  backoff: DEFAULT_BACKOFF,
+  intake: DEFAULT_INTAKE,
+};
 
 export interface OneBotServiceOptions {
   /** Read when a connection is made: live config changes apply to the next one. */
@@ -114,6 +121,11 @@ export class OneBotService {
   /** Where connection events go; none are emitted before this is set. */
   bindEvents(sink: PlatformEventSink): void {
     this.events = sink;
+  }
+
+  /** Records an event in the platform stream (a friend request, a group invitation); none before bindEvents. */
+  record<T extends PlatformEvent>(type: T, data: EventData<T>): void {
+    this.events?.emit(PLATFORM_STREAM_ID, type, data);
   }
 
   /** Takes the reverse WebSocket paths of this HTTP server (refused with 403 while reverse is disabled). */
@@ -245,6 +257,7 @@ export class OneBotService {
         actionsOut: e.stats.actionsOut,
         errors: e.stats.errors,
         ...(e.stats.lastError ? { lastError: e.stats.lastError } : {}),
+        ...(open && e.connection ? { backlog: e.connection.backlog } : {}),
       };
     });
   }
@@ -322,6 +335,7 @@ export class OneBotService {
       logger: this.opts.logger,
       actionTimeoutMs: config.actionTimeoutMs,
       heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+      intake: this.tuning.intake,
       onEvent: (event, conn) => this.handler(event, this.api(conn.selfId)),
       onSelfId: (conn) => {
         endpoint.selfId = conn.selfId;
@@ -350,7 +364,7 @@ export class OneBotService {
         };
         connection.adoptSelfId(userId.data);
       },
-      (error: unknown) => connection.recordError(`get_login_info: ${messageOf(error)}`),
+      (error: unknown) => recordInfoError(connection, "get_login_info", error),
     );
     void connection.call("get_version_info", {}).then(
       (data) => {
@@ -361,7 +375,7 @@ export class OneBotService {
           version: typeof info.app_version === "string" ? info.app_version : "",
         };
       },
-      (error: unknown) => connection.recordError(`get_version_info: ${messageOf(error)}`),
+      (error: unknown) => recordInfoError(connection, "get_version_info", error),
     );
   }
 
@@ -443,6 +457,11 @@ function newer(a: OneBotConnection, b: OneBotConnection): boolean {
   return a.connectedSince >= b.connectedSince;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * A failed info lookup is the connection's error, unless the connection closed under it: the close has
+ * its own reason, and must not hide the error that closed it (an implementation's refusal).
+ */
+function recordInfoError(connection: OneBotConnection, action: string, error: unknown): void {
+  if (error instanceof OneBotActionError && error.failure === "closed") return;
+  connection.recordError(`${action}: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -101,6 +101,7 @@ export function createOneBotPlatform(opts: OneBotPlatformOptions): OneBotConnect
           clock: engine.clock,
           logger,
           reopen: engine.reopen,
+          recordRequest: (data) => service.record("platform.request", data),
         });
     const handleHere: OneBotEventHandler = inbound
       ? (event, api) => inbound.onEvent(event, api)

@@ -470,13 +470,14 @@ describe("OneBot bad events", () => {
       { ...groupMessage("x"), group_id: undefined },
       { ...groupMessage("x"), message_type: "channel" },
       notice({ notice_type: undefined }),
+      // A request without the user and the flag to answer it by (event/request.md).
       { time: 1, self_id: 1, post_type: "request", request_type: "friend" },
       { time: 1, self_id: 1, post_type: "meta_event", meta_event_type: "heartbeat" },
       { time: 1, self_id: 1, post_type: "something_else" },
       notice({ notice_type: "group_ban", group_id: 1, user_id: 2 }),
     ];
     for (const event of bad) await expect(inbound.onEvent(frame(event), api)).resolves.toBeUndefined();
-    expect(inbound.counters()).toMatchObject({ malformed: 6, ignored: 4, ingested: 0 });
+    expect(inbound.counters()).toMatchObject({ malformed: 7, ignored: 3, ingested: 0, requests: 0 });
     expect(await stored(GROUP_SESSION)).toEqual([]);
   });
 

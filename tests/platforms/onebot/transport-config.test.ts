@@ -23,7 +23,12 @@ describe("OneBot configuration", () => {
     expect(server.app.platforms).toBeNull();
     const res = await server.api("GET", "/api/platforms");
     expect(res.status).toBe(200);
-    expect(platformsResponseSchema.parse(res.json)).toEqual({ connections: [], audience: null, inbound: null });
+    expect(platformsResponseSchema.parse(res.json)).toEqual({
+      connections: [],
+      audience: null,
+      inbound: null,
+      requests: null,
+    });
   });
 
   it("refuses reverse connections with 403 while reverse is enabled with no access token", async () => {

@@ -126,6 +126,32 @@ describe("reverse handshake", () => {
     expect((await dialReverse(server.url, { path: "/onebot/v11/ws/api", role: "Event" })).status).toBe(400);
   });
 
+  it("throttles guessed tokens per address, never a correct token from elsewhere or a repeated wrong one", async () => {
+    // A guesser on 127.0.0.2: ten different wrong tokens are refused with 401, then the address waits.
+    const guesser = { localAddress: "127.0.0.2" };
+    for (let i = 0; i < 10; i++)
+      expect((await dialReverse(server.url, { ...guesser, token: `guess-${i}` })).status).toBe(401);
+    const throttled = await dialReverse(server.url, { ...guesser, token: "guess-10" });
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.retryAfter)).toBeGreaterThan(0);
+    // Decided before the comparison: even the right token learns nothing from there meanwhile.
+    expect((await dialReverse(server.url, { ...guesser, selfId: freshSelfId() })).status).toBe(429);
+
+    // The implementation on another address is not locked out by those guesses.
+    const selfId = freshSelfId();
+    await connect({ localAddress: "127.0.0.3", selfId });
+    await ready(selfId);
+
+    // A misconfigured implementation retrying one wrong token keeps its 401 (it guesses nothing), and a
+    // correctly configured one on the same host still gets in.
+    const sameHost = { localAddress: "127.0.0.4" };
+    for (let i = 0; i < 15; i++)
+      expect((await dialReverse(server.url, { ...sameHost, token: "the-old-token" })).status).toBe(401);
+    const other = freshSelfId();
+    await connect({ ...sameHost, selfId: other });
+    await ready(other);
+  });
+
   it("leaves other upgrades alone: the Socket.IO monitor still connects", async () => {
     const monitor = await connectMonitor(server.url);
     expect(monitor.socket.connected).toBe(true);

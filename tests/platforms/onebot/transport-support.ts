@@ -100,13 +100,15 @@ export interface ReverseOptions {
   tokenVia?: "bearer" | "token" | "query" | "none";
   token?: string;
   autoPong?: boolean;
+  /** The loopback address to connect from (127.0.0.2, …): another client address. */
+  localAddress?: string;
 }
 
 /** The handshake's outcome: the open socket, or the HTTP status of the refusal (never a 101). */
 export async function dialReverse(
   base: string,
   opts: ReverseOptions = {},
-): Promise<{ status: number; impl: FakeImplementation | null; body: string }> {
+): Promise<{ status: number; impl: FakeImplementation | null; body: string; retryAfter: string | null }> {
   const token = opts.token ?? ACCESS_TOKEN;
   const via = opts.tokenVia ?? "bearer";
   const url = new URL(opts.path ?? "/onebot/v11/ws", base.replace(/^http/, "ws"));
@@ -118,15 +120,16 @@ export async function dialReverse(
   if (role !== null) headers["x-client-role"] = role;
   if (via === "bearer") headers.authorization = `Bearer ${token}`;
   if (via === "token") headers.authorization = `Token ${token}`;
-  const socket = new WebSocket(url, { headers, autoPong: opts.autoPong ?? true });
+  const socket = new WebSocket(url, { headers, autoPong: opts.autoPong ?? true, localAddress: opts.localAddress });
   // Listening from the start: the server's first actions may come in the same read as the 101.
   const impl = new FakeImplementation(socket, selfId ?? "");
   return new Promise((resolve, reject) => {
-    socket.once("open", () => resolve({ status: 101, impl, body: "" }));
+    socket.once("open", () => resolve({ status: 101, impl, body: "", retryAfter: null }));
     socket.once("unexpected-response", (_req, res: IncomingMessage) => {
       let body = "";
+      const retryAfter = res.headers["retry-after"] ?? null;
       res.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, impl: null, body }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, impl: null, body, retryAfter }));
     });
     socket.once("error", (error) => reject(error));
   });
