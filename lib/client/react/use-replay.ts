@@ -6,7 +6,7 @@ import { useThrottled } from "./use-throttled";
 import type { MonitorEvent } from "../../events/schemas";
 import { createReplayPlayer, type PlayerSnapshot, type ReplayPlayer } from "../replay-player";
 import { createTimelineCursor, playerTimelineOf, type TimelineCursor } from "../replay-cursor";
-import type { Timeline } from "../timeline";
+import type { TimelineView } from "../timeline";
 
 const LIST_UPDATE_MS = 100;
 /** While the scrubber is dragged, the lists follow only once the pointer rests this long. */
@@ -19,7 +19,7 @@ export function useReplay(
 ): {
   player: ReplayPlayer;
   snapshot: PlayerSnapshot;
-  visible: Timeline;
+  visible: TimelineView;
 } {
   const [player] = useState(() => createReplayPlayer(playerTimelineOf(events)));
   useEffect(() => {
@@ -28,10 +28,14 @@ export function useReplay(
   useEffect(() => () => player.destroy(), [player]);
 
   const snapshot = useSyncExternalStore(player.subscribe, player.getSnapshot, player.getSnapshot);
-  const cursor = useMemo(() => createTimelineCursor(sessionId, events), [sessionId, events]);
+  // A recording that grew (pages loading behind the player, live events) continues the cursor: what
+  // it applied is kept (set while rendering: React's pattern for state derived from a prop change).
+  const [cursor, setCursor] = useState(() => createTimelineCursor(sessionId, events));
+  if (cursor.events !== events || cursor.sessionId !== sessionId)
+    setCursor(createTimelineCursor(sessionId, events, cursor));
   const dragging = opts.dragging ?? false;
-  // Not while the scrubber is dragged: a snapshot of a long recording takes longer than a frame,
-  // idle callback or not, and the lists hold still meanwhile (they need no snapshot until it rests).
+  // Not while the scrubber is dragged: the lists hold still until it rests, and what warming keeps
+  // would only add to the heap the drag's frames share.
   useEffect(() => (dragging ? undefined : warmWhenIdle(cursor)), [cursor, dragging]);
   // The lists follow the playhead at most every 100 ms, in an interruptible render, and hold still
   // while the scrubber is dragged: redrawing them costs more than a frame, the playhead does not.
@@ -55,7 +59,7 @@ function useListIndex(index: number, dragging: boolean): number {
   return dragging && held !== null ? held : throttled;
 }
 
-/** Builds the cursor's snapshots one at a time while the page is idle, so a far seek finds them. */
+/** Applies the recording a step at a time while the page is idle, so a far seek finds it applied. */
 function warmWhenIdle(cursor: TimelineCursor): () => void {
   if (typeof requestIdleCallback !== "function") return () => undefined;
   let id = 0;
