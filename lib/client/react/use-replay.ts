@@ -39,24 +39,31 @@ export function useReplay(
   useEffect(() => (dragging ? undefined : warmWhenIdle(cursor)), [cursor, dragging]);
   // The lists follow the playhead at most every 100 ms, in an interruptible render, and hold still
   // while the scrubber is dragged: redrawing them costs more than a frame, the playhead does not.
-  const index = useDeferredValue(useListIndex(snapshot.index, dragging));
+  const index = useListIndex(snapshot.index, dragging);
   const visible = useMemo(() => cursor.at(index), [cursor, index]);
   return { player, snapshot, visible };
 }
 
-/** The index the lists show: throttled, and during a drag the one where the pointer last rested. */
+/**
+ * The index the lists show, deferred: throttled, and during a drag the one they showed when it
+ * began, then where the pointer last rested.
+ */
 function useListIndex(index: number, dragging: boolean): number {
   const throttled = useThrottled(index, LIST_UPDATE_MS);
   const [held, setHeld] = useState<number | null>(null);
-  // Adjusted while rendering (React's pattern for state derived from a prop change).
-  if (dragging && held === null) setHeld(throttled);
+  const shown = useDeferredValue(dragging && held !== null ? held : throttled);
+  // Adjusted while rendering (React's pattern for state derived from a prop change). A drag holds
+  // what the lists show, not where the throttle was heading: a deferred render towards that would
+  // be put off by every move of the drag until React stops deferring it (after 5 s) and then run
+  // within one frame.
+  if (dragging && held === null) setHeld(shown);
   if (!dragging && held !== null) setHeld(null);
   useEffect(() => {
     if (!dragging) return;
     const timer = setTimeout(() => setHeld(index), DRAG_SETTLE_MS);
     return () => clearTimeout(timer);
   }, [index, dragging]);
-  return dragging && held !== null ? held : throttled;
+  return shown;
 }
 
 /** Applies the recording a step at a time while the page is idle, so a far seek finds it applied. */
