@@ -138,8 +138,12 @@ class Cursor implements TimelineCursor {
   ) {}
 
   static over(sessionId: string, events: readonly MonitorEvent[], previous?: TimelineCursor): Cursor {
-    const kept = previous instanceof Cursor && previous.log.continues(sessionId, events) ? previous.log : null;
-    return new Cursor(sessionId, events, kept ?? new Log(sessionId));
+    if (!(previous instanceof Cursor) || !previous.log.continues(sessionId, events))
+      return new Cursor(sessionId, events, new Log(sessionId));
+    const cursor = new Cursor(sessionId, events, previous.log);
+    // The same events up to the last answer: the same view, so the lists need not redraw as the recording grows.
+    cursor.memo = previous.memo;
+    return cursor;
   }
 
   at(index: number): TimelineView {
