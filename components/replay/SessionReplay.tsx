@@ -16,7 +16,7 @@ import { useReplay } from "../../lib/client/react/use-replay";
 import { REPLAY_SPEEDS, type ReplayPlayer } from "../../lib/client/replay-player";
 import { createScrubScale } from "../../lib/client/replay-scale";
 import { sessionTitle } from "../../lib/client/session-title";
-import type { CycleView, Timeline, TimelineItem } from "../../lib/client/timeline";
+import type { CycleView, Timeline, TimelineItem, TimelineView } from "../../lib/client/timeline";
 import { CycleCard } from "../cycle/CycleCard";
 import { ReplayDiffPicker } from "../diff/ReplayDiffPicker";
 import { StageBadge } from "../sessions/StageBadge";
@@ -296,7 +296,7 @@ const ReplayLists = memo(function ReplayLists({
   visible,
   onFork,
 }: {
-  visible: Timeline;
+  visible: TimelineView;
   onFork?: (cycle: CycleView) => void;
 }) {
   const t = useT();

@@ -1,53 +1,164 @@
-// The timeline as it stood after the first `index` events, for any index, fast enough to follow
-// a playhead at 60 fps over 100,000 events: snapshots every CHECKPOINT events (every 1/MAX_CHECKPOINTS
-// of a longer recording), built lazily or ahead in idle time (`warm`) and kept, then at most that
-// many events applied on top. Each snapshot copies the timeline's arrays and maps, so a 100,000-event
-// recording gets 64 of them, not 195.
+// The timeline as it stood after the first `index` events, for any index, cheap enough to follow a
+// playhead over 100,000 events. The recording is applied once, in order, to a TimelineRecorder
+// that keeps every version of every item with the number of events after which it holds; a view
+// at an index takes each item's version at that point. So a seek applies no event (each event is
+// applied once, ever: in idle time by `warm`, or on the first seek past it), and holds no copy of
+// the timeline: the snapshots this replaced held ~100 MB for 100,000 events, and each seek copied
+// the timeline's arrays and maps anew (a major GC's worth of garbage while scrubbing).
 import type { MonitorEvent } from "../events/schemas";
-import { applyEvents, emptyTimeline, type Timeline } from "./timeline";
-import type { PlayerTimeline } from "./replay-player";
+import { countAtOrBefore, type PlayerTimeline } from "./replay-player";
+import { TimelineRecorder, type TimelineItem, type TimelineState, type TimelineView } from "./timeline";
 
-export const CHECKPOINT = 512;
-const MAX_CHECKPOINTS = 64;
+/** Events `warm` applies per call: a fraction of a frame's idle time. */
+export const WARM_STEP = 256;
 
 export interface TimelineCursor {
-  at(index: number): Timeline;
-  /** Builds the next missing snapshot; false once all are built (call it when the page is idle). */
+  readonly sessionId: string;
+  /** The recording this cursor reads. */
+  readonly events: readonly MonitorEvent[];
+  at(index: number): TimelineView;
+  /** Applies the next WARM_STEP events; false once all are applied (call it when the page is idle). */
   warm(): boolean;
 }
 
-export function createTimelineCursor(sessionId: string, events: readonly MonitorEvent[]): TimelineCursor {
-  const every = Math.max(CHECKPOINT, Math.ceil(events.length / MAX_CHECKPOINTS));
-  const checkpoints: Timeline[] = [emptyTimeline(sessionId)];
-  let memo: { index: number; timeline: Timeline } | null = null;
+/** One item's versions, oldest first; `at[v]`: events applied when version v was written. */
+interface Slot {
+  at: number[];
+  items: TimelineItem[];
+}
 
-  function checkpoint(k: number): Timeline {
-    while (checkpoints.length <= k) {
-      const i = checkpoints.length;
-      checkpoints.push(applyEvents(checkpoints[i - 1], events.slice((i - 1) * every, i * every)));
-    }
-    return checkpoints[k];
+/** The recording applied so far: shared by a cursor and the cursors that continue it. */
+class Log {
+  /** Events applied: events[0 .. applied). */
+  applied = 0;
+  /** The last event applied. */
+  private last: MonitorEvent | null = null;
+  private readonly slots: Slot[] = [];
+  /** Events applied when each slot was created, ascending (the slots are created in order). */
+  private readonly createdAt: number[] = [];
+  /** The state after `stateAt[k]` events, recorded when it changed. */
+  private readonly states: TimelineState[];
+  private readonly stateAt: number[] = [0];
+  private readonly recorder: TimelineRecorder;
+
+  constructor(readonly sessionId: string) {
+    this.recorder = new TimelineRecorder(sessionId, (slot, item) => this.write(slot, item));
+    this.states = [this.recorder.state()];
   }
 
-  return {
-    warm() {
-      const last = Math.floor(events.length / every);
-      if (checkpoints.length > last) return false;
-      checkpoint(checkpoints.length);
-      return checkpoints.length <= last;
-    },
-    at(index) {
-      const i = Math.min(Math.max(0, index), events.length);
-      if (memo?.index === i) return memo.timeline;
-      // Stepping forward from the last answer is cheaper than from a checkpoint.
-      const k = Math.floor(i / every);
-      const base =
-        memo && memo.index <= i && memo.index >= k * every ? memo : { index: k * every, timeline: checkpoint(k) };
-      const timeline = applyEvents(base.timeline, events.slice(base.index, i));
-      memo = { index: i, timeline };
-      return timeline;
-    },
-  };
+  /**
+   * Whether `events` begins with the events applied: a timeline's events are unique and ascending by
+   * seq, so the last one applied at the same place means the same ones before it (a gap refilled
+   * before it would have moved it).
+   */
+  continues(sessionId: string, events: readonly MonitorEvent[]): boolean {
+    if (sessionId !== this.sessionId || this.applied > events.length) return false;
+    return this.applied === 0 || events[this.applied - 1] === this.last;
+  }
+
+  applyUpTo(events: readonly MonitorEvent[], index: number): void {
+    while (this.applied < index) {
+      const event = events[this.applied];
+      // Counted first: the recorder reports the items this event writes as of its own position.
+      this.applied++;
+      this.last = event;
+      this.recorder.apply(event);
+      const state = this.recorder.state();
+      const previous = this.states[this.states.length - 1];
+      if (!sameState(state, previous)) {
+        this.states.push(state);
+        this.stateAt.push(this.applied);
+      }
+    }
+  }
+
+  view(events: readonly MonitorEvent[], index: number): TimelineView {
+    const count = countAtOrBefore(this.createdAt, index);
+    const items = new Array<TimelineItem>(count);
+    for (let j = 0; j < count; j++) {
+      const { at, items: versions } = this.slots[j];
+      let v = at.length - 1;
+      while (at[v] > index) v--;
+      items[j] = versions[v];
+    }
+    return {
+      sessionId: this.sessionId,
+      lastSeq: index > 0 ? events[index - 1].seq : 0,
+      items,
+      ...this.states[countAtOrBefore(this.stateAt, index) - 1],
+    };
+  }
+
+  private write(slot: number, item: TimelineItem): void {
+    const versions = this.slots[slot];
+    if (versions) {
+      // Two writes by one event: the later one is that event's.
+      if (versions.at[versions.at.length - 1] === this.applied) versions.items[versions.items.length - 1] = item;
+      else {
+        versions.at.push(this.applied);
+        versions.items.push(item);
+      }
+      return;
+    }
+    this.slots.push({ at: [this.applied], items: [item] });
+    this.createdAt.push(this.applied);
+  }
+}
+
+function sameState(a: TimelineState, b: TimelineState): boolean {
+  return (
+    a.stage === b.stage &&
+    a.recentStages === b.recentStages &&
+    a.messageCount === b.messageCount &&
+    a.cycleCount === b.cycleCount &&
+    a.waitDeadline === b.waitDeadline &&
+    a.lastPending === b.lastPending
+  );
+}
+
+/**
+ * A cursor over `events`. With `previous` (the cursor of the same session's recording before it
+ * grew), what it applied is kept: a recording loaded page by page is applied once, not once per page.
+ */
+export function createTimelineCursor(
+  sessionId: string,
+  events: readonly MonitorEvent[],
+  previous?: TimelineCursor,
+): TimelineCursor {
+  return Cursor.over(sessionId, events, previous);
+}
+
+class Cursor implements TimelineCursor {
+  private memo: { index: number; view: TimelineView } | null = null;
+
+  private constructor(
+    readonly sessionId: string,
+    readonly events: readonly MonitorEvent[],
+    private readonly log: Log,
+  ) {}
+
+  static over(sessionId: string, events: readonly MonitorEvent[], previous?: TimelineCursor): Cursor {
+    if (!(previous instanceof Cursor) || !previous.log.continues(sessionId, events))
+      return new Cursor(sessionId, events, new Log(sessionId));
+    const cursor = new Cursor(sessionId, events, previous.log);
+    // The same events up to the last answer: the same view, so the lists need not redraw as the recording grows.
+    cursor.memo = previous.memo;
+    return cursor;
+  }
+
+  at(index: number): TimelineView {
+    const i = Math.min(Math.max(0, index), this.events.length);
+    if (this.memo?.index === i) return this.memo.view;
+    this.log.applyUpTo(this.events, i);
+    const view = this.log.view(this.events, i);
+    this.memo = { index: i, view };
+    return view;
+  }
+
+  warm(): boolean {
+    this.log.applyUpTo(this.events, Math.min(this.events.length, this.log.applied + WARM_STEP));
+    return this.log.applied < this.events.length;
+  }
 }
 
 /** What the player needs from the events: their times and the cycle boundaries. */

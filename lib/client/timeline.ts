@@ -89,6 +89,15 @@ export interface Timeline {
   lastPending: PendingEvent | null;
 }
 
+/** What a timeline holds beside its events, items, lookups and gaps. */
+export type TimelineState = Pick<
+  Timeline,
+  "stage" | "recentStages" | "messageCount" | "cycleCount" | "waitDeadline" | "lastPending"
+>;
+
+/** A timeline as it stood after some of its events: what the replay shows at its playhead. */
+export type TimelineView = Pick<Timeline, "sessionId" | "lastSeq" | "items"> & TimelineState;
+
 const RECENT_STAGES = 8;
 
 export function emptyTimeline(sessionId: string): Timeline {
@@ -202,7 +211,11 @@ class Draft {
   private waitDeadline: number | null;
   private lastPending: PendingEvent | null;
 
-  constructor(private readonly prev: Timeline) {
+  constructor(
+    private readonly prev: Timeline,
+    /** Told of every item written (slot = its index in items), the new ones and the replaced. */
+    private readonly onItem?: (slot: number, item: TimelineItem) => void,
+  ) {
     this.items = [...prev.items];
     this.messageIndex = new CopyOnWrite(prev.messageIndex);
     this.cycleIndex = new CopyOnWrite(prev.cycleIndex);
@@ -243,7 +256,7 @@ class Draft {
         const item = index === undefined ? undefined : this.items[index];
         if (index !== undefined && item?.kind === "message" && item.event.type === "message.pending") {
           const waits = item.waits ?? [item.event];
-          this.items[index] = { ...item, event, waits: event.type === "message.pending" ? [...waits, event] : waits };
+          this.setItem(index, { ...item, event, waits: event.type === "message.pending" ? [...waits, event] : waits });
         } else if (event.type === "message.ingested" || index === undefined) {
           this.pushMessage(event);
         }
@@ -252,13 +265,13 @@ class Draft {
       case "message.recalled": {
         const index = this.messageIndex.get(event.data.messageId);
         const item = index === undefined ? undefined : this.items[index];
-        if (index !== undefined && item?.kind === "message") this.items[index] = { ...item, recalled: true };
+        if (index !== undefined && item?.kind === "message") this.setItem(index, { ...item, recalled: true });
         return;
       }
       case "session.stop":
         // The runtime's pending messages wait for its next start, which announces them again.
         this.lastPending = null;
-        this.items.push({ kind: "notice", key: `n${event.seq}`, seq: event.seq, event });
+        this.pushNotice(event);
         return;
       case "session.start":
       case "tool.toggled":
@@ -266,13 +279,13 @@ class Draft {
       case "operator.action":
       case "platform.connected":
       case "platform.disconnected":
-        this.items.push({ kind: "notice", key: `n${event.seq}`, seq: event.seq, event });
+        this.pushNotice(event);
         return;
       case "llm.retry":
       case "llm.error": {
         const open = this.openCycle();
         if (open) this.updateCycle(open, event, (c) => ({ problems: [...c.problems, event] }));
-        else this.items.push({ kind: "notice", key: `n${event.seq}`, seq: event.seq, event });
+        else this.pushNotice(event);
         return;
       }
       case "cycle.start":
@@ -323,11 +336,36 @@ class Draft {
     };
   }
 
+  state(): TimelineState {
+    return {
+      stage: this.stage,
+      recentStages: this.recentStages,
+      messageCount: this.messageCount,
+      cycleCount: this.cycleCount,
+      waitDeadline: this.waitDeadline,
+      lastPending: this.lastPending,
+    };
+  }
+
+  private setItem(index: number, item: TimelineItem): void {
+    this.items[index] = item;
+    this.onItem?.(index, item);
+  }
+
+  private pushItem(item: TimelineItem): void {
+    this.onItem?.(this.items.length, item);
+    this.items.push(item);
+  }
+
+  private pushNotice(event: NoticeEvent): void {
+    this.pushItem({ kind: "notice", key: `n${event.seq}`, seq: event.seq, event });
+  }
+
   private pushMessage(event: ChatEvent): void {
     this.messageCount++;
     this.messageIndex.set(event.data.messageId, this.items.length);
     const waits = event.type === "message.pending" ? { waits: [event] } : {};
-    this.items.push({ kind: "message", key: `m${event.seq}`, seq: event.seq, event, ...waits });
+    this.pushItem({ kind: "message", key: `m${event.seq}`, seq: event.seq, event, ...waits });
   }
 
   private startCycle(cycleId: string, event: MonitorEvent, start: EventData<"cycle.start"> | null): string {
@@ -350,7 +388,7 @@ class Draft {
     };
     this.cycleIndex.set(key, this.items.length);
     this.cycleKeyById.set(cycleId, key);
-    this.items.push({ kind: "cycle", key, seq: event.seq, cycle });
+    this.pushItem({ kind: "cycle", key, seq: event.seq, cycle });
     this.cycleCount++;
     return key;
   }
@@ -374,7 +412,29 @@ class Draft {
     const item = this.items[index];
     if (item.kind !== "cycle") return;
     const cycle: CycleView = { ...item.cycle, ...patch(item.cycle), lastSeq: event.seq, lastTs: event.ts };
-    this.items[index] = { ...item, cycle };
+    this.setItem(index, { ...item, cycle });
+  }
+}
+
+/**
+ * A timeline built one event at a time and never handed out: each item it writes goes to `onItem`
+ * (slot = the item's index), `state()` reads the rest. The replay cursor keeps every version of
+ * every item this way instead of copies of the whole timeline.
+ */
+export class TimelineRecorder {
+  private readonly draft: Draft;
+
+  constructor(sessionId: string, onItem: (slot: number, item: TimelineItem) => void) {
+    this.draft = new Draft(emptyTimeline(sessionId), onItem);
+  }
+
+  /** The session's next event: its seq above every one applied before (a timeline's events in order). */
+  apply(event: MonitorEvent): void {
+    this.draft.apply(event);
+  }
+
+  state(): TimelineState {
+    return this.draft.state();
   }
 }
 
