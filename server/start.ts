@@ -97,6 +97,7 @@ async function main(): Promise<void> {
       databaseUrl,
       config,
       token: token.token,
+      tokenSource: token.source,
       dashboard: withDashboard ? { dev, dir: root } : false,
       env,
       plugins: true,
