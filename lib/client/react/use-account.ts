@@ -16,5 +16,3 @@ export function useCanChange(): boolean {
   const account = useAccount();
   return account !== null && account.role !== "viewer";
 }
-
-export const VIEWER_READ_ONLY = "Viewers are read-only: ask an operator or admin to change this.";
