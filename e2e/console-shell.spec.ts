@@ -4,20 +4,24 @@
 // English left in the Chinese pages, and on the tools page a switch that says what it was set to, a
 // run that sends no empty required field and MCP tools listed under their own server.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Locator, Page } from "@playwright/test";
-import { freePort, memoryStdioConfig } from "../tests/support/mcp-servers";
+import { everythingStdioConfig, freePort } from "../tests/support/mcp-servers";
 import { BIG_SESSION, E2E_BASE } from "./support/env";
 import { expect, shot, test, type Api } from "./support/fixtures";
 
 const row = (page: Page, tool: string) => page.locator(`[data-testid="tool-row"][data-tool="${tool}"]`);
 
-/** A real stdio MCP server (server-memory) added through the API; its folder writable by the child's user. */
-async function addMemoryServer(api: Api, name: string, dir: string): Promise<void> {
+/**
+ * A real stdio MCP server (server-everything) added through the API. Not server-memory: the manager
+ * keeps a tool name with the server that had it first, and e2e/sources.spec.ts expects memory's names
+ * unrenamed.
+ */
+async function addEverythingServer(api: Api, name: string): Promise<void> {
   const res = await api.ctx.post("/api/mcp-servers", {
-    data: { server: memoryStdioConfig(path.join(dir, `${name}.json`), name), reason: "e2e: console shell" },
+    data: { server: everythingStdioConfig(name), reason: "e2e: console shell" },
   });
   expect(res.ok(), await res.text()).toBe(true);
 }
@@ -29,12 +33,6 @@ async function removeMcpServer(api: Api, name: string): Promise<void> {
   const server = list.servers.find((s) => s.name === name);
   if (server)
     await api.ctx.delete(`/api/mcp-servers/${name}`, { data: { version: server.version, reason: "e2e: clean up" } });
-}
-
-function writableDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "maisaka-e2e-mcp-"));
-  chmodSync(dir, 0o777);
-  return dir;
 }
 
 test.describe("the language follows the browser until the operator chooses", () => {
@@ -286,8 +284,7 @@ test.describe("the Chinese pages", () => {
   test("speak no English left over: states, kinds, placements, timings, end reasons", async ({ page, api }) => {
     test.setTimeout(120_000);
     // An MCP server, so its state shows; a session with finished cycles.
-    const dir = writableDir();
-    await addMemoryServer(api, "zh-memory", dir);
+    await addEverythingServer(api, "zh-everything");
     const id = await api.createSession("中文页面");
     await api.send(id, "你好", { atBot: true });
     await api.waitIdle(id);
@@ -307,7 +304,7 @@ test.describe("the Chinese pages", () => {
         await page.waitForLoadState("networkidle");
         await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
         if (p === "/sources")
-          await expect(page.locator('[data-testid="mcp-server"][data-name="zh-memory"]')).toHaveAttribute(
+          await expect(page.locator('[data-testid="mcp-server"][data-name="zh-everything"]')).toHaveAttribute(
             "data-state",
             "connected",
           );
@@ -324,8 +321,7 @@ test.describe("the Chinese pages", () => {
         expect(words.match(leftovers)?.[0] ?? null, p).toBeNull();
       }
     } finally {
-      await removeMcpServer(api, "zh-memory");
-      rmSync(dir, { recursive: true, force: true });
+      await removeMcpServer(api, "zh-everything");
     }
   });
 });
@@ -416,10 +412,9 @@ test("Run sends nothing while a required field is empty, and names it", async ({
 });
 
 test("MCP tools are listed under their own server, each with its state", async ({ page, api }) => {
-  const dir = writableDir();
-  const names = ["e2e-notes-a", "e2e-notes-b"];
+  const names = ["e2e-tools-a", "e2e-tools-b"];
   try {
-    for (const name of names) await addMemoryServer(api, name, dir);
+    for (const name of names) await addEverythingServer(api, name);
     await page.goto("/tools");
     for (const name of names) {
       const group = page.locator(`section.provider[data-provider="${name}"][data-provider-type="mcp"]`);
@@ -434,6 +429,5 @@ test("MCP tools are listed under their own server, each with its state", async (
     await shot(page, "tools-mcp-groups");
   } finally {
     for (const name of names) await removeMcpServer(api, name);
-    rmSync(dir, { recursive: true, force: true });
   }
 });
