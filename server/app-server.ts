@@ -8,6 +8,7 @@ import { MAX_BODY_BYTES } from "../lib/api/schemas";
 import type { MaisakaConfig } from "../lib/config/schema";
 import type { AnalyticsIndexer } from "./analytics/indexer";
 import { AuditLog } from "./accounts/audit";
+import type { AdminToken } from "./auth/admin-token";
 import type { LoginLimitOptions } from "./auth/login-limiter";
 import { peerOf } from "./auth/proxy-trust";
 import type { LoginSessionOptions } from "./auth/login-sessions";
@@ -62,6 +63,8 @@ export interface AppServerOptions {
   config: MaisakaConfig;
   /** The operator token (see auth/admin-token.ts). */
   token: string;
+  /** Where it came from, named on the login page (absent: no place named). */
+  tokenSource?: AdminToken["source"];
   /** Serve the Next.js dashboard too; false serves only /api and Socket.IO (MAISAKA_NO_UI). */
   dashboard: DashboardOptions | false;
   env?: NodeJS.ProcessEnv;

@@ -101,6 +101,7 @@ async function main(): Promise<void> {
       config,
       dataDir,
       token: token.token,
+      tokenSource: token.source,
       dashboard: withDashboard ? { dev, dir: root } : false,
       env,
       plugins: true,

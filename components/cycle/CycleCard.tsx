@@ -7,12 +7,21 @@ import type { ModelAnswer, MonitorToolCall, ToolExecutionData } from "../../lib/
 import { formatClock, formatDuration, prettyJson, shortId } from "../../lib/client/format";
 import { describeGateInput } from "../../lib/client/gate-view";
 import type { CycleView } from "../../lib/client/timeline";
-import { useT } from "../../lib/client/react/use-locale";
+import { useLocale, useT } from "../../lib/client/react/use-locale";
 import { cycleTokens } from "../../lib/client/usage";
+import { endReasonLabel, gateActionLabel } from "../../lib/i18n/analytics";
+import type { MessageKey, Translate } from "../../lib/i18n/messages";
 import { ModelInputPanel } from "../model-input/ModelInputPanel";
 import { Badge, type Tone } from "../ui/Badge";
 
 const GATE_TONE: Record<string, Tone> = { continue: "ok", no_action: "muted", wait: "warn" };
+
+/** The parts of a cycle's time the engine records (server/engine: timeRecords), by their own names. */
+const TIMINGS = new Set(["timingGate", "planner", "toolCalls", "total"]);
+
+function timingLabel(key: string, t: Translate): string {
+  return TIMINGS.has(key) ? t(`cycle.timing.${key}` as MessageKey) : key;
+}
 
 function endTone(reason: string): Tone {
   if (reason === "llm_error" || reason === "empty_planner_response") return "bad";
@@ -41,6 +50,7 @@ export const CycleCard = memo(function CycleCard({
 }: Props) {
   const f = cycle.finalized;
   const t = useT();
+  const { locale } = useLocale();
   const end =
     cycle.end ??
     (f
@@ -74,7 +84,7 @@ export const CycleCard = memo(function CycleCard({
         <span className="grow" />
         {end ? (
           <Badge tone={endTone(end.endReason)} title={t("cycle.endReason")} testId="end-reason">
-            {end.endReason}
+            {endReasonLabel(end.endReason, locale)}
           </Badge>
         ) : (
           <Badge tone="info">{t("cycle.running")}</Badge>
@@ -107,7 +117,7 @@ export const CycleCard = memo(function CycleCard({
         {cycle.gate ? (
           <div className="gate" data-testid="gate-decision" data-action={cycle.gate.action}>
             <Badge tone={GATE_TONE[cycle.gate.action]} title={t(`cycle.gateHelp.${cycle.gate.action}`)}>
-              {cycle.gate.action}
+              {gateActionLabel(cycle.gate.action, locale)}
             </Badge>
             {cycle.gate.forced && (
               <Badge tone="muted" title={t("cycle.forcedTitle")}>
@@ -212,8 +222,8 @@ export const CycleCard = memo(function CycleCard({
       {end && Object.keys(end.timeRecords).length > 0 && (
         <div className="timings mono" aria-label={t("cycle.timings")}>
           {Object.entries(end.timeRecords).map(([k, v]) => (
-            <span key={k}>
-              {k} <b>{formatDuration(v)}</b>
+            <span key={k} data-timing={k}>
+              {timingLabel(k, t)} <b>{formatDuration(v)}</b>
             </span>
           ))}
         </div>

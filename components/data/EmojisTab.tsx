@@ -4,6 +4,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { botData, fileToBase64, type RecordOf } from "../../lib/client/bot-data";
+import { useCanChange } from "../../lib/client/react/use-account";
 import { EMOJI_MIME_TYPES, type EmojiMimeType } from "../../lib/data/schemas";
 import type { dataTexts } from "../../lib/i18n/data";
 import { Badge } from "../ui/Badge";
@@ -26,6 +27,8 @@ export function EmojisTab({ t }: { t: Texts }) {
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["bot-data", "emojis"] });
   const [error, setError] = useState<string | null>(null);
   const [conflict, setConflict] = useState<Emoji | null>(null);
+  // Viewers read: no upload, switch or delete.
+  const canChange = useCanChange();
 
   const act = async (run: () => Promise<unknown>) => {
     try {
@@ -46,7 +49,7 @@ export function EmojisTab({ t }: { t: Texts }) {
   const rows = list.data?.items ?? [];
   return (
     <div className="data-tab" data-testid="data-tab-emojis">
-      <UploadForm t={t} onUploaded={refresh} />
+      {canChange && <UploadForm t={t} onUploaded={refresh} />}
       {error && (
         <div className="state state-error" role="alert">
           {error}
@@ -68,7 +71,7 @@ export function EmojisTab({ t }: { t: Texts }) {
               <th>{t.fields.description}</th>
               <th>{t.fields.emotions}</th>
               <th className="num">{t.fields.count}</th>
-              <th />
+              {canChange && <th />}
             </tr>
           </thead>
           <tbody>
@@ -82,12 +85,14 @@ export function EmojisTab({ t }: { t: Texts }) {
                 </td>
                 <td>{e.emotions.join(", ")}</td>
                 <td className="num">{e.useCount}</td>
-                <td className="data-actions">
-                  <button className="btn btn-sm" onClick={() => void toggle(e)}>
-                    {e.disabled ? t.enable : t.disable}
-                  </button>
-                  <ConfirmButton label={t.delete} confirmLabel={t.confirmDelete} onConfirm={() => remove(e)} />
-                </td>
+                {canChange && (
+                  <td className="data-actions">
+                    <button className="btn btn-sm" onClick={() => void toggle(e)}>
+                      {e.disabled ? t.enable : t.disable}
+                    </button>
+                    <ConfirmButton label={t.delete} confirmLabel={t.confirmDelete} onConfirm={() => remove(e)} />
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>

@@ -5,6 +5,7 @@ import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { botData } from "../../lib/client/bot-data";
 import { formatDateTime } from "../../lib/client/format";
+import { useCanChange } from "../../lib/client/react/use-account";
 import type { LearnedItemView } from "../../lib/data/schemas";
 import type { dataTexts } from "../../lib/i18n/data";
 import { Badge } from "../ui/Badge";
@@ -33,6 +34,8 @@ export function LearnedTab({ t }: { t: Texts }) {
   });
   const queryClient = useQueryClient();
   const [message, setMessage] = useState<string | null>(null);
+  // Viewers read: no undo.
+  const canChange = useCanChange();
 
   const undo = async (item: LearnedItemView) => {
     try {
@@ -89,9 +92,11 @@ export function LearnedTab({ t }: { t: Texts }) {
                   {item.undoneAt ? (
                     <Badge tone="muted">{t.learned.undone}</Badge>
                   ) : (
-                    <button className="btn btn-sm" onClick={() => void undo(item)}>
-                      {t.learned.undo}
-                    </button>
+                    canChange && (
+                      <button className="btn btn-sm" onClick={() => void undo(item)}>
+                        {t.learned.undo}
+                      </button>
+                    )
                   )}
                 </td>
               </tr>

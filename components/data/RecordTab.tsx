@@ -6,6 +6,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
 import type { EditOutcome } from "../../lib/client/api";
 import { botData, type RecordOf } from "../../lib/client/bot-data";
+import { useCanChange } from "../../lib/client/react/use-account";
 import type { dataTexts } from "../../lib/i18n/data";
 import { ConfirmButton } from "./ConfirmButton";
 import { describeError, EmptyState, ErrorState, Loading } from "../ui/States";
@@ -81,6 +82,8 @@ export function RecordTab<R extends EditableResource>({ spec, t }: { spec: TabSp
   // null: no form; "new": adding; a record: editing it.
   const [editing, setEditing] = useState<RecordOf<R> | "new" | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Viewers read: no add, edit or delete (the API would answer 403).
+  const canChange = useCanChange();
 
   const remove = async (record: RecordOf<R>) => {
     try {
@@ -124,16 +127,18 @@ export function RecordTab<R extends EditableResource>({ spec, t }: { spec: TabSp
             </label>
           </>
         )}
-        <button className="btn btn-primary" onClick={() => setEditing("new")} data-testid="data-add">
-          {t.add}
-        </button>
+        {canChange && (
+          <button className="btn btn-primary" onClick={() => setEditing("new")} data-testid="data-add">
+            {t.add}
+          </button>
+        )}
       </div>
       {error && (
         <div className="state state-error" role="alert">
           {error}
         </div>
       )}
-      {editing !== null && (
+      {editing !== null && canChange && (
         <RecordForm
           key={editing === "new" ? "new" : `${spec.idOf(editing)}:${(editing as { version: number }).version}`}
           spec={spec}
@@ -158,7 +163,7 @@ export function RecordTab<R extends EditableResource>({ spec, t }: { spec: TabSp
                   {t.fields[c.label]}
                 </th>
               ))}
-              <th />
+              {canChange && <th />}
             </tr>
           </thead>
           <tbody>
@@ -169,12 +174,14 @@ export function RecordTab<R extends EditableResource>({ spec, t }: { spec: TabSp
                     {c.cell(r)}
                   </td>
                 ))}
-                <td className="data-actions">
-                  <button className="btn btn-sm" onClick={() => setEditing(r)}>
-                    {t.edit}
-                  </button>
-                  <ConfirmButton label={t.delete} confirmLabel={t.confirmDelete} onConfirm={() => void remove(r)} />
-                </td>
+                {canChange && (
+                  <td className="data-actions">
+                    <button className="btn btn-sm" onClick={() => setEditing(r)}>
+                      {t.edit}
+                    </button>
+                    <ConfirmButton label={t.delete} confirmLabel={t.confirmDelete} onConfirm={() => void remove(r)} />
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>

@@ -102,15 +102,20 @@ export function AudienceForm({ audience }: { audience: OneBotAudience }) {
             <input type="checkbox" checked={privateOn} onChange={(e) => setPrivateOn(e.target.checked)} />
             {t("platforms.audience.private")}
           </label>
-          <label className="field">
-            <span className="sub">{t("platforms.audience.reason")}</span>
-            <input className="input" name="reason" value={reason} onChange={(e) => setReason(e.target.value)} />
-          </label>
-          <div className="data-form-actions">
-            <button className="btn primary" type="submit" disabled={invalid.length > 0 || !reason.trim()}>
-              {t("platforms.audience.save")}
-            </button>
-          </div>
+          {/* A viewer reads the lists (disabled above); saving is not theirs to offer. */}
+          {canChange && (
+            <>
+              <label className="field">
+                <span className="sub">{t("platforms.audience.reason")}</span>
+                <input className="input" name="reason" value={reason} onChange={(e) => setReason(e.target.value)} />
+              </label>
+              <div className="data-form-actions">
+                <button className="btn primary" type="submit" disabled={invalid.length > 0 || !reason.trim()}>
+                  {t("platforms.audience.save")}
+                </button>
+              </div>
+            </>
+          )}
         </fieldset>
       </form>
       {invalid.length > 0 && (

@@ -13,6 +13,7 @@ import type { EventData } from "../../lib/events/schemas";
 import type { Translate } from "../../lib/i18n/messages";
 import { chatPlatformLabel } from "../../lib/i18n/platforms";
 import { Badge } from "../ui/Badge";
+import { Icon } from "../ui/Icons";
 
 export const MessageRow = memo(function MessageRow({
   event,
@@ -127,7 +128,7 @@ function PendingText({ event, now }: { event: PendingEvent; now: number }) {
   const text = describePending(event.data, pendingRemaining(event, now), t);
   return (
     <Badge tone="warn" title={t("live.pendingTitle")} testId="pending-reason">
-      ⏳ {text}
+      <Icon name="wait" /> {text}
     </Badge>
   );
 }

@@ -1,11 +1,13 @@
 "use client";
 // Settings live (GET/PATCH /api/settings): forms per section, a reason, a diff preview before the
 // change applies (from the next turn), the server's validation shown on the fields, and a conflict
-// message with a reload when another operator saved meanwhile. Every value is rendered as text.
+// message with a reload when another operator saved meanwhile. Every value is rendered as text. A viewer
+// sees the values, read-only, and nothing that would change them.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { SettingsConflict, SettingsDiffEntry, SettingsResponse } from "../../lib/api/settings";
 import { ApiRequestError } from "../../lib/client/api";
+import { useCanChange } from "../../lib/client/react/use-account";
 import { useT } from "../../lib/client/react/use-locale";
 import {
   draftOf,
@@ -51,6 +53,7 @@ function SettingsForm({ loaded, saved, onSaved }: FormProps) {
   const [preview, setPreview] = useState<SettingsDiffEntry[] | null>(null);
   const [conflict, setConflict] = useState<SettingsConflict | null>(null);
   const [busy, setBusy] = useState(false);
+  const readOnly = !useCanChange();
   const patch = patchOf(loaded.settings, draft);
 
   const edit = (next: SettingsDraft) => {
@@ -103,7 +106,7 @@ function SettingsForm({ loaded, saved, onSaved }: FormProps) {
           {t("settings.version", { version: loaded.version })}
         </span>
       </div>
-      <p className="muted small">{t("settings.nextTurn")}</p>
+      <p className="muted small">{t(readOnly ? "settings.readOnly" : "settings.nextTurn")}</p>
       {saved !== null && (
         <div className="banner" role="status" data-testid="settings-saved">
           {t("settings.saved", { version: saved })}
@@ -129,6 +132,7 @@ function SettingsForm({ loaded, saved, onSaved }: FormProps) {
         {SECTIONS.map((s) => (
           <button
             key={s}
+            type="button"
             role="tab"
             aria-selected={section === s}
             className={section === s ? "active" : ""}
@@ -140,61 +144,70 @@ function SettingsForm({ loaded, saved, onSaved }: FormProps) {
         ))}
       </div>
       <div className="settings-section">
-        {section === "bot" && <BotSection draft={draft} onChange={edit} errors={errors} />}
-        {section === "chat" && <ChatSection draft={draft} onChange={edit} errors={errors} />}
+        {section === "bot" && <BotSection draft={draft} onChange={edit} errors={errors} readOnly={readOnly} />}
+        {section === "chat" && <ChatSection draft={draft} onChange={edit} errors={errors} readOnly={readOnly} />}
         {section === "models" && (
-          <ModelsSection draft={draft} onChange={edit} errors={errors} endpoints={loaded.endpoints} />
+          <ModelsSection
+            draft={draft}
+            onChange={edit}
+            errors={errors}
+            readOnly={readOnly}
+            endpoints={loaded.endpoints}
+          />
         )}
         {section === "prompts" && (
           <PromptsSection
             draft={draft}
             onChange={edit}
             errors={errors}
+            readOnly={readOnly}
             names={loaded.promptNames}
             defaults={loaded.defaults}
           />
         )}
       </div>
-      <div className="settings-apply">
-        <label className="field">
-          <span>{t("settings.reason")}</span>
-          <input
-            className="input"
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            aria-label={t("settings.reason")}
-            data-testid="settings-reason"
-          />
-          {errors.reason && <span className="form-error">{errors.reason}</span>}
-        </label>
-        <div className="toolbar">
-          <button
-            type="button"
-            className="btn"
-            disabled={!patch || busy}
-            onClick={() => void send(false)}
-            data-testid="settings-preview"
-          >
-            {t("settings.preview")}
-          </button>
-          <button
-            type="button"
-            className="btn btn-primary"
-            disabled={!patch || !preview || preview.length === 0 || busy || !reason.trim()}
-            onClick={() => void send(true)}
-            data-testid="settings-apply"
-          >
-            {t("settings.apply")}
-          </button>
-          {!patch && <span className="muted small">{t("settings.unchanged")}</span>}
-        </div>
-        {message && (
-          <div className="form-error" role="alert">
-            {message}
+      {!readOnly && (
+        <div className="settings-apply">
+          <label className="field">
+            <span>{t("settings.reason")}</span>
+            <input
+              className="input"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              aria-label={t("settings.reason")}
+              data-testid="settings-reason"
+            />
+            {errors.reason && <span className="form-error">{errors.reason}</span>}
+          </label>
+          <div className="toolbar">
+            <button
+              type="button"
+              className="btn"
+              disabled={!patch || busy}
+              onClick={() => void send(false)}
+              data-testid="settings-preview"
+            >
+              {t("settings.preview")}
+            </button>
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={!patch || !preview || preview.length === 0 || busy || !reason.trim()}
+              onClick={() => void send(true)}
+              data-testid="settings-apply"
+            >
+              {t("settings.apply")}
+            </button>
+            {!patch && <span className="muted small">{t("settings.unchanged")}</span>}
           </div>
-        )}
-        {preview && <DiffTable diff={preview} />}
-      </div>
+          {message && (
+            <div className="form-error" role="alert">
+              {message}
+            </div>
+          )}
+          {preview && <DiffTable diff={preview} />}
+        </div>
+      )}
     </div>
   );
 }

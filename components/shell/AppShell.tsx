@@ -27,7 +27,9 @@ export function AppShell({
           <Nav showLinks={!open} />
           <OfflineBanner />
           {!open && <BudgetBanner />}
-          <main className="shell-main">{open ? children : <AuthGate>{children}</AuthGate>}</main>
+          <main className="shell-main" id="main" tabIndex={-1}>
+            {open ? children : <AuthGate>{children}</AuthGate>}
+          </main>
         </div>
       </LocaleProvider>
     </QueryProvider>

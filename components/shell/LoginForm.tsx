@@ -2,9 +2,10 @@
 // Exchanges a token (the operator token or an account's API token) or an account's name and password
 // for the httpOnly login cookie; no credential is kept in the page. The inputs are uncontrolled: a
 // token pasted (or filled by a password manager) before the page hydrates still counts.
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ApiRequestError, api } from "../../lib/client/api";
+import { queryKeys } from "../../lib/client/query-keys";
 import { useT } from "../../lib/client/react/use-locale";
 import { safeNextPath } from "../../lib/client/safe-next";
 import { describeError } from "../ui/States";
@@ -24,6 +25,9 @@ export function LoginForm() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const queryClient = useQueryClient();
+  // Where this server keeps the operator token (the data folder may have moved): said as it is.
+  const hint = useQuery({ queryKey: queryKeys.loginHint, queryFn: api.loginHint, retry: false, staleTime: Infinity });
+  const place = hint.data?.operatorToken;
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -74,7 +78,18 @@ export function LoginForm() {
         </div>
         {mode === "token" ? (
           <>
-            <p className="muted">{t("login.tokenHelp")}</p>
+            <p className="muted">
+              {t("login.tokenHelp")}{" "}
+              {place?.from === "file" ? (
+                <>
+                  {t("login.tokenInFile")} <code className="text">{place.path}</code>
+                </>
+              ) : place?.from === "env" ? (
+                t("login.tokenFromEnv")
+              ) : (
+                t("login.tokenAtStart")
+              )}
+            </p>
             <label className="field">
               <span>{t("login.token")}</span>
               <input

@@ -1,8 +1,9 @@
 "use client";
 import { useT } from "../../lib/client/react/use-locale";
 import { useTheme } from "../../lib/client/react/use-theme";
+import { Icon } from "../ui/Icons";
 
-const GLYPH = { system: "◐", light: "☀", dark: "☾" } as const;
+const ICON = { system: "themeSystem", light: "themeLight", dark: "themeDark" } as const;
 
 export function ThemeToggle() {
   const { preference, cycle } = useTheme();
@@ -15,7 +16,7 @@ export function ThemeToggle() {
       title={t("theme.title")}
       aria-label={t("theme.label", { name: label })}
     >
-      <span aria-hidden="true">{GLYPH[preference]}</span> {label}
+      <Icon name={ICON[preference]} /> {label}
     </button>
   );
 }

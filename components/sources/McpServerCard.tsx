@@ -79,7 +79,7 @@ export function McpServerCard({
       <header className="sources-card-head">
         <strong className="text">{server.name}</strong>
         <Badge tone={stateTone[status.state]} testId="mcp-state">
-          {status.state}
+          {t(`sources.state.${status.state}`)}
         </Badge>
         <span className="muted">
           {config.transport} · v{server.version} · {t("sources.tools", { count: status.tools.length })}

@@ -52,7 +52,7 @@ export function PluginsPanel({ canChange }: { canChange: boolean }) {
           <div className="sources-card-head">
             <span>{t("sources.runner")}</span>
             <Badge tone={phaseTone[view.runner.phase]} testId="runner-phase">
-              {view.runner.phase}
+              {t(`sources.runner.${view.runner.phase}`)}
             </Badge>
             <span className="muted">
               {t("sources.runnerLine", {

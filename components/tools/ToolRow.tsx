@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from "react";
 import type { ToolView } from "../../lib/api/schemas";
 import { formatClock, formatDuration } from "../../lib/client/format";
-import { useCanChange, VIEWER_READ_ONLY } from "../../lib/client/react/use-account";
+import { useCanChange } from "../../lib/client/react/use-account";
 import { useT } from "../../lib/client/react/use-locale";
 import type { ToggleAck } from "../../lib/client/toggle-ack";
 import { Badge } from "../ui/Badge";
@@ -32,6 +32,8 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
   const canChange = useCanChange();
   const title = tool.title ?? tool.annotation?.title;
   const sending = ack?.phase === "sending";
+  // What the switch shows, and its words beside it: the state being confirmed, else the tool's.
+  const shown = pending ?? tool.enabled;
   // An MCP tool offered under `<server>__<tool>` because its own name collided (see server/mcp/manager.ts).
   const originalName = typeof tool.metadata.originalName === "string" ? tool.metadata.originalName : null;
   const renamedWhy = typeof tool.metadata.renamed === "string" ? tool.metadata.renamed : "";
@@ -60,20 +62,20 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
         <div className="tool-desc text">
           {tool.description || <span className="muted">{t("tools.noDescription")}</span>}
         </div>
-        <div className="tool-switch" title={canChange ? undefined : VIEWER_READ_ONLY}>
+        <div className="tool-switch" title={canChange ? undefined : t("common.viewerReadOnly")}>
           <Switch
-            checked={pending ?? tool.enabled}
+            checked={shown}
             disabled={sending || !tool.providerEnabled || !canChange}
             onChange={(next) => setPending(next === tool.enabled ? null : next)}
             label={t("tools.enabledFor", { name: tool.name, scope: scopeLabel })}
           />
-          <span className="small muted">{t(tool.enabled ? "tools.on" : "tools.off")}</span>
+          <span className="small muted">{t(shown ? "tools.on" : "tools.off")}</span>
         </div>
       </div>
       <div className="tool-meta">
         <AnnotationBadges annotation={tool.annotation} />
         <Badge tone="muted" title={t(`tools.placement.${tool.placement}`)}>
-          {tool.placement}
+          {t(`tools.placementName.${tool.placement}`)}
         </Badge>
         {!tool.providerEnabled && (
           <Badge tone="bad" title={t("tools.providerOffTitle")}>

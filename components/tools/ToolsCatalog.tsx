@@ -5,11 +5,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useRef, useState, type ReactNode } from "react";
-import type { ProviderStatus } from "../../lib/api/schemas";
+import type { ProviderStatus, ToolView } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
-import { groupTools, providerOrder, type StateFilter } from "../../lib/client/tool-groups";
+import { groupTools, providerOrder, statusKey, type StateFilter, type ToolGroup } from "../../lib/client/tool-groups";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
 import { useT } from "../../lib/client/react/use-locale";
 import {
@@ -67,10 +67,17 @@ export function ToolsCatalog() {
   const toggle = useMutation({
     mutationFn: (v: { name: string; enabled: boolean; reason: string }) =>
       api.toggleTool(v.name, { enabled: v.enabled, reason: v.reason, ...(sessionId ? { sessionId } : {}) }),
-    onMutate: (v) =>
+    onMutate: async (v) => {
       setAcks((prev) =>
         startToggle(prev, { toolName: v.name, enabled: v.enabled, sessionId, requestedAt: Date.now() }),
-      ),
+      );
+      // The switch stays where the operator put it while the change is sent (a refetch in flight
+      // would bring the old state back); a failure refetches the truth (onSettled).
+      await queryClient.cancelQueries({ queryKey: queryKeys.tools(sessionId) });
+      queryClient.setQueryData<ToolView[]>(queryKeys.tools(sessionId), (list) =>
+        list?.map((tool) => (tool.name === v.name ? { ...tool, enabled: v.enabled } : tool)),
+      );
+    },
     onSuccess: (result, v) =>
       setAcks((prev) =>
         observeToggleEvents(toggleAccepted(prev, v.name, sessionId, result, Date.now()), recent.current),
@@ -93,8 +100,8 @@ export function ToolsCatalog() {
     () => groupTools(tools.data ?? [], { search, provider, state }),
     [tools.data, search, provider, state],
   );
-  const providerNames = useMemo(() => providerOrder(tools.data ?? []), [tools.data]);
-  const statusByName = useMemo(() => new Map((providers.data ?? []).map((p) => [p.name, p])), [providers.data]);
+  const providerChoices = useMemo(() => providerOrder(tools.data ?? []), [tools.data]);
+  const statusByKey = useMemo(() => new Map((providers.data ?? []).map((p) => [statusKey(p), p])), [providers.data]);
   const shown = groups.reduce((n, g) => n + g.tools.length, 0);
   const scopeName = sessionId ? (sessions.data?.find((s) => s.id === sessionId)?.name ?? sessionId) : null;
 
@@ -141,9 +148,9 @@ export function ToolsCatalog() {
           aria-label={t("tools.provider")}
         >
           <option value="all">{t("tools.allProviders")}</option>
-          {providerNames.map((p) => (
-            <option key={p} value={p}>
-              {p}
+          {providerChoices.map((p) => (
+            <option key={p.key} value={p.key}>
+              {p.name}
             </option>
           ))}
         </select>
@@ -194,7 +201,7 @@ export function ToolsCatalog() {
             <EmptyState title={t("tools.noMatchTitle")}>{t("tools.noMatchBody")}</EmptyState>
           )}
           {groups.map((g) => (
-            <ProviderGroup key={g.name} name={g.name} status={statusByName.get(g.name)} count={g.total}>
+            <ProviderGroup key={g.key} group={g} status={statusByKey.get(g.key)}>
               {g.tools.map((tool) => (
                 <ToolRow
                   key={tool.name}
@@ -218,24 +225,31 @@ export function ToolsCatalog() {
 }
 
 function ProviderGroup({
-  name,
+  group,
   status,
-  count,
   children,
 }: {
-  name: string;
+  group: ToolGroup;
   status: ProviderStatus | undefined;
-  count: number;
   children: ReactNode;
 }) {
   const t = useT();
   return (
-    <section className="provider" aria-label={t("tools.providerLabel", { name })} data-provider={name}>
+    <section
+      className="provider"
+      aria-label={t("tools.providerLabel", { name: group.name })}
+      data-provider={group.name}
+      data-provider-type={group.type}
+    >
       <header className="provider-head">
-        <span className="provider-name">{name}</span>
-        {status && <span className="muted small">{status.type}</span>}
-        {status && <span className={`prov-state prov-${status.state}`}>{status.state}</span>}
-        <span className="muted small">{t("tools.count", { count })}</span>
+        <span className="provider-name">{group.name}</span>
+        <span className="muted small">{t(`tools.providerType.${group.type}`)}</span>
+        {status && (
+          <span className={`prov-state prov-${status.state}`} data-state={status.state}>
+            {t(`tools.providerState.${status.state}`)}
+          </span>
+        )}
+        <span className="muted small">{t("tools.count", { count: group.total })}</span>
         {status?.lastError && (
           <span className="bad-text small text">{t("tools.lastError", { error: status.lastError })}</span>
         )}

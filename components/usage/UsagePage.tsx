@@ -9,6 +9,7 @@ import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
 import { useT } from "../../lib/client/react/use-locale";
+import { formatDateTime } from "../../lib/client/format";
 import { formatUsd } from "../../lib/client/usage";
 import { chartX, metricSeries, totalsOf, type SeriesMetric } from "../../lib/client/usage-charts";
 import { presetRange, type RangePreset, type UsageRange } from "../../lib/client/usage-range";
@@ -109,13 +110,17 @@ export function UsagePage({ initialPreset = "24h" }: { initialPreset?: Exclude<R
             </button>
           ))}
         </div>
-        <span className="muted small">
-          {t("usage.rangeNote", {
-            from: new Date(range.from).toLocaleString(),
-            to: new Date(range.to).toLocaleString(),
-            bucket: t(`usage.bucket.${range.bucket}`),
-          })}
-        </span>
+        {/* Once the clock runs (hydrated): the server's paint has no range, and the browser's time
+            zone and default locale are not the server's (a Chinese browser got React's hydration error). */}
+        {now > 0 && (
+          <span className="muted small">
+            {t("usage.rangeNote", {
+              from: formatDateTime(range.from),
+              to: formatDateTime(range.to),
+              bucket: t(`usage.bucket.${range.bucket}`),
+            })}
+          </span>
+        )}
       </div>
       {failed?.error && (
         <ErrorState

@@ -46,6 +46,21 @@ export const loginBodySchema = z
   );
 export type LoginBody = z.input<typeof loginBodySchema>;
 
+/**
+ * GET /api/auth/hint (public): where the operator token comes from, for the login page's help — the
+ * environment variable, or the file in the data folder (its real path, MAISAKA_DATA_DIR's if moved);
+ * never the token. null: the server was not told (a server started by a test).
+ */
+export const loginHintSchema = z.object({
+  operatorToken: z
+    .discriminatedUnion("from", [
+      z.object({ from: z.literal("env") }),
+      z.object({ from: z.literal("file"), path: z.string() }),
+    ])
+    .nullable(),
+});
+export type LoginHint = z.infer<typeof loginHintSchema>;
+
 export const authMeSchema = z.object({
   authenticated: z.boolean(),
   via: z.enum(["bearer", "cookie"]),

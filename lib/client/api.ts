@@ -34,6 +34,7 @@ import {
   accountListSchema,
   auditPageSchema,
   createdAccountSchema,
+  loginHintSchema,
   loginSessionListSchema,
   updatedAccountSchema,
   type AuditListQuery,
@@ -201,6 +202,7 @@ export const LEDGER_PAGE = 5_000;
 export const api = {
   health: () => request("/api/health", healthSchema),
   me: () => request("/api/auth/me", authMeSchema),
+  loginHint: () => request("/api/auth/hint", loginHintSchema),
   /** `{ token }` or `{ username, password }`. */
   login: (body: LoginBody) => request("/api/auth/login", authMeSchema, json("POST", body)),
   logout: () => request<z.ZodVoid>("/api/auth/logout", null, { method: "POST" }),

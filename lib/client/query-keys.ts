@@ -3,6 +3,7 @@ export const queryKeys = {
   health: ["health"] as const,
   telemetry: ["telemetry"] as const,
   me: ["auth", "me"] as const,
+  loginHint: ["auth", "hint"] as const,
   sessions: ["sessions"] as const,
   session: (id: string) => ["session", id] as const,
   /** The merged timeline (ledger pages + live events) of one session. */

@@ -190,15 +190,21 @@ export type ArgumentsOutcome =
 
 const OMIT = Symbol("omit");
 
+/** A required field left empty: said at once, and nothing is sent (an empty text would pass as a value). */
+function missing(field: FormField, path: FieldPath, errors: Record<string, string>): typeof OMIT {
+  if (field.required) errors[pathKey(path)] = "is required";
+  return OMIT;
+}
+
 function argOf(field: FormField, value: FieldValue, path: FieldPath, errors: Record<string, string>): unknown {
   switch (field.kind) {
     case "string":
-      // An optional empty text is left out; a required one is sent and the validator judges it.
-      return typeof value === "string" && (value !== "" || field.required) ? value : OMIT;
+      // An optional empty text is left out.
+      return typeof value === "string" && value !== "" ? value : missing(field, path, errors);
     case "number":
     case "integer": {
       const text = typeof value === "string" ? value.trim() : "";
-      if (text === "") return OMIT;
+      if (text === "") return missing(field, path, errors);
       const n = Number(text);
       if (!Number.isFinite(n)) errors[pathKey(path)] = "must be a number";
       else if (field.kind === "integer" && !Number.isInteger(n)) errors[pathKey(path)] = "must be an integer";
@@ -208,7 +214,7 @@ function argOf(field: FormField, value: FieldValue, path: FieldPath, errors: Rec
       return typeof value === "boolean" ? value : OMIT;
     case "enum": {
       const option = typeof value === "string" && value !== "" ? field.options[Number(value)] : undefined;
-      return option ? option.value : OMIT;
+      return option ? option.value : missing(field, path, errors);
     }
     case "object": {
       // An optional object left as it started is left out (its own required fields stay unasked).
@@ -226,7 +232,7 @@ function argOf(field: FormField, value: FieldValue, path: FieldPath, errors: Rec
     }
     case "json": {
       const text = typeof value === "string" ? value.trim() : "";
-      if (text === "") return OMIT;
+      if (text === "") return missing(field, path, errors);
       try {
         return JSON.parse(text) as unknown;
       } catch {

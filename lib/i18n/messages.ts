@@ -8,7 +8,10 @@ import { pageTexts } from "./texts";
 
 export type Locale = DisplayLocale;
 export const LOCALES: readonly Locale[] = ["en", "zh-CN"];
-/** The dashboard speaks English unless the operator switches (the cookie is read on the server). */
+/**
+ * The dashboard speaks English unless the browser asks for Chinese (negotiate.ts) or the operator
+ * switches (the cookie is read on the server).
+ */
 export const DEFAULT_LOCALE: Locale = "en";
 export const LOCALE_COOKIE = "maisaka_locale";
 export const LOCALE_STORAGE_KEY = "maisaka.locale";
@@ -273,6 +276,15 @@ const baseEn = {
   "nav.sources": "Sources",
   "sources.title": "Sources",
   "sources.mcp": "MCP servers",
+  "sources.state.connected": "connected",
+  "sources.state.connecting": "connecting",
+  "sources.state.failed": "failed",
+  "sources.state.disabled": "disabled",
+  "sources.runner.idle": "idle",
+  "sources.runner.starting": "starting",
+  "sources.runner.ready": "ready",
+  "sources.runner.backoff": "waiting to restart",
+  "sources.runner.closed": "stopped",
   "sources.mcpOff": "MCP is switched off in the config (mcp.enabled): servers are kept but not started.",
   "sources.none": "No MCP server yet: add one below.",
   "sources.add": "Add an MCP server",
@@ -341,13 +353,6 @@ const baseEn = {
   "settings.diff.before": "Before",
   "settings.diff.after": "After",
   "settings.remove": "Remove",
-  "settings.bot.nickname": "Nickname",
-  "settings.bot.aliases": "Aliases (comma separated)",
-  "settings.bot.locale": "Prompt language",
-  "settings.bot.personality": "Persona",
-  "settings.chat.rules": "Talk value by time of day",
-  "settings.chat.rulesHelp":
-    "HH:MM to HH:MM (may wrap past midnight), the talk value then, optionally for group or private chats only.",
   "settings.chat.both": "both",
   "settings.chat.addRule": "Add a time range",
   "settings.models.help":
@@ -356,6 +361,11 @@ const baseEn = {
   "settings.models.endpoint": "Endpoint",
   "settings.models.model": "Model",
   "settings.models.default": "(default)",
+  "settings.models.endpointOf": "Endpoint for {task}",
+  "settings.models.modelOf": "Model for {task}",
+  "settings.readOnly": "Read-only: viewers see the settings; an operator or admin changes them.",
+  "settings.prompts.help":
+    "Replace a built-in prompt template with your own text, per language; leave it empty to keep the default.",
   "settings.prompts.locale": "Locale",
   "settings.prompts.template": "Template",
   "settings.prompts.overridden": { one: "{count} override", other: "{count} overrides" },
@@ -489,7 +499,7 @@ const zh: Record<MessageKey, Message> = {
   "nav.audit": "审计",
   "nav.accounts": "账号",
   "search.title": "搜索",
-  "search.placeholder": "搜索消息、规划器与 Timing Gate 的文字、工具调用与结果…",
+  "search.placeholder": "搜索消息、规划器与节奏判断的文字、工具调用与结果…",
   "search.hint": "按 / 开始搜索，↑ ↓ 选择，Enter 在该位置打开回放，Shift+Enter 打开实时视图。",
   "search.filter.session": "会话 ID",
   "search.filter.kind": "类型",
@@ -505,7 +515,7 @@ const zh: Record<MessageKey, Message> = {
   "search.filter.to": "到",
   "search.kind.message": "消息",
   "search.kind.planner": "规划器",
-  "search.kind.gate": "Timing Gate",
+  "search.kind.gate": "节奏判断",
   "search.kind.tool_call": "工具调用",
   "search.kind.tool_result": "工具结果",
   "search.kind.error": "错误",
@@ -726,6 +736,15 @@ const zh: Record<MessageKey, Message> = {
   "nav.sources": "来源",
   "sources.title": "来源",
   "sources.mcp": "MCP 服务器",
+  "sources.state.connected": "已连接",
+  "sources.state.connecting": "连接中",
+  "sources.state.failed": "失败",
+  "sources.state.disabled": "已停用",
+  "sources.runner.idle": "空闲",
+  "sources.runner.starting": "启动中",
+  "sources.runner.ready": "就绪",
+  "sources.runner.backoff": "等待重启",
+  "sources.runner.closed": "已停止",
   "sources.mcpOff": "配置中关闭了 MCP（mcp.enabled）：服务器会保留但不启动。",
   "sources.none": "还没有 MCP 服务器：在下方添加。",
   "sources.add": "添加 MCP 服务器",
@@ -792,12 +811,6 @@ const zh: Record<MessageKey, Message> = {
   "settings.diff.before": "之前",
   "settings.diff.after": "之后",
   "settings.remove": "删除",
-  "settings.bot.nickname": "昵称",
-  "settings.bot.aliases": "别名（逗号分隔）",
-  "settings.bot.locale": "提示词语言",
-  "settings.bot.personality": "人设",
-  "settings.chat.rules": "按时段的发言频率",
-  "settings.chat.rulesHelp": "HH:MM 到 HH:MM（可跨午夜），该时段的发言频率，可只用于群聊或私聊。",
   "settings.chat.both": "两者",
   "settings.chat.addRule": "添加时段",
   "settings.models.help": "每个任务使用的端点和模型（端点在配置文件中设置）。不选端点：使用默认模型。",
@@ -805,6 +818,10 @@ const zh: Record<MessageKey, Message> = {
   "settings.models.endpoint": "端点",
   "settings.models.model": "模型",
   "settings.models.default": "（默认）",
+  "settings.models.endpointOf": "{task}的端点",
+  "settings.models.modelOf": "{task}的模型",
+  "settings.readOnly": "只读：查看者可以查看设置；由运维或管理员修改。",
+  "settings.prompts.help": "用你自己的文字替换某个内置提示词模板（按语言分别设置）；留空则使用默认模板。",
   "settings.prompts.locale": "语言",
   "settings.prompts.template": "模板",
   "settings.prompts.overridden": "{count} 个覆盖",

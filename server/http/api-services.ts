@@ -2,11 +2,13 @@
 // the tool catalog and provider status, analytics, retention, telemetry, and the ApiContext through
 // which the handlers reach them.
 import { RerunService } from "../rerun/service";
+import type { LoginHint } from "../../lib/api/accounts";
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { OneBotAudiencePatch } from "../../lib/platforms/status";
 import { AccountService } from "../accounts/accounts";
 import type { AuditLog } from "../accounts/audit";
 import { AnalyticsIndexer } from "../analytics/indexer";
+import type { AdminToken } from "../auth/admin-token";
 import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
 import { OperatorAuth } from "../auth/operator-auth";
@@ -65,6 +67,8 @@ const CHAT_IMAGE_TYPES: ReadonlySet<string> = new Set([
 export interface ApiServicesOptions {
   config: MaisakaConfig;
   token: string;
+  /** Where the token came from (npm start says; absent: the login page names no place). */
+  tokenSource?: AdminToken["source"];
   auth?: { sessions?: Partial<LoginSessionOptions>; limits?: Partial<LoginLimitOptions> };
   icons?: Partial<IconProxyOptions>;
   plugins?: boolean;
@@ -101,6 +105,12 @@ export interface ApiServices {
   telemetry: Telemetry;
   /** How each part of the operator state is read again when another node of a cluster changed it. */
   stateReloaders: StateReloaders;
+}
+
+/** The token's place as the login page may say it: the variable's name, or the file's path. */
+function loginHintOf(source: AdminToken["source"] | undefined): LoginHint["operatorToken"] {
+  if (!source) return null;
+  return source.kind === "env" ? { from: "env" } : { from: "file", path: source.path };
 }
 
 /** Starts the plugin runner (when asked) and the analytics catch-up; the retention sweep is left to start. */
@@ -204,6 +214,7 @@ export async function createApiServices(
     mcpServers: new McpServerService(engine.mcp, mcpSettings, audit, opts.config.mcp.enabled),
     inbound: new TokenBuckets({ capacity: INBOUND_BURST, refillPerSecond: INBOUND_PER_SECOND }),
     passwords: passwordLimiter,
+    loginHint: { operatorToken: loginHintOf(opts.tokenSource) },
     pingDatabase: async () => void (await database.prisma.$queryRawUnsafe("SELECT 1")),
     database: database.health,
     bundles: {

@@ -1,4 +1,5 @@
 // What API handlers reach: the engine and the services built on it by the composition root.
+import type { LoginHint } from "../../lib/api/accounts";
 import type { ClusterStatus } from "../../lib/api/cluster";
 import type { DbStatus } from "../../lib/api/schemas";
 import type {
@@ -69,6 +70,8 @@ export interface ApiContext {
    * have their own limiter (OperatorAuth), so neither holds up the other.
    */
   passwords: LoginLimiter;
+  /** Where the operator token comes from, for the login page (GET /api/auth/hint). */
+  loginHint: LoginHint;
   /** Throws when the database cannot answer a trivial query. */
   pingDatabase(): Promise<void>;
   /** Export bundles and their import (GET /api/sessions/:id/export, POST /api/sessions/import). */

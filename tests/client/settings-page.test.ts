@@ -1,6 +1,6 @@
 // The Settings page: its form's change names only what was edited (numbers typed wrong are sent as
 // typed, so the server's validation names the field), and the page renders hostile text as text with
-// the default template beside the override.
+// the default template beside the override, labels and help in words, and for a viewer read-only.
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -9,6 +9,7 @@ import { SettingsPage } from "../../components/settings/SettingsPage";
 import { settingsResponseSchema, type SettingsResponse } from "../../lib/api/settings";
 import { maisakaConfigSchema } from "../../lib/config/schema";
 import { LocaleProvider } from "../../lib/client/react/use-locale";
+import { queryKeys } from "../../lib/client/query-keys";
 import { draftOf, patchOf, settingsQueryKey } from "../../lib/client/settings";
 
 const config = maisakaConfigSchema.parse({});
@@ -57,6 +58,24 @@ describe("the settings form's change", () => {
   });
 });
 
+const base = {
+  version: 3,
+  updatedAt: 1,
+  endpoints: ["default"],
+  promptNames: ["maisaka_chat"],
+  defaults: { "zh-CN": { maisaka_chat: "你的名字是{nickname}<b>" }, en: { maisaka_chat: "Your name" } },
+  changes: [],
+};
+
+/** The page as an account of this role sees it (the role is known: the nav's /api/auth/me answered). */
+function renderAs(role: "operator" | "viewer", answer: SettingsResponse): string {
+  const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+  client.setQueryData(settingsQueryKey, answer);
+  client.setQueryData(queryKeys.me, { authenticated: true, via: "cookie", account: { id: "a", name: "a", role } });
+  const page = createElement(LocaleProvider, { initial: "en", hasCookie: true, children: createElement(SettingsPage) });
+  return renderToStaticMarkup(createElement(QueryClientProvider, { client }, page));
+}
+
 describe("SettingsPage", () => {
   it("renders hostile values as text, with the version and the default templates", () => {
     const answer: SettingsResponse = settingsResponseSchema.parse({
@@ -68,17 +87,21 @@ describe("SettingsPage", () => {
       defaults: { "zh-CN": { maisaka_chat: "你的名字是{nickname}<b>" }, en: { maisaka_chat: "Your name" } },
       changes: [],
     });
-    const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
-    client.setQueryData(settingsQueryKey, answer);
-    const page = createElement(LocaleProvider, {
-      initial: "en",
-      hasCookie: true,
-      children: createElement(SettingsPage),
-    });
-    const html = renderToStaticMarkup(createElement(QueryClientProvider, { client }, page));
+    const html = renderAs("operator", answer);
     expect(html).toContain("version 3");
     expect(html).not.toContain("<img");
     expect(html).toContain('value="&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"');
     expect(html).toContain("Reason (required)");
+    // Labels and help in words, not keys.
+    expect(html).toContain("Nickname");
+    expect(html).toContain("The name the bot goes by in chats");
+  });
+
+  it("shows a viewer the values read-only, with nothing to apply", () => {
+    const html = renderAs("viewer", settingsResponseSchema.parse({ ...base, settings: loaded }));
+    expect(html).toContain('value="麦麦"');
+    expect(html).toMatch(/<input[^>]*readOnly=""[^>]*data-testid="settings-nickname"/);
+    expect(html).not.toContain("Reason (required)");
+    expect(html).not.toContain("Preview the change");
   });
 });

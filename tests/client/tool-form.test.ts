@@ -98,10 +98,33 @@ describe("values and arguments", () => {
     expect(values).toMatchObject({ limit: "5", exact: true, verbose: null, mode: "0", tags: [] });
     // minItems 1: one row to fill.
     expect(values.entities).toEqual([{ name: "", weight: "" }]);
-    expect(toArguments(f, values)).toEqual({
+    const filled = setValueAt(setValueAt(values, ["query"], "tea"), ["entities", 0, "name"], "x");
+    expect(toArguments(f, filled)).toEqual({
       ok: true,
-      // The required empty texts go to the server, whose validator judges them.
-      args: { query: "", limit: 5, exact: true, mode: "fast", entities: [{ name: "" }] },
+      args: { query: "tea", limit: 5, exact: true, mode: "fast", entities: [{ name: "x" }] },
+    });
+  });
+
+  it("sends nothing while a required field is empty: an empty text would pass as a value", () => {
+    const f = fields();
+    expect(toArguments(f, initialValues(f))).toEqual({
+      ok: false,
+      errors: { query: "is required", "entities[0].name": "is required" },
+    });
+    // Required numbers, choices and JSON alike; optional ones are left out.
+    const required = fields({
+      type: "object",
+      properties: {
+        n: { type: "number" },
+        pick: { enum: ["a", "b"] },
+        raw: { oneOf: [{ type: "string" }] },
+        note: { type: "string" },
+      },
+      required: ["n", "pick", "raw"],
+    });
+    expect(toArguments(required, initialValues(required))).toEqual({
+      ok: false,
+      errors: { n: "is required", pick: "is required", raw: "is required" },
     });
   });
 
@@ -127,7 +150,7 @@ describe("values and arguments", () => {
     const f = fields();
     const entities = f.find((x) => x.key === "entities");
     if (entities?.kind !== "array") throw new Error("entities is an array");
-    let values = initialValues(f);
+    let values = setValueAt(initialValues(f), ["query"], "tea");
     values = addRow(values, ["entities"], entities);
     values = setValueAt(values, ["entities", 1, "name"], "second");
     values = setValueAt(values, ["entities", 0, "name"], "first");
@@ -141,7 +164,7 @@ describe("values and arguments", () => {
 
   it("names the fields whose text cannot be sent: numbers, integers and JSON", () => {
     const f = fields();
-    let values = initialValues(f);
+    let values = setValueAt(setValueAt(initialValues(f), ["query"], "tea"), ["entities", 0, "name"], "x");
     values = setValueAt(values, ["limit"], "2.5");
     values = setValueAt(values, ["entities", 0, "weight"], "heavy");
     values = setValueAt(values, ["extra"], "{oops");
@@ -153,7 +176,8 @@ describe("values and arguments", () => {
 
   it("leaves out an optional object whose fields are all empty", () => {
     const f = fields();
-    const values = setValueAt(initialValues(f), ["filter", "since"], "");
+    const ready = setValueAt(setValueAt(initialValues(f), ["query"], "tea"), ["entities", 0, "name"], "x");
+    const values = setValueAt(ready, ["filter", "since"], "");
     const out = toArguments(f, values);
     expect(out.ok && "filter" in out.args).toBe(false);
     const filled = setValueAt(values, ["filter", "person"], "Ada");

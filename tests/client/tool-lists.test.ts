@@ -1,38 +1,68 @@
 // The tools page orders providers by the registry's precedence (the order the server lists tools
-// in), not alphabetically; the model-input search filters withheld tools too.
+// in), not alphabetically, with one group per MCP server (not one "mcp" for all); the model-input
+// search filters withheld tools too.
 import { describe, expect, it } from "vitest";
 import type { ToolView } from "../../lib/api/schemas";
 import { filterWithheld } from "../../lib/client/text-search";
-import { groupTools, providerOrder } from "../../lib/client/tool-groups";
+import { groupTools, providerOrder, statusKey } from "../../lib/client/tool-groups";
 
 // Only the fields grouping reads; the rest of a ToolView does not matter here.
-const tool = (name: string, providerName: string, enabled = true) =>
-  ({ name, providerName, enabled, description: `${name} tool`, title: null, annotation: null }) as unknown as ToolView;
+const tool = (name: string, providerName: string, providerType: string, enabled = true, serverName?: string) =>
+  ({
+    name,
+    providerName,
+    providerType,
+    enabled,
+    description: `${name} tool`,
+    title: null,
+    annotation: null,
+    metadata: serverName ? { serverName } : {},
+  }) as unknown as ToolView;
 
-// Server order: builtin first, then the plugin runner, then MCP servers in config order.
+// Server order: builtin first, then the plugins, then MCP servers in config order. Every MCP tool has
+// the registry provider "mcp"; its server is in the metadata.
 const tools = [
-  tool("reply", "maisaka_builtin"),
-  tool("finish", "maisaka_builtin"),
-  tool("weather", "plugins"),
-  tool("zeta_read", "zeta-server"),
-  tool("alpha_read", "alpha-server", false),
+  tool("reply", "maisaka_builtin", "builtin"),
+  tool("finish", "maisaka_builtin", "builtin"),
+  tool("weather", "weather", "plugin"),
+  tool("zeta_read", "mcp", "mcp", true, "zeta-server"),
+  tool("zeta_write", "mcp", "mcp", true, "zeta-server"),
+  tool("alpha_read", "mcp", "mcp", false, "alpha-server"),
+  // An MCP server may carry a plugin's name: still a group of its own.
+  tool("weather_now", "mcp", "mcp", true, "weather"),
 ];
 
 describe("tool groups", () => {
-  it("keep the registry's provider precedence", () => {
-    expect(providerOrder(tools)).toEqual(["maisaka_builtin", "plugins", "zeta-server", "alpha-server"]);
+  it("keep the registry's provider precedence, one group per plugin and per MCP server", () => {
+    expect(providerOrder(tools)).toEqual([
+      { key: "builtin:maisaka_builtin", name: "maisaka_builtin" },
+      { key: "plugin:weather", name: "weather" },
+      { key: "mcp:zeta-server", name: "zeta-server" },
+      { key: "mcp:alpha-server", name: "alpha-server" },
+      { key: "mcp:weather", name: "weather" },
+    ]);
     const groups = groupTools(tools, { search: "", provider: "all", state: "all" });
-    expect(groups.map((g) => g.name)).toEqual(["maisaka_builtin", "plugins", "zeta-server", "alpha-server"]);
+    expect(groups.map((g) => [g.type, g.name, g.total])).toEqual([
+      ["builtin", "maisaka_builtin", 2],
+      ["plugin", "weather", 1],
+      ["mcp", "zeta-server", 2],
+      ["mcp", "alpha-server", 1],
+      ["mcp", "weather", 1],
+    ]);
     expect(groups[0].tools.map((t) => t.name)).toEqual(["reply", "finish"]);
+    expect(groups.map((g) => g.key)).toContain(statusKey({ type: "mcp", name: "zeta-server" }));
   });
 
   it("filter by provider, state and search, dropping empty groups", () => {
     expect(groupTools(tools, { search: "", provider: "all", state: "disabled" }).map((g) => g.name)).toEqual([
       "alpha-server",
     ]);
+    expect(groupTools(tools, { search: "", provider: "mcp:weather", state: "all" }).map((g) => g.key)).toEqual([
+      "mcp:weather",
+    ]);
     const read = groupTools(tools, { search: "READ", provider: "all", state: "all" });
     expect(read.map((g) => [g.name, g.total, g.tools.length])).toEqual([
-      ["zeta-server", 1, 1],
+      ["zeta-server", 2, 1],
       ["alpha-server", 1, 1],
     ]);
   });

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { stackSeries } from "../../../lib/client/chart-stack";
+import { useT } from "../../../lib/client/react/use-locale";
 
 export type ChartColor = "accent" | "ok" | "warn" | "bad" | "info" | "sim" | "muted";
 
@@ -70,6 +71,8 @@ export function TimeChart({
   const box = useRef<HTMLDivElement>(null);
   const pick = useRef(onPick);
   const theme = useThemeVersion();
+  // The legend's name for the x value (uPlot's own is the English "Time").
+  const timeLabel = useT()("chart.time");
 
   useEffect(() => {
     pick.current = onPick;
@@ -102,7 +105,7 @@ export function TimeChart({
         },
       ],
       series: [
-        {},
+        { label: timeLabel },
         ...order.map((i) => {
           const s = series[i];
           const colour = cssVar(el, s.color);
@@ -138,7 +141,7 @@ export function TimeChart({
       resize.disconnect();
       chart.destroy();
     };
-  }, [x, series, kind, stacked, height, formatValue, theme]);
+  }, [x, series, kind, stacked, height, formatValue, theme, timeLabel]);
 
   return <div ref={box} className="time-chart" role="img" aria-label={label} data-testid={testId} />;
 }

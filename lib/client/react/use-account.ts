@@ -21,5 +21,3 @@ export function useCanChange(): boolean {
 export function useIsAdmin(): boolean {
   return useAccount()?.role === "admin";
 }
-
-export const VIEWER_READ_ONLY = "Viewers are read-only: ask an operator or admin to change this.";

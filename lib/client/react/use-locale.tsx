@@ -1,8 +1,10 @@
 "use client";
-// The dashboard's language: given by the server from the cookie, switched from the nav. Components
-// read it with useLocale()/useT(); without a provider (server-rendered tests) it is the default.
+// The dashboard's language: given by the server from the cookie (or, before any choice, from the
+// browser's Accept-Language), switched from the nav. Components read it with useLocale()/useT();
+// without a provider (server-rendered tests) it is the default.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { DEFAULT_LOCALE, translate, type Locale, type Translate } from "../../i18n/messages";
+import { localeOfLanguages } from "../../i18n/negotiate";
 import { savedLocale, storeLocale } from "../locale";
 
 interface LocaleState {
@@ -30,7 +32,17 @@ export function LocaleProvider({
   useEffect(() => {
     if (hasCookie) return;
     const saved = savedLocale(window.localStorage);
-    if (saved && saved !== initial) setLocale(saved);
+    if (saved) {
+      if (saved !== initial) setLocale(saved);
+      return;
+    }
+    // No choice yet: the browser's languages, as the page sees them. Followed, not stored, so a
+    // browser switched to another language later is followed too.
+    const browser = localeOfLanguages(navigator.languages.length ? navigator.languages : [navigator.language]);
+    if (browser !== initial) {
+      document.documentElement.lang = browser;
+      setState(browser);
+    }
   }, [hasCookie, initial, setLocale]);
   const value = useMemo(() => ({ locale, setLocale }), [locale, setLocale]);
   return <LocaleContext.Provider value={value}>{children}</LocaleContext.Provider>;

@@ -10,6 +10,7 @@ import { clusterRoute } from "./cluster";
 import { diffRoute } from "./diff";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
+import { loginHintRoute } from "./login-hint";
 import { onebotAudienceRoute, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { searchRoute } from "./search";
@@ -37,6 +38,7 @@ import { sessionOtelRoute, telemetryRoute } from "./telemetry";
 
 export const apiRoutes: Route<ApiContext>[] = [
   healthRoute,
+  loginHintRoute,
   loginRoute,
   logoutRoute,
   meRoute,
