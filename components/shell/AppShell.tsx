@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import type { Locale } from "../../lib/i18n/messages";
 import { QueryProvider } from "../../lib/client/react/query-provider";
 import { LocaleProvider } from "../../lib/client/react/use-locale";
+import { useRevealFocusInTables } from "../../lib/client/react/use-reveal-focus";
 import { AuthGate } from "./AuthGate";
 import { BudgetBanner } from "./BudgetBanner";
 import { Nav } from "./Nav";
@@ -20,6 +21,7 @@ export function AppShell({
 }) {
   const pathname = usePathname();
   const open = pathname === "/login";
+  useRevealFocusInTables();
   return (
     <QueryProvider>
       <LocaleProvider initial={locale} hasCookie={hasLocaleCookie}>
