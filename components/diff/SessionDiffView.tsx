@@ -72,6 +72,11 @@ export function SessionDiffView({ diff }: { diff: SessionDiff }) {
       <p className="small" data-testid="session-diff-summary">
         {t("diff.sessions.summary", diff.counts)}
       </p>
+      {diff.fork && diff.fork.index > 0 && (
+        <p className="small muted" data-testid="session-diff-fork">
+          {t("diff.sessions.fork", { cycle: diff.fork.cycleId, count: diff.fork.index })}
+        </p>
+      )}
       {(diff.a.truncated || diff.b.truncated) && (
         <p className="small muted">{t("diff.sessions.truncated", { limit: diff.limit })}</p>
       )}
@@ -93,16 +98,21 @@ export function SessionDiffView({ diff }: { diff: SessionDiff }) {
               id={`diff-row-${i}`}
               role="option"
               aria-selected={i === selected}
-              className={`diff-cycle-row diff-${row.status}${i === selected ? " selected" : ""}`}
+              className={`diff-cycle-row diff-${row.beforeFork ? "before-fork" : row.status}${i === selected ? " selected" : ""}`}
               onMouseEnter={() => setSelected(i)}
               data-testid="session-diff-row"
               data-status={row.status}
+              data-before-fork={row.beforeFork}
             >
               <span className="mono muted">{row.index + 1}</span>
               <Brief cycle={row.a} />
               <Brief cycle={row.b} />
               <span>
-                <StatusBadge status={row.status} />
+                {row.beforeFork ? (
+                  <span className="badge badge-muted">{t("diff.sessions.beforeFork")}</span>
+                ) : (
+                  <StatusBadge status={row.status} />
+                )}
               </span>
               <span className="small ellipsis">
                 {row.first && <FirstDiff first={row.first} />}
