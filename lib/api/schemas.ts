@@ -136,8 +136,20 @@ export type ArchivedFilter = z.infer<typeof archivedFilterSchema>;
 
 const bound = z.coerce.number().finite().min(0).optional();
 
+/** Most sessions one `ids` lookup names (a page of search hits, a usage table's sessions). */
+export const MAX_SESSION_IDS = MAX_SESSIONS_PAGE;
+
 export const sessionsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_SESSIONS_PAGE).default(50),
+  /**
+   * Only these sessions (comma-separated ids): how a page that shows session ids finds their names.
+   * The other filters still apply (pass `archived=include` for archived ones too).
+   */
+  ids: z
+    .string()
+    .transform((v) => v.split(",").filter(Boolean))
+    .pipe(z.array(idSchema).max(MAX_SESSION_IDS))
+    .optional(),
   /** nextCursor of the previous page (opaque; only valid with the same sort and order). */
   cursor: z.string().min(1).max(512).optional(),
   /** Substring of the name or id (case-insensitive). */
