@@ -10,6 +10,7 @@ import { rerunTexts } from "./rerun";
 import { shellTexts } from "./shell";
 import { toolRunTexts } from "./tool-run";
 import { toolsTexts } from "./tools";
+import { usageTexts } from "./usage";
 
 export const pageTexts = {
   en: {
@@ -24,6 +25,7 @@ export const pageTexts = {
     ...shellTexts.en,
     ...diffTexts.en,
     ...rerunTexts.en,
+    ...usageTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -37,5 +39,6 @@ export const pageTexts = {
     ...shellTexts.zh,
     ...diffTexts.zh,
     ...rerunTexts.zh,
+    ...usageTexts.zh,
   },
 };
