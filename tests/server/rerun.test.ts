@@ -3,6 +3,7 @@
 // as the gate's request diverging at the first cycle; bad requests answer 400/404 naming the problem.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
+import { sessionListSchema, sessionSummarySchema } from "../../lib/api/schemas";
 import { sessionModelCallsSchema } from "../../lib/rerun/cassette";
 import { cycleDiffSchema } from "../../lib/rerun/diff";
 import { diffApiPath } from "../../lib/rerun/diff-api";
@@ -144,6 +145,37 @@ describe("POST /api/sessions/:id/rerun", () => {
       expect(diff.rows.slice(index).some((r) => r.beforeFork)).toBe(false);
       const counted = Object.values(diff.counts).reduce((x, y) => x + y, 0);
       expect(counted).toBe(diff.rows.length - index);
+    }
+  });
+
+  it("gives a re-run and a fork the tokens of the calls they made, listed like any session's", async () => {
+    const tokensOf = async (id: string) =>
+      sessionSummarySchema.parse((await server.api("GET", `/api/sessions/${id}`)).json);
+    const modelCallTokens = async (id: string) =>
+      sessionModelCallsSchema
+        .parse((await server.api("GET", `/api/sessions/${id}/model-calls`)).json)
+        .calls.reduce(
+          (sum, c) => sum + (c.response ? c.response.usage.promptTokens + c.response.usage.completionTokens : 0),
+          0,
+        );
+    const rerun = rerunResponseSchema.parse((await server.api("POST", `/api/sessions/${original}/rerun`, {})).json);
+    const cycles = originalEvents.flatMap((e) => (e.type === "cycle.start" ? [e.data.cycleId] : []));
+    const fork = rerunResponseSchema.parse(
+      (
+        await server.api("POST", `/api/sessions/${original}/rerun`, {
+          fromCycle: cycles[Math.floor(cycles.length / 2)],
+          edits: [{ kind: "tool_off", toolName: "reply" }],
+          continueWith: "simulated",
+        })
+      ).json,
+    );
+    expect(fork.stats.liveCalls).toBeGreaterThan(0);
+    for (const { id } of [rerun, fork]) {
+      const summary = await tokensOf(id);
+      expect(summary.totalTokens).toBeGreaterThan(0);
+      expect(summary.totalTokens).toBe(await modelCallTokens(id));
+      const listed = sessionListSchema.parse((await server.api("GET", `/api/sessions?ids=${id}`)).json).sessions[0];
+      expect(listed.totalTokens).toBe(summary.totalTokens);
     }
   });
 
