@@ -11,6 +11,7 @@ import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { groupTools, providerOrder, type StateFilter } from "../../lib/client/tool-groups";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
+import { sessionLabelText } from "../../lib/client/session-label";
 import { useT } from "../../lib/client/react/use-locale";
 import {
   observeToggleEvents,
@@ -119,7 +120,7 @@ export function ToolsCatalog() {
             )}
             {(sessions.data ?? []).map((s) => (
               <option key={s.id} value={s.id}>
-                {t("tools.scopeSession", { name: s.name || s.id })}
+                {t("tools.scopeSession", { name: sessionLabelText(s.id, s) })}
               </option>
             ))}
           </select>
