@@ -56,3 +56,28 @@ test("a stale edit shows the conflict with the current values", async ({ page, a
   await expect(conflict).toContainText("Someone else changed this record");
   await expect(conflict).toContainText(`${marker} by someone else`);
 });
+
+test("the same jargon word learned in two chats shows which chat each entry belongs to", async ({ page, api }) => {
+  const word = `e2e词${Date.now().toString(36)}`;
+  const weekend = await api.createSession("周末爬山群");
+  const work = await api.createSession("工作群");
+  for (const [sessionId, meaning] of [
+    [weekend, "爬山时说的"],
+    [work, "开会时说的"],
+    [null, "到处都说"],
+  ] as const) {
+    const res = await api.ctx.post("/api/jargon", { data: { word, meaning, ...(sessionId ? { sessionId } : {}) } });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+
+  await page.goto("/data");
+  await page.getByTestId("data-tab-button-jargon").click();
+  await page.getByTestId("data-search").fill(word);
+  const rows = page.getByTestId("data-row");
+  await expect(rows).toHaveCount(3);
+  await expect(rows.filter({ hasText: "爬山时说的" })).toContainText("周末爬山群");
+  await expect(rows.filter({ hasText: "开会时说的" })).toContainText("工作群");
+  await expect(rows.filter({ hasText: "到处都说" })).toContainText("all chats");
+  // Names, not ids.
+  await expect(rows.filter({ hasText: "爬山时说的" })).not.toContainText(weekend);
+});

@@ -89,3 +89,29 @@ test("dark theme renders the live view", async ({ page, api }) => {
   await page.getByRole("button", { name: /^Theme/ }).click();
   await expect(page.locator("html")).not.toHaveAttribute("data-theme", /./);
 });
+
+test("one token total: the totals panel shows the session's, learning included, as the header does", async ({
+  page,
+  api,
+}) => {
+  // Named after its id: the header shows that once.
+  const id = `totals-e2e-${Date.now().toString(36)}`;
+  await api.createSession(id, id);
+  // Eight messages make a learning batch: calls outside any cycle.
+  for (let i = 1; i <= 9; i++)
+    await api.send(id, `今天聊到第 ${i} 件事，yyds`, { userName: `U${i % 3}`, atBot: i === 9 });
+  await api.waitIdle(id);
+  const inCycles = (await api.events(id))
+    .filter((e) => e.type === "cycle.end")
+    .reduce((sum, e) => sum + Number((e.data.usage as { totalTokens?: number } | undefined)?.totalTokens ?? 0), 0);
+  const session = async () => (await (await api.ctx.get(`/api/sessions/${id}`)).json()) as { totalTokens: number };
+  // The session's total holds more than its cycles' (learning): the two used to disagree.
+  await expect.poll(async () => (await session()).totalTokens).toBeGreaterThan(inCycles);
+  const total = (await session()).totalTokens;
+
+  await page.goto(`/sessions/${encodeURIComponent(id)}`);
+  await expect(page.getByTestId("session-usage")).toContainText(total.toLocaleString("en-US"));
+  await expect(page.getByTestId("stats-tokens")).toHaveText(total.toLocaleString("en-US"));
+  const head = (await page.locator(".page-head").innerText()).split(id).length - 1;
+  expect(head, "the session id once in the header").toBe(1);
+});

@@ -17,6 +17,15 @@ test("replay a recorded session: play, step, scrub", async ({ page, api }) => {
   await page.goto(`/sessions/${id}/replay`);
   const replay = page.getByTestId("replay");
   await expect(replay).toHaveAttribute("data-total", String(idle.lastSeq));
+  // It opens just after the first cycle ended: the first messages and the first card on screen.
+  const firstEnd = (await api.events(id)).find((e) => e.type === "cycle.end");
+  await expect(replay).toHaveAttribute("data-index", String(firstEnd?.seq));
+  await expect(page.getByTestId("replay-cycles").getByTestId("cycle-card")).toHaveCount(1);
+  await expect(page.getByTestId("replay-transcript").getByText("大家好")).toBeVisible();
+
+  // Home: before anything.
+  await page.getByTestId("scrubber").focus();
+  await page.keyboard.press("Home");
   expect(await index(page)).toBe(0);
   await expect(page.getByTestId("replay-cycles").getByTestId("cycle-card")).toHaveCount(0);
 

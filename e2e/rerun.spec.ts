@@ -168,6 +168,16 @@ test("a re-run with a timing-gate prompt override shows where it diverged, linke
   expect(diff.searchParams.get("b")?.startsWith(`${rerunId}:`)).toBe(true);
   await shot(page, "rerun-divergence");
 
+  // The two cycles' diff: the re-run's cycle kept what it asked the gate (nothing "(absent)" there),
+  // and the first difference is the changed prompt.
+  await page.goto(diff.pathname + diff.search);
+  await expect(page.getByTestId("diff-verdict")).toContainText("What the timing gate saw");
+  await expect(page.getByTestId("diff-verdict")).toContainText("Always stay silent");
+  const gateInput = page.getByTestId("diff-section-gateContext");
+  await expect(gateInput.getByTestId("diff-cell-b").first()).toBeVisible();
+  await expect(gateInput.getByTestId("diff-cell-b").filter({ hasText: "(absent)" })).toHaveCount(0);
+  await page.goBack();
+
   // The original opens at the diverging cycle.
   await divergence.getByTestId("divergence-original").click();
   await expect(page).toHaveURL(new RegExp(`/replay\\?cycle=${gateCycle}$`));

@@ -29,6 +29,9 @@ test("disable a tool for a session and see it missing from the next cycle", asyn
   // The engine's next cycle of that session confirms it.
   await api.send(id, "再来一句", { userName: "Carol", atBot: true });
   await expect(row.getByTestId("toggle-ack")).toHaveAttribute("data-phase", "applied", { timeout: 30_000 });
+  // It names the session, not its id.
+  await expect(row.getByTestId("toggle-ack")).toContainText("Toggle e2e");
+  await expect(row.getByTestId("toggle-ack")).not.toContainText(id);
   await shot(page, "tools-toggle-applied");
 
   // The filters find it by state and by name.

@@ -36,7 +36,21 @@ function seededCalls(now: number): ModelUsageRecord[] {
         );
   // Today's spend on the budgeted endpoint: $2 over its $1 budget.
   calls.push(usageRecord({ model: "e2e-budget-model", endpoint: BUDGET_ENDPOINT, costUsd: 2, ts: now - 1_000 }));
+  // Twenty days ago, an hour of calls of a model with no price (the e2e config has none at all).
+  for (let i = 0; i < 5; i++)
+    calls.push(
+      usageRecord({ model: UNPRICED_MODEL, endpoint: ENDPOINT, costUsd: null, ts: now - 20 * DAY + i * 60_000 }),
+    );
   return calls;
+}
+
+const DAY = 24 * HOUR;
+const UNPRICED_MODEL = "e2e-unpriced-model";
+
+/** A datetime-local input's value for a time (local, minutes). */
+function localInput(ts: number): string {
+  const d = new Date(ts - new Date(ts).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
 }
 
 function removeSeeded(): void {
@@ -91,5 +105,62 @@ test.describe("usage page", () => {
     await expect(banner).toContainText("$2.00 of $1.00");
     await page.goto("/");
     await expect(page.getByTestId("budget-banner")).toBeVisible();
+  });
+
+  test("finer buckets for a day, a legend that reads the latest bucket, sessions by name, an empty cost chart explained", async ({
+    page,
+    api,
+  }) => {
+    for (const [id, name] of [
+      ["e2e-usage-a", "用量群"],
+      ["e2e-usage-b", "用量群"],
+    ])
+      await api.ctx.post("/api/sessions", { data: { id, name } });
+    await page.goto("/usage");
+    // A day: 15-minute bars by default, 5 minutes and hours on offer, days not.
+    const buckets = page.getByTestId("usage-buckets");
+    await expect(buckets.getByRole("button", { name: "15 minutes" })).toHaveAttribute("aria-pressed", "true");
+    await expect(buckets.getByRole("button")).toHaveText(["5 minutes", "15 minutes", "hour"]);
+    const series = page.waitForResponse((r) => r.url().includes("/api/usage/series") && r.url().includes("bucket=5m"));
+    await buckets.getByRole("button", { name: "5 minutes", exact: true }).click();
+    expect((await series).ok()).toBe(true);
+    await expect(page.getByTestId("chart-cost").locator("canvas")).toHaveCount(1);
+
+    // Away from the chart the legend reads the latest bucket, not dashes.
+    const time = page.getByTestId("chart-cost").locator(".u-legend .u-series").first();
+    await expect(time).toContainText("Time");
+    await expect(time).toContainText("latest");
+    await expect(time.locator(".u-value")).not.toHaveText(/^-+$|^–$/);
+
+    // Sessions by name; the two of one name told apart.
+    const table = page.getByTestId("usage-table-session");
+    const a = table.locator('[data-key="e2e-usage-a"] [data-testid="session-name"]');
+    const b = table.locator('[data-key="e2e-usage-b"] [data-testid="session-name"]');
+    await expect(a).toContainText("用量群");
+    await expect(b).toContainText("用量群");
+    expect(await a.textContent()).not.toBe(await b.textContent());
+    await page.getByRole("button", { name: "By session", exact: true }).click();
+    await expect(page.getByTestId("chart-cost").locator(".u-legend")).toContainText("用量群");
+
+    // Thirty days: by day; 5 minutes would be too many bars.
+    await page.getByRole("group", { name: "Time range" }).getByRole("button", { name: "30 days" }).click();
+    await expect(buckets.getByRole("button", { name: "day" })).toHaveAttribute("aria-pressed", "true");
+    await expect(buckets.getByRole("button", { name: "5 minutes", exact: true })).toHaveCount(0);
+
+    // The unpriced hour twenty days ago: no cost, and the chart says why.
+    const now = Date.now();
+    await page.getByRole("group", { name: "Time range" }).getByRole("button", { name: "Custom" }).click();
+    await page.getByLabel("From", { exact: true }).fill(localInput(now - 20 * DAY - HOUR));
+    await page.getByLabel("To", { exact: true }).fill(localInput(now - 20 * DAY + 2 * HOUR));
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect(page.getByTestId("cost-hint")).toContainText("no model has a price");
+    await expect(page.getByTestId("cost-hint")).toContainText("5 calls");
+    // A range with no calls at all.
+    await page.getByLabel("From", { exact: true }).fill(localInput(now - 40 * DAY));
+    await page.getByLabel("To", { exact: true }).fill(localInput(now - 39 * DAY));
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect(page.getByTestId("cost-hint")).toHaveText("No model calls in this range.");
+    for (const id of ["e2e-usage-a", "e2e-usage-b"])
+      await api.ctx.delete(`/api/sessions/${id}`, { data: { reason: "e2e usage names" } });
   });
 });

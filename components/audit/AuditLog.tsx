@@ -114,7 +114,16 @@ export function AuditLog() {
               <td className="small nowrap">{formatDateTime(e.at)}</td>
               <td title={e.actor.id}>{e.actor.name}</td>
               <td className="mono small">{e.action}</td>
-              <td className="mono small">{e.target}</td>
+              <td className="small" title={e.target} data-testid="audit-target">
+                {e.targetName ? (
+                  <>
+                    {e.targetName}
+                    <div className="sub mono">{e.target.split(":")[0]}</div>
+                  </>
+                ) : (
+                  <span className="mono">{e.target}</span>
+                )}
+              </td>
               <td className="mono small clip">{compact(e.before)}</td>
               <td className="mono small clip">{compact(e.after)}</td>
               <td className="text">{e.reason || <span className="muted">—</span>}</td>

@@ -6,6 +6,7 @@ import { useLocale } from "../../lib/client/react/use-locale";
 import { dataTexts } from "../../lib/i18n/data";
 import { EmojisTab } from "./EmojisTab";
 import { LearnedTab } from "./LearnedTab";
+import { ChatName } from "./ChatName";
 import { RecordTab, type TabSpec } from "./RecordTab";
 
 const memories: TabSpec<"memories"> = {
@@ -36,6 +37,8 @@ const jargon: TabSpec<"jargon"> = {
     { label: "meaning", cell: (j) => j.meaning, className: "data-text" },
     { label: "examples", cell: (j) => j.examples.join(" / "), className: "data-text" },
     { label: "count", cell: (j) => j.count, className: "num" },
+    // The same word learned in two chats is two entries: the chat tells them apart.
+    { label: "chat", cell: (j) => <ChatName sessionId={j.sessionId} />, className: "data-nowrap" },
   ],
 };
 

@@ -10,6 +10,7 @@ import type { LearnedItemView } from "../../lib/data/schemas";
 import type { dataTexts } from "../../lib/i18n/data";
 import { Badge } from "../ui/Badge";
 import { describeError, EmptyState, ErrorState, Loading } from "../ui/States";
+import { ChatName } from "./ChatName";
 
 type Texts = ReturnType<typeof dataTexts>;
 
@@ -85,7 +86,7 @@ export function LearnedTab({ t }: { t: Texts }) {
                     ))}
                   </ul>
                   <span className="sub">
-                    {t.learned.session} {item.sessionId}
+                    {t.learned.session} <ChatName sessionId={item.sessionId} />
                   </span>
                 </td>
                 <td className="data-actions">

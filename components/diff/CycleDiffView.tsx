@@ -7,8 +7,10 @@ import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { formatDateTime } from "../../lib/client/format";
 import { useT } from "../../lib/client/react/use-locale";
+import { useSessionNames } from "../../lib/client/react/use-session-names";
 import type { MessageKey } from "../../lib/i18n/messages";
 import type { CycleDiff, DiffEntry, DiffSection, FirstDifference, SectionId } from "../../lib/rerun/diff";
+import { SessionName } from "../sessions/SessionName";
 import { DiffText } from "./DiffText";
 import { StatusBadge } from "./StatusBadge";
 
@@ -120,13 +122,11 @@ export function CycleDiffView({ diff }: { diff: CycleDiff }) {
 
 function SideHead({ label, side }: { label: string; side: Side }) {
   const t = useT();
+  const session = useSessionNames([side.sessionId]).get(side.sessionId);
   const replay = `/sessions/${encodeURIComponent(side.sessionId)}/replay?cycle=${encodeURIComponent(side.cycleId)}`;
   return (
     <div className="diff-side">
-      <strong>{label}</strong>{" "}
-      <span className="mono ellipsis" title={side.sessionId}>
-        {side.sessionId}
-      </span>{" "}
+      <strong>{label}</strong> <SessionName id={side.sessionId} session={session} />{" "}
       <span className="mono">{t("diff.cycleSide", { index: side.index + 1, cycleId: side.cycleId })}</span>
       {side.startedAt !== null && <span className="muted small"> · {formatDateTime(side.startedAt)}</span>}
       {!side.complete && <span className="badge badge-warn">{t("diff.incomplete")}</span>}{" "}

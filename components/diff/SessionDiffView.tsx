@@ -5,10 +5,12 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type KeyboardEvent } from "react";
 import { useT } from "../../lib/client/react/use-locale";
+import { useSessionNames } from "../../lib/client/react/use-session-names";
 import { formatUsd } from "../../lib/client/usage";
 import type { MessageKey } from "../../lib/i18n/messages";
 import { diffHref } from "../../lib/rerun/diff-api";
 import type { CycleBrief, SessionDiff, SessionDiffRow, SessionTotals } from "../../lib/rerun/session-diff";
+import { SessionName } from "../sessions/SessionName";
 import { FirstDiff } from "./CycleDiffView";
 import { StatusBadge } from "./StatusBadge";
 
@@ -32,6 +34,7 @@ function rowHref(diff: SessionDiff, row: SessionDiffRow): string {
 
 export function SessionDiffView({ diff }: { diff: SessionDiff }) {
   const t = useT();
+  const names = useSessionNames([diff.a.sessionId, diff.b.sessionId]);
   const router = useRouter();
   const [selected, setSelected] = useState(0);
   const onKeyDown = (e: KeyboardEvent) => {
@@ -51,11 +54,11 @@ export function SessionDiffView({ diff }: { diff: SessionDiff }) {
         <thead>
           <tr>
             <th>{t("diff.sessions.totals")}</th>
-            <th className="mono ellipsis" title={diff.a.sessionId}>
-              {t("diff.a")} · {diff.a.sessionId}
+            <th>
+              {t("diff.a")} · <SessionName id={diff.a.sessionId} session={names.get(diff.a.sessionId)} />
             </th>
-            <th className="mono ellipsis" title={diff.b.sessionId}>
-              {t("diff.b")} · {diff.b.sessionId}
+            <th>
+              {t("diff.b")} · <SessionName id={diff.b.sessionId} session={names.get(diff.b.sessionId)} />
             </th>
           </tr>
         </thead>
@@ -72,6 +75,11 @@ export function SessionDiffView({ diff }: { diff: SessionDiff }) {
       <p className="small" data-testid="session-diff-summary">
         {t("diff.sessions.summary", diff.counts)}
       </p>
+      {diff.fork && diff.fork.index > 0 && (
+        <p className="small muted" data-testid="session-diff-fork">
+          {t("diff.sessions.fork", { cycle: diff.fork.cycleId, count: diff.fork.index })}
+        </p>
+      )}
       {(diff.a.truncated || diff.b.truncated) && (
         <p className="small muted">{t("diff.sessions.truncated", { limit: diff.limit })}</p>
       )}
@@ -93,16 +101,21 @@ export function SessionDiffView({ diff }: { diff: SessionDiff }) {
               id={`diff-row-${i}`}
               role="option"
               aria-selected={i === selected}
-              className={`diff-cycle-row diff-${row.status}${i === selected ? " selected" : ""}`}
+              className={`diff-cycle-row diff-${row.beforeFork ? "before-fork" : row.status}${i === selected ? " selected" : ""}`}
               onMouseEnter={() => setSelected(i)}
               data-testid="session-diff-row"
               data-status={row.status}
+              data-before-fork={row.beforeFork}
             >
               <span className="mono muted">{row.index + 1}</span>
               <Brief cycle={row.a} />
               <Brief cycle={row.b} />
               <span>
-                <StatusBadge status={row.status} />
+                {row.beforeFork ? (
+                  <span className="badge badge-muted">{t("diff.sessions.beforeFork")}</span>
+                ) : (
+                  <StatusBadge status={row.status} />
+                )}
               </span>
               <span className="small ellipsis">
                 {row.first && <FirstDiff first={row.first} />}

@@ -7,13 +7,7 @@ import { formatPlayhead } from "../../lib/client/format";
 import type { ReplayPlayer } from "../../lib/client/replay-player";
 import type { ScrubScale } from "../../lib/client/replay-scale";
 import { useT } from "../../lib/client/react/use-locale";
-
-/** Event indices (into the recording) of each kind of mark. */
-export interface ScrubberMarks {
-  acted: number[];
-  silent: number[];
-  messages: number[];
-}
+import type { ScrubberMarks } from "../../lib/client/replay-marks";
 
 const W = 1000;
 

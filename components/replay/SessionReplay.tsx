@@ -14,6 +14,7 @@ import { useT } from "../../lib/client/react/use-locale";
 import { useLiveTimeline } from "../../lib/client/react/use-live-timeline";
 import { useReplay } from "../../lib/client/react/use-replay";
 import { REPLAY_SPEEDS, type ReplayPlayer } from "../../lib/client/replay-player";
+import { replayMarksOf } from "../../lib/client/replay-marks";
 import { createScrubScale } from "../../lib/client/replay-scale";
 import { sessionTitle } from "../../lib/client/session-title";
 import type { CycleView, Timeline, TimelineItem, TimelineView } from "../../lib/client/timeline";
@@ -27,7 +28,7 @@ import { VirtualList } from "../ui/VirtualList";
 import { BranchesPanel } from "./Branches";
 import { OriginBanner } from "./OriginBanner";
 import { RerunDialog } from "./RerunDialog";
-import { Scrubber, type ScrubberMarks } from "./Scrubber";
+import { Scrubber } from "./Scrubber";
 
 /** Events loaded before the player shows (it starts at the beginning); the rest stream in behind. */
 const REPLAY_HEAD = 500;
@@ -122,22 +123,6 @@ function cycleOf(timeline: Timeline, cycleId: string): CycleView | null {
   return item?.kind === "cycle" ? item.cycle : null;
 }
 
-/**
- * `?seq=N` (a search hit's link): the playhead starts just after event N, so it and its cycle so far
- * are on screen. Read once from the address, when the recording is loaded.
- */
-function useSeekToLinkedSeq(player: ReplayPlayer, events: readonly MonitorEvent[]) {
-  const done = useRef(false);
-  useEffect(() => {
-    if (done.current) return;
-    done.current = true;
-    const seq = Number(new URLSearchParams(window.location.search).get("seq"));
-    if (!Number.isInteger(seq) || seq <= 0) return;
-    const index = events.findIndex((e) => e.seq >= seq);
-    player.seekIndex(index < 0 ? events.length : index + 1);
-  }, [player, events]);
-}
-
 /** The session's name first; the id beside it, secondary. */
 export function ReplayHeading({ sessionId, name }: { sessionId: string; name: string }) {
   const t = useT();
@@ -166,12 +151,19 @@ export function ReplayBody({
   const t = useT();
   const [dragging, setDragging] = useState(false);
   const { player, snapshot, visible } = useReplay(sessionId, events, { dragging });
-  useSeekToCycle(player, events, cycle);
+  const hit = useOpeningPosition(player, events, cycle);
   useReplayKeys(player);
-  useSeekToLinkedSeq(player, events);
 
-  const marks = useMemo(() => marksOf(events), [events]);
-  const scale = useMemo(() => createScrubScale(events.map((e) => e.ts)), [events]);
+  const { marks, scale } = useMemo(() => {
+    const { marks, weights } = replayMarksOf(events);
+    return {
+      marks,
+      scale: createScrubScale(
+        events.map((e) => e.ts),
+        weights,
+      ),
+    };
+  }, [events]);
   const lastEvent = snapshot.index > 0 ? events[snapshot.index - 1] : null;
   const currentCycle = useMemo(() => {
     const item = visible.items.findLast((i) => i.kind === "cycle");
@@ -282,7 +274,7 @@ export function ReplayBody({
           {t("replay.keys.speed")}
         </span>
       </div>
-      <ReplayLists visible={visible} onFork={onFork} />
+      <ReplayLists visible={visible} onFork={onFork} hit={hit} />
     </div>
   );
 }
@@ -295,9 +287,12 @@ export function ReplayBody({
 const ReplayLists = memo(function ReplayLists({
   visible,
   onFork,
+  hit,
 }: {
   visible: TimelineView;
   onFork?: (cycle: CycleView) => void;
+  /** The event a link opened the replay at (a search hit): its row or its cycle's card is marked. */
+  hit: LinkedHit | null;
 }) {
   const t = useT();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
@@ -320,24 +315,30 @@ const ReplayLists = memo(function ReplayLists({
   }, []);
   const renderCycle = useCallback(
     (item: { key: string; cycle: CycleView }) => (
-      <CycleCard
-        cycle={item.cycle}
-        selected={item.key === current}
-        expanded={expanded.has(item.key)}
-        onToggleExpanded={toggle}
-        onFork={onFork}
-      />
+      <HitMark on={!!hit?.cycleId && item.cycle.cycleId === hit.cycleId}>
+        <CycleCard
+          cycle={item.cycle}
+          selected={item.key === current}
+          expanded={expanded.has(item.key)}
+          onToggleExpanded={toggle}
+          onFork={onFork}
+        />
+      </HitMark>
     ),
-    [current, expanded, toggle, onFork],
+    [current, expanded, toggle, onFork, hit],
   );
   const renderChat = useCallback(
     (item: TimelineItem) =>
       item.kind === "message" ? (
-        <MessageRow event={item.event} recalled={item.recalled} waits={item.waits} />
+        <HitMark on={!!hit?.messageId && messageIdOf(item.event) === hit.messageId}>
+          <MessageRow event={item.event} recalled={item.recalled} waits={item.waits} />
+        </HitMark>
       ) : item.kind === "notice" ? (
-        <NoticeRow event={item.event} />
+        <HitMark on={item.event.seq === hit?.seq}>
+          <NoticeRow event={item.event} />
+        </HitMark>
       ) : null,
-    [],
+    [hit],
   );
 
   // Rows re-mount on every scrub frame: small overscans keep each frame cheap.
@@ -422,19 +423,6 @@ function PlayheadClock({ player, durationMs }: { player: ReplayPlayer; durationM
   return <span ref={ref} className="mono playhead-clock" data-testid="playhead-clock" />;
 }
 
-/** Once: the playhead just after the cycle's end (or its last event so far), so its card is the current one. */
-function useSeekToCycle(player: ReplayPlayer, events: readonly MonitorEvent[], cycle: string | undefined): void {
-  const done = useRef(false);
-  useEffect(() => {
-    if (!cycle || done.current) return;
-    const end = events.findIndex((e) => e.type === "cycle.end" && e.data.cycleId === cycle);
-    const start = end < 0 ? events.findIndex((e) => e.type === "cycle.start" && e.data.cycleId === cycle) : end;
-    if (start < 0) return;
-    done.current = true;
-    player.seekIndex(start + 1);
-  }, [player, events, cycle]);
-}
-
 function useReplayKeys(player: ReplayPlayer): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -469,23 +457,71 @@ function useReplayKeys(player: ReplayPlayer): void {
   }, [player]);
 }
 
-function marksOf(events: readonly MonitorEvent[]): ScrubberMarks {
-  const marks: ScrubberMarks = { acted: [], silent: [], messages: [] };
-  const startAt = new Map<string, number>();
-  const announced = new Set<string>();
-  for (const [i, e] of events.entries()) {
-    if (e.type === "cycle.start") startAt.set(e.data.cycleId, i);
-    else if (e.type === "cycle.end") {
-      const at = startAt.get(e.data.cycleId) ?? i;
-      (e.data.endReason === "timing_no_action" || e.data.endReason === "timing_wait" ? marks.silent : marks.acted).push(
-        at,
-      );
-    } else if (e.type === "message.pending") {
-      // A message is marked when it arrived, not again when a turn took it.
-      announced.add(e.data.messageId);
-      marks.messages.push(i);
-    } else if ((e.type === "message.ingested" && !announced.has(e.data.messageId)) || e.type === "message.sent")
-      marks.messages.push(i);
-  }
-  return marks;
+/** The event a link named (`?seq=`): its message or its cycle, to mark where they are shown. */
+interface LinkedHit {
+  seq: number;
+  messageId: string | null;
+  cycleId: string | null;
+}
+
+function linkedHitOf(event: MonitorEvent): LinkedHit {
+  const data = event.data as { cycleId?: unknown; messageId?: unknown };
+  const isMessage =
+    event.type === "message.ingested" || event.type === "message.sent" || event.type === "message.pending";
+  return {
+    seq: event.seq,
+    messageId: isMessage && typeof data.messageId === "string" ? data.messageId : null,
+    cycleId: typeof data.cycleId === "string" ? data.cycleId : null,
+  };
+}
+
+const messageIdOf = (event: MonitorEvent): string | null =>
+  "messageId" in event.data && typeof event.data.messageId === "string" ? event.data.messageId : null;
+
+function HitMark({ on, children }: { on: boolean; children: ReactNode }) {
+  return on ? (
+    <div className="replay-hit" data-testid="replay-hit">
+      {children}
+    </div>
+  ) : (
+    children
+  );
+}
+
+/**
+ * Where the replay opens, once its recording is loaded: `?cycle=` (analytics, a divergence) just after
+ * that cycle's end, so its card is the current one; `?seq=N` (a search hit) just after event N, which
+ * is marked; otherwise just after the first cycle ended, so the first messages and the first card are
+ * on screen rather than two empty panes (Play from the end starts over).
+ */
+function useOpeningPosition(
+  player: ReplayPlayer,
+  events: readonly MonitorEvent[],
+  cycle: string | undefined,
+): LinkedHit | null {
+  const [hit, setHit] = useState<LinkedHit | null>(null);
+  const done = useRef(false);
+  useEffect(() => {
+    if (done.current) return;
+    if (cycle) {
+      const end = events.findIndex((e) => e.type === "cycle.end" && e.data.cycleId === cycle);
+      const at = end < 0 ? events.findIndex((e) => e.type === "cycle.start" && e.data.cycleId === cycle) : end;
+      // The cycle may not be loaded yet: a later render of a growing recording finds it.
+      if (at < 0) return;
+      done.current = true;
+      player.seekIndex(at + 1);
+      return;
+    }
+    done.current = true;
+    const seq = Number(new URLSearchParams(window.location.search).get("seq"));
+    if (Number.isInteger(seq) && seq > 0) {
+      const index = events.findIndex((e) => e.seq >= seq);
+      player.seekIndex(index < 0 ? events.length : index + 1);
+      if (index >= 0 && events[index].seq === seq) setHit(linkedHitOf(events[index]));
+      return;
+    }
+    const firstEnd = events.findIndex((e) => e.type === "cycle.end");
+    player.seekIndex(firstEnd < 0 ? events.length : firstEnd + 1);
+  }, [player, events, cycle]);
+  return hit;
 }

@@ -5,16 +5,19 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { searchKindSchema, type SearchHit } from "../../lib/api/search";
 import { endReasonSchema } from "../../lib/events/schemas";
 import { api } from "../../lib/client/api";
 import { formatDateTime } from "../../lib/client/format";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useT } from "../../lib/client/react/use-locale";
+import { useSessionNames } from "../../lib/client/react/use-session-names";
+import type { SessionLabelSource } from "../../lib/client/session-label";
 import { useThrottled } from "../../lib/client/react/use-throttled";
 import type { MessageKey } from "../../lib/i18n/messages";
 import { CompareBar, CompareToggle, useCompare } from "../diff/SearchCompare";
+import { SessionName } from "../sessions/SessionName";
 import { HighlightText } from "../ui/HighlightText";
 import { ErrorState, Loading } from "../ui/States";
 import { VirtualList, type VirtualListHandle } from "../ui/VirtualList";
@@ -60,7 +63,12 @@ export function SearchPage() {
     // While the next query loads, the hits shown stay (and Enter opens the one selected there).
     placeholderData: keepPreviousData,
   });
-  const hits = query.q ? (search.data?.pages.flatMap((p) => p.hits) ?? []) : [];
+  // Pages come in the order events were recorded (docs/search.md): the hits loaded are kept in time order.
+  const hits = useMemo(
+    () => (query.q ? (search.data?.pages.flatMap((p) => p.hits) ?? []).sort((a, b) => b.ts - a.ts) : []),
+    [query.q, search.data],
+  );
+  const names = useSessionNames(useMemo(() => hits.map((h) => h.sessionId), [hits]));
   const behind = search.data?.pages[0]?.behind ?? 0;
 
   useEffect(() => {
@@ -217,7 +225,13 @@ export function SearchPage() {
             testId="search-hits"
             empty={<div className="muted pad">{t("search.none")}</div>}
             render={(hit, i) => (
-              <HitRow hit={hit} selected={i === selected} onSelect={() => setSelected(i)} compare={compare} />
+              <HitRow
+                hit={hit}
+                session={names.get(hit.sessionId)}
+                selected={i === selected}
+                onSelect={() => setSelected(i)}
+                compare={compare}
+              />
             )}
           />
           {search.hasNextPage && (
@@ -238,11 +252,14 @@ export function SearchPage() {
 
 export function HitRow({
   hit,
+  session,
   selected,
   onSelect,
   compare,
 }: {
   hit: SearchHit;
+  /** The hit's session, for its name (absent: not looked up yet, or deleted). */
+  session: SessionLabelSource | undefined;
   selected: boolean;
   onSelect: () => void;
   /** Hits with a cycle can be chosen, two at a time, for a cycle diff. */
@@ -262,9 +279,7 @@ export function HitRow({
         <span className={`badge search-kind-${hit.kind}`}>{t(`search.kind.${hit.kind}` as MessageKey)}</span>
         {hit.failed && <span className="badge badge-bad">{t("search.failed")}</span>}
         {hit.tool && <span className="mono">{hit.tool}</span>}
-        <span className="mono ellipsis" title={hit.sessionId}>
-          {hit.sessionId}
-        </span>
+        <SessionName id={hit.sessionId} session={session} />
         <span className="muted">
           #{hit.seq} · {formatDateTime(hit.ts)}
           {hit.cycleId ? ` · ${hit.cycleId}` : ""}

@@ -97,6 +97,10 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
     );
   }
   const name = sessionTitle(sessionId, session.data, timeline);
+  // The chat's group or user id; a dashboard group chat's group is itself (its groupId is the session
+  // id, shown already): not said twice.
+  const chat = session.data?.groupId ?? session.data?.userId ?? null;
+  const chatId = chat !== sessionId ? chat : null;
   return (
     <div className="page page-live">
       <div className="page-head">
@@ -114,7 +118,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
             )}
             {session.data.imported && <ImportedBadge />}
             {session.data.origin && <DerivedBadge origin={session.data.origin} />}
-            {(session.data.groupId ?? session.data.userId) && (
+            {chatId && (
               <span
                 className="mono muted small"
                 title={t(session.data.groupId ? "live.groupIdTitle" : "live.userIdTitle")}
@@ -129,7 +133,7 @@ export function SessionLive({ sessionId }: { sessionId: string }) {
             </span>
           </>
         )}
-        <span className="mono muted small">{sessionId}</span>
+        {name !== sessionId && <span className="mono muted small">{sessionId}</span>}
         <span className="grow" />
         <Link className="btn btn-sm" href={`/sessions/${encodeURIComponent(sessionId)}/replay`}>
           {t("live.replay")}
@@ -338,7 +342,7 @@ const LiveBody = memo(function LiveBody({
       </div>
       <aside className="live-side">
         <StagePanel timeline={timeline} live waitDeadline={waitDeadline} />
-        <SessionStats timeline={timeline} />
+        <SessionStats sessionId={sessionId} timeline={timeline} />
         <SilencesPanel timeline={timeline} live />
       </aside>
     </div>

@@ -1,18 +1,26 @@
 "use client";
+import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
+import { api } from "../../lib/client/api";
 import { formatDuration } from "../../lib/client/format";
+import { queryKeys } from "../../lib/client/query-keys";
 import { useT } from "../../lib/client/react/use-locale";
 import { useThrottled } from "../../lib/client/react/use-throttled";
 import type { Timeline } from "../../lib/client/timeline";
-import { cycleTokens, formatUsd } from "../../lib/client/usage";
+import { formatUsd } from "../../lib/client/usage";
 
-/** Totals over the loaded timeline: counts, tokens, cycle time, tool success. */
-export function SessionStats({ timeline }: { timeline: Timeline }) {
+/**
+ * Totals: counts, cycle time and tool success over the loaded timeline; tokens and cost are the
+ * session's summary (every model call, learning included, from the store), the same figures as the
+ * header's. Summed over the loaded cycles they left out learning and every cycle before the live
+ * view's window, and disagreed with it. The summary is read here (the page's query, shared), so its
+ * refetches redraw these lines only.
+ */
+export function SessionStats({ sessionId, timeline }: { sessionId: string; timeline: Timeline }) {
+  const usage = useQuery({ queryKey: queryKeys.session(sessionId), queryFn: () => api.session(sessionId) }).data;
   // Totals walk every cycle: twice a second is plenty while events stream in.
   const items = useThrottled(timeline.items, 500);
   const stats = useMemo(() => {
-    let tokens = 0;
-    let costUsd = 0;
     let cycleMs = 0;
     let ended = 0;
     let tools = 0;
@@ -21,8 +29,6 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
     for (const item of items) {
       if (item.kind !== "cycle") continue;
       const c = item.cycle;
-      tokens += cycleTokens(c);
-      costUsd += (c.end?.usage ?? c.finalized?.usage)?.costUsd ?? 0;
       if (c.end) {
         ended++;
         cycleMs += c.end.timeRecords.total ?? c.lastTs - c.startTs;
@@ -31,7 +37,7 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
       tools += c.tools.length;
       failed += c.tools.filter((t) => !t.success).length;
     }
-    return { tokens, costUsd, avg: ended ? cycleMs / ended : null, gates, tools, failed };
+    return { avg: ended ? cycleMs / ended : null, gates, tools, failed };
   }, [items]);
   const t = useT();
 
@@ -57,9 +63,13 @@ export function SessionStats({ timeline }: { timeline: Timeline }) {
           {stats.failed > 0 && <span className="bad-text"> ({t("stats.failed", { count: stats.failed })})</span>}
         </dd>
         <dt>{t("stats.tokens")}</dt>
-        <dd className="mono">{stats.tokens.toLocaleString()}</dd>
+        <dd className="mono" title={t("live.usageTitle")} data-testid="stats-tokens">
+          {usage ? usage.totalTokens.toLocaleString() : "–"}
+        </dd>
         <dt>{t("stats.cost")}</dt>
-        <dd className="mono">{formatUsd(stats.costUsd)}</dd>
+        <dd className="mono" title={t("live.usageTitle")}>
+          {usage ? formatUsd(usage.costUsd) : "–"}
+        </dd>
         <dt>{t("stats.avgCycle")}</dt>
         <dd className="mono">{formatDuration(stats.avg)}</dd>
       </dl>

@@ -295,7 +295,10 @@ function SessionTable(props: { rows: SessionSummary[]; sort: SortState; onSort: 
                 )}
                 <div className="sub mono">
                   {s.id} · {t(s.isGroupChat ? "session.group" : "session.private")} · {s.platform}
-                  {s.groupId && <span data-testid="session-group-id">{t("sessions.groupSub", { id: s.groupId })}</span>}
+                  {/* A dashboard group chat's group is the session itself (its id, just shown). */}
+                  {s.groupId && s.groupId !== s.id && (
+                    <span data-testid="session-group-id">{t("sessions.groupSub", { id: s.groupId })}</span>
+                  )}
                   {!s.groupId && s.userId && (
                     <span data-testid="session-user-id">{t("sessions.userSub", { id: s.userId })}</span>
                   )}

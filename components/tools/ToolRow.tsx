@@ -6,6 +6,7 @@ import type { ToolView } from "../../lib/api/schemas";
 import { formatClock, formatDuration } from "../../lib/client/format";
 import { useCanChange } from "../../lib/client/react/use-account";
 import { useT } from "../../lib/client/react/use-locale";
+import { sessionLabelText, type SessionLabelSource } from "../../lib/client/session-label";
 import type { ToggleAck } from "../../lib/client/toggle-ack";
 import { Badge } from "../ui/Badge";
 import { Switch } from "../ui/Switch";
@@ -19,8 +20,8 @@ interface Props {
   scopeLabel: string;
   ack: ToggleAck | null;
   onToggle: (enabled: boolean, reason: string) => void;
-  /** Sessions a run by hand may use as its context. */
-  sessions: readonly { id: string; name: string }[];
+  /** Sessions a run by hand may use as its context (and the acknowledgement names). */
+  sessions: readonly SessionLabelSource[];
 }
 
 export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
@@ -142,14 +143,14 @@ export function ToolRow({ tool, scopeLabel, ack, onToggle, sessions }: Props) {
           </button>
         </form>
       )}
-      {ack && <AckLine ack={ack} />}
+      {ack && <AckLine ack={ack} sessions={sessions} />}
       {open && <SchemaView schema={tool.parametersSchema} />}
       {running && canChange && <ToolRunPanel tool={tool} sessions={sessions} />}
     </li>
   );
 }
 
-function AckLine({ ack }: { ack: ToggleAck }) {
+function AckLine({ ack, sessions }: { ack: ToggleAck; sessions: readonly SessionLabelSource[] }) {
   const t = useT();
   switch (ack.phase) {
     case "sending":
@@ -177,7 +178,10 @@ function AckLine({ ack }: { ack: ToggleAck }) {
         <div className="ack ack-applied" data-testid="toggle-ack" data-phase="applied">
           {t(ack.enabled ? "tools.ack.appliedEnable" : "tools.ack.appliedDisable", {
             cycle: ack.appliedCycleId,
-            session: ack.appliedSessionId,
+            session: sessionLabelText(
+              ack.appliedSessionId,
+              sessions.find((s) => s.id === ack.appliedSessionId),
+            ),
             after: formatDuration(Math.max(0, ack.appliedAt - ack.requestedAt)),
           })}
         </div>

@@ -7,6 +7,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
 import type { ToolView } from "../../lib/api/schemas";
 import { useT } from "../../lib/client/react/use-locale";
+import { sessionLabelText, type SessionLabelSource } from "../../lib/client/session-label";
 import { ApiRequestError, api } from "../../lib/client/api";
 import {
   addRow,
@@ -29,7 +30,7 @@ type Args = Record<string, unknown>;
 
 interface Props {
   tool: ToolView;
-  sessions: readonly { id: string; name: string }[];
+  sessions: readonly SessionLabelSource[];
 }
 
 export function ToolRunPanel({ tool, sessions }: Props) {
@@ -126,7 +127,7 @@ export function ToolRunPanel({ tool, sessions }: Props) {
               <option value="">{t("run.neutral")}</option>
               {sessions.map((s) => (
                 <option key={s.id} value={s.id}>
-                  {t("run.session", { name: s.name || s.id })}
+                  {t("run.session", { name: sessionLabelText(s.id, s) })}
                 </option>
               ))}
             </select>
@@ -193,7 +194,12 @@ export function ToolRunPanel({ tool, sessions }: Props) {
           toolName={tool.name}
           context={
             sessionId
-              ? t("run.session", { name: sessions.find((s) => s.id === sessionId)?.name || sessionId })
+              ? t("run.session", {
+                  name: sessionLabelText(
+                    sessionId,
+                    sessions.find((s) => s.id === sessionId),
+                  ),
+                })
               : t("run.neutralContext")
           }
           onConfirm={() => {

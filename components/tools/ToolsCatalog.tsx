@@ -11,6 +11,7 @@ import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { groupTools, providerOrder, statusKey, type StateFilter, type ToolGroup } from "../../lib/client/tool-groups";
 import { useLiveSessions } from "../../lib/client/react/use-live-sessions";
+import { sessionLabelText } from "../../lib/client/session-label";
 import { useT } from "../../lib/client/react/use-locale";
 import {
   observeToggleEvents,
@@ -126,7 +127,7 @@ export function ToolsCatalog() {
             )}
             {(sessions.data ?? []).map((s) => (
               <option key={s.id} value={s.id}>
-                {t("tools.scopeSession", { name: s.name || s.id })}
+                {t("tools.scopeSession", { name: sessionLabelText(s.id, s) })}
               </option>
             ))}
           </select>

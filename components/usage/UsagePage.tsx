@@ -4,15 +4,23 @@
 // errors) and one sortable table per grouping. Every figure is aggregated in SQL on the server.
 import { keepPreviousData, useQuery, type UseQueryResult } from "@tanstack/react-query";
 import { useCallback, useMemo, useState, type ReactNode } from "react";
-import type { UsageList, UsageSeries } from "../../lib/api/schemas";
+import { USAGE_OTHER_KEY, type UsageBucket, type UsageList, type UsageSeries } from "../../lib/api/schemas";
 import { api } from "../../lib/client/api";
 import { queryKeys } from "../../lib/client/query-keys";
 import { useNow } from "../../lib/client/react/use-now";
 import { useT } from "../../lib/client/react/use-locale";
 import { formatDateTime } from "../../lib/client/format";
+import { useSessionNames } from "../../lib/client/react/use-session-names";
+import { sessionLabelText, type SessionLabelSource } from "../../lib/client/session-label";
 import { formatUsd } from "../../lib/client/usage";
 import { chartX, metricSeries, totalsOf, type SeriesMetric } from "../../lib/client/usage-charts";
-import { presetRange, type RangePreset, type UsageRange } from "../../lib/client/usage-range";
+import {
+  bucketChoices,
+  presetRange,
+  withChosenBucket,
+  type RangePreset,
+  type UsageRange,
+} from "../../lib/client/usage-range";
 import type { MessageKey, Translate } from "../../lib/i18n/messages";
 import { TimeChart, type ChartSeries } from "../ui/charts/TimeChart";
 import { ErrorState, Loading } from "../ui/States";
@@ -23,11 +31,13 @@ type Split = "task" | "model" | "endpoint" | "session";
 const SPLITS: Split[] = ["task", "model", "endpoint", "session"];
 const TASKS = new Set(["planner", "timingGate", "replyer", "utils"]);
 
-function keyLabeller(t: Translate, split: Split) {
+/** `sessions`: the sessions' summaries, for a session split's names (same-named ones told apart). */
+function keyLabeller(t: Translate, split: Split, sessions: ReadonlyMap<string, SessionLabelSource>) {
   return (key: string): string => {
-    if (key === "(other)") return t("usage.other");
+    if (key === USAGE_OTHER_KEY) return t("usage.other");
     if (split === "task" && TASKS.has(key)) return t(`usage.task.${key}` as MessageKey);
     if (key === "") return split === "session" ? t("usage.noSession") : t("usage.none");
+    if (split === "session") return sessionLabelText(key, sessions.get(key));
     return key;
   };
 }
@@ -50,10 +60,16 @@ export function UsagePage({ initialPreset = "24h" }: { initialPreset?: Exclude<R
   const [preset, setPreset] = useState<RangePreset>(initialPreset);
   const [custom, setCustom] = useState<UsageRange | null>(null);
   const [split, setSplit] = useState<Split>("task");
+  // The bucket the operator chose (null: the range's default); kept while the range allows it.
+  const [bucket, setBucket] = useState<UsageBucket | null>(null);
   // Presets end at the next full minute: the range (and every query) moves on once a minute.
   const range = useMemo(
-    () => (preset === "custom" && custom ? custom : presetRange(preset === "custom" ? "24h" : preset, now)),
-    [preset, custom, now],
+    () =>
+      withChosenBucket(
+        preset === "custom" && custom ? custom : presetRange(preset === "custom" ? "24h" : preset, now),
+        bucket,
+      ),
+    [preset, custom, now, bucket],
   );
   const base = { from: range.from, to: range.to };
   // The shared clock reads 0 until hydrated: no query for a range at the epoch.
@@ -77,8 +93,21 @@ export function UsagePage({ initialPreset = "24h" }: { initialPreset?: Exclude<R
     endpoint: useQuery(groupsOf("endpoint")),
     session: useQuery(groupsOf("session")),
   };
-  // Stable while the split and locale are: the charts rebuild only when their data changes.
-  const seriesLabel = useMemo(() => keyLabeller(t, split), [t, split]);
+  // The sessions the charts and the session table name.
+  const sessionIds = useMemo(
+    () => [
+      ...(split === "session" ? (series.data?.series.map((e) => e.key) ?? []) : []),
+      ...(groups.session.data?.rows.map((r) => r.key) ?? []),
+    ],
+    [split, series.data, groups.session.data],
+  );
+  const sessions = useSessionNames(sessionIds);
+  // Stable while the split, locale and names are: the charts rebuild only when their data changes.
+  const seriesLabel = useMemo(() => keyLabeller(t, split, sessions), [t, split, sessions]);
+  const unpricedModels = useMemo(
+    () => (groups.model.data?.rows ?? []).filter((r) => r.unpricedCalls > 0).map((r) => r.key),
+    [groups.model.data],
+  );
   const failed = [series, ...Object.values(groups)].find((q) => q.isError);
 
   return (
@@ -110,6 +139,18 @@ export function UsagePage({ initialPreset = "24h" }: { initialPreset?: Exclude<R
             </button>
           ))}
         </div>
+        <div className="seg" role="group" aria-label={t("usage.bucketPick")} data-testid="usage-buckets">
+          {bucketChoices(range.from, range.to).map((b) => (
+            <button
+              key={b}
+              className={range.bucket === b ? "active" : ""}
+              aria-pressed={range.bucket === b}
+              onClick={() => setBucket(b)}
+            >
+              {t(`usage.bucket.${b}`)}
+            </button>
+          ))}
+        </div>
         {/* Once the clock runs (hydrated): the server's paint has no range, and the browser's time
             zone and default locale are not the server's (a Chinese browser got React's hydration error). */}
         {now > 0 && (
@@ -135,15 +176,15 @@ export function UsagePage({ initialPreset = "24h" }: { initialPreset?: Exclude<R
       )}
       {series.isPending && <Loading label={t("usage.loading")} />}
       {series.data && <Totals series={series.data} />}
-      {series.data && <Charts series={series.data} label={seriesLabel} />}
+      {series.data && <Charts series={series.data} label={seriesLabel} unpricedModels={unpricedModels} />}
       <div className="usage-tables">
         {SPLITS.map((s) => (
           <UsageTable
             key={s}
             title={t(`usage.by.${s}`)}
             rows={groups[s].data?.rows ?? []}
-            keyLabel={keyLabeller(t, s)}
-            linkSessions={s === "session"}
+            keyLabel={keyLabeller(t, s, sessions)}
+            sessions={s === "session" ? sessions : undefined}
             loading={groups[s].isPending}
             testId={`usage-table-${s}`}
           />
@@ -189,8 +230,18 @@ function Totals({ series }: { series: UsageSeries }) {
   );
 }
 
-function Charts({ series, label }: { series: UsageSeries; label: (key: string) => string }) {
+function Charts({
+  series,
+  label,
+  unpricedModels,
+}: {
+  series: UsageSeries;
+  label: (key: string) => string;
+  /** Models in the range without a price (the model table's), named when the cost chart is empty. */
+  unpricedModels: readonly string[];
+}) {
   const t = useT();
+  const hint = costHint(t, totalsOf(series), series.pricesConfigured, unpricedModels);
   const x = useMemo(() => chartX(series), [series]);
   const of = useCallback((metric: SeriesMetric): ChartSeries[] => metricSeries(series, metric, label), [series, label]);
   const cost = useMemo(() => of("costUsd"), [of]);
@@ -215,6 +266,11 @@ function Charts({ series, label }: { series: UsageSeries; label: (key: string) =
           formatValue={formatUsd}
           testId="chart-cost"
         />
+        {hint && (
+          <p className="small muted" data-testid="cost-hint">
+            {hint}
+          </p>
+        )}
       </ChartCard>
       <ChartCard title={t("usage.chart.tokens")}>
         <TimeChart
@@ -260,4 +316,19 @@ function ChartCard({ title, children }: { title: string; children: ReactNode }) 
 const compactFormat = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
 function compact(n: number): string {
   return compactFormat.format(n);
+}
+
+/** Why the cost chart shows nothing: no calls, no prices at all, or only models without one. */
+function costHint(
+  t: Translate,
+  total: ReturnType<typeof totalsOf>,
+  pricesConfigured: boolean,
+  unpricedModels: readonly string[],
+): string | null {
+  if (total.calls === 0) return t("usage.costHint.noCalls");
+  if (total.costUsd > 0) return null;
+  if (!pricesConfigured) return t("usage.costHint.noPrices", { count: total.unpricedCalls });
+  if (total.unpricedCalls > 0)
+    return t("usage.costHint.unpriced", { count: total.unpricedCalls, models: unpricedModels.join(", ") || "…" });
+  return null;
 }

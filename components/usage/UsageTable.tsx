@@ -1,12 +1,13 @@
 "use client";
 // One dense table of usage groups (task, model, endpoint or session): sortable by every column,
 // virtualised so 10,000 sessions scroll as smoothly as four tasks.
-import Link from "next/link";
 import { useMemo, useState } from "react";
 import { sortRows, type TableColumn, type UsageRow } from "../../lib/client/usage-charts";
 import { formatUsd } from "../../lib/client/usage";
 import { useT } from "../../lib/client/react/use-locale";
+import type { SessionLabelSource } from "../../lib/client/session-label";
 import type { MessageKey } from "../../lib/i18n/messages";
+import { SessionName } from "../sessions/SessionName";
 import { VirtualList } from "../ui/VirtualList";
 
 const COLUMNS: { id: TableColumn; label: MessageKey; numeric: boolean }[] = [
@@ -28,14 +29,14 @@ interface Props {
   rows: readonly UsageRow[];
   /** Text of a key (task names are translated; an empty session key is "no session"). */
   keyLabel: (key: string) => string;
-  /** Sessions link to their live view. */
-  linkSessions?: boolean;
+  /** A session table: its sessions by id (named, linked to their live view). */
+  sessions?: ReadonlyMap<string, SessionLabelSource>;
   /** Not answered yet: the empty list says so instead of "no calls". */
   loading?: boolean;
   testId: string;
 }
 
-export function UsageTable({ title, rows, keyLabel, linkSessions = false, loading = false, testId }: Props) {
+export function UsageTable({ title, rows, keyLabel, sessions, loading = false, testId }: Props) {
   const t = useT();
   const [sort, setSort] = useState<{ column: TableColumn; descending: boolean }>({
     column: "costUsd",
@@ -77,13 +78,13 @@ export function UsageTable({ title, rows, keyLabel, linkSessions = false, loadin
           empty={<div className="muted usage-empty">{t(loading ? "usage.loading" : "usage.empty")}</div>}
           render={(r) => (
             <div className="usage-grid" role="row" data-testid="usage-row" data-key={r.key}>
-              <span className="ellipsis" title={r.key}>
-                {linkSessions && r.key ? (
-                  <Link href={`/sessions/${encodeURIComponent(r.key)}`}>{keyLabel(r.key)}</Link>
-                ) : (
-                  keyLabel(r.key)
-                )}
-              </span>
+              {sessions && r.key ? (
+                <SessionName id={r.key} session={sessions.get(r.key)} href={`/sessions/${encodeURIComponent(r.key)}`} />
+              ) : (
+                <span className="ellipsis" title={r.key}>
+                  {keyLabel(r.key)}
+                </span>
+              )}
               <span className="num">{int(r.calls)}</span>
               <span className="num" title={`${int(r.promptTokens)} prompt + ${int(r.completionTokens)} completion`}>
                 {int(r.promptTokens + r.completionTokens)}

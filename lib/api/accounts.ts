@@ -121,6 +121,8 @@ export const auditEntrySchema = z.object({
   actor: z.object({ id: z.string(), name: z.string() }),
   action: z.string(),
   target: z.string(),
+  /** What the target is called (a session's or account's name, a memory's text); null: the target is a name. */
+  targetName: z.string().nullable().optional(),
   before: z.unknown(),
   after: z.unknown(),
   reason: z.string(),

@@ -145,8 +145,20 @@ export type ArchivedFilter = z.infer<typeof archivedFilterSchema>;
 
 const bound = z.coerce.number().finite().min(0).optional();
 
+/** Most sessions one `ids` lookup names (a page of search hits, a usage table's sessions). */
+export const MAX_SESSION_IDS = MAX_SESSIONS_PAGE;
+
 export const sessionsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_SESSIONS_PAGE).default(50),
+  /**
+   * Only these sessions (comma-separated ids): how a page that shows session ids finds their names.
+   * The other filters still apply (pass `archived=include` for archived ones too).
+   */
+  ids: z
+    .string()
+    .transform((v) => v.split(",").filter(Boolean))
+    .pipe(z.array(idSchema).max(MAX_SESSION_IDS))
+    .optional(),
   /** nextCursor of the previous page (opaque; only valid with the same sort and order). */
   cursor: z.string().min(1).max(512).optional(),
   /** Substring of the name or id (case-insensitive). */
@@ -438,8 +450,18 @@ export type UsageList = z.infer<typeof usageListSchema>;
 /** Most buckets one series answer holds (30 days by hour is 720). */
 export const MAX_USAGE_BUCKETS = 2_000;
 
+/** The chart buckets of GET /api/usage/series and their length (UTC: every bucket starts at a multiple of it). */
+export const USAGE_BUCKET_MS = { "5m": 300_000, "15m": 900_000, hour: 3_600_000, day: 86_400_000 } as const;
+export type UsageBucket = keyof typeof USAGE_BUCKET_MS;
+
+/** How many buckets [from, to) spans (checked against MAX_USAGE_BUCKETS before querying). */
+export function bucketCount(from: number, to: number, bucketMs: number): number {
+  return to <= from ? 0 : Math.floor((to - 1) / bucketMs) - Math.floor(from / bucketMs) + 1;
+}
+const usageBucketSchema = z.enum(["5m", "15m", "hour", "day"]) satisfies z.ZodType<UsageBucket>;
+
 /**
- * GET /api/usage/series: per time bucket (UTC hour or day) and per key (task, model, endpoint or
+ * GET /api/usage/series: per time bucket (UTC 5 or 15 minutes, hour or day) and per key (task, model, endpoint or
  * session), for charts. The `limit` keys of highest cost (then calls) are kept; the rest are summed
  * into one series keyed "(other)".
  */
@@ -447,7 +469,7 @@ export const usageSeriesQuerySchema = z
   .object({
     from: instantSchema.optional(),
     to: instantSchema.optional(),
-    bucket: z.enum(["hour", "day"]).default("hour"),
+    bucket: usageBucketSchema.default("hour"),
     by: z.enum(["task", "model", "endpoint", "session"]).default("task"),
     limit: z.coerce.number().int().min(1).max(50).default(8),
   })
@@ -480,6 +502,8 @@ export const usageSeriesSchema = z.object({
   series: z.array(usageSeriesEntrySchema),
   /** Latency percentiles (nearest rank) of each bucket's calls, all keys together; null: no call. */
   latency: z.object({ p50Ms: z.array(z.number().nullable()), p95Ms: z.array(z.number().nullable()) }),
+  /** The config has prices (models.prices): without any, every cost is 0 (the page says why). */
+  pricesConfigured: z.boolean(),
 });
 export type UsageSeries = z.infer<typeof usageSeriesSchema>;
 

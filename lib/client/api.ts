@@ -207,7 +207,9 @@ export const api = {
   login: (body: LoginBody) => request("/api/auth/login", authMeSchema, json("POST", body)),
   logout: () => request<z.ZodVoid>("/api/auth/logout", null, { method: "POST" }),
   /** One page of the session list (newest first); pass the previous page's nextCursor as cursor. */
-  sessions: (query: Partial<SessionsQuery> = {}) => request(`/api/sessions${queryString(query)}`, sessionListSchema),
+  /** `ids`: comma-separated, only those sessions (their names). */
+  sessions: (query: Partial<Omit<SessionsQuery, "ids">> & { ids?: string } = {}) =>
+    request(`/api/sessions${queryString(query)}`, sessionListSchema),
   session: (id: string) => request(`/api/sessions/${enc(id)}`, sessionSummarySchema),
   archiveSession: (id: string, reason: string) =>
     request(`/api/sessions/${enc(id)}/archive`, archivedSessionSchema, json("POST", { reason })),

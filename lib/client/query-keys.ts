@@ -6,6 +6,8 @@ export const queryKeys = {
   loginHint: ["auth", "hint"] as const,
   sessions: ["sessions"] as const,
   session: (id: string) => ["session", id] as const,
+  /** Sessions looked up by id for their names (sorted ids). */
+  sessionNames: (ids: readonly string[]) => ["sessions", "names", ...ids] as const,
   /** The merged timeline (ledger pages + live events) of one session. */
   timeline: (id: string) => ["session", id, "timeline"] as const,
   history: (id: string) => ["session", id, "history"] as const,

@@ -102,6 +102,8 @@ const messageIngestedData = z.object({
   userId: z.string().optional(),
   content: z.string(),
   messageId: z.string(),
+  /** When the message itself arrived (the event's ts is when a turn took it); absent in older events. */
+  at: z.number().optional(),
   atBot: z.boolean().optional(),
   mentionsBot: z.boolean().optional(),
   /** The chat platform it came from ("qq" for OneBot); absent for the API and the dashboard's chat box. */

@@ -206,7 +206,6 @@ export function diffCycles(a: CycleView, b: CycleView): CycleDiff {
         reasoning: g.reasoning,
         toolCalls: g.toolCalls.map((c) => `${c.name} ${c.arguments}`).join("\n"),
         waitSeconds: g.waitSeconds,
-        cooldownMs: g.cooldownMs,
         forced: g.forced,
         attempts: g.attempts,
       })),
@@ -284,6 +283,8 @@ function timingEntries(a: CycleView, b: CycleView): DiffEntry[] {
   const pick = (v: CycleView): Record<string, Value> => ({
     durationMs: v.timings.durationMs,
     gateMs: v.timings.gateMs,
+    // The configured cooldown less the gate's own duration: a clock reading like the others.
+    cooldownMs: v.gate?.cooldownMs ?? null,
     plannerMs: v.timings.plannerMs,
     ...Object.fromEntries(Object.entries(v.timings.timeRecords).map(([k, ms]) => [`timeRecords.${k}`, ms])),
     ...Object.fromEntries(v.toolResults.map((t, i) => [`tool ${i + 1} · ${t.toolName}`, t.durationMs])),

@@ -1,6 +1,8 @@
 // The diff of two sessions: their cycles aligned by position (the first with the first, …), each
 // pair summarised as same or changed with the sections that differ and its first difference;
-// cycles only one side has are added (only in b) or removed (only in a). Totals per side.
+// cycles only one side has are added (only in b) or removed (only in a). Totals per side. When one
+// side is a fork (or a re-run from a cycle) of the other, the cycles before its fork cycle were
+// answered from the recording: they are listed, marked, and left out of the counts.
 import { z } from "zod";
 import type { CycleView } from "./cycle-view";
 import { diffCycles, entryStatusSchema, firstDifferenceSchema, sectionIdSchema } from "./diff";
@@ -24,6 +26,8 @@ export const sessionDiffRowSchema = z.object({
   /** Counted sections that differ (empty unless changed). */
   changedSections: z.array(sectionIdSchema),
   first: firstDifferenceSchema.nullable(),
+  /** Before the fork cycle: replayed from the original, not counted. */
+  beforeFork: z.boolean(),
 });
 export type SessionDiffRow = z.infer<typeof sessionDiffRowSchema>;
 
@@ -50,7 +54,10 @@ export const sessionDiffSchema = z.object({
   /** Cycles read per side at most. */
   limit: z.number().int(),
   rows: z.array(sessionDiffRowSchema),
+  /** Rows from the fork cycle on (all of them when neither side is a fork of the other). */
   counts: z.record(entryStatusSchema, z.number().int()),
+  /** One side was forked (or re-run) from this cycle of the other: the rows before it are not counted. */
+  fork: z.object({ index: z.number().int(), cycleId: z.string() }).nullable(),
 });
 export type SessionDiff = z.infer<typeof sessionDiffSchema>;
 
@@ -82,9 +89,16 @@ function totals(views: readonly CycleView[]): SessionTotals {
   );
 }
 
-export function diffSessions(a: SessionCycles, b: SessionCycles, limit: number): SessionDiff {
+/**
+ * `forkCycle`: the cycle one side was forked or re-run from (its origin's fromCycle), a cycle of the
+ * other side; the rows before its position are not counted.
+ */
+export function diffSessions(a: SessionCycles, b: SessionCycles, limit: number, forkCycle?: string): SessionDiff {
   const rows: SessionDiffRow[] = [];
   const counts = { same: 0, changed: 0, added: 0, removed: 0 };
+  // Up to the fork both sides hold the same cycles (the same ids): the original's position is either's.
+  const at = (side: SessionCycles) => side.views.findIndex((v) => v.cycleId === forkCycle);
+  const forkIndex = forkCycle === undefined ? -1 : Math.max(at(a), at(b));
   for (let i = 0; i < Math.max(a.views.length, b.views.length); i++) {
     const va = a.views[i];
     const vb = b.views[i];
@@ -98,6 +112,7 @@ export function diffSessions(a: SessionCycles, b: SessionCycles, limit: number):
         status: d.status,
         changedSections: d.sections.filter((s) => s.counted && s.status === "changed").map((s) => s.id),
         first: d.first,
+        beforeFork: i < forkIndex,
       };
     } else {
       row = {
@@ -107,9 +122,10 @@ export function diffSessions(a: SessionCycles, b: SessionCycles, limit: number):
         status: va ? "removed" : "added",
         changedSections: [],
         first: null,
+        beforeFork: i < forkIndex,
       };
     }
-    counts[row.status]++;
+    if (!row.beforeFork) counts[row.status]++;
     rows.push(row);
   }
   return {
@@ -119,5 +135,6 @@ export function diffSessions(a: SessionCycles, b: SessionCycles, limit: number):
     limit,
     rows,
     counts,
+    fork: forkIndex >= 0 && forkCycle !== undefined ? { index: forkIndex, cycleId: forkCycle } : null,
   };
 }

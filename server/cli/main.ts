@@ -4,7 +4,7 @@ import { runRerun } from "./rerun";
 import { runSimulate } from "./simulate";
 
 const usage = `usage: maisaka <command>
-  simulate --script FILE [--session ID] [--private] [--speed N] [--follow-waits]
+  simulate --script FILE [--session ID] [--private] [--speed N] [--follow-waits] [--server URL [--token T]]
   migrate
   rerun --session ID [--session ID …] | --all [--days N]  [--from CYCLE] [--config FILE] [--request FILE]
         [--continue-with stop|model|simulated] [--save]`;

@@ -1,5 +1,6 @@
 // `simulate`: runs one chat session headless, feeding a script's messages at their times, and
-// prints every monitor event as one JSON line on stdout until the session is idle.
+// prints every monitor event as one JSON line on stdout until the session is idle. With `--server URL`
+// (and `--token T`, or MAISAKA_TOKEN) the messages go to that running server instead (simulate-remote.ts).
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
@@ -7,6 +8,7 @@ import { parseScript, scriptMessage, ScriptError, type ScriptLine } from "../../
 import { createEngine } from "../composition";
 import { ConfigError, loadConfig } from "../config/load";
 import { MemoryLedger } from "../monitor/ledger";
+import { RemoteError, simulateRemote, type RemoteOptions } from "./simulate-remote";
 import { createMemoryStores } from "../stores/memory";
 import type { SessionRecord } from "../stores/types";
 
@@ -23,6 +25,8 @@ export async function runSimulate(argv: string[]): Promise<number> {
         private: { type: "boolean", default: false },
         speed: { type: "string", default: "1" },
         "follow-waits": { type: "boolean", default: false },
+        server: { type: "string" },
+        token: { type: "string" },
       },
       strict: true,
     }).values;
@@ -34,13 +38,27 @@ export async function runSimulate(argv: string[]): Promise<number> {
   if (!Number.isFinite(speed) || speed < 0) return fail(`--speed must be a number >= 0, got ${args.speed}`, 2);
 
   let lines: ScriptLine[];
-  let config;
   try {
     lines = parseScript(readFileSync(args.script, "utf8"), args.script);
+  } catch (error) {
+    if (error instanceof ScriptError) return fail(error.message, 2);
+    return fail(`cannot read ${args.script}: ${error instanceof Error ? error.message : String(error)}`, 2);
+  }
+  // A running server has its own config and model.
+  if (args.server)
+    return remote(args.server, args.token ?? process.env.MAISAKA_TOKEN, lines, {
+      name: basename(args.script),
+      sessionId: args.session,
+      isGroupChat: !args.private,
+      speed,
+      followWaits: args["follow-waits"],
+    });
+  let config;
+  try {
     config = loadConfig().config;
   } catch (error) {
-    if (error instanceof ScriptError || error instanceof ConfigError) return fail(error.message, 2);
-    return fail(`cannot read ${args.script}: ${error instanceof Error ? error.message : String(error)}`, 2);
+    if (error instanceof ConfigError) return fail(error.message, 2);
+    throw error;
   }
 
   const unreachable = await checkModelEndpoint(process.env);
@@ -80,6 +98,23 @@ export async function runSimulate(argv: string[]): Promise<number> {
   }
   await engine.close("simulation finished");
   return 0;
+}
+
+/** The script sent to a running server; its events on stdout. */
+async function remote(
+  server: string,
+  token: string | undefined,
+  lines: readonly ScriptLine[],
+  opts: Omit<RemoteOptions, "server" | "token" | "lines">,
+): Promise<number> {
+  if (!token) return fail("--server needs --token T (or MAISAKA_TOKEN): an operator's API token", 2);
+  try {
+    await simulateRemote({ server, token, lines, ...opts });
+    return 0;
+  } catch (error) {
+    if (error instanceof RemoteError) return fail(error.message, 1);
+    throw error;
+  }
 }
 
 /** A connection failure means the configured endpoint cannot be used at all; say so up front. */

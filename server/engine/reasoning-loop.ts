@@ -330,6 +330,7 @@ export class ReasoningLoop {
         userId: m.userId,
         content: m.text,
         messageId: m.messageId,
+        at: m.ts,
         atBot: m.atBot ?? false,
         mentionsBot: m.mentionsBot ?? false,
         ...(m.platform !== undefined ? { platform: m.platform } : {}),

@@ -1,7 +1,8 @@
 // The re-run's model: each call is answered from the recorded call it matches (matching.ts), at the
 // moment the original's answer came on the virtual clock, so a message that interrupted the planner
 // then interrupts it again. The first call that matches nothing is the divergence; from there a model
-// answers (or the run stops, its call waiting until the runtime stops).
+// answers, or the run stops: a diverging gate or planner call fails (so its cycle ends keeping the
+// request it made, which the diff compares), any other call waits until the runtime stops.
 import type { ModelTask } from "../../lib/llm/messages";
 import type { ModelCall, RecordedRequest } from "../../lib/rerun/cassette";
 import { sleep, type Clock } from "../engine";
@@ -14,6 +15,13 @@ import {
 } from "../llm/model-client";
 import { firstDifference, normalized, type Difference } from "./matching";
 import type { Quiescence } from "./quiescence";
+
+/** The tasks whose request a cycle records (planner.finalized): the diff compares them. */
+const CYCLE_REQUESTS: ReadonlySet<ModelTask> = new Set(["timingGate", "planner"]);
+
+/** The error of the call a run stopped at (continueWith stop): the cycle's error as the diff shows it. */
+export const STOPPED_AT_DIVERGENCE =
+  "the re-run stopped here: this request matches no recorded call, and the run goes on with no model (continueWith stop)";
 
 export interface RequestDivergence extends Difference {
   task: ModelTask;
@@ -128,6 +136,11 @@ export class CassetteModel implements ModelClient {
   private diverge(request: ChatRequest, divergence: RequestDivergence): Promise<ChatResponse> {
     this.diverged = true;
     this.opts.onDivergence(divergence);
+    // The engine records a gate's or planner's request in its cycle only when the cycle ends: a call
+    // left waiting for the stop would take it away (the cycle is cut), so it fails here instead. A
+    // replyer's or an emoji choice's failure would send the planner on to another cycle: those wait.
+    if (!this.opts.live && CYCLE_REQUESTS.has(request.task))
+      return Promise.reject(new ModelCallError(STOPPED_AT_DIVERGENCE));
     return this.answerLive(request);
   }
 

@@ -5,7 +5,7 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import type { RerunRequest, RerunResponse, SessionOrigin } from "../../lib/rerun/schemas";
 import type { EventLedger } from "../monitor/ledger";
 import { claimSessionId, type SessionClaim } from "../monitor/session-claim";
-import type { Stores } from "../stores/types";
+import type { SessionUsageTotals, Stores } from "../stores/types";
 import { rerun, type RecordedSession, type RerunWorld } from "./run";
 import { RerunInputError } from "./errors";
 
@@ -110,5 +110,21 @@ export class RerunService {
     for (const message of result.messages) await stores.messages.save(message);
     for (const { id: _id, ...record } of result.tools) await stores.toolRecords.record(record);
     for (const { id: _id, ...call } of result.calls) await stores.modelCalls.record(call);
+    await stores.sessions.setUsageTotals(result.session.id, await this.usageOf(result));
+  }
+
+  /**
+   * A derived session's usage: the tokens of every call it made, answered from the recording or by a
+   * model (what its conversation took, to compare with the original's), and the cost of what it really
+   * spent, its live calls' usage rows (recorded while it ran, before its session row existed).
+   */
+  private async usageOf(result: Awaited<ReturnType<typeof rerun>>): Promise<SessionUsageTotals> {
+    const id = result.session.id;
+    const live = (await this.deps.stores.usage.sessionTotals([id])).get(id);
+    const totalTokens = result.calls.reduce(
+      (sum, c) => sum + (c.response ? c.response.usage.promptTokens + c.response.usage.completionTokens : 0),
+      0,
+    );
+    return { totalTokens, costUsd: live?.costUsd ?? 0, unpricedCalls: live?.unpricedCalls ?? 0 };
   }
 }

@@ -31,6 +31,8 @@ export interface SearchDoc {
   text: string;
   tool?: string;
   failed: boolean;
+  /** The time the hit is shown at when it is not the event's: a message's own arrival. */
+  ts?: number;
 }
 
 /** What an event says about its cycle (merged over the cycle's events). */
@@ -64,11 +66,12 @@ export function documentsOf(event: MonitorEvent): EventDocs {
     text ? { docs: [{ part: 0, kind, text, failed: false, ...more }] } : NONE;
   switch (event.type) {
     case "message.ingested":
+      // Ingested when a turn took it (after a debounce, a wait, a cooldown): found at its own time.
+      return one("message", joined(event.data.speakerName, event.data.content), {
+        ...(event.data.at !== undefined ? { ts: event.data.at } : {}),
+      });
     case "message.sent":
-      return one(
-        "message",
-        joined(event.type === "message.ingested" ? event.data.speakerName : undefined, event.data.content),
-      );
+      return one("message", joined(event.data.content));
     case "timing_gate.result":
       return one("gate", joined(event.data.reasoningContent, event.data.content), { cycleId: event.data.cycleId });
     case "planner.finalized": {

@@ -10,10 +10,11 @@
 // Only one indexer writes at a time (the advisory lock in pg-service.ts); writes are idempotent anyway
 // (a document's key is session, seq and part), so a batch written twice changes nothing.
 import type pg from "pg";
+import { CopiedRows, copiedPartOf } from "./derived-copies";
 import { documentsOfRow, INDEXED_TYPES, type CycleFacts } from "./documents";
 
 /** Bump when the tables or what documentsOf extracts change: tables of another version are rebuilt. */
-export const PG_SEARCH_SCHEMA_VERSION = 1;
+export const PG_SEARCH_SCHEMA_VERSION = 2;
 
 /** Tables the search module creates by itself (server/db/external-tables.ts lists them for drift). */
 export const PG_SEARCH_TABLES = ["SearchMeta", "SearchCursor", "SearchDoc", "SearchCycle", "SearchCycleModel"];
@@ -153,6 +154,8 @@ export async function readProgress(
 
 /** Writes the index; runs on the connection holding the indexer lock (pg-service.ts). */
 export class PgSearchIndexer {
+  private readonly copies = new CopiedRows();
+
   constructor(private readonly client: pg.ClientBase) {}
 
   /**
@@ -189,7 +192,11 @@ export class PgSearchIndexer {
       reached.set(row.sessionId, Math.max(reached.get(row.sessionId) ?? 0, row.seq));
       read.set(row.sessionId, (read.get(row.sessionId) ?? 0) + 1);
     }
-    await this.write(rows, reached);
+    await this.learnCopies(rows);
+    await this.write(
+      rows.filter((r) => !this.copies.isCopy(r.sessionId, r.seq)),
+      reached,
+    );
     // A session that gave all it was asked for may have more; one that gave fewer is level with the
     // ledger as it was read (rows committed since are for the next look).
     const still: SessionProgress[] = [];
@@ -198,6 +205,31 @@ export class PgSearchIndexer {
       if (read.get(s.sessionId) === perSession && indexed < (s.end ?? 0)) still.push({ ...s, indexed });
     }
     return [...still, ...pending.slice(SESSIONS_PER_BATCH)];
+  }
+
+  /** Which of these rows are a re-run's or fork's copies of its original's (derived-copies.ts). */
+  private async learnCopies(rows: readonly LedgerRow[]): Promise<void> {
+    const sessions = rows.map((r) => r.sessionId);
+    const unknown = this.copies.unknown(sessions);
+    if (unknown.length) {
+      const { rows: found } = await this.client.query<{ id: string; origin: string | null; imported: boolean }>(
+        `SELECT id, origin, imported FROM "ChatSession" WHERE id = ANY($1::text[])`,
+        [unknown],
+      );
+      const byId = new Map(found.map((r) => [r.id, r]));
+      for (const id of unknown) {
+        const row = byId.get(id);
+        this.copies.learn(id, copiedPartOf(row?.origin ?? null, row?.imported ?? false));
+      }
+    }
+    for (const { sessionId, cycleId } of this.copies.boundaryWanted(sessions)) {
+      const { rows: start } = await this.client.query<{ seq: number }>(
+        `SELECT seq FROM "MonitorEvent" WHERE "sessionId" = $1 AND type = 'cycle.start' AND data->>'cycleId' = $2
+         ORDER BY seq LIMIT 1`,
+        [sessionId, cycleId],
+      );
+      if (start[0]) this.copies.setBoundary(sessionId, start[0].seq);
+    }
   }
 
   private async write(rows: LedgerRow[], reached: Map<string, number>): Promise<void> {
@@ -222,7 +254,7 @@ export class PgSearchIndexer {
         docs.part.push(doc.part);
         docs.kind.push(doc.kind);
         docs.cycleId.push(doc.cycleId ?? null);
-        docs.ts.push(row.ts);
+        docs.ts.push(doc.ts ?? row.ts);
         docs.tool.push(doc.tool ?? null);
         docs.failed.push(doc.failed);
         // Postgres text cannot hold NUL.

@@ -137,6 +137,9 @@ export function searchIndex(
     rows = rows.slice(0, limit);
     next = rows[rows.length - 1].id;
   }
+  // The index's order is the order events were recorded; a page is shown in the events' own time
+  // (a message is found at its arrival, a re-run or an import is recorded after the times it holds).
+  rows.sort((a, b) => b.ts - a.ts || a.id - b.id);
   return { hits: rows.map((row) => toHit(row, terms)), ...(next !== undefined ? { next } : {}) };
 }
 

@@ -12,10 +12,11 @@
 // after `limit` hits instead of ranking every match.
 import { closeSync, openSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
+import { CopiedRows, copiedPartOf } from "./derived-copies";
 import { documentsOfRow, INDEXED_TYPES } from "./documents";
 
 /** Bump when the tables or what documentsOf extracts change: an index of another version is rebuilt. */
-export const SEARCH_SCHEMA_VERSION = 3;
+export const SEARCH_SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -130,6 +131,9 @@ export class SearchIndexer {
   private readonly insertModel: Database.Statement;
   private readonly setMark: Database.Statement<[number]>;
   private readonly indexRows: (rows: LedgerRow[]) => void;
+  private readonly sessionOrigin: Database.Statement<[string]>;
+  private readonly cycleStart: Database.Statement<[string, string]>;
+  private readonly copies = new CopiedRows();
   private mark: number;
   /** The id the next document gets (ids fall, see above). */
   private nextId: number;
@@ -153,6 +157,13 @@ export class SearchIndexer {
        ON CONFLICT DO UPDATE SET endReason = COALESCE(excluded.endReason, endReason), failed = MAX(failed, excluded.failed)`,
     );
     this.insertModel = index.prepare("INSERT OR IGNORE INTO cycleModel (sessionId, cycleId, model) VALUES (?, ?, ?)");
+    this.sessionOrigin = ledger.prepare('SELECT "origin", "imported" FROM "ChatSession" WHERE "id" = ?');
+    this.cycleStart = ledger
+      .prepare(
+        `SELECT "seq" FROM "MonitorEvent" WHERE "sessionId" = ? AND "type" = 'cycle.start'
+         AND json_extract("data", '$.cycleId') = ? ORDER BY "seq" LIMIT 1`,
+      )
+      .pluck();
     this.setMark = index.prepare(
       "INSERT INTO meta (key, value) VALUES ('ledgerRowid', ?) ON CONFLICT DO UPDATE SET value = excluded.value",
     );
@@ -193,9 +204,24 @@ export class SearchIndexer {
       }
       return 0;
     }
+    this.learnCopies(rows);
     this.indexRows(rows);
     this.mark = rows[rows.length - 1].rowid;
     return rows.length;
+  }
+
+  /** Which of these rows are a re-run's or fork's copies of its original's (derived-copies.ts). */
+  private learnCopies(rows: readonly LedgerRow[]): void {
+    const sessions = rows.map((r) => r.sessionId);
+    for (const sessionId of this.copies.unknown(sessions)) {
+      // The columns selected (a TEXT and a boolean stored as an integer); no row: an ordinary session.
+      const row = this.sessionOrigin.get(sessionId) as { origin: string | null; imported: number } | undefined;
+      this.copies.learn(sessionId, copiedPartOf(row?.origin ?? null, !!row?.imported));
+    }
+    for (const { sessionId, cycleId } of this.copies.boundaryWanted(sessions)) {
+      const seq = this.cycleStart.get(sessionId, cycleId) as number | undefined; // an INTEGER column
+      if (seq !== undefined) this.copies.setBoundary(sessionId, seq);
+    }
   }
 
   /** Drops the documents of sessions the ledger no longer has (a deleted session). Returns how many sessions. */
@@ -214,7 +240,7 @@ export class SearchIndexer {
   }
 
   private indexRow(row: LedgerRow): void {
-    if (row.data === null) return;
+    if (row.data === null || this.copies.isCopy(row.sessionId, row.seq)) return;
     let data: unknown;
     try {
       data = JSON.parse(row.data);
@@ -230,7 +256,7 @@ export class SearchIndexer {
         part: doc.part,
         kind: doc.kind,
         cycleId: doc.cycleId ?? null,
-        ts: row.ts,
+        ts: doc.ts ?? row.ts,
         tool: doc.tool ?? null,
         failed: doc.failed ? 1 : 0,
         text: doc.text,

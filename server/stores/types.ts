@@ -578,6 +578,11 @@ export interface SessionStore {
   derivedFrom(id: string): Promise<SessionRecord[]>;
   /** Replaces a derived session's origin (its divergence once the run ends); false when unknown. */
   setOrigin(id: string, origin: SessionOrigin): Promise<boolean>;
+  /**
+   * Sets a session's usage sums outright (a re-run or fork, written whole: its calls were answered from
+   * a recording as well as by a model); false when unknown. Other sessions' sums follow their usage rows.
+   */
+  setUsageTotals(id: string, totals: SessionUsageTotals): Promise<boolean>;
 }
 
 /**

@@ -13,14 +13,9 @@ export function bucketStarts(from: number, to: number, bucketMs: number): number
   return starts;
 }
 
-/** How many buckets [from, to) spans (checked against MAX_USAGE_BUCKETS before querying). */
-export function bucketCount(from: number, to: number, bucketMs: number): number {
-  return to <= from ? 0 : Math.floor((to - 1) / bucketMs) - Math.floor(from / bucketMs) + 1;
-}
-
 export function buildSeries(
   { cells, latency }: UsageSeriesResult,
-  opts: { from: number; to: number; bucketMs: number; limit: number },
+  opts: { from: number; to: number; bucketMs: number; limit: number; pricesConfigured: boolean },
 ): UsageSeries {
   const buckets = bucketStarts(opts.from, opts.to, opts.bucketMs);
   const first = buckets[0] ?? 0;
@@ -74,5 +69,6 @@ export function buildSeries(
     p50Ms[i] = l.p50Ms;
     p95Ms[i] = l.p95Ms;
   }
-  return { from: opts.from, to: opts.to, bucketMs: opts.bucketMs, buckets, series, latency: { p50Ms, p95Ms } };
+  const { from, to, bucketMs, pricesConfigured } = opts;
+  return { from, to, bucketMs, buckets, series, latency: { p50Ms, p95Ms }, pricesConfigured };
 }

@@ -13,6 +13,7 @@ import { parseConfig } from "../../server/config/load";
 import { createSimulatedModelClient } from "../../server/llm/simulated";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
+import { startTestServer, TEST_TOKEN } from "../server/support";
 import { runCli, type CliResult } from "../support/cli";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -200,6 +201,107 @@ describe("maisaka simulate", () => {
     expect(result.stderr).toMatch(/unreachable/);
     expect(result.stdout).toBe("");
   }, 90_000);
+});
+
+describe("maisaka simulate --server", () => {
+  it("sends a script's messages to a running server, waiting out its per-session limit; its events on stdout", async () => {
+    const server = await startTestServer();
+    try {
+      // The session's intake used up first (its burst of 20): the script's messages meet 429 and are sent again.
+      const sessionId = await server.createSession({ id: "remote-sim", name: "remote.jsonl" });
+      let refused = 0;
+      for (let i = 0; refused === 0 && i < 100; i++) {
+        const res = await server.api("POST", `/api/sessions/${sessionId}/messages`, {
+          userId: "u0",
+          userName: "User0",
+          text: `占位 ${i}`,
+          messageId: `pre-${i}`,
+        });
+        if (res.status === 429) refused++;
+        else expect(res.status, res.text).toBe(202);
+      }
+      expect(refused).toBe(1);
+      const lines = Array.from({ length: 26 }, (_, i) =>
+        JSON.stringify({
+          at: 0,
+          userId: `u${i % 3}`,
+          userName: `User${i % 3}`,
+          text: `远程消息 ${i + 1}`,
+          atBot: i === 25,
+        }),
+      );
+      const script = join(dir, "remote.jsonl");
+      writeFileSync(script, `${lines.join("\n")}\n`);
+      const res = await simulate([
+        "--script",
+        script,
+        "--speed",
+        "0",
+        "--server",
+        server.app.url,
+        "--token",
+        TEST_TOKEN,
+        "--session",
+        sessionId,
+      ]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toContain(`session ${sessionId}`);
+      const printed = parseEnvelopes(res.stdout);
+      expect(printed.length).toBeGreaterThan(0);
+      expect(new Set(printed.map((e) => e.sessionId))).toEqual(new Set([sessionId]));
+      // Every message arrived, the @ at the end answered, and stdout is the session's ledger.
+      const events = await server.events(sessionId);
+      const arrived = new Set(
+        events.flatMap((e) =>
+          e.type === "message.pending" || e.type === "message.ingested" ? [e.data.messageId] : [],
+        ),
+      );
+      const scripted = [...arrived].filter((id) => !id.startsWith("pre-"));
+      expect(scripted.sort()).toEqual(Array.from({ length: 26 }, (_, i) => `m${i + 1}`).sort());
+      expect(events.some((e) => e.type === "message.sent")).toBe(true);
+      expect(printed.map((e) => e.seq)).toEqual(events.slice(0, printed.length).map((e) => e.seq));
+      // Without --session the script gets a session of its own, named after it.
+      const one = join(dir, "one-line.jsonl");
+      writeFileSync(one, `${lines[0]}\n`);
+      const own = await simulate(["--script", one, "--speed", "0", "--server", server.app.url, "--token", TEST_TOKEN]);
+      expect(own.code, own.stderr).toBe(0);
+      const ownId = /session (\S+)/.exec(own.stderr)?.[1] ?? "";
+      expect(ownId).not.toBe(sessionId);
+      const summary = await server.api("GET", `/api/sessions/${encodeURIComponent(ownId)}`);
+      expect(summary.json).toMatchObject({ name: "one-line.jsonl", platform: "simulate" });
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it("needs a token, and says so when the server refuses it or cannot be reached", async () => {
+    const script = join(repoRoot, "examples/group-chat.jsonl");
+    const noToken = await simulate(
+      ["--script", script, "--server", "http://127.0.0.1:9"],
+      cleanEnv({ MAISAKA_TOKEN: "" }),
+    );
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toContain("--token");
+    const server = await startTestServer();
+    try {
+      const refused = await simulate(["--script", script, "--server", server.app.url, "--token", "wrong-token"]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("401");
+      expect(refused.stdout).toBe("");
+    } finally {
+      await server.close();
+    }
+    const down = await simulate([
+      "--script",
+      script,
+      "--server",
+      `http://127.0.0.1:${await closedPort()}`,
+      "--token",
+      "t",
+    ]);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain("cannot reach");
+  }, 120_000);
 });
 
 describe("a demo chat on the SIMULATED model", () => {

@@ -4,8 +4,10 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { Scrubber } from "../../components/replay/Scrubber";
+import type { MonitorEvent } from "../../lib/events/schemas";
+import { replayMarksOf } from "../../lib/client/replay-marks";
 import { createReplayPlayer } from "../../lib/client/replay-player";
-import { createScrubScale } from "../../lib/client/replay-scale";
+import { createScrubScale, type ScrubScale } from "../../lib/client/replay-scale";
 
 // Four events in the first 300 ms, then one after a night of silence.
 const times = [1_000, 1_100, 1_200, 1_300, 1_000 + 10 * 3_600_000];
@@ -77,5 +79,56 @@ describe("Scrubber", () => {
       }),
     );
     expect(html).toContain('d="M0 24V30M1 24V30M1000 24V30"');
+  });
+});
+
+/** A flood: 300 messages held by the debounce, then one turn taking them all at once and replying. */
+function flood(): MonitorEvent[] {
+  const events: MonitorEvent[] = [];
+  const add = (e: Omit<MonitorEvent, "seq" | "sessionId" | "ts">) =>
+    events.push({ ...e, seq: events.length + 1, sessionId: "s", ts: 1_000 + events.length * 220 } as MonitorEvent);
+  const stage = { stage: "collecting", detail: "", roundText: "", agentState: "running", stageStartedAt: 0 } as const;
+  for (let i = 0; i < 300; i++) {
+    const message = { messageId: `m${i}`, speakerName: "U", content: `刷屏 ${i}` };
+    add({ type: "message.pending", data: { ...message, reason: "debounce", pending: i + 1 } });
+    // Each new message re-announces an earlier one now and then, and the stage line moves.
+    if (i % 3 === 0) add({ type: "message.pending", data: { ...message, reason: "debounce", pending: i + 1 } });
+    if (i % 10 === 0) add({ type: "stage.status", data: stage });
+  }
+  for (let i = 0; i < 300; i++)
+    add({ type: "message.ingested", data: { messageId: `m${i}`, speakerName: "U", content: `刷屏 ${i}` } });
+  add({ type: "cycle.start", data: { cycleId: "c1", roundIndex: 0, maxRounds: 4, historyCount: 300 } });
+  add({ type: "message.sent", data: { content: "别刷了", messageId: "b1", replyTo: null } });
+  add({ type: "cycle.end", data: { cycleId: "c1", timeRecords: {}, agentState: "stop", endReason: "finish" } });
+  return events;
+}
+
+/** The longest stretch of the bar (of 1,000 units) with no mark drawn within 3 units. */
+function longestBlank(scale: ScrubScale, marks: ReturnType<typeof replayMarksOf>["marks"]): number {
+  const xs = [...marks.acted, ...marks.silent, ...marks.messages].map((i) =>
+    Math.round(scale.fractionOfEvent(i) * 1000),
+  );
+  const near = new Set(xs.flatMap((x) => [-3, -2, -1, 0, 1, 2, 3].map((d) => x + d)));
+  let longest = 0;
+  for (let x = 0, run = 0; x <= 1000; x++) longest = Math.max(longest, (run = near.has(x) ? 0 : run + 1));
+  return longest / 1000;
+}
+
+describe("the bar after a flood", () => {
+  it("gives a turn taking hundreds of messages at once little of the bar: no long stretch without a mark", () => {
+    const events = flood();
+    const { marks, weights } = replayMarksOf(events);
+    // Each message marked once, where it arrived.
+    expect(marks.messages).toHaveLength(301);
+    expect(marks.acted).toHaveLength(1);
+    const scale = createScrubScale(
+      events.map((e) => e.ts),
+      weights,
+    );
+    expect(longestBlank(scale, marks)).toBeLessThan(0.1);
+    // Stepping still moves through every event, light ones included.
+    const at = events.map((_, i) => scale.fractionOfEvent(i));
+    expect(at.every((x, i) => i === 0 || x > at[i - 1])).toBe(true);
+    expect(scale.indexAt(1)).toBe(events.length);
   });
 });

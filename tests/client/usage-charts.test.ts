@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { UsageList, UsageSeries } from "../../lib/api/schemas";
 import { chartX, metricSeries, sortRows, totalsOf } from "../../lib/client/usage-charts";
-import { customRange, presetParam, presetRange } from "../../lib/client/usage-range";
+import { bucketChoices, customRange, presetParam, presetRange, withChosenBucket } from "../../lib/client/usage-range";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 11, 1, 0, 0, 0);
@@ -26,21 +26,37 @@ describe("usage ranges", () => {
     expect(presetParam("24h")).toBe("24h");
     for (const bad of [undefined, "", "custom", "30D", ["30d"], "90d"]) expect(presetParam(bad)).toBeNull();
   });
-  it("presets end at the next full minute and chart by hour up to a week, by day beyond", () => {
+  it("presets end at the next full minute and chart by the finest bucket giving at most 200 bars", () => {
     const now = T0 + 12 * HOUR + 30_500;
     expect(presetRange("24h", now)).toEqual({
       from: T0 + 60_000 - 24 * HOUR + 12 * HOUR,
       to: T0 + 12 * HOUR + 60_000,
-      bucket: "hour",
+      bucket: "15m",
     });
     expect(presetRange("7d", now).bucket).toBe("hour");
     expect(presetRange("30d", now).bucket).toBe("day");
   });
 
+  it("offers the buckets a range allows: within the API's 2,000, with a few bars each", () => {
+    const day = presetRange("24h", T0);
+    expect(bucketChoices(day.from, day.to)).toEqual(["5m", "15m", "hour"]);
+    const week = presetRange("7d", T0);
+    expect(bucketChoices(week.from, week.to)).toEqual(["15m", "hour", "day"]);
+    const month = presetRange("30d", T0);
+    expect(bucketChoices(month.from, month.to)).toEqual(["hour", "day"]);
+    // A chosen bucket is kept while the range allows it, else the range's own.
+    expect(withChosenBucket(day, "5m").bucket).toBe("5m");
+    expect(withChosenBucket(month, "5m").bucket).toBe("day");
+    expect(withChosenBucket(month, null)).toEqual(month);
+    // A tiny range still has one.
+    expect(bucketChoices(T0, T0 + 60_000)).toEqual(["5m"]);
+  });
+
   it("custom ranges need both ends, in order", () => {
     expect(customRange("", "2026-12-01T10:00")).toBeNull();
     expect(customRange("2026-12-02T10:00", "2026-12-01T10:00")).toBeNull();
-    expect(customRange("2026-12-01T10:00", "2026-12-01T12:00")?.bucket).toBe("hour");
+    expect(customRange("2026-12-01T10:00", "2026-12-01T12:00")?.bucket).toBe("5m");
+    expect(customRange("2026-12-01T10:00", "2026-12-20T12:00")?.bucket).toBe("day");
   });
 });
 
@@ -51,6 +67,7 @@ describe("usage charts", () => {
     bucketMs: HOUR,
     buckets: [T0, T0 + HOUR],
     latency: { p50Ms: [100, null], p95Ms: [200, null] },
+    pricesConfigured: true,
     series: [
       {
         key: "planner",

@@ -825,6 +825,13 @@ describe.each([
     ]);
     expect(await walk({ lastActiveAt: { min: 20, max: 40 } })).toEqual(["d", "c"]);
     expect(await walk({ totalTokens: { min: 1 }, costUsd: { max: 0.001 } })).toEqual(["c"]);
+    // A re-run's sums set outright (its calls answered from a recording too): listed and sorted by them.
+    expect(await sessions.setUsageTotals("d", { totalTokens: 500, costUsd: 0.0005, unpricedCalls: 2 })).toBe(true);
+    expect(await sessions.setUsageTotals("nope", { totalTokens: 1, costUsd: 0, unpricedCalls: 0 })).toBe(false);
+    const [d] = (await sessions.page({ limit: 1, onlyIds: ["d"] })).rows;
+    expect([d.totalTokens, d.costUsd, d.unpricedCalls]).toEqual([500, 0.0005, 2]);
+    expect(await walk({ sort: { key: "totalTokens", dir: "desc" } })).toEqual(["d", "b", "c", "a"]);
+    await sessions.setUsageTotals("d", { totalTokens: 0, costUsd: 0, unpricedCalls: 0 });
 
     expect(await sessions.setArchived("c", 99)).toBe(true);
     expect(await sessions.setArchived("nope", 99)).toBe(false);

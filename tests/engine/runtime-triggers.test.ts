@@ -44,6 +44,10 @@ describe("message threshold (talkValue 0.5 -> 2 messages)", () => {
     expect(h.model.requests).toHaveLength(1);
     expect(h.model.requests[0].body.model).toBe("gate-model");
     expect(h.ofType("message.ingested").map((e) => e.data.content)).toEqual(["第一条", "第二条"]);
+    // Each says when it arrived: the first an hour before the turn took it (search shows that time).
+    const [first, second] = h.ofType("message.ingested");
+    expect(first.ts - (first.data.at ?? first.ts)).toBeGreaterThanOrEqual(3_600_000);
+    expect(second.data.at).toBeLessThanOrEqual(second.ts);
     expect(contentsOf(h, 0)).toContain("第一条");
     expect(contentsOf(h, 0)).toContain("第二条");
   });

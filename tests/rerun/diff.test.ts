@@ -233,3 +233,50 @@ describe("the normalisation", () => {
     expect(diffCycles(v, argsChanged).first).toMatchObject({ section: "toolCalls", key: "reply", status: "changed" });
   });
 });
+
+describe("what a cycle is compared by", () => {
+  it("shows a gate's cooldown as a timing: a millisecond of clock jitter is no difference", async () => {
+    const [v] = cycleViewsOf(await run());
+    if (!v.gate) throw new Error("the cycle asked no gate");
+    // The cooldown is the configured one less the gate's own duration on the clock.
+    const a: CycleView = { ...v, gate: { ...v.gate, cooldownMs: 3_000 } };
+    const b: CycleView = { ...v, gate: { ...v.gate, cooldownMs: 2_999 } };
+    const d = diffCycles(a, b);
+    expect(d.status).toBe("same");
+    expect(section(d, "gate").status).toBe("same");
+    expect(section(d, "timings").entries).toContainEqual(
+      expect.objectContaining({ key: "cooldownMs", status: "changed", a: "3000", b: "2999" }),
+    );
+    const s = diffSessions(
+      { sessionId: "a", views: [a], truncated: false },
+      { sessionId: "b", views: [b], truncated: false },
+      100,
+    );
+    expect(s.counts).toEqual({ same: 1, changed: 0, added: 0, removed: 0 });
+  });
+});
+
+describe("a session diff of a fork with its original", () => {
+  it("lists the cycles before the fork cycle as replayed and leaves them out of the counts", async () => {
+    const a = cycleViewsOf(await run());
+    const f = cycleViewsOf(await run({ reply: "不一样的回答" }, LATER));
+    expect(a).toHaveLength(2);
+    const sides = [
+      { sessionId: "original", views: a, truncated: false },
+      { sessionId: "fork", views: f, truncated: false },
+    ] as const;
+    const whole = diffSessions(sides[0], sides[1], 100);
+    expect(whole.fork).toBeNull();
+    expect(whole.rows.map((r) => r.beforeFork)).toEqual([false, false]);
+    // Forked from the second cycle: the first was answered from the recording, whatever it shows.
+    const forked = diffSessions(sides[0], sides[1], 100, a[1].cycleId);
+    expect(forked.fork).toEqual({ index: 1, cycleId: a[1].cycleId });
+    expect(forked.rows.map((r) => [r.status, r.beforeFork])).toEqual([
+      ["changed", true],
+      ["changed", false],
+    ]);
+    expect(forked.counts).toEqual({ same: 0, changed: 1, added: 0, removed: 0 });
+    // Either side may be the fork.
+    expect(diffSessions(sides[1], sides[0], 100, a[1].cycleId).counts.changed).toBe(1);
+  });
+});

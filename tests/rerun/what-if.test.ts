@@ -3,6 +3,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { OpenAiModelClient } from "../../server/llm/openai-client";
+import { cycleViewsOf } from "../../lib/rerun/cycle-view";
+import { diffCycles } from "../../lib/rerun/diff";
+import { STOPPED_AT_DIVERGENCE } from "../../server/rerun/cassette-model";
 import { rerun } from "../../server/rerun/run";
 import { comparable, planOf, recordSession, scriptOf, type Recording } from "../support/recorded-session";
 import { startScriptedOpenAi, type ScriptedOpenAi, type ScriptStep } from "../support/scripted-openai";
@@ -153,6 +156,36 @@ describe("a re-run with a timing-gate prompt override", () => {
       path: "messages[0].content",
       consequence: { kind: "gate_action", expected: before, actual: after },
     });
+  });
+});
+
+describe("a re-run that stops at its divergence", () => {
+  it("keeps the diverging gate request in its cycle, so the cycle diff names the changed prompt first", async () => {
+    recording = await recordSession({ lines: scriptOf("examples/group-chat.jsonl") });
+    const recorded = await recording.recorded();
+    const result = await rerun(
+      recorded,
+      recording.world(),
+      planOf({ settings: { prompts: { maisaka_timing_gate: "OVERRIDE: decide by this rule." } } }),
+    );
+    const d = result.divergence;
+    expect(d).toMatchObject({ kind: "request", task: "timingGate", path: "messages[0].content" });
+    const original = cycleViewsOf(recorded.events).find((v) => v.cycleId === d?.cycleId);
+    const rerunCycle = cycleViewsOf(result.events).find((v) => v.cycleId === d?.rerunCycleId);
+    if (!original || !rerunCycle) throw new Error("the divergence names no cycle of either side");
+    // The cut cycle ended and kept what it asked the gate.
+    expect(rerunCycle.complete).toBe(true);
+    expect(rerunCycle.gateContext?.[0]).toEqual({ role: "system", text: "OVERRIDE: decide by this rule." });
+    expect(rerunCycle.end).toMatchObject({ endReason: "llm_error", error: STOPPED_AT_DIVERGENCE });
+    const diff = diffCycles(original, rerunCycle);
+    expect(diff.first).toMatchObject({
+      section: "gateContext",
+      key: "1 · system",
+      status: "changed",
+      b: "OVERRIDE: decide by this rule.",
+    });
+    // Nothing ran after it: the stop came before another cycle started.
+    expect(cycleViewsOf(result.events).at(-1)?.cycleId).toBe(rerunCycle.cycleId);
   });
 });
 

@@ -11,6 +11,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { searchQuerySchema, type SearchQuery } from "../../lib/api/search";
 import type { MonitorEvent } from "../../lib/events/schemas";
+import type { SessionOrigin } from "../../lib/rerun/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { PrismaLedger } from "../../server/db/ledger";
 import { migrate } from "../../server/db/migrate";
@@ -55,7 +56,30 @@ interface Fixture {
   deleteSession: (sessionId: string) => Promise<void>;
   /** Documents in the index. */
   docCount: () => Promise<number>;
+  /** A session row (its origin: a re-run or fork of another). */
+  insertSession: (id: string, origin: SessionOrigin | null, imported?: boolean) => Promise<void>;
 }
+
+/** A re-run (fromCycle null) of `sessionId` that diverged at its cycle `rerunCycleId` (null: reproduced). */
+function originOf(sessionId: string, rerunCycleId: string | null): SessionOrigin {
+  return {
+    kind: "rerun",
+    sessionId,
+    fromCycle: null,
+    at: T0,
+    actor: "op",
+    edits: [],
+    settings: null,
+    continueWith: "stop",
+    divergence: rerunCycleId
+      ? { cycleId: rerunCycleId, rerunCycleId, cycleIndex: 1, kind: "gate_action", expected: "a", actual: "b" }
+      : null,
+  };
+}
+
+const SESSION_COLUMNS = `("id", "name", "isGroupChat", "platform", "createdAt", "lastActiveAt", "origin", "originSessionId", "imported")`;
+const sessionValues = (id: string, origin: SessionOrigin | null, imported: boolean) =>
+  [id, id, true, "api", T0, T0, origin && JSON.stringify(origin), origin?.sessionId ?? null, imported] as const;
 
 async function stopService(service: SearchService): Promise<void> {
   open.splice(open.indexOf(service), 1);
@@ -99,6 +123,12 @@ async function sqliteSetup(opts: SetupOptions = {}): Promise<Fixture & { file: s
       ),
     deleteSession: async (id) =>
       void withDb((db) => db.prepare('DELETE FROM "MonitorEvent" WHERE "sessionId" = ?').run(id)),
+    insertSession: async (id, origin, imported = false) =>
+      void withDb((db) =>
+        db
+          .prepare(`INSERT INTO "ChatSession" ${SESSION_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+          .run(...sessionValues(id, origin, imported).map((v) => (typeof v === "boolean" ? Number(v) : v))),
+      ),
     docCount: async () => {
       const index = new Database(service.indexFile, { readonly: true });
       try {
@@ -151,6 +181,10 @@ async function pgSetup(
     stop: stopService,
     insertRow: async (e) => void (await insert([e])),
     deleteSession: async (id) => void (await db.query(`DELETE FROM "MonitorEvent" WHERE "sessionId" = $1`, [id])),
+    insertSession: async (id, origin, imported = false) =>
+      void (await db.query(`INSERT INTO "ChatSession" ${SESSION_COLUMNS} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+        ...sessionValues(id, origin, imported),
+      ])),
     docCount: async () => Number((await db.query<{ n: string }>(`SELECT COUNT(*) AS n FROM "SearchDoc"`)).rows[0].n),
   };
 }
@@ -384,8 +418,64 @@ describe.each(backends)("search index on %s", (_name, setup) => {
       paged.push(...page.hits.map((h) => `${h.sessionId}#${h.seq}:${h.kind}`));
       before = page.next;
     } while (before !== undefined);
-    expect(paged).toEqual(all);
+    // Each page is in the events' own time, newest first; no hit twice, none skipped.
+    expect([...paged].sort()).toEqual([...all].sort());
     expect(all).toHaveLength(9);
+  });
+
+  it("shows a message at its own arrival time, and a page in the events' time, newest first", async () => {
+    const { ledger, service } = await setup();
+    // Taken by a turn 90 s after it arrived: recorded after a reply that came in between.
+    const late = message("s1", 2, "delta late message", T0 + 90_000);
+    if (late.type !== "message.ingested") throw new Error("not a message");
+    await ledger.append([
+      message("s1", 1, "delta reply", T0 + 60_000),
+      { ...late, data: { ...late.data, at: T0 + 10_000 } },
+      message("s1", 3, "delta latest", T0 + 120_000),
+    ]);
+    await service.caughtUp();
+    const { hits } = await service.search(q({ q: "delta" }));
+    expect(hits.map((h) => [h.seq, h.ts])).toEqual([
+      [3, T0 + 120_000],
+      [1, T0 + 60_000],
+      [2, T0 + 10_000],
+    ]);
+  });
+
+  it("lists a re-run's or fork's copies of its original once, under the original; what it did of its own is found", async () => {
+    const { ledger, service, insertSession } = await setup();
+    const cycleStart = (sessionId: string, seq: number, cycleId: string): MonitorEvent => ({
+      seq,
+      sessionId,
+      ts: T0 + seq,
+      type: "cycle.start",
+      data: { cycleId, roundIndex: 0, maxRounds: 4, historyCount: seq },
+    });
+    const recorded = (sessionId: string) => [
+      message(sessionId, 1, "epsilon shared question"),
+      cycleStart(sessionId, 2, "c1"),
+      gate(sessionId, 3, "c1", "epsilon shared reasoning"),
+      cycleStart(sessionId, 4, "c2"),
+    ];
+    await insertSession("orig", null);
+    await insertSession("fork-1", originOf("orig", "c2"));
+    await insertSession("rerun-1", originOf("orig", null));
+    await insertSession("imported-1", originOf("orig", null), true);
+    await ledger.append([...recorded("orig"), gate("orig", 5, "c2", "epsilon original answer")]);
+    // The fork diverged at its cycle c2: up to it, a copy of the original's events.
+    await ledger.append([...recorded("fork-1"), gate("fork-1", 5, "c2", "epsilon forked answer")]);
+    // A re-run that reproduced: a copy all through.
+    await ledger.append([...recorded("rerun-1"), gate("rerun-1", 5, "c2", "epsilon original answer")]);
+    // An import carries its own copy of the events (its original need not be here).
+    await ledger.append([message("imported-1", 1, "epsilon shared question")]);
+    await service.caughtUp();
+    expect((await keys(service, { q: "epsilon shared" })).sort()).toEqual([
+      "imported-1#1:message",
+      "orig#1:message",
+      "orig#3:gate",
+    ]);
+    expect(await keys(service, { q: "epsilon original answer" })).toEqual(["orig#5:gate"]);
+    expect(await keys(service, { q: "epsilon forked" })).toEqual(["fork-1#5:gate"]);
   });
 
   it("bounds scanning queries (filters, short terms) by windows of documents and time, continuing with next", async () => {

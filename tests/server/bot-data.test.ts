@@ -4,7 +4,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditPageSchema } from "../../lib/api/accounts";
+import { auditPageSchema, createdAccountSchema } from "../../lib/api/accounts";
 import { maisakaConfigSchema } from "../../lib/config/schema";
 import {
   emojiSchema,
@@ -105,6 +105,42 @@ describe("memories", () => {
     expect(actions[actions.length - 1]).toBe("memory.create");
     expect(actions.slice(1, -1).every((a) => a === "memory.update") && actions.length > 2).toBe(true);
     expect(new Set(audit.entries.map((e) => e.actor.name))).toEqual(new Set(["admin"]));
+    // Each with the record before and after, and the target named by its text (even once deleted).
+    const oldest = audit.entries[audit.entries.length - 1];
+    expect(oldest).toMatchObject({ before: null, after: { content: "Alice likes green tea", version: 1 } });
+    const firstEdit = audit.entries[audit.entries.length - 2];
+    expect(firstEdit).toMatchObject({
+      action: "memory.update",
+      before: { content: "Alice likes green tea", version: 1 },
+      after: { content: "Alice prefers oolong", version: 2 },
+    });
+    expect(audit.entries[0]).toMatchObject({ before: { id: tea.id }, after: null });
+    for (const e of audit.entries) expect(e.targetName).toBe(memorySchema.parse(e.after ?? e.before).content);
+  });
+
+  it("names audit targets: a session by its name, a tool in a session, an account, a jargon word", async () => {
+    const session = await server.createSession({ name: "审计目标群" });
+    const toggled = await server.api("PATCH", "/api/tools/wait", {
+      enabled: false,
+      sessionId: session,
+      reason: "quiet",
+    });
+    expect(toggled.status, toggled.text).toBe(200);
+    expect((await server.api("POST", `/api/sessions/${session}/archive`, { reason: "done" })).status).toBe(200);
+    const word = jargonSchema.parse((await server.api("POST", "/api/jargon", { word: "审计词", meaning: "m" })).json);
+    const account = await server.api("POST", "/api/accounts", { name: "audit-viewer", role: "viewer" });
+    expect(account.status, account.text).toBe(201);
+    const accountId = createdAccountSchema.parse(account.json).id;
+    const named = async (target: string) =>
+      auditPageSchema.parse((await server.api("GET", `/api/audit?target=${encodeURIComponent(target)}`)).json)
+        .entries[0]?.targetName;
+    expect(await named(`session:${session}`)).toBe("审计目标群");
+    expect(await named(`tool:wait@session:${session}`)).toBe("wait @ 审计目标群");
+    expect(await named(`jargon:${word.id}`)).toBe("审计词");
+    expect(await named(`account:${accountId}`)).toBe("audit-viewer");
+    // A target that is a name already has none.
+    expect((await server.api("PATCH", "/api/tools/wait", { enabled: true, reason: "r" })).status).toBe(200);
+    expect(await named("tool:wait")).toBeNull();
   });
 
   it("a memory added through the API is what query_memory finds in the next turn", async () => {

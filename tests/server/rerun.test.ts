@@ -3,7 +3,12 @@
 // as the gate's request diverging at the first cycle; bad requests answer 400/404 naming the problem.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
+import { sessionListSchema, sessionSummarySchema } from "../../lib/api/schemas";
+import { sessionModelCallsSchema } from "../../lib/rerun/cassette";
+import { cycleDiffSchema } from "../../lib/rerun/diff";
+import { diffApiPath } from "../../lib/rerun/diff-api";
 import { rerunResponseSchema } from "../../lib/rerun/schemas";
+import { sessionDiffSchema } from "../../lib/rerun/session-diff";
 import { delay, FAST_CHAT, startTestServer, type TestServer } from "./support";
 
 let server: TestServer;
@@ -13,7 +18,8 @@ let originalEvents: MonitorEvent[];
 const shape = (events: MonitorEvent[]) => events.filter((e) => e.type !== "session.stop").map((e) => e.type);
 
 beforeAll(async () => {
-  server = await startTestServer({ config: FAST_CHAT });
+  // A gate's cooldown on (its no_action waits 1 s less the gate's own time on the wall clock).
+  server = await startTestServer({ config: { chat: { ...FAST_CHAT.chat, timingGateCooldownSeconds: 1 } } });
   original = await server.createSession({ name: "recorded" });
   for (let i = 0; i < 20; i++) {
     const text = i % 5 === 0 ? `@麦麦 第${i}个问题` : `随便聊聊 ${i}`;
@@ -70,6 +76,107 @@ describe("POST /api/sessions/:id/rerun", () => {
     // Stopped there: nothing answered it, so no decision is told as its consequence.
     expect(stats.liveCalls).toBe(0);
     expect(divergence?.consequence).toBeUndefined();
+  });
+
+  it("diffs a re-run with its original as the same: the real clock's jitter in a gate's cooldown is no change", async () => {
+    const res = await server.api("POST", `/api/sessions/${original}/rerun`, {});
+    const { id } = rerunResponseSchema.parse(res.json);
+    const diff = sessionDiffSchema.parse(
+      (await server.api("GET", diffApiPath({ sessionId: original }, { sessionId: id }))).json,
+    );
+    // The original ran on the wall clock (its gates' cooldowns lost a millisecond or so to the gate's
+    // own work), the re-run on a virtual one: the same decisions all the same.
+    expect(originalEvents.some((e) => e.type === "timing_gate.result" && (e.data.cooldownMs ?? 0) > 0)).toBe(true);
+    expect(diff.counts).toMatchObject({ changed: 0, added: 0, removed: 0 });
+    expect(diff.fork).toBeNull();
+  });
+
+  it("diffs a stopped re-run's cycle with what it asked the gate: the changed prompt is the first difference", async () => {
+    const res = await server.api("POST", `/api/sessions/${original}/rerun`, {
+      settings: { prompts: { maisaka_timing_gate: "Always stay silent: call no_action." } },
+    });
+    const { id, divergence } = rerunResponseSchema.parse(res.json);
+    if (!divergence?.rerunCycleId) throw new Error("no divergence in a cycle");
+    const diff = cycleDiffSchema.parse(
+      (
+        await server.api(
+          "GET",
+          diffApiPath(
+            { sessionId: original, cycleId: divergence.cycleId },
+            { sessionId: id, cycleId: divergence.rerunCycleId },
+          ),
+        )
+      ).json,
+    );
+    expect(diff.first).toMatchObject({ section: "gateContext", key: "1 · system", status: "changed" });
+    expect(diff.first?.b).toContain("Always stay silent");
+    const gateContext = diff.sections.find((s) => s.id === "gateContext");
+    expect(gateContext?.entries.some((e) => e.status === "removed")).toBe(false);
+    // The re-run recorded the call it stopped at, so it can be re-run in turn.
+    const calls = sessionModelCallsSchema.parse(
+      (await server.api("GET", `/api/sessions/${id}/model-calls`)).json,
+    ).calls;
+    expect(calls.at(-1)).toMatchObject({
+      task: "timingGate",
+      error: expect.stringContaining("stopped here") as string,
+    });
+  });
+
+  it("diffs a fork with its original from the fork cycle on: the cycles before it are listed, not counted", async () => {
+    const cycles = originalEvents.flatMap((e) => (e.type === "cycle.start" ? [e.data.cycleId] : []));
+    const fromCycle = cycles[Math.floor(cycles.length / 2)];
+    const res = await server.api("POST", `/api/sessions/${original}/rerun`, {
+      fromCycle,
+      edits: [{ kind: "tool_off", toolName: "reply" }],
+      continueWith: "simulated",
+    });
+    expect(res.status, res.text).toBe(201);
+    const { id } = rerunResponseSchema.parse(res.json);
+    for (const [a, b] of [
+      [original, id],
+      [id, original],
+    ]) {
+      const diff = sessionDiffSchema.parse(
+        (await server.api("GET", diffApiPath({ sessionId: a }, { sessionId: b }))).json,
+      );
+      const index = cycles.indexOf(fromCycle);
+      expect(diff.fork).toEqual({ index, cycleId: fromCycle });
+      expect(diff.rows.slice(0, index).every((r) => r.beforeFork)).toBe(true);
+      expect(diff.rows.slice(index).some((r) => r.beforeFork)).toBe(false);
+      const counted = Object.values(diff.counts).reduce((x, y) => x + y, 0);
+      expect(counted).toBe(diff.rows.length - index);
+    }
+  });
+
+  it("gives a re-run and a fork the tokens of the calls they made, listed like any session's", async () => {
+    const tokensOf = async (id: string) =>
+      sessionSummarySchema.parse((await server.api("GET", `/api/sessions/${id}`)).json);
+    const modelCallTokens = async (id: string) =>
+      sessionModelCallsSchema
+        .parse((await server.api("GET", `/api/sessions/${id}/model-calls`)).json)
+        .calls.reduce(
+          (sum, c) => sum + (c.response ? c.response.usage.promptTokens + c.response.usage.completionTokens : 0),
+          0,
+        );
+    const rerun = rerunResponseSchema.parse((await server.api("POST", `/api/sessions/${original}/rerun`, {})).json);
+    const cycles = originalEvents.flatMap((e) => (e.type === "cycle.start" ? [e.data.cycleId] : []));
+    const fork = rerunResponseSchema.parse(
+      (
+        await server.api("POST", `/api/sessions/${original}/rerun`, {
+          fromCycle: cycles[Math.floor(cycles.length / 2)],
+          edits: [{ kind: "tool_off", toolName: "reply" }],
+          continueWith: "simulated",
+        })
+      ).json,
+    );
+    expect(fork.stats.liveCalls).toBeGreaterThan(0);
+    for (const { id } of [rerun, fork]) {
+      const summary = await tokensOf(id);
+      expect(summary.totalTokens).toBeGreaterThan(0);
+      expect(summary.totalTokens).toBe(await modelCallTokens(id));
+      const listed = sessionListSchema.parse((await server.api("GET", `/api/sessions?ids=${id}`)).json).sessions[0];
+      expect(listed.totalTokens).toBe(summary.totalTokens);
+    }
   });
 
   it("answers 404 for an unknown session or cycle and 400 for a fork without a cycle or a bad setting", async () => {

@@ -193,6 +193,22 @@ describe("sessions overview: pagination with 10,000 sessions", () => {
     );
     expect((await server.api("GET", "/api/sessions?minCost=-1")).status).toBe(400);
   }, 60_000);
+
+  it("looks sessions up by id (a page naming the sessions it shows), archived ones when asked", async () => {
+    const wanted = [seeded[3], seeded[9], seeded[42]].map((r) => r.id);
+    const byIds = async (query: string) =>
+      sessionListSchema.parse((await server.api("GET", `/api/sessions?${query}`)).json).sessions;
+    const found = await byIds(`ids=${wanted.join(",")},no-such-session&archived=include`);
+    expect(found.map((s) => [s.id, s.name]).sort()).toEqual(
+      [seeded[3], seeded[9], seeded[42]].map((r) => [r.id, r.name]).sort(),
+    );
+    // s-00009 is archived: left out unless asked for.
+    expect((await byIds(`ids=${wanted.join(",")}`)).map((s) => s.id).sort()).toEqual([wanted[0], wanted[2]].sort());
+    expect((await server.api("GET", `/api/sessions?ids=${encodeURIComponent("bad id!")}`)).status).toBe(400);
+    expect(
+      (await server.api("GET", `/api/sessions?ids=${Array.from({ length: 201 }, (_, i) => `x${i}`).join(",")}`)).status,
+    ).toBe(400);
+  });
 });
 
 describe("sessions overview: archive and delete", () => {

@@ -2,11 +2,11 @@
 // SQL store and the in-process one must give the same groups for a few hundred varied calls, for
 // every group key and a range whose ends cut buckets.
 import { describe, expect, it } from "vitest";
-import { USAGE_OTHER_KEY } from "../../lib/api/schemas";
+import { bucketCount, USAGE_OTHER_KEY } from "../../lib/api/schemas";
 import { createPrismaStores } from "../../server/db/stores";
 import { createMemoryStores } from "../../server/stores/memory";
 import type { ModelUsageRecord, UsageGroupBy, UsageStore } from "../../server/stores/types";
-import { bucketCount, buildSeries } from "../../server/usage/series";
+import { buildSeries } from "../../server/usage/series";
 import { backends } from "../db/helpers";
 import { usageRecord } from "../support/usage-record";
 
@@ -100,6 +100,7 @@ describe("buildSeries", () => {
         to,
         bucketMs: HOUR,
         limit: 8,
+        pricesConfigured: true,
       },
     );
     expect(series.buckets).toEqual([T0, T0 + HOUR, T0 + 2 * HOUR, T0 + 3 * HOUR]);
@@ -126,7 +127,10 @@ describe("buildSeries", () => {
       cell(T0 + HOUR, "b", 0.5),
       cell(T0, "d", 0, 9),
     ];
-    const series = buildSeries({ cells, latency: [] }, { from: T0, to: T0 + 2 * HOUR, bucketMs: HOUR, limit: 2 });
+    const series = buildSeries(
+      { cells, latency: [] },
+      { from: T0, to: T0 + 2 * HOUR, bucketMs: HOUR, limit: 2, pricesConfigured: true },
+    );
     expect(series.series.map((s) => s.key)).toEqual(["a", "c", USAGE_OTHER_KEY]);
     const other = series.series[2];
     expect(other.costUsd).toEqual([1, 0.5]);

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { stackSeries } from "../../../lib/client/chart-stack";
+import { formatDateTime } from "../../../lib/client/format";
 import { useT } from "../../../lib/client/react/use-locale";
 
 export type ChartColor = "accent" | "ok" | "warn" | "bad" | "info" | "sim" | "muted";
@@ -53,6 +54,9 @@ function useThemeVersion(): number {
 
 const plainNumber = (value: number): string => String(value);
 
+/** A bucket's start (Unix seconds) in local time, "12-01 14:15". */
+const formatBucket = (seconds: number): string => formatDateTime(seconds * 1000).slice(5, 16);
+
 function cssVar(el: Element, name: string): string {
   return getComputedStyle(el).getPropertyValue(`--${name}`).trim() || "#888";
 }
@@ -71,8 +75,9 @@ export function TimeChart({
   const box = useRef<HTMLDivElement>(null);
   const pick = useRef(onPick);
   const theme = useThemeVersion();
-  // The legend's name for the x value (uPlot's own is the English "Time").
-  const timeLabel = useT()("chart.time");
+  const t = useT();
+  const timeLabel = t("chart.time");
+  const latestLabel = t("chart.latest");
 
   useEffect(() => {
     pick.current = onPick;
@@ -88,6 +93,9 @@ export function TimeChart({
     const text = cssVar(el, "muted");
     const grid = cssVar(el, "border");
     const bars = uPlot.paths.bars?.({ size: [0.7, 48] });
+    // Away from the chart the legend shows the latest bucket (not a row of dashes).
+    const last = x.length - 1;
+    const shown = (idx: number | null | undefined) => idx ?? last;
     const opts: uPlot.Options = {
       width: Math.max(el.clientWidth, 120),
       height,
@@ -105,7 +113,13 @@ export function TimeChart({
         },
       ],
       series: [
-        { label: timeLabel },
+        {
+          label: timeLabel,
+          value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) =>
+            last < 0
+              ? "–"
+              : `${formatBucket(x[shown(idx)])}${idx === null || idx === undefined ? ` (${latestLabel})` : ""}`,
+        },
         ...order.map((i) => {
           const s = series[i];
           const colour = cssVar(el, s.color);
@@ -118,7 +132,7 @@ export function TimeChart({
             ...(kind === "bars" && bars ? { paths: bars } : {}),
             // The legend shows the series' own value, not the running total it is drawn at.
             value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => {
-              const v = idx === null ? null : s.values[idx];
+              const v = last < 0 ? null : s.values[shown(idx)];
               return v === null || v === undefined ? "–" : formatValue(v);
             },
           };
@@ -141,7 +155,7 @@ export function TimeChart({
       resize.disconnect();
       chart.destroy();
     };
-  }, [x, series, kind, stacked, height, formatValue, theme, timeLabel]);
+  }, [x, series, kind, stacked, height, formatValue, theme, timeLabel, latestLabel]);
 
   return <div ref={box} className="time-chart" role="img" aria-label={label} data-testid={testId} />;
 }

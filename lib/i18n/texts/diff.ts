@@ -63,6 +63,9 @@ export const diffTexts = catalog(
     "diff.sessions.keys": "↑ ↓ choose a cycle, Enter opens its diff",
     "diff.sessions.brief": "{action} → {endReason} · {sent} sent · {tokens} tokens",
     "diff.sessions.none": "No cycles on either side.",
+    "diff.sessions.fork":
+      "One side was forked from cycle {cycle} of the other: the {count} cycles before it were replayed from the recording and are not counted.",
+    "diff.sessions.beforeFork": "before the fork",
     "diff.replay.label": "Diff",
     "diff.replay.with": "Diff this cycle with…",
     "diff.replay.withHint": "Another cycle of this session",
@@ -138,6 +141,8 @@ export const diffTexts = catalog(
     "diff.sessions.keys": "↑ ↓ 选择周期，Enter 打开它的对比",
     "diff.sessions.brief": "{action} → {endReason} · 发送 {sent} 条 · {tokens} token",
     "diff.sessions.none": "两边都没有周期。",
+    "diff.sessions.fork": "一边是从另一边的周期 {cycle} 分叉出来的：它之前的 {count} 个周期按录制重放，不计入统计。",
+    "diff.sessions.beforeFork": "分叉之前",
     "diff.replay.label": "对比",
     "diff.replay.with": "与…对比此周期",
     "diff.replay.withHint": "本会话的另一个周期",

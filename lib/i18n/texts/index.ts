@@ -11,6 +11,7 @@ import { shellTexts } from "./shell";
 import { sourcesTexts } from "./sources";
 import { toolRunTexts } from "./tool-run";
 import { toolsTexts } from "./tools";
+import { usageTexts } from "./usage";
 
 export const pageTexts = {
   en: {
@@ -26,6 +27,7 @@ export const pageTexts = {
     ...diffTexts.en,
     ...rerunTexts.en,
     ...sourcesTexts.en,
+    ...usageTexts.en,
   },
   zh: {
     ...accountsTexts.zh,
@@ -40,5 +42,6 @@ export const pageTexts = {
     ...diffTexts.zh,
     ...rerunTexts.zh,
     ...sourcesTexts.zh,
+    ...usageTexts.zh,
   },
 };

@@ -9,6 +9,7 @@ import {
   type SessionPurgeCounts,
   type SessionRecord,
   type SessionStore,
+  type SessionUsageTotals,
 } from "../../stores/types";
 import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
@@ -165,6 +166,14 @@ export class PrismaSessionStore implements SessionStore {
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     });
     return rows.map((r) => this.toRecord(r)).filter((r) => r.origin?.sessionId === id);
+  }
+
+  async setUsageTotals(id: string, totals: SessionUsageTotals): Promise<boolean> {
+    const { totalTokens, costUsd, unpricedCalls } = totals;
+    const { count } = await this.writer.write(() =>
+      this.prisma.chatSession.updateMany({ where: { id }, data: { totalTokens, costUsd, unpricedCalls } }),
+    );
+    return count > 0;
   }
 
   async setOrigin(id: string, origin: SessionOrigin): Promise<boolean> {

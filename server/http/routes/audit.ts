@@ -1,7 +1,9 @@
-// GET /api/audit: every operator change, newest first, filtered by actor, action, target and time.
-// Viewers read MCP server changes without what they may not see of a definition (docs/mcp.md).
+// GET /api/audit: every operator change, newest first, filtered by actor, action, target and time;
+// each entry with what its target is called (services/audit-targets.ts). Viewers read MCP server
+// changes without what they may not see of a definition (docs/mcp.md).
 import { auditListQuerySchema, auditPageSchema } from "../../../lib/api/accounts";
 import { apiRoute } from "../context";
+import { auditTargetNames } from "../services/audit-targets";
 import { auditEntryForViewer } from "../services/mcp-servers";
 
 export const auditRoute = apiRoute({
@@ -11,6 +13,11 @@ export const auditRoute = apiRoute({
   response: auditPageSchema,
   async handle({ query, actor }, ctx) {
     const page = await ctx.audit.page(query);
-    return { body: actor.role === "viewer" ? { ...page, entries: page.entries.map(auditEntryForViewer) } : page };
+    const names = await auditTargetNames(page.entries, {
+      stores: ctx.engine.stores,
+      accountName: (id) => ctx.accounts.view(id)?.name ?? null,
+    });
+    const entries = page.entries.map((e) => ({ ...e, targetName: names.get(e.id) ?? null }));
+    return { body: { ...page, entries: actor.role === "viewer" ? entries.map(auditEntryForViewer) : entries } };
   },
 });

@@ -1,15 +1,17 @@
 // Model usage and cost (interface.md "Usage, search, export"), aggregated in the store: groups for
 // the tables, per-bucket series for the charts, and today's spend against the daily budgets.
 import {
+  bucketCount,
   MAX_USAGE_BUCKETS,
   usageBudgetStateSchema,
   usageListSchema,
   usageQuerySchema,
   usageSeriesQuerySchema,
   usageSeriesSchema,
+  USAGE_BUCKET_MS,
 } from "../../../lib/api/schemas";
-import { DAY_MS, HOUR_MS } from "../../stores/usage-groups";
-import { bucketCount, buildSeries } from "../../usage/series";
+import { DAY_MS } from "../../stores/usage-groups";
+import { buildSeries } from "../../usage/series";
 import { apiRoute } from "../context";
 import { HttpError } from "../errors";
 
@@ -33,15 +35,16 @@ export const usageSeriesRoute = apiRoute({
   async handle({ query }, ctx) {
     const to = query.to ?? Date.now();
     const from = query.from ?? to - DAY_MS;
-    const bucketMs = query.bucket === "day" ? DAY_MS : HOUR_MS;
+    const bucketMs = USAGE_BUCKET_MS[query.bucket];
     if (bucketCount(from, to, bucketMs) > MAX_USAGE_BUCKETS) {
       throw new HttpError(
         400,
-        `more than ${MAX_USAGE_BUCKETS} ${query.bucket} buckets: narrow the range or use bucket=day`,
+        `more than ${MAX_USAGE_BUCKETS} ${query.bucket} buckets: narrow the range or use a larger bucket`,
       );
     }
     const cells = await ctx.engine.stores.usage.series({ from, to, bucketMs, by: query.by });
-    return { body: buildSeries(cells, { from, to, bucketMs, limit: query.limit }) };
+    const pricesConfigured = Object.keys(ctx.engine.config.models.prices).length > 0;
+    return { body: buildSeries(cells, { from, to, bucketMs, limit: query.limit, pricesConfigured }) };
   },
 });
 

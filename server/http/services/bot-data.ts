@@ -102,7 +102,7 @@ export class BotDataService {
       sessionId: body.sessionId,
       ts: body.ts ?? this.opts.now(),
     });
-    await this.changed("create", "memory", entry.id, actor);
+    await this.changed("create", "memory", entry.id, actor, { after: memoryView(entry) });
     return memoryView(entry);
   }
 
@@ -112,14 +112,17 @@ export class BotDataService {
     actor: AuditActor,
   ): Promise<Edited<MemoryView>> {
     const { ifVersion, ...patch } = body;
+    const before = await this.opts.stores.memories.get(id);
     const result = edited(await this.opts.stores.memories.update(id, patch, ifVersion), `memory ${id}`, memoryView);
-    if (result.ok) await this.changed("update", "memory", id, actor);
+    if (result.ok)
+      await this.changed("update", "memory", id, actor, { before: before && memoryView(before), after: result.record });
     return result;
   }
 
   async deleteMemory(id: string, actor: AuditActor): Promise<void> {
+    const before = await this.opts.stores.memories.get(id);
     if (!(await this.opts.stores.memories.remove(id))) throw notFound(`memory ${id}`);
-    await this.changed("delete", "memory", id, actor);
+    await this.changed("delete", "memory", id, actor, { before: before && memoryView(before) });
   }
 
   // Jargon
@@ -134,7 +137,7 @@ export class BotDataService {
     const existing = await jargon.findInScope(body.word, body.sessionId);
     if (existing) return { ok: false, current: jargonView(existing) };
     const entry = await jargon.upsert(body);
-    await this.changed("create", "jargon", entry.id, actor);
+    await this.changed("create", "jargon", entry.id, actor, { after: jargonView(entry) });
     return { ok: true, record: jargonView(entry) };
   }
 
@@ -145,23 +148,25 @@ export class BotDataService {
     actor: AuditActor,
   ): Promise<Edited<JargonView>> {
     const { ifVersion, ...patch } = body;
+    const before = await this.opts.stores.jargon.get(id);
     if (patch.word !== undefined) {
-      const current = await this.opts.stores.jargon.get(id);
-      if (!current) throw notFound(`jargon ${id}`);
-      const clash = await this.opts.stores.jargon.findInScope(patch.word, current.sessionId);
+      if (!before) throw notFound(`jargon ${id}`);
+      const clash = await this.opts.stores.jargon.findInScope(patch.word, before.sessionId);
       if (clash && clash.id !== id) {
         const message = `"${clash.word}" is already defined in this scope (${clash.id})`;
         throw new HttpError(400, message, [{ path: "word", message, in: "body" }]);
       }
     }
     const result = edited(await this.opts.stores.jargon.update(id, patch, ifVersion), `jargon ${id}`, jargonView);
-    if (result.ok) await this.changed("update", "jargon", id, actor);
+    if (result.ok)
+      await this.changed("update", "jargon", id, actor, { before: before && jargonView(before), after: result.record });
     return result;
   }
 
   async deleteJargon(id: string, actor: AuditActor): Promise<void> {
+    const before = await this.opts.stores.jargon.get(id);
     if (!(await this.opts.stores.jargon.remove(id))) throw notFound(`jargon ${id}`);
-    await this.changed("delete", "jargon", id, actor);
+    await this.changed("delete", "jargon", id, actor, { before: before && jargonView(before) });
   }
 
   // Person profiles
@@ -177,7 +182,7 @@ export class BotDataService {
     if (existing) return { ok: false, current: personView(existing) };
     const { name, ...rest } = body;
     const profile = await persons.upsert({ personName: name, ...rest });
-    await this.changed("create", "person", profile.personId, actor);
+    await this.changed("create", "person", profile.personId, actor, { after: personView(profile) });
     return { ok: true, record: personView(profile) };
   }
 
@@ -188,14 +193,17 @@ export class BotDataService {
   ): Promise<Edited<PersonView>> {
     const { ifVersion, name, ...rest } = body;
     const patch = name === undefined ? rest : { ...rest, personName: name };
+    const before = await this.opts.stores.persons.get(id);
     const result = edited(await this.opts.stores.persons.update(id, patch, ifVersion), `person ${id}`, personView);
-    if (result.ok) await this.changed("update", "person", id, actor);
+    if (result.ok)
+      await this.changed("update", "person", id, actor, { before: before && personView(before), after: result.record });
     return result;
   }
 
   async deletePerson(id: string, actor: AuditActor): Promise<void> {
+    const before = await this.opts.stores.persons.get(id);
     if (!(await this.opts.stores.persons.remove(id))) throw notFound(`person ${id}`);
-    await this.changed("delete", "person", id, actor);
+    await this.changed("delete", "person", id, actor, { before: before && personView(before) });
   }
 
   // Emoji library
@@ -213,14 +221,16 @@ export class BotDataService {
       description: body.description,
       emotions: body.emotions,
     });
-    await this.changed("create", "emoji", id, actor);
+    await this.changed("create", "emoji", id, actor, { after: emojiView(entry) });
     return emojiView(entry);
   }
 
   async updateEmoji(id: string, body: z.infer<typeof emojiPatchSchema>, actor: AuditActor): Promise<Edited<EmojiView>> {
     const { ifVersion, ...patch } = body;
+    const before = await this.opts.stores.emojis.get(id);
     const result = edited(await this.opts.stores.emojis.update(id, patch, ifVersion), `emoji ${id}`, emojiView);
-    if (result.ok) await this.changed("update", "emoji", id, actor);
+    if (result.ok)
+      await this.changed("update", "emoji", id, actor, { before: before && emojiView(before), after: result.record });
     return result;
   }
 
@@ -228,7 +238,7 @@ export class BotDataService {
     const entry = await this.opts.stores.emojis.get(id);
     if (!entry || !(await this.opts.stores.emojis.remove(id))) throw notFound(`emoji ${id}`);
     await this.opts.files.removeUpload(entry.file);
-    await this.changed("delete", "emoji", id, actor);
+    await this.changed("delete", "emoji", id, actor, { before: emojiView(entry) });
   }
 
   async emojiImage(id: string): Promise<{ bytes: Buffer; contentType: string }> {
@@ -263,7 +273,8 @@ export class BotDataService {
     const conflict = await this.revert(item);
     if (conflict) return { ok: false, current: { ...(await this.learnedView(item)), after: conflict } };
     await stores.learned.markUndone(id, this.opts.now());
-    await this.changed("undo", "learned", id, actor);
+    // What learning wrote, and what the undo put back (null: the record it created is gone).
+    await this.changed("undo", "learned", id, actor, { before: item.after, after: item.before });
     const undone = await stores.learned.get(id);
     return { ok: true, record: await this.learnedView(undone ?? item) };
   }
@@ -326,13 +337,14 @@ export class BotDataService {
     };
   }
 
-  /** The one place a change of the bot's data is reported: its audit entry. */
+  /** The one place a change of the bot's data is reported: its audit entry, with the record before and after. */
   private async changed(
     action: "create" | "update" | "delete" | "undo",
     resource: Resource,
     id: string,
     actor: AuditActor,
+    values: { before?: unknown; after?: unknown },
   ): Promise<void> {
-    await this.opts.audit.record({ actor, action: `${resource}.${action}`, target: `${resource}:${id}` });
+    await this.opts.audit.record({ actor, action: `${resource}.${action}`, target: `${resource}:${id}`, ...values });
   }
 }

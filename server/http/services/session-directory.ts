@@ -142,6 +142,10 @@ export class SessionDirectory {
     if (query.state === "stop") filter = { exceptIds: [...reserved, ...ids.filter((id) => stateOf(id) !== "stop")] };
     else if (query.state)
       filter = { onlyIds: ids.filter((id) => stateOf(id) === query.state && !isReservedSessionId(id)) };
+    if (query.ids) {
+      const asked = new Set(query.ids);
+      filter = { ...filter, onlyIds: (filter.onlyIds ?? query.ids).filter((id) => asked.has(id)) };
+    }
     const page = storeQuery(query);
     const { rows, more } = await this.engine.stores.sessions.page({ ...page, limit: query.limit, ...filter });
     const last = rows[rows.length - 1];

@@ -22,6 +22,8 @@ export class MemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly snapshots = new Map<string, RuntimeSnapshot>();
   private readonly archived = new Map<string, number>();
+  /** Sums set outright (setUsageTotals) instead of the usage store's. */
+  private readonly usageSet = new Map<string, SessionUsageTotals>();
 
   /** `usageOf`: the session's usage sums (the in-process usage store's). */
   constructor(private readonly usageOf: (id: string) => SessionUsageTotals | undefined = () => undefined) {}
@@ -63,7 +65,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   private rowOf(s: SessionRecord): SessionListRow {
-    const usage = this.usageOf(s.id);
+    const usage = this.usageSet.get(s.id) ?? this.usageOf(s.id);
     return {
       ...copy(s),
       ...snapshotCounts(this.snapshots.get(s.id)?.state),
@@ -90,6 +92,12 @@ export class MemorySessionStore implements SessionStore {
     return snapshot ? copy(snapshot) : null;
   }
 
+  async setUsageTotals(id: string, totals: SessionUsageTotals): Promise<boolean> {
+    if (!this.sessions.has(id)) return false;
+    this.usageSet.set(id, { ...totals });
+    return true;
+  }
+
   async setArchived(id: string, at: number | null): Promise<boolean> {
     if (!this.sessions.has(id)) return false;
     if (at === null) this.archived.delete(id);
@@ -110,6 +118,7 @@ export class MemorySessionStore implements SessionStore {
     counts.sessions = Number(this.sessions.delete(id));
     counts.snapshots = Number(this.snapshots.delete(id));
     this.archived.delete(id);
+    this.usageSet.delete(id);
     return counts;
   }
 
