@@ -37,9 +37,11 @@ export const usageSeriesRoute = apiRoute({
     const from = query.from ?? to - DAY_MS;
     const bucketMs = USAGE_BUCKET_MS[query.bucket];
     if (bucketCount(from, to, bucketMs) > MAX_USAGE_BUCKETS) {
+      // Name the finest bucket that fits, so a script knows what to ask for instead.
+      const fits = Object.entries(USAGE_BUCKET_MS).find(([, ms]) => bucketCount(from, to, ms) <= MAX_USAGE_BUCKETS);
       throw new HttpError(
         400,
-        `more than ${MAX_USAGE_BUCKETS} ${query.bucket} buckets: narrow the range or use a larger bucket`,
+        `more than ${MAX_USAGE_BUCKETS} ${query.bucket} buckets: narrow the range${fits ? ` or use bucket=${fits[0]}` : ""}`,
       );
     }
     const cells = await ctx.engine.stores.usage.series({ from, to, bucketMs, by: query.by });
