@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { clusterSchema } from "../../lib/api/cluster";
 import { newPostgresDatabase } from "../support/postgres-db";
-import { freePort, startRedis, type RedisServer } from "../support/services";
+import { startRedis, type RedisServer } from "../support/services";
 import { until } from "../support/until";
-import { startTestServer, type TestServer } from "../server/support";
+import type { TestServer } from "../server/support";
+import { startMember } from "./support";
 
 let redis: RedisServer;
 const nodes: TestServer[] = [];
@@ -21,21 +22,7 @@ afterAll(async () => {
 }, 60_000);
 
 async function startNode(databaseUrl: string, nodeId: string): Promise<TestServer> {
-  const port = await freePort();
-  const node = await startTestServer({
-    port,
-    databaseUrl,
-    env: {
-      ...process.env,
-      OPENAI_BASE_URL: undefined,
-      OPENAI_API_KEY: undefined,
-      MAISAKA_MODEL: undefined,
-      REDIS_URL: redis.url,
-      MAISAKA_NODE_ID: nodeId,
-      MAISAKA_NODE_URL: `http://127.0.0.1:${port}`,
-      MAISAKA_LEASE_TTL_MS: "3000",
-    },
-  });
+  const node = await startMember({ nodeId, databaseUrl, redisUrl: redis.url, leaseTtlMs: 3_000 });
   nodes.push(node);
   return node;
 }

@@ -6,10 +6,11 @@ import { clusterSchema } from "../../lib/api/cluster";
 import { rerunResponseSchema } from "../../lib/rerun/schemas";
 import { ANSWERED_BY_HEADER } from "../../server/cluster/session-proxy";
 import { migrate } from "../../server/db/migrate";
-import { freePort, startRedis, type RedisServer } from "../support/services";
+import { startRedis, type RedisServer } from "../support/services";
 import { newPostgresDatabase } from "../support/postgres-db";
 import { until } from "../support/until";
-import { connectMonitor, seqsOf, startTestServer, type MonitorClient, type TestServer } from "../server/support";
+import { connectMonitor, seqsOf, type MonitorClient, type TestServer } from "../server/support";
+import { startMember } from "./support";
 
 let redis: RedisServer;
 let databaseUrl: string;
@@ -17,21 +18,7 @@ const nodes: TestServer[] = [];
 const clients: MonitorClient[] = [];
 
 async function startNode(nodeId: string): Promise<TestServer> {
-  const port = await freePort();
-  const node = await startTestServer({
-    port,
-    databaseUrl,
-    env: {
-      ...process.env,
-      OPENAI_BASE_URL: undefined,
-      OPENAI_API_KEY: undefined,
-      MAISAKA_MODEL: undefined,
-      REDIS_URL: redis.url,
-      MAISAKA_NODE_ID: nodeId,
-      MAISAKA_NODE_URL: `http://127.0.0.1:${port}`,
-      MAISAKA_LEASE_TTL_MS: "3000",
-    },
-  });
+  const node = await startMember({ nodeId, databaseUrl, redisUrl: redis.url, leaseTtlMs: 3_000 });
   nodes.push(node);
   return node;
 }

@@ -9,12 +9,13 @@ import { clusterSchema } from "../../lib/api/cluster";
 import { PLATFORM_STREAM_ID } from "../../lib/api/schemas";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { platformsResponseSchema } from "../../lib/platforms/status";
-import { startTestServer, type TestServer } from "../server/support";
+import type { TestServer } from "../server/support";
+import { startMember } from "./support";
 import { OneBotSimulator, seg, segmentsOf } from "../support/onebot-sim";
 import { PING_PONG_CHAT, PING_PONG_MODELS, pongFor, startPingPongModel } from "../support/ping-pong-model";
 import { newPostgresDatabase } from "../support/postgres-db";
 import type { ScriptedOpenAi } from "../support/scripted-openai";
-import { freePort, startRedis, type RedisServer } from "../support/services";
+import { startRedis, type RedisServer } from "../support/services";
 import { until } from "../support/until";
 
 const TOKEN = "onebot-nodes-token";
@@ -31,25 +32,17 @@ const sent = new Map<string, number>();
 const bOwned: string[] = [];
 
 async function startNode(nodeId: string): Promise<TestServer> {
-  const port = await freePort();
-  const node = await startTestServer({
+  const node = await startMember({
+    nodeId,
     databaseUrl,
-    port,
+    redisUrl: redis.url,
+    leaseTtlMs: 3_000,
     config: {
       chat: PING_PONG_CHAT,
       models: PING_PONG_MODELS,
       platforms: { onebot: { accessToken: TOKEN, reverse: { enabled: true }, sendsPerMinute: 600 } },
     },
-    env: {
-      ...process.env,
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: "k",
-      MAISAKA_MODEL: undefined,
-      REDIS_URL: redis.url,
-      MAISAKA_NODE_ID: nodeId,
-      MAISAKA_NODE_URL: `http://127.0.0.1:${port}`,
-      MAISAKA_LEASE_TTL_MS: "3000",
-    },
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "k" },
   });
   nodes.push(node);
   return node;

@@ -11,10 +11,11 @@ import { toolListSchema } from "../../lib/api/schemas";
 import { settingsConflictSchema, settingsResponseSchema } from "../../lib/api/settings";
 import { mcpServerListSchema } from "../../lib/api/sources";
 import { migrate } from "../../server/db/migrate";
-import { FAST_CHAT, request, startTestServer, type TestServer } from "../server/support";
+import { FAST_CHAT, request, type TestServer } from "../server/support";
+import { startMember } from "./support";
 import { memoryStdioConfig } from "../support/mcp-servers";
 import { newPostgresDatabase } from "../support/postgres-db";
-import { freePort, startRedis, type RedisServer } from "../support/services";
+import { startRedis, type RedisServer } from "../support/services";
 import { until } from "../support/until";
 
 let redis: RedisServer;
@@ -23,22 +24,8 @@ let b: TestServer;
 const dataDir = mkdtempSync(join(tmpdir(), "maisaka-shared-state-"));
 
 /** A cluster node as npm start makes one: DATABASE_URL on Postgres and REDIS_URL. */
-async function node(nodeId: string, databaseUrl: string): Promise<TestServer> {
-  const port = await freePort();
-  return startTestServer({
-    port,
-    databaseUrl,
-    config: FAST_CHAT,
-    env: {
-      ...process.env,
-      OPENAI_BASE_URL: undefined,
-      OPENAI_API_KEY: undefined,
-      MAISAKA_MODEL: undefined,
-      REDIS_URL: redis.url,
-      MAISAKA_NODE_ID: nodeId,
-      MAISAKA_NODE_URL: `http://127.0.0.1:${port}`,
-    },
-  });
+function node(nodeId: string, databaseUrl: string): Promise<TestServer> {
+  return startMember({ nodeId, databaseUrl, redisUrl: redis.url, config: FAST_CHAT });
 }
 
 beforeAll(async () => {

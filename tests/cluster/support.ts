@@ -7,7 +7,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
+import { startTestServer, type TestServer } from "../server/support";
 import type { Cluster } from "../support/cluster";
+import { freePort } from "../support/services";
 import { until } from "../support/until";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -204,4 +206,36 @@ export async function settledAudits(
 /** Only the audits with a problem, for one readable assertion. */
 export function problems(audits: Map<string, Audit>): Record<string, Audit> {
   return Object.fromEntries([...audits].filter(([, a]) => !isClean(a)));
+}
+
+/**
+ * An app server in this process as a cluster member (`npm start` with DATABASE_URL on Postgres and
+ * REDIS_URL): its node id and URL, the runner's model settings left out unless `env` names them.
+ */
+export async function startMember(opts: {
+  nodeId: string;
+  databaseUrl: string;
+  redisUrl: string;
+  /** MAISAKA_LEASE_TTL_MS; the server's default when absent. */
+  leaseTtlMs?: number;
+  config?: Record<string, unknown>;
+  env?: Record<string, string>;
+}): Promise<TestServer> {
+  const port = await freePort();
+  return startTestServer({
+    port,
+    databaseUrl: opts.databaseUrl,
+    config: opts.config,
+    env: {
+      ...process.env,
+      OPENAI_BASE_URL: undefined,
+      OPENAI_API_KEY: undefined,
+      MAISAKA_MODEL: undefined,
+      REDIS_URL: opts.redisUrl,
+      MAISAKA_NODE_ID: opts.nodeId,
+      MAISAKA_NODE_URL: `http://127.0.0.1:${port}`,
+      ...(opts.leaseTtlMs === undefined ? {} : { MAISAKA_LEASE_TTL_MS: String(opts.leaseTtlMs) }),
+      ...opts.env,
+    },
+  });
 }
