@@ -34,9 +34,9 @@ import { Quiescence } from "./quiescence";
 import { RecordedTools } from "./recorded-tools";
 import { RerunInputError } from "./errors";
 import { withSettings } from "./settings";
-import { timelineOf, type Arrival } from "./timeline";
+import { OriginalOrder, timelineOf, type Arrival } from "./timeline";
 import { trackedHooks, trackedProvider, trackedStore } from "./tracked";
-import { VirtualClock } from "./virtual-clock";
+import { VirtualClock, type DueTimer } from "./virtual-clock";
 
 /** What was recorded of the original. */
 export interface RecordedSession {
@@ -92,6 +92,11 @@ const HOOKED_CALLS: Partial<Record<keyof HookPayloads, ModelTask>> = {
 
 /** After the original's last event, a run that went on with a model may take this long (engine clock). */
 const LIVE_TAIL_MS = 10 * 60_000;
+/**
+ * How late an engine timer may have run in a recording on the wall clock (a loaded event loop): within
+ * this, the original's order of events decides whether a message came before it (OriginalOrder).
+ */
+const TIMER_LATENESS_MS = 1_000;
 /** A guard against a timer that re-arms itself forever. */
 const MAX_STEPS = 500_000;
 
@@ -136,7 +141,7 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
   const sink = new CollectingSink(clock);
   const manager = new HeartflowManager({
     config,
-    clock,
+    clock: clock.forEngine(),
     model: world.recordCalls ? world.recordCalls(cassette, stores.modelCalls, clock) : cassette,
     stores: {
       ...stores,
@@ -185,19 +190,25 @@ export async function rerun(recorded: RecordedSession, world: RerunWorld, plan: 
       await manager.sendAsOperator(session, { text: a.text, replyTo: a.replyTo }, a.actor);
     }
   };
+  const order = new OriginalOrder(recorded.events);
+  const arrivesFirst = (a: Arrival, due: DueTimer | null): boolean => {
+    if (!due || a.at < due.at) return true;
+    // At the same moment a timer fires first (the recording's clock fired what was due, then took the
+    // message); the fork point comes before both.
+    if (a.at === due.at) return a.kind === "fork";
+    return due.engine && a.at - due.at <= TIMER_LATENESS_MS && order.comesNext(a, sink.events);
+  };
   let next = 0;
   for (let steps = 0; steps < MAX_STEPS; steps++) {
     await quiet.settled();
     if (cassette.halted) break;
     const arrival = arrivals[next];
-    const due = clock.nextDue();
-    // At the same moment a timer fires first (the recording's clock fired what was due, then took the
-    // message); the fork point comes before both.
-    if (arrival && (due === null || arrival.at < due || (arrival.at === due && arrival.kind === "fork"))) {
+    const due = clock.nextTimer();
+    if (arrival && arrivesFirst(arrival, due)) {
       clock.moveTo(arrival.at);
       next++;
       await arrive(arrival);
-    } else if (due !== null && due <= horizon) {
+    } else if (due !== null && due.at <= horizon) {
       clock.fireNext();
     } else break;
   }

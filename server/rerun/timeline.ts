@@ -73,3 +73,41 @@ export function timelineOf(opts: {
     .sort((x, y) => x.a.at - y.a.at || rank(x.a) - rank(y.a) || x.i - y.i)
     .map(({ a }) => a);
 }
+
+/**
+ * The original's order of events, for the one tie time alone cannot break. On the wall clock an engine
+ * timer (a cooldown, a wait) runs a little after it is due, and a message that came in between was
+ * taken by the turn that timer let go; the virtual clock fires it exactly on time and would leave the
+ * message out. While the run has emitted the same events as the original, a message whose
+ * message.pending came next in the original arrives next here too, before such a timer.
+ */
+export class OriginalOrder {
+  /** Where each message was first announced (message.pending) in the original's events. */
+  private readonly announcedAt = new Map<string, number>();
+  /** How many of the run's first events match the original's by type. */
+  private matched = 0;
+  private diverged = false;
+
+  constructor(private readonly original: readonly MonitorEvent[]) {
+    original.forEach((e, i) => {
+      if (e.type === "message.pending" && !this.announcedAt.has(e.data.messageId)) {
+        this.announcedAt.set(e.data.messageId, i);
+      }
+    });
+  }
+
+  /** Whether the arrival's message was the original's next event after the run's events so far. */
+  comesNext(arrival: Arrival, emitted: readonly MonitorEvent[]): boolean {
+    if (arrival.kind !== "message" || !this.inStep(emitted)) return false;
+    return this.announcedAt.get(arrival.message.messageId) === emitted.length;
+  }
+
+  /** The run's events are the original's so far (checked once each: runs may be long). */
+  private inStep(emitted: readonly MonitorEvent[]): boolean {
+    while (!this.diverged && this.matched < emitted.length) {
+      if (emitted[this.matched].type !== this.original[this.matched]?.type) this.diverged = true;
+      else this.matched++;
+    }
+    return !this.diverged;
+  }
+}

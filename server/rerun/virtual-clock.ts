@@ -6,6 +6,14 @@ interface Timer {
   at: number;
   seq: number;
   fn: () => void;
+  /** Armed by the engine for itself (a cooldown, a wait): on a real clock such a timer fires late. */
+  engine: boolean;
+}
+
+/** The earliest armed timer. */
+export interface DueTimer {
+  at: number;
+  engine: boolean;
 }
 
 export class VirtualClock implements Clock {
@@ -22,9 +30,16 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(ms: number, fn: () => void): TimerHandle {
-    const timer: Timer = { at: this.current + Math.max(0, ms), seq: this.seq++, fn };
-    this.timers.add(timer);
-    return { cancel: () => void this.timers.delete(timer) };
+    return this.arm(ms, fn, false);
+  }
+
+  /**
+   * The same clock for the engine: its timers are marked, so the driver knows which due times a
+   * recording on the wall clock may have passed before the timer ran (the re-run's cassette and
+   * recorded tools arm theirs at the recorded moment the answer came, which is exact).
+   */
+  forEngine(): Clock {
+    return { now: () => this.now(), setTimer: (ms, fn) => this.arm(ms, fn, true) };
   }
 
   /** Timers armed and not yet fired or cancelled. */
@@ -35,6 +50,12 @@ export class VirtualClock implements Clock {
   /** When the earliest timer is due (null: none armed). */
   nextDue(): number | null {
     return this.earliest()?.at ?? null;
+  }
+
+  /** The earliest timer: when it is due and whether the engine armed it (null: none armed). */
+  nextTimer(): DueTimer | null {
+    const next = this.earliest();
+    return next ? { at: next.at, engine: next.engine } : null;
   }
 
   /** Time moves to `at` (never back). */
@@ -50,6 +71,12 @@ export class VirtualClock implements Clock {
     this.moveTo(next.at);
     next.fn();
     return true;
+  }
+
+  private arm(ms: number, fn: () => void, engine: boolean): TimerHandle {
+    const timer: Timer = { at: this.current + Math.max(0, ms), seq: this.seq++, fn, engine };
+    this.timers.add(timer);
+    return { cancel: () => void this.timers.delete(timer) };
   }
 
   private earliest(): Timer | undefined {

@@ -91,3 +91,41 @@ describe("re-run of a flood held at the debounce ceiling", () => {
     expect(result.events.filter((e) => e.type !== "session.stop").map(comparable)).toEqual(original.map(comparable));
   });
 });
+
+describe("re-run of a recording whose timers ran late", () => {
+  it("takes a message that came between a cooldown's end and its late timer into the same turn", async () => {
+    // A message every 120 ms, a gate's cooldown of 1 s, and every timer running 100 ms late: the
+    // original's turn after a cooldown took a message the virtual clock's exact timer would leave out.
+    const lines = Array.from({ length: 20 }, (_, i) => ({
+      at: 120 * (i + 1),
+      userId: `u${i % 3}`,
+      userName: `User${i % 3}`,
+      text: i % 5 === 0 ? `@麦麦 第${i}个问题` : `随便聊聊 ${i}`,
+      atBot: i % 5 === 0,
+      mentionsBot: false,
+    }));
+    recording = await recordSession({
+      lines,
+      config: { chat: { timingGateCooldownSeconds: 1, messageDebounceSeconds: 0 } },
+      lateTimersMs: 100,
+    });
+    const recorded = await recording.recorded();
+    // The recording has the case: a message first announced after a cooldown was due (its start plus
+    // 1 s) and before the timer ran, then taken by the turn that cooldown held back.
+    const cooldownStarts = recorded.events.flatMap((e) =>
+      e.type === "stage.status" && e.data.stage === "cooldown" ? [e.ts] : [],
+    );
+    const lateComers = recorded.events.filter(
+      (e) =>
+        e.type === "message.pending" &&
+        cooldownStarts.some((start) => e.ts > start + 1_000 && e.ts < start + 1_100) &&
+        recorded.events.some((i) => i.type === "message.ingested" && i.data.messageId === e.data.messageId),
+    );
+    expect(lateComers.length).toBeGreaterThan(0);
+    const result = await rerun(recorded, recording.world(), planOf());
+    expect(result.divergence).toBeNull();
+    const types = (events: readonly { type: string }[]) =>
+      events.filter((e) => e.type !== "session.stop").map((e) => e.type);
+    expect(types(result.events)).toEqual(types(recorded.events));
+  });
+});

@@ -1,5 +1,6 @@
 // A manual clock for deterministic engine tests: time moves only when the test advances it. The timer
 // bookkeeping is the re-run's virtual clock; this adds moving by an amount with promise chains settling.
+import type { TimerHandle } from "../../server/engine";
 import { VirtualClock } from "../../server/rerun/virtual-clock";
 
 export class FakeClock extends VirtualClock {
@@ -24,4 +25,15 @@ export class FakeClock extends VirtualClock {
 /** Lets pending microtasks and immediate I/O callbacks run. */
 export async function settle(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** A clock whose timers run a fixed time after they are due, as a busy event loop's do. */
+export class LateTimerClock extends FakeClock {
+  constructor(private readonly lateMs: number) {
+    super();
+  }
+
+  override setTimer(ms: number, fn: () => void): TimerHandle {
+    return super.setTimer(ms + this.lateMs, fn);
+  }
 }

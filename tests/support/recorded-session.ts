@@ -11,7 +11,7 @@ import { MemoryLedger } from "../../server/monitor/ledger";
 import type { RecordedSession, RerunPlan, RerunWorld } from "../../server/rerun/run";
 import { createMemoryStores, type MemoryStores } from "../../server/stores/memory";
 import type { SessionRecord } from "../../server/stores/types";
-import { FakeClock } from "./fake-clock";
+import { FakeClock, LateTimerClock } from "./fake-clock";
 
 export interface Recording {
   engine: Engine;
@@ -39,8 +39,10 @@ export async function recordSession(opts: {
   model?: (clock: FakeClock) => ModelClient;
   /** Engine clock ms to let pass after the last line (waits, cooldowns). */
   tailMs?: number;
+  /** Every timer runs this long after it is due (a recording on a busy wall clock). */
+  lateTimersMs?: number;
 }): Promise<Recording> {
-  const clock = new FakeClock();
+  const clock = opts.lateTimersMs ? new LateTimerClock(opts.lateTimersMs) : new FakeClock();
   const stores = createMemoryStores({ now: () => clock.now() });
   const warnings: string[] = [];
   const logger = {
