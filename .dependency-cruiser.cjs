@@ -1,4 +1,4 @@
-// Dependency rules: the rooms and directions of ../shared/spec/architecture.md (README, code map).
+// Dependency rules: the rooms and directions of the README's code map.
 // `npm run deps` checks them; `npm test` runs it.
 
 /** Infrastructure the engine gets injected instead of importing. */

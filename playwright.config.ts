@@ -1,5 +1,5 @@
 // Browser tests against the real server (e2e/support/serve.ts: fresh SQLite, simulated model) in
-// Debian's Chromium; Playwright never downloads a browser here (../shared/notes/stack.md).
+// Debian's Chromium; Playwright never downloads a browser here (e2e/support/chromium.ts).
 import { defineConfig } from "@playwright/test";
 import { chromiumLaunchOptions } from "./e2e/support/chromium";
 import { E2E_BASE } from "./e2e/support/env";

@@ -6,7 +6,7 @@
 // starts the server without that variable and hands it the token over a pipe, so no environment
 // block the server or its children can read holds the credential.
 //
-// Environment beyond interface.md: MAISAKA_NO_UI=1 serves only /api and Socket.IO (no Next build or
+// Environment read here (docs/interface.md#environment): MAISAKA_NO_UI=1 serves only /api and Socket.IO (no Next build or
 // handler; the tests use it), MAISAKA_DATA_DIR (default ./data) holds what the server writes for the
 // instance (server/data-dir.ts: the generated operator token, the emoji files, the SQLite database),
 // MAISAKA_CHILD_UIDS (a range, default 61000-61183) is where the plugin Runner and each stdio MCP

@@ -1,5 +1,5 @@
 // similarity_2k: the median time of one sequenceRatio (Ratcliff-Obershelp, as difflib's
-// SequenceMatcher.ratio: the planner's reasoning dedup, engine.md 3.4) of two 2,000-character
+// SequenceMatcher.ratio: the planner's reasoning dedup, docs/engine-rules.md#reasoning-dedup) of two 2,000-character
 // chat-like strings that differ in about one place in ten. Baseline: one pass comparing the two
 // strings position by position, the least any similarity measure over them does.
 import { sequenceRatio } from "../../lib/text/similarity";

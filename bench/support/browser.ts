@@ -1,6 +1,6 @@
 // What the browser measures share: a production build of the dashboard (built when missing or older
 // than the sources), the real server serving it over a given database, Debian's Chromium through
-// Playwright (../shared/notes/stack.md: never a downloaded browser), a logged-in page, and the
+// Playwright (e2e/support/chromium.ts: never a downloaded browser), a logged-in page, and the
 // recorded session the e2e suite replays (e2e/fixtures/group-chat.events.jsonl) repeated to any length.
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";

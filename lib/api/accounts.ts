@@ -1,4 +1,4 @@
-// Wire shapes of accounts, roles, login sessions and the audit trail (interface.md "Accounts and roles").
+// Wire shapes of accounts, roles, login sessions and the audit trail (docs/interface.md#accounts-and-roles).
 import { z } from "zod";
 
 export const roleSchema = z.enum(["admin", "operator", "viewer"]);

@@ -1,4 +1,4 @@
-// HTTP API wire shapes (interface.md "HTTP API"): request bodies, queries and responses. Used by
+// HTTP API wire shapes (docs/interface.md#http-api): request bodies, queries and responses. Used by
 // the server's handlers, the dashboard's fetchers and the tests alike.
 import { z } from "zod";
 import { endpointStatusSchema } from "../llm/endpoints";
@@ -55,7 +55,7 @@ export function isReservedSessionId(id: string): boolean {
 }
 
 /**
- * Whether an id has the shape of a platform chat's session (interface.md "Platforms":
+ * Whether an id has the shape of a platform chat's session (docs/interface.md#platforms:
  * `<platform>:<account>:<kind>:<chat>`, e.g. `qq:<selfId>:group:<groupId>`): only that chat's own
  * messages create such a session.
  */
@@ -232,7 +232,7 @@ export const eventsPageSchema = z.object({
 });
 export type EventsPage = z.infer<typeof eventsPageSchema>;
 
-/** One entry of a session's history window (engine.md section 4), as the engine holds it. */
+/** One entry of a session's history window (docs/engine-rules.md#message-kinds), as the engine holds it. */
 export { historyMessageSchema };
 
 export const sessionHistorySchema = z.object({

@@ -1,4 +1,4 @@
-// GET /api/search (interface.md "Usage, search, export"): full text over what the ledger recorded,
+// GET /api/search (docs/interface.md#usage-search-export): full text over what the ledger recorded,
 // across sessions. Query and answer shapes shared by the server, the search page and the tests.
 import { z } from "zod";
 import { idSchema, instantSchema } from "./schemas";

@@ -1,4 +1,4 @@
-// Wire shapes of the settings changed live (interface.md "Tools by hand, sources, settings"):
+// Wire shapes of the settings changed live (docs/interface.md#sources-and-settings):
 // GET /api/settings and PATCH /api/settings. Each section is checked with the config file's own schema.
 import { z } from "zod";
 import { maisakaConfigSchema } from "../config/schema";

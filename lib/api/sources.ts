@@ -1,6 +1,6 @@
-// Wire shapes of the tool sources changed live (interface.md "Tools by hand, sources, settings"):
+// Wire shapes of the tool sources changed live (docs/interface.md#sources-and-settings):
 // /api/mcp-servers (the fields of the config's mcp.servers[]; secrets write-only; what each role sees,
-// interface.md "Trust boundaries") and /api/plugins.
+// docs/interface.md#trust-boundaries) and /api/plugins.
 import { z } from "zod";
 import { mcpRootSchema, mcpServerConfigSchema, type McpServerConfig } from "../config/schema";
 import { pluginStateSchema } from "../plugins/status";

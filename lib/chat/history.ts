@@ -1,4 +1,4 @@
-// The kinds of message held in a session's history window (engine.md section 4), defined once: the
+// The kinds of message held in a session's history window (docs/engine-rules.md#message-kinds), defined once: the
 // engine keeps them, snapshots store them, the API returns them and the dashboard renders them.
 import { z } from "zod";
 import { chatImageSchema } from "./images";

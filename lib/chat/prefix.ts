@@ -1,4 +1,4 @@
-// How chat messages are shown to the planner (engine.md section 4, reference-python section 5):
+// How chat messages are shown to the planner (docs/engine-rules.md#planner-prefix):
 // a field-per-line prefix before the text, and a short preview for forwarded (complex) messages.
 
 /**
@@ -108,7 +108,7 @@ export interface PlannerPrefixInput {
 }
 
 /**
- * The planner's view of one chat message, one field a line in the seed's order (engine.md 4);
+ * The planner's view of one chat message, one field a line in the seed's order (docs/engine-rules.md#planner-prefix);
  * the group card line only when there is one, the text directly after `[发言内容]`.
  */
 export function plannerPrefix(input: PlannerPrefixInput, tz?: TimeZoneSpec): string {
@@ -125,7 +125,7 @@ export interface ComplexPreviewInput extends Omit<PlannerPrefixInput, "text"> {
   total: number;
 }
 
-/** Items shown in a complex message preview (reference-python 5). */
+/** Items shown in a complex message preview (docs/engine-rules.md#planner-prefix). */
 const COMPLEX_PREVIEW_LIMIT = 4;
 
 /**

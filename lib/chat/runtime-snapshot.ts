@@ -1,5 +1,5 @@
 // A chat message as the engine caches it, and the runtime snapshot saved for restart recovery
-// (engine.md 2): defined once, written by the engine, parsed on restore and read by the API.
+// (docs/engine-rules.md#restart-recovery): defined once, written by the engine, parsed on restore and read by the API.
 import { z } from "zod";
 import { agentStateSchema } from "../events/schemas";
 import { chatImageSchema } from "./images";

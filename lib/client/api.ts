@@ -1,4 +1,4 @@
-// Browser-side HTTP client of the /api routes (interface.md "HTTP API"). Every answer is parsed with
+// Browser-side HTTP client of the /api routes (docs/interface.md#http-api). Every answer is parsed with
 // the wire schema from lib/api, so a contract drift fails loudly at the edge instead of in a view.
 // Auth rides on the httpOnly login cookie; the token never lives in page JavaScript.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// One live subscription to the /monitor namespace (interface.md "Live stream"). Each subscription
+// One live subscription to the /monitor namespace (docs/live-stream.md). Each subscription
 // owns its own connection so that streams never interleave. On every (re)connect it subscribes
 // again from the consumer's cursor, so a reconnect resumes exactly after the last merged seq; the
 // server's `resync` is handed to the consumer, which catches up from the ledger and calls

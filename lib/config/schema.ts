@@ -1,4 +1,4 @@
-// maisaka.config.json (interface.md). Every field has a default so an absent file is a valid config.
+// maisaka.config.json (docs/interface.md#configuration). Every field has a default so an absent file is a valid config.
 import { z } from "zod";
 import { modelPriceSchema } from "../usage/pricing";
 import { endpointKindSchema } from "../llm/endpoints";
@@ -221,14 +221,14 @@ export const maisakaConfigSchema = z
         talkValue: z.number().min(0).default(1),
         privateTalkValue: z.number().min(0).default(1),
         talkValueRules: z.array(talkValueRuleSchema).default([]),
-        /** Scales talkValue for the trigger threshold (engine.md 2: effectiveFrequency). */
+        /** Scales talkValue for the trigger threshold (docs/engine-rules.md#trigger-threshold). */
         talkFrequencyAdjust: z.number().positive().default(1),
         maxContextSize: z.number().int().positive().default(40),
         maxPrivateContextSize: z.number().int().positive().default(60),
         messageDebounceSeconds: z.number().min(0).default(1),
         /**
          * The debounce's ceiling: a chat that never goes quiet for messageDebounceSeconds holds the
-         * first message the debounce waits with at most this long (engine.md 2).
+         * first message the debounce waits with at most this long (docs/engine-rules.md#debounce).
          */
         messageDebounceMaxSeconds: z.number().min(0).default(10),
         maxInternalRounds: z.number().int().positive().default(10),

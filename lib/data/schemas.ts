@@ -1,4 +1,4 @@
-// Wire shapes of the bot's data (interface.md "The bot's data"): memories, jargon, person profiles,
+// Wire shapes of the bot's data (docs/interface.md#the-bots-data): memories, jargon, person profiles,
 // the emoji library and the learned feed. What the builtin tools read is exactly what these write.
 import { z } from "zod";
 import { idSchema, MAX_TEXT_CHARS } from "../api/schemas";

@@ -1,4 +1,4 @@
-// Monitor events (engine.md section 6): one discriminated union used to emit, persist, stream and render.
+// Monitor events (docs/engine-rules.md#monitor-events): one discriminated union used to emit, persist, stream and render.
 import { z } from "zod";
 import { chatImageSchema } from "../chat/images";
 import { llmMessageSchema } from "../llm/messages";
@@ -116,7 +116,7 @@ export const pendingReasonSchema = z.enum(["threshold", "cooldown", "wait", "run
 export type PendingReason = z.infer<typeof pendingReasonSchema>;
 
 /**
- * An inbound message registered but not yet taken by a turn (interface.md "Events added"), with why it
+ * An inbound message registered but not yet taken by a turn (docs/interface.md#events), with why it
  * waits; it carries what the live view shows at arrival. message.ingested follows when a turn takes it.
  */
 export const messagePendingDataSchema = z.object({

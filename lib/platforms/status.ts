@@ -1,4 +1,4 @@
-// GET /api/platforms: the chat platform connections as operators see them (interface.md, Platforms).
+// GET /api/platforms: the chat platform connections as operators see them (docs/interface.md#platforms).
 import { z } from "zod";
 import { platformRequestData } from "../events/schemas";
 

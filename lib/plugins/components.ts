@@ -1,9 +1,9 @@
-// What a plugin declares, as the Runner reports it to the Host (engine.md 1.5): tools (legacy actions
+// What a plugin declares, as the Runner reports it to the Host (docs/engine-rules.md#plugin-tools): tools (legacy actions
 // included, converted to tools) and hook handlers.
 import { z } from "zod";
 import { jsonObjectSchema, toolAnnotationSchema, toolIconSchema } from "../tools/schemas";
 
-/** The hook points of engine.md section 5 a plugin may handle. */
+/** The hook points of docs/engine-rules.md#hooks a plugin may handle. */
 export const pluginHookPoints = [
   "maisaka.planner.before_request",
   "maisaka.planner.after_response",

@@ -1,4 +1,4 @@
-// The Host <-> Runner IPC protocol (engine.md 1.5, reference-python.md 11): the envelope carried by
+// The Host <-> Runner IPC protocol (docs/plugins.md, "The protocol"): the envelope carried by
 // every frame, the string error codes and the payload of each method. Both processes parse with these.
 import { z } from "zod";
 import { jsonObjectSchema, toolAvailabilityContextSchema } from "../tools/schemas";

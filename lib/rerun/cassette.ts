@@ -1,5 +1,5 @@
 // What a session's model calls were, kept so a re-run can answer its calls from them (a cassette):
-// the exact request the engine made and what came back (interface.md "Cluster, re-run").
+// the exact request the engine made and what came back (docs/interface.md#cluster-rerun).
 import { z } from "zod";
 import { llmMessageSchema, llmToolCallSchema, llmUsageSchema, modelTaskSchema } from "../llm/messages";
 import { llmToolDefinitionSchema } from "../tools/schemas";

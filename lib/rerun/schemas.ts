@@ -1,4 +1,4 @@
-// Wire shapes of re-runs and what-if forks (interface.md "Cluster, re-run"): POST /api/sessions/:id/rerun,
+// Wire shapes of re-runs and what-if forks (docs/interface.md#cluster-rerun): POST /api/sessions/:id/rerun,
 // the divergence it answers, and the origin a derived session keeps.
 import { z } from "zod";
 import { MAX_PROMPT_CHARS } from "../api/settings";

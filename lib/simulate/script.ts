@@ -1,4 +1,4 @@
-// One line of a simulation script (interface.md): a chat message fed at `at` ms from the start.
+// One line of a simulation script (docs/interface.md#simulation-script): a chat message fed at `at` ms from the start.
 import { z } from "zod";
 import type { ChatMessageRecord } from "../chat/runtime-snapshot";
 

@@ -1,5 +1,5 @@
 // Ratcliff-Obershelp similarity, matching Python's `difflib.SequenceMatcher(None, a, b).ratio()`
-// exactly (engine.md 3.4): the reasoning-dedup threshold is compared against values the original
+// exactly (docs/engine-rules.md#reasoning-dedup): the reasoning-dedup threshold is compared against values the original
 // engine produced, so tie-breaking and the autojunk heuristic must behave the same.
 
 /** Splits into Unicode code points, the unit Python indexes `str` by (astral chars count once). */
@@ -118,7 +118,7 @@ export function sequenceRatio(a: string, b: string): number {
 }
 
 /**
- * Reasoning dedup rule (engine.md 3.4): both texts non-empty and ratio above the threshold.
+ * Reasoning dedup rule (docs/engine-rules.md#reasoning-dedup): both texts non-empty and ratio above the threshold.
  * Argument order matters as in the original (`SequenceMatcher(None, current, previous)`), since
  * autojunk only looks at the second sequence.
  */

@@ -1,4 +1,4 @@
-// What a tool result contributes to the model's history (engine.md 1.1). Media never reach the
+// What a tool result contributes to the model's history (docs/engine-rules.md#tool-shapes). Media never reach the
 // history as base64: they become short bracketed placeholders.
 import type { ToolContentItem, ToolExecutionResult } from "./schemas";
 

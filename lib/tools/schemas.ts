@@ -1,4 +1,4 @@
-// Wire shapes of the unified tool layer (engine.md 1.1). One schema per model; types are inferred.
+// Wire shapes of the unified tool layer (docs/engine-rules.md#tool-shapes). One schema per model; types are inferred.
 import { z } from "zod";
 import { referenceTypeSchema } from "../chat/history";
 

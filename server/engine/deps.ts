@@ -1,4 +1,4 @@
-// Everything the engine gets from outside. The composition root (server/index.ts, the CLI, tests)
+// Everything the engine gets from outside. The composition root (server/composition.ts, the CLI, tests)
 // builds this; the engine never constructs its own clock, model, stores or event sink.
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";

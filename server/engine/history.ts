@@ -1,4 +1,4 @@
-// A session's history window (engine.md 4): the one place messages are added, removed, trimmed and
+// A session's history window (docs/engine-rules.md#context): the one place messages are added, removed, trimmed and
 // selected for a request. Everything else reads it.
 import type { HistoryMessage } from "./context/messages";
 import { selectContext, trimHistory, type ContextSelection, type SelectContextOptions } from "./context/selection";

@@ -1,4 +1,4 @@
-// Named hook points (engine.md section 5). Handlers run serially in registration order; each may
+// Named hook points (docs/engine-rules.md#hooks). Handlers run serially in registration order; each may
 // return a partial payload that replaces fields. None may abort: a failing or slow handler is
 // logged and skipped.
 import type { LlmMessage, LlmToolCall } from "../../lib/llm/messages";

@@ -1,4 +1,4 @@
-// Planner interrupts (engine.md 3.3): a message arriving while the planner's request is in flight
+// Planner interrupts (docs/engine-rules.md#planner-interrupts): a message arriving while the planner's request is in flight
 // aborts it, at most plannerInterruptMaxConsecutive times in a row; a planner answer resets the count.
 export class PlannerInterruptGuard {
   private controller: AbortController | null = null;

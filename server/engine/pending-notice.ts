@@ -1,4 +1,4 @@
-// Why a just-registered message waits (interface.md "Events added", message.pending): the first
+// Why a just-registered message waits (docs/interface.md#events, message.pending): the first
 // gate that holds it, in the order the runtime applies them. A wait's timer, a running turn and the
 // cooldown after no_action come before the threshold, which a turn applies only once they are over.
 import type { MessagePendingData } from "../../lib/events/schemas";

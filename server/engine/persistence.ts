@@ -1,4 +1,4 @@
-// Restart recovery (engine.md 2): the runtime snapshot (schema in lib/chat/runtime-snapshot.ts) is
+// Restart recovery (docs/engine-rules.md#restart-recovery): the runtime snapshot (schema in lib/chat/runtime-snapshot.ts) is
 // written shortly after changes and after a turn, never ahead of the ledger, and parsed on restore: a
 // snapshot that does not parse is logged and treated as none, never a crash. recovery.ts reconciles
 // it with the ledger and the message store into what a restored runtime starts from.

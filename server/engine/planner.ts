@@ -1,4 +1,4 @@
-// The planner (engine.md 3.2-3.4): which tools it is offered (visible, deferred pool, discovered
+// The planner (docs/engine-rules.md#planner to #reasoning-dedup): which tools it is offered (visible, deferred pool, discovered
 // through tool_search in the current window), the request it sends, the interruptible call and
 // reasoning dedup.
 import type { ModelRequest } from "../../lib/events/schemas";

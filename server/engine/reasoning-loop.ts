@@ -1,4 +1,4 @@
-// One turn of the reasoning loop (engine.md section 3): collect and ingest messages, then up to
+// One turn of the reasoning loop (docs/engine-rules.md#reasoning-loop): collect and ingest messages, then up to
 // maxInternalRounds cycles of timing gate -> planner -> tools, each closed by planner.finalized and
 // cycle.end with its end reason. The loop owns the agent state: every transition happens here,
 // the gate, planner and tool executor only return outcomes.

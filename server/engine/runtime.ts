@@ -1,4 +1,4 @@
-// One chat session's runtime (engine.md section 2): wires the parts of a session together and runs
+// One chat session's runtime (docs/engine-rules.md#session-runtime): wires the parts of a session together and runs
 // its turn queue. Messages and triggers live in the trigger scheduler, the wait in the wait timer,
 // planner interrupts in the interrupt guard, snapshots in persistence, the history in its owner,
 // and every agent-state transition in the reasoning loop.
@@ -292,7 +292,7 @@ export class SessionRuntime {
   // ---- messages and triggers -------------------------------------------------------------
 
   /**
-   * A new chat message (engine.md 2, registerMessage). True: it is durable in the message store and
+   * A new chat message (docs/engine-rules.md#message-arrival). True: it is durable in the message store and
    * this runtime took it. False: the runtime stopped before taking it; the caller hands it to the
    * session's next runtime, which saves it again. (That runtime may have restored from the store before
    * this save committed, so "it recovers it from there" would lose an acknowledged message.)

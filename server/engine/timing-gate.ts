@@ -1,4 +1,4 @@
-// The timing gate sub-agent (engine.md 3.1): decides continue / no_action / wait. It sees only the
+// The timing gate sub-agent (docs/engine-rules.md#timing-gate): decides continue / no_action / wait. It sees only the
 // three timing tools, answers in at most timingGateMaxTokens, and the first call naming an
 // available timing tool wins. Without a valid call it gets a hint and retries, 3 attempts, then
 // no_action.

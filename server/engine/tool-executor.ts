@@ -1,4 +1,4 @@
-// Serial execution of the planner's tool calls (engine.md 3.6): each result enters history right
+// Serial execution of the planner's tool calls (docs/engine-rules.md#tool-execution): each result enters history right
 // after its call, media items follow as their own messages, every call is recorded and emitted,
 // and the first pausing result stops the batch.
 import type { ToolExecutionData } from "../../lib/events/schemas";

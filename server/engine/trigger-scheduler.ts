@@ -1,4 +1,4 @@
-// When a message turn is due (engine.md 2): the message cache and its pending part, mention and @
+// When a message turn is due (docs/engine-rules.md#session-runtime): the message cache and its pending part, mention and @
 // detection, the force-continue flag, the threshold with idle compensation and its one re-check,
 // the debounce, the reply-latency samples the compensation uses, and the recovery marks of the
 // pending messages (their store position, and which ones a cut turn already announced).

@@ -1,4 +1,4 @@
-// Message-trigger arithmetic (engine.md section 2): talk value, threshold and idle compensation.
+// Message-trigger arithmetic (docs/engine-rules.md#trigger-threshold): talk value, threshold and idle compensation.
 // Pure functions so they are tested with plain numbers.
 import type { ChatConfig } from "../../lib/config/schema";
 
@@ -22,7 +22,7 @@ function toMinutes(hhmm: string): number {
 }
 
 export function triggerThreshold(talkValue: number, frequencyAdjust: number): number {
-  // engine.md 2: effectiveFrequency = max(0.01, talkValue * talkFrequencyAdjust).
+  // docs/engine-rules.md#trigger-threshold: effectiveFrequency = max(0.01, talkValue * talkFrequencyAdjust).
   const effective = Math.max(0.01, talkValue * frequencyAdjust);
   return Math.max(1, Math.ceil(1 / Math.min(1, effective)));
 }

@@ -1,4 +1,4 @@
-// The timing gate's wait (engine.md 3.1, wait): one armed timer per session, keyed by the gate's
+// The timing gate's wait (docs/engine-rules.md#timing-gate, wait): one armed timer per session, keyed by the gate's
 // call id so a stale timer never ends a newer wait.
 import type { Clock, TimerHandle } from "./clock";
 

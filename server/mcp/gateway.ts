@@ -1,4 +1,4 @@
-// Our own tool registry served as an MCP server (interface.md /api/mcp): Streamable HTTP through the
+// Our own tool registry served as an MCP server (docs/mcp.md#the-gateway-apimcp): Streamable HTTP through the
 // SDK's server transport, one MCP session per client, operator token required. It lists the
 // action-stage tools of the unified registry and calls them through the source it is given, as the
 // account whose credential came with the request (handed to the SDK as the request's auth info).
@@ -16,7 +16,7 @@ import { toCallToolResult, toMcpTool } from "./gateway-mapping";
 
 export const MCP_GATEWAY_PATH = "/api/mcp";
 
-/** The `_meta` key of a tools/call that confirms running a destructive tool (interface.md "Trust boundaries"). */
+/** The `_meta` key of a tools/call that confirms running a destructive tool (docs/interface.md#trust-boundaries). */
 export const GATEWAY_CONFIRM_META = "maisaka/confirm";
 
 /** True for requests the gateway serves (the path, whatever the query). */

@@ -1,4 +1,4 @@
-// The process's one MCP manager (engine.md 1.6): a connection per configured server, shared by every
+// The process's one MCP manager (docs/engine-rules.md#mcp-tools): a connection per configured server, shared by every
 // session. It names tools for the model (a name two servers declare, or a builtin's, is offered as
 // `<server>__<tool>` for each of them), routes every call to the server that declared the tool, and
 // reports each server's state for operators.

@@ -1,4 +1,4 @@
-// MCP shapes into the unified tool layer (engine.md 1.1, 1.6): a server's Tool into a ToolSpec, a
+// MCP shapes into the unified tool layer (docs/engine-rules.md#tool-shapes, #mcp-tools): a server's Tool into a ToolSpec, a
 // CallToolResult into a ToolExecutionResult, an exception into a failed result.
 import type { CallToolResult, ContentBlock, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { nestsDeeperThan, TOO_DEEP } from "../../lib/json/depth";

@@ -1,4 +1,4 @@
-// The Host side of plugins in one object (engine.md 1.5): the Runner supervisor, the component
+// The Host side of plugins in one object (docs/engine-rules.md#plugin-tools): the Runner supervisor, the component
 // registry and its read-only view, the PluginToolProvider and the hook bridge. The composition root
 // creates it with the engine; the server starts it (no process runs before start()).
 import { resolve } from "node:path";

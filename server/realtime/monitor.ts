@@ -1,4 +1,4 @@
-// The /monitor namespace (interface.md "Live stream"): operator-only handshake, `subscribe` /
+// The /monitor namespace (docs/live-stream.md): operator-only handshake, `subscribe` /
 // `unsubscribe`, events as `event` messages carrying the envelope, `resync` when a client fell behind,
 // `error` for a refused payload. Nothing a client sends can crash it, and no account can take the
 // streams of others: a subscribe names an existing session (or "*", or a stream of no session), and

@@ -1,7 +1,7 @@
 // One re-run: the original's arrivals fed at their times on a virtual clock into a fresh engine of the
 // current code and settings, its model calls answered by the cassette and its tool calls from the
 // recording. Nothing it does leaves it: its events, messages and records come back to the caller
-// (server/http/services/rerun.ts writes them as the derived session).
+// (server/rerun/service.ts writes them as the derived session).
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { ModelTask } from "../../lib/llm/messages";

@@ -1,4 +1,4 @@
-// A source of tools (engine.md 1.2). It translates its own tools into ToolSpecs and runs them; it
+// A source of tools (docs/engine-rules.md#tool-providers). It translates its own tools into ToolSpecs and runs them; it
 // knows nothing of other providers. A tool's own failure is a result with success:false, not a throw.
 import type {
   ProviderType,

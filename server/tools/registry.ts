@@ -1,4 +1,4 @@
-// The unified tool view (engine.md 1.3): providers in registration order, first name wins, operator
+// The unified tool view (docs/engine-rules.md#tool-registry): providers in registration order, first name wins, operator
 // toggles applied as enabled:false. Discovery is live: every call asks the providers again.
 import {
   failedToolResult,

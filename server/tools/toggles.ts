@@ -1,4 +1,4 @@
-// Operator toggle policy (engine.md 1.3): a session toggle wins over the global one; a tool without
+// Operator toggle policy (docs/engine-rules.md#tool-registry): a session toggle wins over the global one; a tool without
 // any toggle is enabled. The registry reads it on every listing, so `apply` takes effect at once.
 import type { ToolToggle } from "../stores/types";
 

@@ -1,4 +1,4 @@
-// tool_search scoring over the deferred pool (engine.md 3.5), kept pure so the planner and the
+// tool_search scoring over the deferred pool (docs/engine-rules.md#tool-search), kept pure so the planner and the
 // operator views rank alike.
 import type { ToolSpec } from "../../lib/tools/schemas";
 

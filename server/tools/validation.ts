@@ -1,4 +1,4 @@
-// Tool arguments checked against the spec's JSON Schema before any provider runs (engine.md 1.3).
+// Tool arguments checked against the spec's JSON Schema before any provider runs (docs/engine-rules.md#tool-registry).
 // Failures are phrased per field so the model can read them and correct its call.
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { nestsDeeperThan, TOO_DEEP } from "../../lib/json/depth";

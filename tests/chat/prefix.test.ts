@@ -30,7 +30,7 @@ describe("formatClock / formatDateTime", () => {
   });
 });
 
-describe("plannerPrefix (engine.md 4)", () => {
+describe("plannerPrefix (docs/engine-rules.md#planner-prefix)", () => {
   it("renders one field a line, with the group card", () => {
     expect(
       plannerPrefix(
@@ -49,7 +49,7 @@ describe("plannerPrefix (engine.md 4)", () => {
   });
 });
 
-describe("complexPreview (reference-python 5)", () => {
+describe("complexPreview (docs/engine-rules.md#planner-prefix)", () => {
   it("shows at most 4 items and the view_complex_message hint", () => {
     const preview = [
       { sender: "甲", text: "第一条" },

@@ -1,4 +1,4 @@
-// The real `rerun` command (interface.md), spawned as a child process against a database a real server
+// The real `rerun` command (docs/interface.md#commands), spawned as a child process against a database a real server
 // recorded into: exit 0 when the session reproduces, 1 with the divergence as JSON on stdout when a
 // config file's prompt changes the gate's input; the batch form prints a line per session and a summary.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

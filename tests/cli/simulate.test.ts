@@ -1,4 +1,4 @@
-// The real `simulate` command (interface.md), spawned as a child process: stdout is nothing but
+// The real `simulate` command (docs/interface.md#commands), spawned as a child process: stdout is nothing but
 // monitor event envelopes, one JSON line each, and failures exit non-zero with a stderr message.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";

@@ -1,4 +1,4 @@
-// maisaka.config.json loading (interface.md): defaults without a file, and a bad file stops start-up
+// maisaka.config.json loading (docs/interface.md#configuration): defaults without a file, and a bad file stops start-up
 // with a ConfigError that names the offending field.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

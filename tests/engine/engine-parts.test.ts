@@ -1,5 +1,5 @@
 // The runtime's small parts on their own: the wait timer keyed by call id, and the planner
-// interrupt guard's consecutive limit (engine.md 3.3).
+// interrupt guard's consecutive limit (docs/engine-rules.md#planner-interrupts).
 import { describe, expect, it } from "vitest";
 import { PlannerInterruptGuard } from "../../server/engine/interrupt-guard";
 import { WaitTimer } from "../../server/engine/wait-timer";

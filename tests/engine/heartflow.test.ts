@@ -1,4 +1,4 @@
-// The HeartflowManager (engine.md 2): one runtime per session, capped with least-recently-used idle
+// The HeartflowManager (docs/engine-rules.md#session-runtime): one runtime per session, capped with least-recently-used idle
 // runtimes stopped first, one creation per id under concurrency, and restart recovery from the
 // saved snapshot (history, pending messages, an armed wait that still fires).
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Hook points (engine.md 5): serial handlers that patch the payload, never fatal; and the three hook
+// Hook points (docs/engine-rules.md#hooks): serial handlers that patch the payload, never fatal; and the three hook
 // points seen end to end through the engine and the scripted OpenAI-compatible server.
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";

@@ -1,4 +1,4 @@
-// message.pending (interface.md "Events added"): every inbound message is announced the moment it is
+// message.pending (docs/interface.md#events): every inbound message is announced the moment it is
 // registered, with the gate that holds it and when that gate ends, on the fake clock through the
 // whole engine and the scripted model.
 import { afterEach, describe, expect, it } from "vitest";

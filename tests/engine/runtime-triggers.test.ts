@@ -1,4 +1,4 @@
-// When a turn starts (engine.md 2), with a fake clock through the whole engine: the message
+// When a turn starts (docs/engine-rules.md#session-runtime), with a fake clock through the whole engine: the message
 // threshold, idle compensation from reply latency, force-continue on @ / mention, and the debounce
 // after messages that arrived during a run.
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Message-trigger arithmetic (engine.md section 2): threshold, idle compensation, talk value rules
+// Message-trigger arithmetic (docs/engine-rules.md#trigger-threshold): threshold, idle compensation, talk value rules
 // and the 600 s reply-latency window, as plain numbers.
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../server/config/load";

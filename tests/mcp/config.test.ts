@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../server/config/load";
 
 describe("mcp config", () => {
-  it("accepts the interface.md example and every transport with its options", () => {
+  it("accepts the documented example and every transport with its options", () => {
     const config = parseConfig(
       {
         mcp: {

@@ -115,7 +115,7 @@ describe("icon server over stdio", () => {
     );
   });
 
-  it("returns text, structured content, media and errors per engine.md 1.6", async () => {
+  it("returns text, structured content, media and errors per docs/engine-rules.md#mcp-tools", async () => {
     expect(await provider.invoke(invocation("paint", { color: "red" }))).toMatchObject({
       success: true,
       content: "painted red",

@@ -1,4 +1,4 @@
-// MCP shapes into the unified tool layer and back (engine.md 1.1, 1.6), and the per-tool checks of
+// MCP shapes into the unified tool layer and back (docs/engine-rules.md#tool-shapes, #mcp-tools), and the per-tool checks of
 // a server's listing: pure functions, no server needed.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";

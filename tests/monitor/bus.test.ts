@@ -1,4 +1,4 @@
-// The monitor bus (engine.md 6): seq per session from 1 without gaps, durable before broadcast,
+// The monitor bus (docs/engine-rules.md#monitor-events): seq per session from 1 without gaps, durable before broadcast,
 // failed writes retried without loss or reordering, seq continued from the ledger after a restart.
 import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";

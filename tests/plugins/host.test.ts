@@ -68,7 +68,7 @@ describe("component registry and query view", () => {
     expect(view.toolSpecs().map((s) => s.name)).toEqual(["same", "other"]);
   });
 
-  it("builds plugin ToolSpecs whose visibility follows engine.md 1.5", () => {
+  it("builds plugin ToolSpecs whose visibility follows docs/engine-rules.md#plugin-tools", () => {
     const { registry, view } = setup();
     registry.register(
       registration("p", [

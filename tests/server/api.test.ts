@@ -1,4 +1,4 @@
-// Every /api route of interface.md against the real server (loopback port, real SQLite file): the
+// Every /api route of docs/interface.md#http-api against the real server (loopback port, real SQLite file): the
 // answers parse with the lib schemas, and each error status is what the contract says.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -47,7 +47,7 @@ describe("sequenceRatio matches difflib.SequenceMatcher(None, a, b).ratio()", ()
   // Its speed on two 2,000-char strings is a benchmark figure (npm run bench: similarity_2k).
 });
 
-describe("isNearDuplicate (engine.md 3.4)", () => {
+describe("isNearDuplicate (docs/engine-rules.md#reasoning-dedup)", () => {
   it("needs both texts non-empty", () => {
     expect(isNearDuplicate("", "")).toBe(false);
     expect(isNearDuplicate("abc", "")).toBe(false);

@@ -1,5 +1,5 @@
 // History message kinds (schemas and types live in lib/chat/history.ts) and which of them count
-// toward the context window (engine.md section 4).
+// toward the context window (docs/engine-rules.md#message-kinds).
 import type { HistoryMessage } from "../../../lib/chat/history";
 
 export type {

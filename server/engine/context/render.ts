@@ -1,5 +1,5 @@
-// Renders one history message as the chat message sent to the model (engine.md 4,
-// reference-python 7.1). Returns null for what cannot be rendered, which selection then skips.
+// Renders one history message as the chat message sent to the model
+// (docs/engine-rules.md#rendering). Returns null for what cannot be rendered, which selection then skips.
 import type { ChatImage } from "../../../lib/chat/images";
 import type { LlmContentPart, LlmMessage } from "../../../lib/llm/messages";
 import { complexPreview, plannerPrefix, type TimeZoneSpec } from "../../../lib/chat/prefix";

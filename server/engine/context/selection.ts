@@ -1,5 +1,5 @@
-// Context selection for one model request, and history trimming (engine.md 4,
-// reference-python 7.2 and 7.4).
+// Context selection for one model request, and history trimming
+// (docs/engine-rules.md#selection and #trimming).
 import type { LlmMessage } from "../../../lib/llm/messages";
 import { countsInContext, type AssistantMessage, type HistoryMessage } from "./messages";
 import { isRenderable, renderHistoryMessage, type RenderOptions } from "./render";

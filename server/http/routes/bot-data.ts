@@ -1,4 +1,4 @@
-// The bot's data (interface.md): /api/memories, /api/jargon, /api/persons, /api/emojis and the
+// The bot's data (docs/interface.md#the-bots-data): /api/memories, /api/jargon, /api/persons, /api/emojis and the
 // learned feed /api/learned. Thin over BotDataService; a stale edit answers 409 with the current record.
 import { z } from "zod";
 import {

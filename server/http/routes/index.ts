@@ -1,4 +1,4 @@
-// Every /api route of interface.md; the router matches literal segments before parameters.
+// Every /api route of docs/api.md; the router matches literal segments before parameters.
 import type { Route } from "../route";
 import type { ApiContext } from "../context";
 import { createAccountRoute, deleteAccountRoute, listAccountsRoute, updateAccountRoute } from "./accounts";

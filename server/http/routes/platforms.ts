@@ -1,4 +1,4 @@
-// GET /api/platforms: the chat platform connections with their health (interface.md, Platforms).
+// GET /api/platforms: the chat platform connections with their health (docs/interface.md#platforms).
 import {
   onebotAudienceConflictSchema,
   onebotAudiencePatchSchema,

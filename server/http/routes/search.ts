@@ -1,4 +1,4 @@
-// Full-text search across sessions (interface.md "Usage, search, export"); viewers may search.
+// Full-text search across sessions (docs/interface.md#usage-search-export); viewers may search.
 import { searchQuerySchema, searchResultSchema } from "../../../lib/api/search";
 import { SearchUnavailableError } from "../../search/service";
 import { apiRoute } from "../context";

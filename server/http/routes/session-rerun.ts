@@ -1,4 +1,4 @@
-// Re-runs and what-if forks of a recorded session (interface.md "Cluster, re-run"; docs/rerun.md).
+// Re-runs and what-if forks of a recorded session (docs/interface.md#cluster-rerun; docs/rerun.md).
 import { sessionParamsSchema } from "../../../lib/api/schemas";
 import { rerunRequestSchema, rerunResponseSchema } from "../../../lib/rerun/schemas";
 import { apiRoute } from "../context";

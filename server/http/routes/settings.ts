@@ -1,4 +1,4 @@
-// GET /api/settings and PATCH /api/settings (interface.md): the settings changed live, applied from
+// GET /api/settings and PATCH /api/settings (docs/interface.md#sources-and-settings): the settings changed live, applied from
 // the next turn, audited, and told to every running session as an operator.action.
 import { z } from "zod";
 import {

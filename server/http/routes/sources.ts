@@ -1,4 +1,4 @@
-// The tool sources changed live (interface.md): /api/mcp-servers (definitions with secrets write-only,
+// The tool sources changed live (docs/interface.md#sources-and-settings): /api/mcp-servers (definitions with secrets write-only,
 // live state, versioned changes answering 409 when stale) and /api/plugins (Runner state and reload).
 // Every change needs a reason and is audited; viewers are refused by the router. What a stdio server
 // runs and where a remote one connects is an admin's to define (adding, removing, any PATCH field but

@@ -1,4 +1,4 @@
-// Model usage and cost (interface.md "Usage, search, export"), aggregated in the store: groups for
+// Model usage and cost (docs/interface.md#usage-search-export), aggregated in the store: groups for
 // the tables, per-bucket series for the charts, and today's spend against the daily budgets.
 import {
   bucketCount,

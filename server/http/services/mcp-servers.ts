@@ -1,7 +1,7 @@
 // /api/mcp-servers over McpServerSettings: each server's definition without its secrets, its live
 // state (error, stderr tail, tools, list_changed history), and the audited changes. Secrets never
 // leave: views and audit entries carry which are set, never their values. What a view shows depends
-// on who reads it (interface.md "Trust boundaries"): a child's stderr only admins, the arguments,
+// on who reads it (docs/interface.md#trust-boundaries): a child's stderr only admins, the arguments,
 // working folder and secret names not viewers.
 import type { Actor, Role } from "../../../lib/api/accounts";
 import {

@@ -33,7 +33,7 @@ import { HttpError } from "../errors";
 
 /** Events per ledger append while writing an imported session. */
 const WRITE_BATCH = 2000;
-/** The longest line a bundle may have (interface.md): an export's largest, a 10 MiB image, fits. */
+/** The longest line a bundle may have (docs/interface.md#trust-boundaries): an export's largest, a 10 MiB image, fits. */
 export const MAX_BUNDLE_LINE_BYTES = 16 * 1024 * 1024;
 const NEWLINE = 0x0a;
 

@@ -10,7 +10,7 @@ import type { EngineLogger } from "../../engine/index";
 import type { OneBotRole } from "./connection";
 import { OneBotTokenThrottle } from "./token-throttle";
 
-/** The paths of interface.md and the role each one serves. */
+/** The paths of docs/interface.md#platforms and the role each one serves. */
 export const REVERSE_PATHS: Readonly<Record<string, OneBotRole>> = {
   "/onebot/v11/ws": "Universal",
   "/onebot/v11/ws/api": "API",

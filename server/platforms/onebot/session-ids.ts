@@ -9,7 +9,7 @@ export interface OneBotChat {
   peerId: string;
 }
 
-/** The platform name sessions of OneBot chats carry (interface.md: platform "qq"). */
+/** The platform name sessions of OneBot chats carry (docs/interface.md#platforms: platform "qq"). */
 export const ONEBOT_SESSION_PLATFORM = "qq";
 
 const ID = /^qq:(\d+):(group|private):(\d+)$/;

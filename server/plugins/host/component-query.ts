@@ -1,6 +1,6 @@
 // The read-only view over the component registry that the tool provider and operator views use:
 // entries become ToolSpecs (providerName = plugin id, providerType "plugin"), filtered by the
-// availability context. Visibility (engine.md 1.5) rides in metadata for the planner's placement:
+// availability context. Visibility (docs/engine-rules.md#plugin-tools) rides in metadata for the planner's placement:
 // metadata.visibility wins, else coreTool true means visible, else deferred; hidden is disabled.
 import type { ToolAvailabilityContext, ToolSpec } from "../../../lib/tools/schemas";
 import type { ComponentRegistry, PluginRecord, ToolComponentEntry } from "./component-registry";

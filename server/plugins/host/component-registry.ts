@@ -1,4 +1,4 @@
-// The Host's record of what the current Runner registered (engine.md 1.5): one entry per plugin
+// The Host's record of what the current Runner registered (docs/engine-rules.md#plugin-tools): one entry per plugin
 // tool (tool name, plugin id, invoke method, parameter schema, visibility, enabled, chatScope,
 // allowedSessions) and each plugin's hook handlers. Tool names are unique across plugins: the first
 // registration wins and later ones are skipped with a warning.

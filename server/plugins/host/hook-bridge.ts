@@ -1,4 +1,4 @@
-// Plugin hook handlers in the engine's HookRegistry (engine.md 5): each one an RPC to the Runner
+// Plugin hook handlers in the engine's HookRegistry (docs/engine-rules.md#hooks): each one an RPC to the Runner
 // with a timeout. The registry skips a handler that fails or is slow, so a plugin never breaks a request.
 import type { HookDeclaration } from "../../../lib/plugins/components";
 import { hookResultSchema, ipcMethods } from "../../../lib/plugins/protocol";

@@ -1,4 +1,4 @@
-// What a plugin method returned (already JSON-safe) as a ToolExecutionResult (engine.md 1.5):
+// What a plugin method returned (already JSON-safe) as a ToolExecutionResult (docs/engine-rules.md#plugin-tools):
 // an object with content/message/error, an `[ok, message]` pair, or any other value as text.
 // Never throws: whatever the plugin returned, the model gets a result it can read.
 import {

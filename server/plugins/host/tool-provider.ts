@@ -1,4 +1,4 @@
-// Plugin tools as a ToolProvider (engine.md 1.5): listing comes from the read-only component view;
+// Plugin tools as a ToolProvider (docs/engine-rules.md#plugin-tools): listing comes from the read-only component view;
 // a call is an RPC to the Runner with a timeout, and its return value is normalised. Legacy actions
 // take the same path and also receive `reasoning` and `actionData` (the model's original arguments).
 import { invokeResultSchema, type CallContext } from "../../../lib/plugins/protocol";

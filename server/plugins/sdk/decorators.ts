@@ -15,7 +15,7 @@ import { attachDeclaration } from "./declarations";
 import { actionParametersToSchema, parametersToSchema, type ToolParameter } from "./parameters";
 import type { HookCallContext, ToolCallContext } from "./types";
 
-/** Metadata shared by tools and legacy actions (engine.md 1.1, 1.5). */
+/** Metadata shared by tools and legacy actions (docs/engine-rules.md#tool-shapes, #plugin-tools). */
 export interface ToolMetadataOptions {
   title?: string;
   /** "visible": offered to the planner directly; "deferred": found through tool_search; "hidden": disabled. */

@@ -1,4 +1,4 @@
-// One builtin tool (engine.md 1.4): how it is described to the model, when it is offered, and what
+// One builtin tool (docs/engine-rules.md#builtin-tools): how it is described to the model, when it is offered, and what
 // it does. The provider turns entries into ToolSpecs; entries never see other providers.
 import type { MaisakaConfig } from "../../../lib/config/schema";
 import type {

@@ -1,4 +1,4 @@
-// The engine's own tools as a ToolProvider (engine.md 1.4). Listing is computed from the host's
+// The engine's own tools as a ToolProvider (docs/engine-rules.md#builtin-tools). Listing is computed from the host's
 // current config on every call, so config switches apply without a restart.
 import {
   failedToolResult,

@@ -1,4 +1,4 @@
-// Spec rules of what the model is sent (engine.md 4): the complex-message preview, operator prompt
+// Spec rules of what the model is sent (docs/engine-rules.md#context): the complex-message preview, operator prompt
 // overrides (config.prompts) and the en locale (bot.locale), read from the HTTP requests the
 // scripted OpenAI-compatible server receives.
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";

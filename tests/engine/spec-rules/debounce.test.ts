@@ -1,4 +1,4 @@
-// Spec rule of the debounce (engine.md 2): messages that arrived during a run make the next collection
+// Spec rule of the debounce (docs/engine-rules.md#debounce): messages that arrived during a run make the next collection
 // wait until messageDebounceSeconds after the last one, but never longer than
 // chat.messageDebounceMaxSeconds after the first one it holds: a flood that never goes quiet cannot
 // hold an @-mention past the ceiling. Observed at the engine's boundaries (model requests, events) on

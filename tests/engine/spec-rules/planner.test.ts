@@ -1,4 +1,4 @@
-// Spec rules of the planner (engine.md 3.3 interrupts, 3.4 reasoning dedup), observed through the
+// Spec rules of the planner (docs/engine-rules.md#planner-interrupts, #reasoning-dedup), observed through the
 // HTTP requests the scripted OpenAI-compatible server receives (aborted or not, what they carry)
 // and the monitor events.
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Per-session provider order (engine.md 1.3): builtin, plugin, mcp. A real plugin (through the
+// Per-session provider order (docs/engine-rules.md#tool-registry): builtin, plugin, mcp. A real plugin (through the
 // Runner) and a real stdio MCP server both declare a tool named `paint`, and the plugin also one
 // named like a builtin; the first provider in that order wins, as the planner's request, the
 // executed results and the monitor show.

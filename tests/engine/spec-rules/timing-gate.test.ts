@@ -1,4 +1,4 @@
-// Spec rules of the timing gate (engine.md 3.1), observed at the engine's boundaries: the HTTP
+// Spec rules of the timing gate (docs/engine-rules.md#timing-gate), observed at the engine's boundaries: the HTTP
 // requests the scripted OpenAI-compatible server receives and the monitor events.
 import { afterEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../support/engine-harness";

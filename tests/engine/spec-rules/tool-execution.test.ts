@@ -1,4 +1,4 @@
-// Spec rules of tool execution and history (engine.md 3.6), observed at the boundaries: what a
+// Spec rules of tool execution and history (docs/engine-rules.md#tool-execution), observed at the boundaries: what a
 // ToolProvider is called with and when, the tool.execution events, the tool-record store, and what
 // the planner's next HTTP request carries back to the model.
 import { afterEach, describe, expect, it } from "vitest";
