@@ -1,6 +1,6 @@
 // ledger_ingest: events per second the real write path sustains: sessions emitting realistic events
 // (bench/support/event-mix.ts: stage updates, planner.finalized with its whole request, ...) into the
-// MonitorBus over PrismaLedger on a migrated SQLite file with the server's settings (WAL,
+// MonitorBus over SqliteLedger on a migrated SQLite file with the server's settings (WAL,
 // synchronous=FULL), measured until the last event is durable. Baseline: raw better-sqlite3 inserts of
 // the same rows (serialised in the timed loop too) in as many transactions as the ledger committed.
 // Both run three times, alternating on fresh files, and the best of each counts: fsync times and
@@ -10,7 +10,7 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { systemClock } from "../../server/engine";
 import { createPrisma } from "../../server/db/client";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
-import { PrismaLedger } from "../../server/db/ledger";
+import { SqliteLedger } from "../../server/db/ledger";
 import { toJson } from "../../server/db/stores/support";
 import { MonitorBus } from "../../server/monitor/bus";
 import type { MeasureFn } from "../measure";
@@ -50,7 +50,7 @@ export const run: MeasureFn = ({ quick }) =>
   });
 
 async function throughBus(url: string, streams: MonitorEvent[][]): Promise<{ rate: number; commits: number }> {
-  const ledger = new PrismaLedger(url);
+  const ledger = new SqliteLedger(url);
   await ledger.opened(); // the writer thread's start-up is the server's, not the ingest's
   const bus = new MonitorBus(ledger, systemClock, { onWriteError: (e) => console.error(e) });
   await bus.init();

@@ -1,5 +1,5 @@
 // session_memory: heap bytes per idle session, over 1,000 sessions held by one engine on the real
-// database (Prisma stores, PrismaLedger). Each session starts from a steady-state snapshot (a donor
+// database (Prisma stores, SqliteLedger). Each session starts from a steady-state snapshot (a donor
 // session ran turns until its history window was full), is brought up as a live runtime and runs one
 // more turn, then idles. Heap after full GCs (the process runs with --expose-gc), before and after. Baseline: the session's
 // state as JSON (its snapshot), the data an idle session cannot do without.

@@ -6,13 +6,13 @@ import { createPrisma, sqlDialect, type PrismaClient, type SqlDialect } from "./
 import { databaseUrlFromEnv, isPostgresUrl } from "./database-url";
 import { DatabaseError } from "./errors";
 import { DatabaseHealth, type HealthLogger } from "./health";
-import { PrismaLedger, type LedgerOptions } from "./ledger";
+import { SqliteLedger, type LedgerOptions } from "./ledger";
 import { migrate } from "./migrate";
 import { PostgresLedger } from "./pg-ledger";
 import { seedDatabase } from "./seed";
 import { createPrismaStores, type PrismaStores, type PrismaStoresOptions } from "./stores";
 
-/** What both ledgers (PrismaLedger on SQLite, PostgresLedger) offer beyond EventLedger. */
+/** What both ledgers (SqliteLedger on SQLite, PostgresLedger) offer beyond EventLedger. */
 export interface DatabaseLedger extends EventLedger {
   /** Highest seq stored for one session (0 when it has none). */
   lastSeq(sessionId: string): Promise<number>;
@@ -61,9 +61,9 @@ export async function openDatabase(
     const seeded = await seedDatabase(prisma, opts.stores?.now);
     // The probe runs only after a write failed, so long after the ledger below exists.
     const health: DatabaseHealth = new DatabaseHealth({ logger: opts.logger, probe: () => ledger.probe() });
-    const ledger: PrismaLedger | PostgresLedger = postgres
+    const ledger: SqliteLedger | PostgresLedger = postgres
       ? new PostgresLedger(databaseUrl, { health, fence: opts.fence })
-      : new PrismaLedger(databaseUrl, { logger: opts.logger, ...opts.ledger, health });
+      : new SqliteLedger(databaseUrl, { logger: opts.logger, ...opts.ledger, health });
     // A writer that cannot open fails the start, not the first event.
     await ledger.opened().catch(async (err: unknown) => {
       await ledger.close();

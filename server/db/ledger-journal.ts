@@ -1,10 +1,10 @@
 // The ledger's intent journal: a small append is written here first, to a file on tmpfs, and answered at
-// once; the writer thread commits it to SQLite a moment later (ledger.ts). A write to tmpfs is a memory
+// once; the writer thread commits it to SQLite a moment later (ledger-tail.ts). A write to tmpfs is a memory
 // copy that no disk, lock or fsync holds up, so the event loop never waits on it, and the kernel keeps the
 // file when the process is killed: an event delivered live survives kill -9 without waiting for a commit
 // and a thread round trip (on a 2-vCPU machine those cost as much as the whole Socket.IO delivery). Power
 // loss or a reboot loses what only the journal held, a few milliseconds of events, as it loses commits not
-// yet fsynced; at the next start the journal's events that SQLite lacks are committed (ledger.ts).
+// yet fsynced; at the next start the journal's events that SQLite lacks are committed (ledger-tail.ts).
 //
 // Files, all private to the server's user: <dir>/journal-<gen>.ndjson, one event's JSON per line (a line
 // cut short by a kill is ignored); <dir>/owner, the pid of the process using the journal. The current file

@@ -1,4 +1,4 @@
-// The ledger's writer thread (started by ledger.ts): owns the write connection, so fsyncs happen here
+// The ledger's writer thread (started by ledger-writer.ts): owns the write connection, so fsyncs happen here
 // and never on the server's event loop. One write = one transaction, sent in chunks so that copying the
 // next chunk over overlaps with inserting this one. With syncWal a write is answered once committed
 // (WAL, synchronous=NORMAL: it survives kill -9), and one fsync of the WAL afterwards covers every write
@@ -16,8 +16,8 @@ import {
 } from "./ledger-protocol";
 
 const port = parentPort;
-if (!port) throw new Error("ledger-worker.ts runs as a worker thread (see ledger.ts)");
-const { file, synchronous, syncWal, progress: progressBuffer } = workerData as LedgerWorkerData; // built by ledger.ts from these types
+if (!port) throw new Error("ledger-worker.ts runs as a worker thread (see ledger-writer.ts)");
+const { file, synchronous, syncWal, progress: progressBuffer } = workerData as LedgerWorkerData; // built by ledger-writer.ts from these types
 const progress = new BigInt64Array(progressBuffer);
 
 /** Publishes a write id in a progress slot and wakes the main thread if it waits on that slot. */

@@ -1,5 +1,5 @@
 // The monitor event ledger on Postgres (table "MonitorEvent", the same rows as the SQLite ledger). Group
-// commit like PrismaLedger: appends queued while a transaction is in flight form the next one, written as
+// commit like SqliteLedger: appends queued while a transaction is in flight form the next one, written as
 // one multi-row INSERT (unnest of column arrays: one statement whatever the batch size). In a cluster the
 // append's transaction first asks the LedgerFence whether this node still owns every session of the
 // batch; when not, nothing is written and the append rejects with FencedError.
@@ -77,7 +77,7 @@ export class PostgresLedger implements EventLedger {
     this.pool.on("connect", (client) => client.on("error", () => undefined));
   }
 
-  /** Resolves once a connection could be made; rejects with why not (like PrismaLedger.opened). */
+  /** Resolves once a connection could be made; rejects with why not (like SqliteLedger.opened). */
   async opened(): Promise<void> {
     await this.probe();
   }

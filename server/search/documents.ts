@@ -123,7 +123,7 @@ export interface LedgerRowData {
 export function documentsOfRow(row: LedgerRowData): EventDocs {
   if (row.data === null || row.data === undefined) return NONE;
   try {
-    // Rows were written by the ledger from valid MonitorEvents (see PrismaLedger.read).
+    // Rows were written by the ledger from valid MonitorEvents (see SqliteLedger.read).
     return documentsOf({
       seq: row.seq,
       sessionId: row.sessionId,

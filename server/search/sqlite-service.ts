@@ -23,7 +23,7 @@ const POKE_DELAY_MS = 100;
 const REOPEN_MS = 5_000;
 
 const WORKER_ENTRY = new URL("./indexer-worker.ts", import.meta.url).href;
-/** As for the ledger's writer thread (ledger.ts): tsx is registered in the worker before its entry loads. */
+/** As for the ledger's writer thread (ledger-writer.ts): tsx is registered in the worker before its entry loads. */
 const WORKER_BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
   .then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_ENTRY)}); });`;
 

@@ -12,7 +12,7 @@ import {
 } from "../../lib/api/analytics";
 import { createdAccountSchema } from "../../lib/api/accounts";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
-import { PrismaLedger } from "../../server/db/ledger";
+import { SqliteLedger } from "../../server/db/ledger";
 import { FAST_CHAT, startTestServer, tempDatabaseUrl, type TestServer } from "../server/support";
 import { startScriptedOpenAi, type ConcreteStep, type ScriptedOpenAi } from "../support/scripted-openai";
 import { until } from "../support/until";
@@ -131,7 +131,7 @@ describe("analytics caught up from the ledger", () => {
 
   /** Appends events to the ledger as the engine would have (the server is down meanwhile). */
   async function appendToLedger(parts: { sessionId: string; at: number; emitted: Emitted[] }[]) {
-    const ledger = new PrismaLedger(databaseUrl);
+    const ledger = new SqliteLedger(databaseUrl);
     await ledger.opened();
     const events: MonitorEvent[] = parts.flatMap(({ sessionId, at, emitted }) =>
       emitted.map((x) => {

@@ -8,7 +8,7 @@ import { createPrisma, withBusyRetry } from "../../server/db/client";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { DatabaseError, isBusyError, toDatabaseError } from "../../server/db/errors";
 import { DatabaseHealth, stateOfError } from "../../server/db/health";
-import { PrismaLedger } from "../../server/db/ledger";
+import { SqliteLedger } from "../../server/db/ledger";
 import { createPrismaStores } from "../../server/db/stores";
 import type { ChatMessageRecord } from "../../server/stores/types";
 import { holdWriteLock, useTempDatabases } from "./helpers";
@@ -86,7 +86,7 @@ describe("withBusyRetry", () => {
 
   it("re-runs a transaction whose read snapshot went stale (SQLITE_BUSY_SNAPSHOT) after the ledger wrote", async () => {
     const { prisma, url } = await dbs.prisma();
-    const ledger = new PrismaLedger(url);
+    const ledger = new SqliteLedger(url);
     let attempts = 0;
     await withBusyRetry(() =>
       prisma.$transaction(async (tx) => {
@@ -106,7 +106,7 @@ describe("withBusyRetry", () => {
   it("lets store writes and ledger appends interleave without failures", async () => {
     const { prisma, url } = await dbs.prisma();
     const stores = createPrismaStores(prisma);
-    const ledger = new PrismaLedger(url);
+    const ledger = new SqliteLedger(url);
     const appends = Array.from({ length: 200 }, (_, i) =>
       ledger
         .append([{ seq: i + 1, sessionId: "s", type: "session.stop", ts: i, data: { reason: `r${i}` } }])

@@ -13,7 +13,7 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { DatabaseError } from "../../server/db/errors";
 import { DatabaseHealth } from "../../server/db/health";
-import { PrismaLedger, type LedgerOptions } from "../../server/db/ledger";
+import { SqliteLedger, type LedgerOptions } from "../../server/db/ledger";
 import { IntentJournal, journalDirFor } from "../../server/db/ledger-journal";
 import { until } from "../support/until";
 import { committedRows, holdWriteLock, useTempDatabases } from "./helpers";
@@ -77,7 +77,7 @@ async function open(opts: LedgerOptions = {}) {
   const warnings: string[] = [];
   const infos: string[] = [];
   const logger = { warn: (m: string) => warnings.push(m), info: (m: string) => infos.push(m) };
-  const ledger = new PrismaLedger(url, { journal: { root }, logger, ...opts });
+  const ledger = new SqliteLedger(url, { journal: { root }, logger, ...opts });
   await ledger.opened();
   return { url, root, ledger, warnings, infos };
 }
@@ -140,8 +140,8 @@ describe("early appends through the intent journal", () => {
     // A process appends early while another connection holds the lock, so nothing can commit, then is killed.
     const lock = holdWriteLock(url);
     const script = `
-      const { PrismaLedger } = await import(${JSON.stringify(path.join(repoRoot, "server/db/ledger.ts"))});
-      const ledger = new PrismaLedger(${JSON.stringify(url)}, { journal: { root: ${JSON.stringify(root)} } });
+      const { SqliteLedger } = await import(${JSON.stringify(path.join(repoRoot, "server/db/ledger.ts"))});
+      const ledger = new SqliteLedger(${JSON.stringify(url)}, { journal: { root: ${JSON.stringify(root)} } });
       await ledger.opened();
       const events = ${JSON.stringify(range("s", 1, 3))};
       await ledger.append(events, { early: true });
@@ -163,7 +163,7 @@ describe("early appends through the intent journal", () => {
     expect(journalRecords(root, url).map((e) => e.seq)).toEqual([1, 2, 3]);
 
     const infos: string[] = [];
-    const next = new PrismaLedger(url, {
+    const next = new SqliteLedger(url, {
       journal: { root },
       logger: { info: (m) => infos.push(m), warn: (m) => infos.push(m) },
     });
@@ -176,7 +176,7 @@ describe("early appends through the intent journal", () => {
     expect(infos.join("\n")).toContain("3 events of the last run were only in the intent journal");
     await next.close();
     // A third open finds nothing to do: no event twice.
-    const third = new PrismaLedger(url, { journal: { root } });
+    const third = new SqliteLedger(url, { journal: { root } });
     await third.opened();
     await third.whenCommitted();
     expect(committedRows(url)).toHaveLength(3);
@@ -196,7 +196,7 @@ describe("early appends through the intent journal", () => {
       events.map((e) => JSON.stringify(e.data)),
     );
     opened.journal.close();
-    const next = new PrismaLedger(url, { journal: { root } });
+    const next = new SqliteLedger(url, { journal: { root } });
     await next.opened();
     await next.whenCommitted();
     expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
@@ -245,7 +245,7 @@ describe("early appends through the intent journal", () => {
     lock.release();
     expect(committedRows(url)).toEqual([]);
     expect(journalRecords(root, url).map((e) => e.seq)).toEqual([1, 2]);
-    const next = new PrismaLedger(url, { journal: { root } });
+    const next = new SqliteLedger(url, { journal: { root } });
     await next.opened();
     await next.whenCommitted();
     expect(committedRows(url).map((r) => r.seq)).toEqual([1, 2]);
@@ -328,7 +328,7 @@ describe("early appends through the intent journal", () => {
 
     const first = await open();
     const warnings: string[] = [];
-    const second = new PrismaLedger(first.url, {
+    const second = new SqliteLedger(first.url, {
       journal: { root: first.root },
       logger: { warn: (m) => warnings.push(m), info: () => undefined },
     });
@@ -343,7 +343,7 @@ describe("early appends through the intent journal", () => {
     mkdirSync(dir);
     chmodSync(dir, 0o755);
     const refused: string[] = [];
-    const third = new PrismaLedger(url, {
+    const third = new SqliteLedger(url, {
       journal: { root },
       logger: { warn: (m) => refused.push(m), info: () => undefined },
     });

@@ -10,7 +10,7 @@ import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { DatabaseError } from "../../server/db/errors";
 import { DatabaseHealth } from "../../server/db/health";
 import type { DatabaseLedger } from "../../server/db";
-import { PrismaLedger, type LedgerOptions } from "../../server/db/ledger";
+import { SqliteLedger, type LedgerOptions } from "../../server/db/ledger";
 import { PostgresLedger } from "../../server/db/pg-ledger";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { committedRows, usePostgresDatabases, useTempDatabases } from "./helpers";
@@ -33,14 +33,14 @@ const range = (sessionId: string, from: number, to: number) =>
 
 async function ledger(opts?: LedgerOptions) {
   const url = await dbs.url();
-  return { url, ledger: new PrismaLedger(url, opts) };
+  return { url, ledger: new SqliteLedger(url, opts) };
 }
 
 const backends = [
   {
     name: "SQLite",
     ledger: (opts?: LedgerOptions) => ledger(opts),
-    reopen: (url: string): DatabaseLedger => new PrismaLedger(url),
+    reopen: (url: string): DatabaseLedger => new SqliteLedger(url),
     committed: async (url: string) => committedRows(url),
     duplicate: /UNIQUE constraint failed/,
   },
@@ -215,7 +215,7 @@ describe.each(backends)("the ledger on $name", (backend) => {
   });
 });
 
-describe("PrismaLedger (SQLite)", () => {
+describe("SqliteLedger (SQLite)", () => {
   it("resolves an append only once another connection can read it, not before", async () => {
     const { ledger: l, url } = await ledger();
     const pending = l.append(range("s", 1, 5));
@@ -291,6 +291,6 @@ describe("PrismaLedger (SQLite)", () => {
 
   it("refuses to open a database file that does not exist", async () => {
     const dir = await dbs.dir();
-    expect(() => new PrismaLedger(`file:${dir}/missing.db`)).toThrow(DatabaseError);
+    expect(() => new SqliteLedger(`file:${dir}/missing.db`)).toThrow(DatabaseError);
   });
 });

@@ -1,5 +1,5 @@
 // Search over a real ledger through each backend's SearchService and its indexer: SQLite (the
-// PrismaLedger's file, the FTS5 index file and its thread) and Postgres (the PostgresLedger on a fresh
+// SqliteLedger's file, the FTS5 index file and its thread) and Postgres (the PostgresLedger on a fresh
 // migrated database on the run's real server, the index tables and the indexer under its advisory lock). The same suite on both: CJK
 // and Latin hits, short queries, hostile query syntax, every filter, paging, bounded scans, catch-up
 // after a restart, rows written to the ledger directly, deleted sessions; then what is each backend's own.
@@ -13,7 +13,7 @@ import { searchQuerySchema, type SearchQuery } from "../../lib/api/search";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import type { SessionOrigin } from "../../lib/rerun/schemas";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
-import { PrismaLedger } from "../../server/db/ledger";
+import { SqliteLedger } from "../../server/db/ledger";
 import { migrate } from "../../server/db/migrate";
 import { PostgresLedger } from "../../server/db/pg-ledger";
 import { systemClock } from "../../server/engine/clock";
@@ -88,7 +88,7 @@ async function stopService(service: SearchService): Promise<void> {
 
 async function sqliteSetup(opts: SetupOptions = {}): Promise<Fixture & { file: string }> {
   const url = await dbs.url();
-  const ledger = new PrismaLedger(url);
+  const ledger = new SqliteLedger(url);
   open.push(ledger);
   const file = sqlitePathFromUrl(url);
   const start = async () => {
@@ -573,7 +573,7 @@ describe("search index on SQLite", () => {
 
   it("answers 'unavailable' with the reason while the index cannot be opened, and works once it can, without a restart", async () => {
     const url = await dbs.url();
-    const ledger = new PrismaLedger(url);
+    const ledger = new SqliteLedger(url);
     open.push(ledger);
     await ledger.append([message("s1", 1, "found after the folder came back")]);
     // A folder that is not there stands for a disk the index file cannot be written to.
