@@ -3,7 +3,8 @@
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { ModelClient } from "../llm/model-client";
-import type { SessionRecord, Stores } from "../stores/types";
+import type { SessionRecord } from "../stores/sessions";
+import type { Stores } from "../stores/types";
 import type { ToolProvider } from "../tools/provider";
 import type { ToolExecutionResult, ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
 import type { Clock } from "./clock";

@@ -2,7 +2,9 @@
 // small fake. Keeping it narrow is what lets the builtin tools stay free of engine internals.
 import type { MaisakaConfig } from "../../../lib/config/schema";
 import type { ToolSpec } from "../../../lib/tools/schemas";
-import type { ChatMessageRecord, EmojiRecord, Stores } from "../../stores/types";
+import type { ChatMessageRecord } from "../../stores/messages";
+import type { EmojiRecord } from "../../stores/emojis";
+import type { Stores } from "../../stores/types";
 
 export interface SendRequest {
   sessionId: string;

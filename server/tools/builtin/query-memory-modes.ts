@@ -3,7 +3,7 @@
 // - episode: the best hits, each with the memories around it in the same chat (within EPISODE_WINDOW_MS)
 // - aggregate: how many memories fall in the range, per person and per day, with each person's latest
 // - hybrid: full-text hits and the most recent memories of the range, merged newest first
-import type { MemoryEntry, MemoryQuery, MemoryStore } from "../../stores/types";
+import type { MemoryEntry, MemoryQuery, MemoryStore } from "../../stores/memories";
 import { formatTime } from "./args";
 
 /** Memories this close in time to a hit, in the same chat, belong to its episode. */
