@@ -5,7 +5,7 @@
 // The seeded rows are removed afterwards, so no other spec sees the banner.
 import Database from "better-sqlite3";
 import path from "node:path";
-import type { ModelUsageRecord } from "../server/stores/types";
+import type { ModelUsageRecord } from "../server/stores/usage";
 import { insertUsage } from "../tests/support/usage-seed";
 import { usageRecord } from "../tests/support/usage-record";
 import { E2E_DIR } from "./support/env";

@@ -5,7 +5,8 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { parseConfig } from "../../server/config/load";
 import type { EngineLogger } from "../../server/engine";
 import type { MonitorBus } from "../../server/monitor/bus";
-import type { ChatMessageRecord, SessionRecord } from "../../server/stores/types";
+import type { ChatMessageRecord } from "../../server/stores/messages";
+import type { SessionRecord } from "../../server/stores/sessions";
 
 /** Nothing from the shell's environment (a model endpoint, keys) reaches the measured server. */
 export const benchEnv: NodeJS.ProcessEnv = { NODE_ENV: "production" };

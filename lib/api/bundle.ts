@@ -61,7 +61,7 @@ export const bundleModelCallSchema = z.object({
 });
 export type BundleModelCall = z.infer<typeof bundleModelCallSchema>;
 
-/** One tool invocation of the session (server/stores/types.ts ToolRecord), its whole result included. */
+/** One tool invocation of the session (server/stores/tool-records.ts ToolRecord), its whole result included. */
 export const bundleToolRecordSchema = z.object({
   kind: z.literal("tool_record"),
   record: z.object({

@@ -13,7 +13,7 @@ import {
 } from "../../lib/api/accounts";
 import type { AccountDirectory } from "../auth/operator-auth";
 import { StateChanges } from "../cluster/shared-state";
-import type { AccountRecord, AccountStore } from "../stores/types";
+import type { AccountRecord, AccountStore } from "../stores/accounts";
 import { DECOY_HASH, hashPassword, verifyPassword } from "./passwords";
 
 export class AccountError extends Error {

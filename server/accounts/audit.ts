@@ -1,7 +1,7 @@
 // The one audit trail of operator changes: `audit.record(...)` is how any route writes an entry
 // (tool switches, accounts, settings, data edits); GET /api/audit pages through it newest first.
 import type { AuditListQuery } from "../../lib/api/accounts";
-import type { AuditActor, AuditRecord, AuditStore } from "../stores/types";
+import type { AuditActor, AuditRecord, AuditStore } from "../stores/audit";
 
 export interface AuditInput {
   /** The acting account (a handler's `actor`). */

@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from "../config/load";
 import { MemoryLedger } from "../monitor/ledger";
 import { RemoteError, simulateRemote, type RemoteOptions } from "./simulate-remote";
 import { createMemoryStores } from "../stores/memory";
-import type { SessionRecord } from "../stores/types";
+import type { SessionRecord } from "../stores/sessions";
 
 const IDLE_POLL_MS = 20;
 

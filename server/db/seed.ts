@@ -2,7 +2,7 @@
 // data). Their images are drawn by emoji-art.ts into the data folder's emoji/ at start
 // (prepareEmojiFolder in server/http/services/emoji-files.ts), so no binary ships with the program.
 import type { PrismaClient } from "../../generated/prisma/client";
-import type { EmojiRecord } from "../stores/types";
+import type { EmojiRecord } from "../stores/emojis";
 import { withBusyRetry } from "./busy";
 import { drawFace, encodePng, type FaceSpec } from "./emoji-art";
 import { isUniqueClash } from "./stores/support";

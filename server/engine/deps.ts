@@ -3,7 +3,14 @@
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
 import type { ModelClient } from "../llm/model-client";
-import type { SessionRecord, Stores } from "../stores/types";
+import type { JargonStore } from "../stores/jargon";
+import type { LearnedStore } from "../stores/learned";
+import type { MemoryStore } from "../stores/memories";
+import type { MessageStore } from "../stores/messages";
+import type { PersonStore } from "../stores/persons";
+import type { SessionRecord, SessionStore } from "../stores/sessions";
+import type { ToolRecordStore } from "../stores/tool-records";
+import type { BuiltinToolStores } from "../tools/builtin/host";
 import type { ToolProvider } from "../tools/provider";
 import type { ToolExecutionResult, ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
 import type { Clock } from "./clock";
@@ -63,6 +70,22 @@ export interface EngineLogger {
   error(message: string): void;
 }
 
+/**
+ * The stores the engine calls, method by method: a session's records (sessions, messages, tool
+ * records), what learning writes, and what the builtin tools read through the session. Accounts,
+ * audit, settings, usage, toggles, model calls and the dashboard's list pages and versioned edits are
+ * the server's: they are not part of the engine's port.
+ */
+export type EngineStores = BuiltinToolStores & {
+  sessions: Pick<SessionStore, "upsert" | "get" | "list" | "touch" | "saveSnapshot" | "loadSnapshot" | "archivedAt">;
+  messages: Pick<MessageStore, "save" | "get" | "listInboundAfter" | "markRecalled" | "recalledAmong">;
+  toolRecords: Pick<ToolRecordStore, "record">;
+  learned: Pick<LearnedStore, "record">;
+  jargon: Pick<JargonStore, "findInScope" | "upsert">;
+  memories: Pick<MemoryStore, "add">;
+  persons: Pick<PersonStore, "find" | "upsert">;
+};
+
 export interface ToggleView {
   isEnabled(toolName: string, sessionId: string | undefined): boolean;
 }
@@ -71,7 +94,7 @@ export interface EngineDeps {
   config: MaisakaConfig;
   clock: Clock;
   model: ModelClient;
-  stores: Stores;
+  stores: EngineStores;
   events: EventSink;
   /** Read on restore, to reconcile a snapshot with the events written after it (recovery.ts). */
   ledger: EventReader;

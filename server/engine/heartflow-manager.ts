@@ -1,7 +1,8 @@
 // Owns one runtime per chat session: created on first use (restoring a saved snapshot), kept in
 // least-recently-used order, and capped: over the cap the least recently used idle runtimes are
 // stopped first (their state is saved and comes back on the next message).
-import { isRecordOnly, type ChatMessageRecord, type SessionRecord } from "../stores/types";
+import { isRecordOnly, type SessionRecord } from "../stores/sessions";
+import type { ChatMessageRecord } from "../stores/messages";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { describeError } from "./errors";

@@ -5,7 +5,7 @@
 // the background, one batch at a time per session; a failure is logged and dropped.
 import { z } from "zod";
 import type { HistoryMessage } from "./context/messages";
-import type { LearnedItem } from "../stores/types";
+import type { LearnedItem } from "../stores/learned";
 import type { EngineDeps } from "./deps";
 import { parseJsonObject, transcript } from "./context/transcript";
 import { promptOptions, renderPrompt } from "./prompts/templates";

@@ -2,7 +2,7 @@
 // gate that holds it, in the order the runtime applies them. A wait's timer, a running turn and the
 // cooldown after no_action come before the threshold, which a turn applies only once they are over.
 import type { MessagePendingData } from "../../lib/events/schemas";
-import type { ChatMessageRecord } from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
 import type { TriggerEvaluation } from "./trigger-scheduler";
 
 /** What the runtime knows at the moment a message is registered. */

@@ -3,7 +3,7 @@
 // snapshot that does not parse is logged and treated as none, never a crash. recovery.ts reconciles
 // it with the ledger and the message store into what a restored runtime starts from.
 import { runtimeSnapshotSchema, type RuntimeSnapshotState } from "../../lib/chat/runtime-snapshot";
-import type { ChatMessageRecord } from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
 import type { TimerHandle } from "./clock";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";

@@ -3,7 +3,7 @@
 // cycle.end with its end reason. The loop owns the agent state: every transition happens here,
 // the gate, planner and tool executor only return outcomes.
 import type { AgentState, EndReason, StageId } from "../../lib/events/schemas";
-import type { ChatMessageRecord } from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
 import type { AssistantMessage, HistoryMessage } from "./context/messages";
 import { newCycle, type CycleRecord } from "./cycle";
 import { describeError } from "./errors";

@@ -11,7 +11,7 @@
 // - inbound messages stored after the snapshot's message cursor that the snapshot does not hold
 //   become pending.
 import type { MonitorEvent } from "../../lib/events/schemas";
-import type { ChatMessageRecord } from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
 import type { EngineDeps } from "./deps";
 import { parseSnapshot, type RecoveredSession, type RuntimeSnapshotState } from "./persistence";
 

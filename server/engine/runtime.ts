@@ -6,7 +6,8 @@
 // agent-state transition in the reasoning loop.
 import type { AgentState, StageId } from "../../lib/events/schemas";
 import type { ToolExecutionContext } from "../../lib/tools/schemas";
-import type { ChatMessageRecord, SessionRecord } from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
+import type { SessionRecord } from "../stores/sessions";
 import type { SendOutcome } from "../tools/builtin/host";
 import { BuiltinToolProvider } from "../tools/builtin/provider";
 import { ToolRegistry } from "../tools/registry";

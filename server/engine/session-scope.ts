@@ -2,7 +2,7 @@
 // session they run in: a narrow, read-only view the runtime hands out instead of itself.
 import { randomUUID } from "node:crypto";
 import type { ToolAvailabilityContext, ToolExecutionContext } from "../../lib/tools/schemas";
-import type { SessionRecord } from "../stores/types";
+import type { SessionRecord } from "../stores/sessions";
 import type { ToolRegistry } from "../tools/registry";
 import type { EngineDeps } from "./deps";
 import type { SessionHistory } from "./history";

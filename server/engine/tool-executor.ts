@@ -5,7 +5,7 @@ import type { ToolExecutionData } from "../../lib/events/schemas";
 import type { LlmToolCall } from "../../lib/llm/messages";
 import { historyContent } from "../../lib/tools/history-content";
 import { failedToolResult, postHistoryMessageSchema, type ToolExecutionResult } from "../../lib/tools/schemas";
-import type { ToolRecord } from "../stores/types";
+import type { ToolRecord } from "../stores/tool-records";
 import type { AssistantMessage } from "./context/messages";
 import { parseToolArguments, type CycleRecord } from "./cycle";
 import { describeError } from "./errors";

@@ -2,7 +2,7 @@
 // detection, the force-continue flag, the threshold with idle compensation and its one re-check,
 // the debounce, the reply-latency samples the compensation uses, and the recovery marks of the
 // pending messages (their store position, and which ones a cut turn already announced).
-import type { ChatMessageRecord } from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
 import type { TimerHandle } from "./clock";
 import type { EngineDeps } from "./deps";
 import { decideTrigger, LatencyWindow, talkValueAt, triggerThreshold, type TriggerDecision } from "./triggers";

@@ -8,7 +8,7 @@ import type { EndpointKind, EndpointStatus } from "../../lib/llm/endpoints";
 import type { LlmUsage, ModelTask } from "../../lib/llm/messages";
 import { DEFAULT_ENDPOINT_NAME } from "../../lib/config/schema";
 import type { ModelPrices } from "../../lib/usage/pricing";
-import type { UsageStore } from "../stores/types";
+import type { UsageStore } from "../stores/usage";
 import { endpointName, usageRecord } from "./usage-record";
 import { ModelEndpoint, type EndpointOptions } from "./endpoints/endpoint";
 import { BadResponseError, ZERO_USAGE, type ParsedResponse } from "./endpoints/response";

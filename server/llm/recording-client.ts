@@ -4,7 +4,7 @@
 import type { EndpointStatus } from "../../lib/llm/endpoints";
 import type { ModelTask } from "../../lib/llm/messages";
 import type { ModelCall, RecordedRequest } from "../../lib/rerun/cassette";
-import type { ModelCallStore } from "../stores/types";
+import type { ModelCallStore } from "../stores/model-calls";
 import {
   ModelAbortedError,
   type ChatRequest,

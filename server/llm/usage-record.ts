@@ -1,7 +1,7 @@
 // The usage record of one chat() call.
 import type { LlmUsage } from "../../lib/llm/messages";
 import { callCost, type ModelPrices } from "../../lib/usage/pricing";
-import type { ModelUsageRecord } from "../stores/types";
+import type { ModelUsageRecord } from "../stores/usage";
 import type { ChatRequest } from "./model-client";
 
 export function usageRecord(opts: {

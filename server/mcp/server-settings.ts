@@ -8,7 +8,7 @@ import type { McpServerChanges } from "../../lib/api/sources";
 import { mcpServerConfigSchema, type McpServerConfig } from "../../lib/config/schema";
 import { StateChanges } from "../cluster/shared-state";
 import type { Clock, EngineLogger } from "../engine";
-import type { SettingStore } from "../stores/types";
+import type { SettingStore } from "../stores/settings";
 import type { McpManager } from "./manager";
 
 export const MCP_SERVERS_SETTING = "mcp.servers";

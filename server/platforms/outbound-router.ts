@@ -2,7 +2,7 @@
 // session (the API, the dashboard, the CLI) stays local. The server builds one and hands it to the
 // engine (createEngine's `outbound` option).
 import { localOutbound, type DeliveryResult, type OutboundMessage, type OutboundSink } from "../engine";
-import type { SessionRecord } from "../stores/types";
+import type { SessionRecord } from "../stores/sessions";
 import { chatOfSessionId } from "./onebot/session-ids";
 
 export interface OutboundRoutes {

@@ -11,7 +11,7 @@ import {
 } from "../../lib/tools/schemas";
 import type { ForkEdit } from "../../lib/rerun/schemas";
 import { sleep, type Clock, type ToolAnswerSource } from "../engine";
-import type { ToolRecord } from "../stores/types";
+import type { ToolRecord } from "../stores/tool-records";
 
 /**
  * Builtin tools whose outcome is the session's own state and its model calls, not outside data: they run

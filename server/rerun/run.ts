@@ -18,14 +18,11 @@ import {
 } from "../engine";
 import type { ModelClient } from "../llm/model-client";
 import { createMemoryStores } from "../stores/memory";
-import type {
-  ChatMessageRecord,
-  ModelCallStore,
-  RuntimeSnapshot,
-  SessionRecord,
-  Stores,
-  ToolRecord,
-} from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
+import type { ModelCallStore } from "../stores/model-calls";
+import type { RuntimeSnapshot, SessionRecord } from "../stores/sessions";
+import type { Stores } from "../stores/types";
+import type { ToolRecord } from "../stores/tool-records";
 import type { ToolProvider } from "../tools/provider";
 import { CassetteModel, type RequestDivergence } from "./cassette-model";
 import { cycleViewsOf } from "../../lib/rerun/cycle-view";

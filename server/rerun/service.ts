@@ -5,7 +5,8 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import type { RerunRequest, RerunResponse, SessionOrigin } from "../../lib/rerun/schemas";
 import type { EventLedger } from "../monitor/ledger";
 import { claimSessionId, type SessionClaim } from "../monitor/session-claim";
-import type { SessionUsageTotals, Stores } from "../stores/types";
+import type { SessionUsageTotals } from "../stores/usage";
+import type { Stores } from "../stores/types";
 import { rerun, type RecordedSession, type RerunWorld } from "./run";
 import { RerunInputError } from "./errors";
 

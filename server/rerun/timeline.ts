@@ -2,7 +2,7 @@
 // operator sent as the bot, recalls; with a fork's edits (a message dropped or added) laid over.
 import type { MonitorEvent } from "../../lib/events/schemas";
 import type { ForkEdit } from "../../lib/rerun/schemas";
-import type { ChatMessageRecord } from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
 
 export type Arrival =
   | { kind: "message"; at: number; message: ChatMessageRecord }

@@ -19,7 +19,7 @@ import {
 } from "../../lib/api/settings";
 import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema";
 import type { Clock, EngineLogger } from "../engine";
-import type { SettingStore } from "../stores/types";
+import type { SettingStore } from "../stores/settings";
 import { settingsDiff } from "./diff";
 
 export const LIVE_SETTINGS_KEY = "settings.live";

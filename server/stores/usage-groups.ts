@@ -8,7 +8,7 @@ import type {
   UsageSeriesCell,
   UsageSeriesResult,
   UsageSeriesStoreQuery,
-} from "./types";
+} from "./usage";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 // Operator toggle policy (docs/engine-rules.md#tool-registry): a session toggle wins over the global one; a tool without
 // any toggle is enabled. The registry reads it on every listing, so `apply` takes effect at once.
-import type { ToolToggle } from "../stores/types";
+import type { ToolToggle } from "../stores/toggles";
 
 export interface ToolToggles {
   isEnabled(toolName: string, sessionId: string | undefined): boolean;

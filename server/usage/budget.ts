@@ -10,7 +10,7 @@ import type { Clock, EventSink } from "../engine/index";
 import type { OnceGate } from "../cluster/advisory-lock";
 import type { EventLedger } from "../monitor/ledger";
 import type { SharedStreams } from "../monitor/shared-streams";
-import type { ModelUsageRecord, UsageStore } from "../stores/types";
+import type { ModelUsageRecord, UsageStore } from "../stores/usage";
 import { DAY_MS } from "../stores/usage-groups";
 
 type Budgets = MaisakaConfig["models"]["budgets"];

@@ -1,7 +1,7 @@
 // GET /api/usage/series from the store's cells and bucket percentiles: dense arrays (one value per bucket, zero where no
 // call landed) for the charts, the keys of highest cost kept and the rest summed into "(other)".
 import { USAGE_OTHER_KEY, type UsageSeries } from "../../lib/api/schemas";
-import type { UsageSeriesResult } from "../stores/types";
+import type { UsageSeriesResult } from "../stores/usage";
 
 type Entry = UsageSeries["series"][number];
 

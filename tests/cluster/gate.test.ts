@@ -8,7 +8,8 @@ import { parseConfig } from "../../server/config/load";
 import { SessionNotOwnedError, type OwnershipGate } from "../../server/engine";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { createMemoryStores } from "../../server/stores/memory";
-import type { ChatMessageRecord, SessionRecord } from "../../server/stores/types";
+import type { ChatMessageRecord } from "../../server/stores/messages";
+import type { SessionRecord } from "../../server/stores/sessions";
 import { until } from "../support/until";
 
 /** A gate over a fixed set of owned sessions (the real one is server/cluster/ownership.ts). */

@@ -2,8 +2,10 @@
 // names and token hashes, replace-by-id, and the audit's newest-first filters and cursor.
 import { describe, expect, it } from "vitest";
 import { createPrismaStores } from "../../server/db/stores";
-import { MemoryAccountStore, MemoryAuditStore } from "../../server/stores/memory/accounts";
-import type { AccountRecord, AccountStore, AuditStore } from "../../server/stores/types";
+import { MemoryAccountStore } from "../../server/stores/memory/accounts";
+import { MemoryAuditStore } from "../../server/stores/memory/audit";
+import type { AccountRecord, AccountStore } from "../../server/stores/accounts";
+import type { AuditStore } from "../../server/stores/audit";
 import { backends } from "./helpers";
 
 /** Each backend with its databases (made per test file). */

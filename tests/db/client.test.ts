@@ -10,7 +10,7 @@ import { DatabaseError, isBusyError, toDatabaseError } from "../../server/db/err
 import { DatabaseHealth, stateOfError } from "../../server/db/health";
 import { SqliteLedger } from "../../server/db/ledger";
 import { createPrismaStores } from "../../server/db/stores";
-import type { ChatMessageRecord } from "../../server/stores/types";
+import type { ChatMessageRecord } from "../../server/stores/messages";
 import { holdWriteLock, useTempDatabases } from "./helpers";
 
 const dbs = useTempDatabases();

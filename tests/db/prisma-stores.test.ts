@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createPrisma } from "../../server/db/client";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { createPrismaStores } from "../../server/db/stores";
-import type { SessionRecord } from "../../server/stores/types";
+import type { SessionRecord } from "../../server/stores/sessions";
 import { backends, type TempDatabases } from "./helpers";
 import { usageRecord } from "../support/usage-record";
 

@@ -7,7 +7,7 @@ import { createPrismaStores } from "../../server/db/stores";
 import { createPrisma } from "../../server/db/client";
 import { promptNames, systemClock } from "../../server/engine";
 import { LIVE_SETTINGS_KEY, LiveSettingsService, SettingsConflictError } from "../../server/settings/live-settings";
-import type { SettingStore } from "../../server/stores/types";
+import type { SettingStore } from "../../server/stores/settings";
 import { usePostgresDatabases, useTempDatabases, type TempDatabases } from "./helpers";
 
 const backends: [string, TempDatabases][] = [

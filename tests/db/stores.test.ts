@@ -6,14 +6,11 @@ import type { SessionOrigin } from "../../lib/rerun/schemas";
 import type { ToolExecutionResult } from "../../lib/tools/schemas";
 import { createPrismaStores } from "../../server/db/stores";
 import { createMemoryStores } from "../../server/stores/memory";
-import type {
-  ChatMessageRecord,
-  EmojiRecord,
-  SessionPageQuery,
-  SessionStore,
-  Stores,
-  ToolRecord,
-} from "../../server/stores/types";
+import type { ChatMessageRecord } from "../../server/stores/messages";
+import type { EmojiRecord } from "../../server/stores/emojis";
+import type { SessionPageQuery, SessionStore } from "../../server/stores/sessions";
+import type { Stores } from "../../server/stores/types";
+import type { ToolRecord } from "../../server/stores/tool-records";
 import { backends } from "./helpers";
 import { usageRecord } from "../support/usage-record";
 

@@ -6,7 +6,7 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { createEngine, type Engine } from "../../server/composition";
 import { OpenAiModelClient } from "../../server/llm/openai-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
-import type { SessionRecord } from "../../server/stores/types";
+import type { SessionRecord } from "../../server/stores/sessions";
 import { FakeClock, settle } from "../support/fake-clock";
 import { startHarness, type Harness } from "../support/engine-harness";
 import { until } from "../support/until";

@@ -8,7 +8,7 @@ import { createEngine, type Engine } from "../../server/composition";
 import type { DeliveryResult, OutboundMessage, OutboundSink } from "../../server/engine/deps";
 import { OpenAiModelClient } from "../../server/llm/openai-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
-import type { SessionRecord } from "../../server/stores/types";
+import type { SessionRecord } from "../../server/stores/sessions";
 import { startHarness, type Harness } from "../support/engine-harness";
 
 let h: Harness | undefined;

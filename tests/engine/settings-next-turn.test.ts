@@ -7,7 +7,7 @@ import type { ChatCompletionCreateParams } from "openai/resources/chat/completio
 import { taskRoutes } from "../../server/composition";
 import { promptNames } from "../../server/engine/prompts/templates";
 import { LiveSettingsService, type SettingsOutcome } from "../../server/settings/live-settings";
-import type { SettingStore } from "../../server/stores/types";
+import type { SettingStore } from "../../server/stores/settings";
 import { startHarness, type Harness } from "../support/engine-harness";
 
 let h: Harness | undefined;

@@ -3,7 +3,7 @@ import type { LlmMessage } from "../../lib/llm/messages";
 import type { LlmToolDefinition } from "../../lib/tools/schemas";
 import { ModelAbortedError, ModelCallError, type ChatRequest, type ModelProblem } from "../../server/llm/model-client";
 import { OpenAiModelClient, type OpenAiModelClientOptions } from "../../server/llm/openai-client";
-import type { ModelUsageRecord } from "../../server/stores/types";
+import type { ModelUsageRecord } from "../../server/stores/usage";
 import { startScriptedOpenAi, type ScriptedOpenAi } from "../support/scripted-openai";
 
 const messages: LlmMessage[] = [

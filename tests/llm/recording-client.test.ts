@@ -10,7 +10,7 @@ import { OpenAiModelClient } from "../../server/llm/openai-client";
 import { RecordingModelClient } from "../../server/llm/recording-client";
 import { MemoryModelCallStore } from "../../server/stores/memory/model-calls";
 import { counterIds } from "../../server/stores/memory/support";
-import type { ModelCallStore } from "../../server/stores/types";
+import type { ModelCallStore } from "../../server/stores/model-calls";
 import { startScriptedOpenAi, type ConcreteStep, type ScriptedOpenAi } from "../support/scripted-openai";
 import { until } from "../support/until";
 

@@ -15,7 +15,7 @@ import {
   personSchema,
   type EmojiView,
 } from "../../lib/data/schemas";
-import type { EmojiRecord } from "../../server/stores/types";
+import type { EmojiRecord } from "../../server/stores/emojis";
 import type { BuiltinToolHost } from "../../server/tools/builtin/host";
 import { BuiltinToolProvider } from "../../server/tools/builtin/provider";
 import { invocation } from "../support/tool-invocation";

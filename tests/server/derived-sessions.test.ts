@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiErrorSchema, sessionListSchema, sessionSummarySchema } from "../../lib/api/schemas";
 import { sessionModelCallsSchema } from "../../lib/rerun/cassette";
 import { sessionBranchesResponseSchema, type SessionOrigin } from "../../lib/rerun/schemas";
-import type { SessionRecord } from "../../server/stores/types";
+import type { SessionRecord } from "../../server/stores/sessions";
 import { startTestServer, type TestServer } from "./support";
 
 let server: TestServer;

@@ -10,7 +10,7 @@ import { until } from "../support/until";
 import type { ModelCall } from "../../lib/rerun/cassette";
 import { sessionBranchesResponseSchema, type SessionOrigin } from "../../lib/rerun/schemas";
 import { seedEmojis, seedImage } from "../../server/db/seed";
-import type { ToolRecord } from "../../server/stores/types";
+import type { ToolRecord } from "../../server/stores/tool-records";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { PING_PONG_CHAT, PING_PONG_MODELS, startPingPongModel } from "../support/ping-pong-model";
 import type { ScriptedOpenAi } from "../support/scripted-openai";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiErrorSchema, sessionHistorySchema } from "../../lib/api/schemas";
 import { operatorSendResponseSchema } from "../../lib/platforms/status";
 import type { DeliveryResult, OutboundMessage, OutboundSink } from "../../server/engine";
-import type { SessionRecord } from "../../server/stores/types";
+import type { SessionRecord } from "../../server/stores/sessions";
 import { startTestServer, type TestServer } from "./support";
 
 /** Fails every message of a session whose group id is "down"; gives the others a platform id. */

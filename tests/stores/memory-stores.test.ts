@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStores } from "../../server/stores/memory";
-import type { ChatMessageRecord, MemoryQuery } from "../../server/stores/types";
+import type { ChatMessageRecord } from "../../server/stores/messages";
+import type { MemoryQuery } from "../../server/stores/memories";
 import { usageRecord } from "../support/usage-record";
 
 function message(messageId: string, ts: number, extra: Partial<ChatMessageRecord> = {}): ChatMessageRecord {

@@ -1,7 +1,9 @@
 // A whole engine wired for tests: memory stores and ledger, the real OpenAiModelClient talking to a
 // scripted OpenAI-compatible server on loopback, and helpers to send messages and await events.
 import type { MonitorEvent } from "../../lib/events/schemas";
-import type { ChatMessageRecord, EmojiRecord, SessionRecord } from "../../server/stores/types";
+import type { ChatMessageRecord } from "../../server/stores/messages";
+import type { EmojiRecord } from "../../server/stores/emojis";
+import type { SessionRecord } from "../../server/stores/sessions";
 import { createEngine, type Engine } from "../../server/composition";
 import { parseConfig } from "../../server/config/load";
 import type { Clock } from "../../server/engine/clock";

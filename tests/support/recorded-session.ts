@@ -10,7 +10,7 @@ import { ModelAbortedError, type ModelClient } from "../../server/llm/model-clie
 import { MemoryLedger } from "../../server/monitor/ledger";
 import type { RecordedSession, RerunPlan, RerunWorld } from "../../server/rerun/run";
 import { createMemoryStores, type MemoryStores } from "../../server/stores/memory";
-import type { SessionRecord } from "../../server/stores/types";
+import type { SessionRecord } from "../../server/stores/sessions";
 import { FakeClock, LateTimerClock } from "./fake-clock";
 
 export interface Recording {

@@ -1,5 +1,5 @@
 // One model call's usage row for store and usage tests: a planner call that succeeded, with overrides.
-import type { ModelUsageRecord } from "../../server/stores/types";
+import type { ModelUsageRecord } from "../../server/stores/usage";
 
 export function usageRecord(over: Partial<ModelUsageRecord> = {}): ModelUsageRecord {
   return {

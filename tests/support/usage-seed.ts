@@ -2,7 +2,7 @@
 // page's benchmark and browser test: a deterministic mix of tasks, models, endpoints and sessions
 // spread over the days before `end`, with latencies, some failures and one unpriced model.
 import Database from "better-sqlite3";
-import type { ModelUsageRecord } from "../../server/stores/types";
+import type { ModelUsageRecord } from "../../server/stores/usage";
 
 const TASKS = ["timingGate", "planner", "replyer", "utils"] as const;
 const MODELS: Record<(typeof TASKS)[number], { model: string; endpoint: string; inPerM: number; outPerM: number }> = {

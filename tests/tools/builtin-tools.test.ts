@@ -3,7 +3,7 @@ import type { ToolExecutionContext } from "../../lib/tools/schemas";
 import { parseTime } from "../../server/tools/builtin/args";
 import { BuiltinToolProvider } from "../../server/tools/builtin/provider";
 import { sample } from "../../server/tools/builtin/send-emoji";
-import type { EmojiRecord } from "../../server/stores/types";
+import type { EmojiRecord } from "../../server/stores/emojis";
 import { invocation } from "../support/tool-invocation";
 import { FakeHost, spec, userMessage } from "./fake-host";
 

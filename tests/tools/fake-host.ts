@@ -3,7 +3,8 @@ import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema
 import type { ToolSpec } from "../../lib/tools/schemas";
 import type { BuiltinToolHost, SendOutcome, SendRequest } from "../../server/tools/builtin/host";
 import { createMemoryStores, type MemoryStores } from "../../server/stores/memory";
-import type { ChatMessageRecord, EmojiRecord } from "../../server/stores/types";
+import type { ChatMessageRecord } from "../../server/stores/messages";
+import type { EmojiRecord } from "../../server/stores/emojis";
 
 export type { SendRequest };
 export type WriteReplyRequest = Parameters<BuiltinToolHost["writeReply"]>[0];

@@ -9,7 +9,7 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { createPrismaStores } from "../../server/db/stores";
 import { MonitorBus } from "../../server/monitor/bus";
 import { MemoryLedger } from "../../server/monitor/ledger";
-import type { UsageStore } from "../../server/stores/types";
+import type { UsageStore } from "../../server/stores/usage";
 import { createModelClient } from "../../server/composition";
 import { BudgetWatch, utcDay } from "../../server/usage/budget";
 import { useTempDatabases } from "../db/helpers";

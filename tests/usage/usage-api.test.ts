@@ -12,7 +12,7 @@ import {
   usageSeriesSchema,
   type UsageList,
 } from "../../lib/api/schemas";
-import type { ModelUsageRecord } from "../../server/stores/types";
+import type { ModelUsageRecord } from "../../server/stores/usage";
 import { PrismaUsageStore } from "../../server/db/stores/usage";
 import { FAST_CHAT, startTestServer, type TestServer } from "../server/support";
 import { startScriptedOpenAi, type ConcreteStep, type ScriptedOpenAi } from "../support/scripted-openai";

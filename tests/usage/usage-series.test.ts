@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { bucketCount, USAGE_OTHER_KEY } from "../../lib/api/schemas";
 import { createPrismaStores } from "../../server/db/stores";
 import { createMemoryStores } from "../../server/stores/memory";
-import type { ModelUsageRecord, UsageGroupBy, UsageStore } from "../../server/stores/types";
+import type { ModelUsageRecord, UsageGroupBy, UsageStore } from "../../server/stores/usage";
 import { buildSeries } from "../../server/usage/series";
 import { backends } from "../db/helpers";
 import { usageRecord } from "../support/usage-record";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createPrismaStores } from "../../server/db/stores";
 import { createMemoryStores } from "../../server/stores/memory";
-import type { ModelUsageRecord, UsageStore } from "../../server/stores/types";
+import type { ModelUsageRecord, UsageStore } from "../../server/stores/usage";
 import { nearestRank } from "../../server/stores/usage-groups";
 import { backends } from "../db/helpers";
 import { usageRecord } from "../support/usage-record";

@@ -1,12 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type {
-  AccountRecord,
-  AccountRole,
-  AccountStore,
-  AuditFilter,
-  AuditRecord,
-  AuditStore,
-} from "../../stores/types";
+import type { AccountRecord, AccountRole, AccountStore } from "../../stores/accounts";
+import type { AuditFilter, AuditRecord, AuditStore } from "../../stores/audit";
 import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { containsIgnoringCase } from "./support";

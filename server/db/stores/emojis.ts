@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type { EmojiEntry, EmojiRecord, EmojiStore, VersionedUpdate } from "../../stores/types";
+import type { EmojiEntry, EmojiRecord, EmojiStore } from "../../stores/emojis";
+import type { VersionedUpdate } from "../../stores/dashboard";
 import type { StoreWriter } from "../writer";
 import { sqlTrue, toStringList } from "./support";
 

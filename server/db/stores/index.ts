@@ -1,4 +1,4 @@
-// Prisma-backed stores behind the interfaces of server/stores/types.ts, behaving like the in-process
+// Prisma-backed stores behind the interfaces of server/stores/<aggregate>.ts, behaving like the in-process
 // ones in server/stores/memory.
 import type { PrismaClient } from "../../../generated/prisma/client";
 import { sqlDialect } from "../client";

@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type { JargonEntry, JargonInput, JargonStore, PageQuery, VersionedUpdate } from "../../stores/types";
+import type { JargonEntry, JargonInput, JargonStore } from "../../stores/jargon";
+import type { PageQuery, VersionedUpdate } from "../../stores/dashboard";
 import type { StoreWriter } from "../writer";
 import {
   escapeLike,

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type { LearnedItem, LearnedKind, LearnedStore } from "../../stores/types";
+import type { LearnedItem, LearnedKind, LearnedStore } from "../../stores/learned";
 import type { StoreWriter } from "../writer";
 import { rowId, sqlPage, sqlTrue, toStringList } from "./support";
 

@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore, VersionedUpdate } from "../../stores/types";
+import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore } from "../../stores/memories";
+import type { VersionedUpdate } from "../../stores/dashboard";
 import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { escapeLike, rowId, sqlPage, sqlTrue } from "./support";

@@ -1,5 +1,5 @@
 import { Prisma, type Message, type PrismaClient } from "../../../generated/prisma/client";
-import type { ChatMessageRecord, MessageStore, PositionedMessage, SavedMessage } from "../../stores/types";
+import type { ChatMessageRecord, MessageStore, PositionedMessage, SavedMessage } from "../../stores/messages";
 import type { StoreWriter } from "../writer";
 import { isUniqueClash, sqlLimit } from "./support";
 

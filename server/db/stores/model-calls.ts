@@ -1,7 +1,7 @@
 import type { ModelCall as ModelCallRow, Prisma, PrismaClient } from "../../../generated/prisma/client";
 import type { ModelTask } from "../../../lib/llm/messages";
 import type { ModelCall, RecordedRequest, RecordedResponse } from "../../../lib/rerun/cassette";
-import type { ModelCallPage, ModelCallStore } from "../../stores/types";
+import type { ModelCallPage, ModelCallStore } from "../../stores/model-calls";
 import type { StoreWriter } from "../writer";
 import { rowId, sqlLimit } from "./support";
 

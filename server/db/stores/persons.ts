@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
-import type { PageQuery, PersonInput, PersonProfile, PersonStore, VersionedUpdate } from "../../stores/types";
+import type { PageQuery, VersionedUpdate } from "../../stores/dashboard";
+import type { PersonInput, PersonProfile, PersonStore } from "../../stores/persons";
 import type { StoreWriter } from "../writer";
 import { escapeLike, fold, sqlPage, sqlTrue, toStringList, type StoreContext } from "./support";
 

@@ -9,8 +9,8 @@ import {
   type SessionPurgeCounts,
   type SessionRecord,
   type SessionStore,
-  type SessionUsageTotals,
-} from "../../stores/types";
+} from "../../stores/sessions";
+import type { SessionUsageTotals } from "../../stores/usage";
 import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";
 import { containsIgnoringCase } from "./support";

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../../../generated/prisma/client";
-import type { SettingStore } from "../../stores/types";
+import type { SettingStore } from "../../stores/settings";
 import type { StoreWriter } from "../writer";
 import { isUniqueClash } from "./support";
 

@@ -1,5 +1,6 @@
 import type { PrismaClient, ToggleAudit } from "../../../generated/prisma/client";
-import type { AuditActor, ToggleAuditEntry, ToggleStore, ToolToggle } from "../../stores/types";
+import type { AuditActor } from "../../stores/audit";
+import type { ToggleAuditEntry, ToggleStore, ToolToggle } from "../../stores/toggles";
 import type { StoreWriter } from "../writer";
 import { fromSessionKey, sqlLimit, toSessionKey } from "./support";
 

@@ -1,6 +1,6 @@
 import type { PrismaClient, ToolRecord as ToolRecordRow } from "../../../generated/prisma/client";
 import { toolExecutionResultSchema } from "../../../lib/tools/schemas";
-import type { ToolRecord, ToolRecordStore } from "../../stores/types";
+import type { ToolRecord, ToolRecordStore } from "../../stores/tool-records";
 import type { StoreWriter } from "../writer";
 import { sqlLimit, toJson } from "./support";
 

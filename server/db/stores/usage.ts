@@ -8,7 +8,7 @@ import type {
   UsageSeriesResult,
   UsageSeriesStoreQuery,
   UsageStore,
-} from "../../stores/types";
+} from "../../stores/usage";
 import { DAY_MS, HOUR_MS, bucketKey, nearestRank } from "../../stores/usage-groups";
 import type { SqlDialect } from "../client";
 import type { StoreWriter } from "../writer";

@@ -5,7 +5,7 @@
 import { diffQuerySchema, diffResponseSchema } from "../../../lib/rerun/diff-api";
 import { diffCycles } from "../../../lib/rerun/diff";
 import { diffSessions } from "../../../lib/rerun/session-diff";
-import type { SessionRecord } from "../../stores/types";
+import type { SessionRecord } from "../../stores/sessions";
 import { apiRoute } from "../context";
 import { readCycleView, readSessionCycles, SESSION_DIFF_MAX_CYCLES } from "../services/cycle-reader";
 

@@ -3,7 +3,8 @@
 // "memory:…", "jargon:…", "person:…", "emoji:…") or a tool in a session ("tool:<name>@session:<id>");
 // the others ("tool:reply", "mcp-server:<name>", "settings") are names already. A record the entry
 // carries (its before or after) names it even once deleted; else the store's current one.
-import type { AuditRecord, Stores } from "../../stores/types";
+import type { AuditRecord } from "../../stores/audit";
+import type { Stores } from "../../stores/types";
 
 export interface AuditTargetLookups {
   stores: Pick<Stores, "sessions" | "memories" | "jargon" | "persons" | "emojis">;

@@ -19,17 +19,15 @@ import type {
   personPatchSchema,
   PersonView,
 } from "../../../lib/data/schemas";
-import type {
-  EmojiEntry,
-  JargonEntry,
-  LearnedItem,
-  MemoryEntry,
-  PersonProfile,
-  Stores,
-  VersionedUpdate,
-} from "../../stores/types";
+import type { EmojiEntry } from "../../stores/emojis";
+import type { JargonEntry } from "../../stores/jargon";
+import type { LearnedItem } from "../../stores/learned";
+import type { MemoryEntry } from "../../stores/memories";
+import type { PersonProfile } from "../../stores/persons";
+import type { Stores } from "../../stores/types";
+import type { VersionedUpdate } from "../../stores/dashboard";
 import type { AuditLog } from "../../accounts/audit";
-import type { AuditActor } from "../../stores/types";
+import type { AuditActor } from "../../stores/audit";
 import { HttpError, notFound } from "../errors";
 import { decodeEmojiImage, type EmojiFiles } from "./emoji-files";
 

@@ -16,7 +16,7 @@ import {
 } from "../../../lib/api/sources";
 import type { McpServerConfig } from "../../../lib/config/schema";
 import type { AuditLog } from "../../accounts/audit";
-import type { AuditRecord } from "../../stores/types";
+import type { AuditRecord } from "../../stores/audit";
 import type { McpManager } from "../../mcp/manager";
 import { McpServerChangeError, type McpServerSettings, type SavedMcpServer } from "../../mcp/server-settings";
 import { HttpError, notFound } from "../errors";

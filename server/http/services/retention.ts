@@ -5,7 +5,8 @@ import type { MaisakaConfig } from "../../../lib/config/schema";
 import { runAlone, type OnceGate } from "../../cluster/advisory-lock";
 import type { Engine } from "../../composition";
 import type { Clock } from "../../engine";
-import type { AuditActor, SessionListRow, SessionPageQuery } from "../../stores/types";
+import type { AuditActor } from "../../stores/audit";
+import type { SessionListRow, SessionPageQuery } from "../../stores/sessions";
 import type { SessionLifecycle } from "./session-lifecycle";
 
 export const RETENTION_ACTOR: AuditActor = { id: "retention", name: "retention" };

@@ -19,14 +19,14 @@ import type { SessionBranchesResponse } from "../../../lib/rerun/schemas";
 import type { Engine } from "../../composition";
 import {
   sortValue,
-  type ChatMessageRecord,
   type SessionListRow,
   type SessionPageQuery,
   type SessionPosition,
   type SessionRecord,
   type SessionSort,
   type SessionSortKey,
-} from "../../stores/types";
+} from "../../stores/sessions";
+import type { ChatMessageRecord } from "../../stores/messages";
 import { HttpError, notFound } from "../errors";
 
 /** The API's sort names and the columns they read. */

@@ -16,7 +16,9 @@ import type { MonitorEvent } from "../../../lib/events/schemas";
 import type { ModelCall } from "../../../lib/rerun/cassette";
 import type { PrismaSessionMediaStore } from "../../db/stores/session-media";
 import type { EventLedger } from "../../monitor/ledger";
-import type { ModelCallStore, SessionRecord, ToolRecord } from "../../stores/types";
+import type { ModelCallStore } from "../../stores/model-calls";
+import type { SessionRecord } from "../../stores/sessions";
+import type { ToolRecord } from "../../stores/tool-records";
 import { HttpError } from "../errors";
 
 /** Events per ledger read: large enough to amortise the query, small enough to stay a few MB. */

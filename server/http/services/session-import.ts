@@ -28,7 +28,9 @@ import type { MonitorEvent } from "../../../lib/events/schemas";
 import type { PrismaSessionMediaStore } from "../../db/stores/session-media";
 import { lastSeqOf, type EventLedger } from "../../monitor/ledger";
 import { claimSessionId, type SessionClaim } from "../../monitor/session-claim";
-import type { ModelCallStore, SessionStore, ToolRecordStore } from "../../stores/types";
+import type { ModelCallStore } from "../../stores/model-calls";
+import type { SessionStore } from "../../stores/sessions";
+import type { ToolRecordStore } from "../../stores/tool-records";
 import { HttpError } from "../errors";
 
 /** Events per ledger append while writing an imported session. */

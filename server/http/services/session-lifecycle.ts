@@ -5,7 +5,7 @@
 import { GLOBAL_STREAM_ID, type ArchivedSession, type DeletedSession } from "../../../lib/api/schemas";
 import type { AuditLog } from "../../accounts/audit";
 import type { Engine } from "../../composition";
-import type { AuditActor } from "../../stores/types";
+import type { AuditActor } from "../../stores/audit";
 import { notFound } from "../errors";
 
 export class SessionLifecycle {

@@ -1,7 +1,7 @@
 // Who set each current toggle, when and why: the newest audit entry per (tool, scope, session),
 // loaded once at start and kept current by the toggle service, so listing tools reads no audit table.
 import type { ToolView } from "../../../lib/api/schemas";
-import type { ToggleAuditEntry, ToggleStore, ToolToggle } from "../../stores/types";
+import type { ToggleAuditEntry, ToggleStore, ToolToggle } from "../../stores/toggles";
 
 type Provenance = NonNullable<ToolView["toggledBy"]>;
 

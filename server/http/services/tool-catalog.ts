@@ -6,7 +6,7 @@
 import type { ToolView } from "../../../lib/api/schemas";
 import type { Engine } from "../../composition";
 import { plannerPlacement, sessionAvailability } from "../../engine";
-import type { SessionRecord } from "../../stores/types";
+import type { SessionRecord } from "../../stores/sessions";
 import type { ToolCatalogEntry } from "../../tools/registry";
 import type { IconProxy } from "./icon-proxy";
 import type { ToggleProvenance } from "./toggle-provenance";

@@ -17,7 +17,7 @@ import {
 import type { AuditInput, AuditLog } from "../../accounts/audit";
 import type { Engine } from "../../composition";
 import type { SessionlessTools } from "../../engine";
-import type { SessionRecord } from "../../stores/types";
+import type { SessionRecord } from "../../stores/sessions";
 import type { ToolCatalogEntry, ToolRegistry } from "../../tools/registry";
 import { ArgumentValidator } from "../../tools/validation";
 import { HttpError, notFound } from "../errors";

@@ -11,7 +11,7 @@ import {
 import type { OneBotConfig } from "../../../lib/config/schema";
 import { StateChanges } from "../../cluster/shared-state";
 import type { Clock, EngineLogger } from "../../engine";
-import type { SettingStore } from "../../stores/types";
+import type { SettingStore } from "../../stores/settings";
 
 export const ONEBOT_AUDIENCE_SETTING = "platforms.onebot.audience";
 

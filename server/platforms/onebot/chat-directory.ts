@@ -3,7 +3,7 @@
 // and refreshed in the background (a renamed group renames its session); a failed lookup names the
 // chat from what the event tells and is retried sooner.
 import type { Clock, EngineLogger } from "../../engine";
-import type { SessionRecord, SessionStore } from "../../stores/types";
+import type { SessionRecord, SessionStore } from "../../stores/sessions";
 import type { OneBotApi } from "./api";
 import { ONEBOT_SESSION_PLATFORM, sessionIdOf, type OneBotChat } from "./session-ids";
 import { wireId } from "./segments";

@@ -14,7 +14,8 @@ import {
   type OneBotNoticeEvent,
 } from "../../../lib/platforms/onebot";
 import { SessionArchivedError, type Clock, type EngineLogger, type HeartflowManager } from "../../engine";
-import type { ChatMessageRecord, MessageStore, SessionRecord, SessionStore } from "../../stores/types";
+import type { ChatMessageRecord, MessageStore } from "../../stores/messages";
+import type { SessionRecord, SessionStore } from "../../stores/sessions";
 import type { InboundCounters } from "../../../lib/platforms/status";
 import type { OneBotApi } from "./api";
 import { audienceOf } from "./audience";

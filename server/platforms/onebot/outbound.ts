@@ -6,7 +6,7 @@ import path from "node:path";
 import type { OneBotConfig } from "../../../lib/config/schema";
 import type { OneBotSegment } from "../../../lib/platforms/onebot";
 import { systemClock, type Clock, type DeliveryResult, type OutboundMessage, type OutboundSink } from "../../engine";
-import type { SessionRecord } from "../../stores/types";
+import type { SessionRecord } from "../../stores/sessions";
 import { OneBotActionError, type OneBotApi } from "./api";
 import { SendRate } from "./send-rate";
 import { chatOfSessionId, type OneBotChat } from "./session-ids";

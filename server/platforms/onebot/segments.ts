@@ -10,7 +10,7 @@ import {
   type OneBotSegment,
 } from "../../../lib/platforms/onebot";
 import type { EngineLogger } from "../../engine";
-import type { MessageStore } from "../../stores/types";
+import type { MessageStore } from "../../stores/messages";
 import type { OneBotApi } from "./api";
 import { parseCqMessage } from "./cq-code";
 

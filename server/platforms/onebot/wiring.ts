@@ -4,7 +4,7 @@
 import type { MaisakaConfig } from "../../../lib/config/schema";
 import type { StateChanges } from "../../cluster/shared-state";
 import type { Clock, EngineLogger } from "../../engine";
-import type { SettingStore } from "../../stores/types";
+import type { SettingStore } from "../../stores/settings";
 import { OneBotCluster } from "../../cluster/onebot";
 import type { NodeMessenger, SessionDirectory } from "../../cluster/types";
 import { OneBotAudienceSettings } from "./audience-settings";

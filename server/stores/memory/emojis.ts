@@ -1,4 +1,5 @@
-import type { EmojiEntry, EmojiRecord, EmojiStore, VersionedUpdate } from "../types";
+import type { EmojiEntry, EmojiRecord, EmojiStore } from "../emojis";
+import type { VersionedUpdate } from "../dashboard";
 import { copy } from "./support";
 
 const toRecord = ({ id, file, description, emotions }: EmojiEntry): EmojiRecord => ({

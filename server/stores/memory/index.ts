@@ -1,6 +1,7 @@
 // In-process stores: tests, the simulate CLI without a database, and the reference behaviour the
 // Prisma repositories must match.
-import type { EmojiRecord, Stores } from "../types";
+import type { EmojiRecord } from "../emojis";
+import type { Stores } from "../types";
 import { MemoryEmojiStore } from "./emojis";
 import { MemoryJargonStore } from "./jargon";
 import { MemoryLearnedStore } from "./learned";

@@ -1,4 +1,5 @@
-import type { JargonEntry, JargonInput, JargonStore, PageQuery, VersionedUpdate } from "../types";
+import type { JargonEntry, JargonInput, JargonStore } from "../jargon";
+import type { PageQuery, VersionedUpdate } from "../dashboard";
 import { copy, takeFirst, type IdSource } from "./support";
 
 const fold = (s: string) => s.trim().toLowerCase();

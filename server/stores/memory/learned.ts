@@ -1,4 +1,4 @@
-import type { LearnedItem, LearnedStore } from "../types";
+import type { LearnedItem, LearnedStore } from "../learned";
 import { copy, takeFirst } from "./support";
 
 export class MemoryLearnedStore implements LearnedStore {

@@ -1,4 +1,5 @@
-import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore, VersionedUpdate } from "../types";
+import type { MemoryEntry, MemoryInput, MemoryQuery, MemoryStore } from "../memories";
+import type { VersionedUpdate } from "../dashboard";
 import { copy, takeFirst, type IdSource } from "./support";
 
 function countOccurrences(haystack: string, needle: string): number {

@@ -1,4 +1,4 @@
-import type { ChatMessageRecord, MessageStore, PositionedMessage, SavedMessage } from "../types";
+import type { ChatMessageRecord, MessageStore, PositionedMessage, SavedMessage } from "../messages";
 import { copy, takeLast } from "./support";
 
 interface Row {

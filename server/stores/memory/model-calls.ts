@@ -1,5 +1,5 @@
 import type { ModelCall } from "../../../lib/rerun/cassette";
-import type { ModelCallPage, ModelCallStore } from "../types";
+import type { ModelCallPage, ModelCallStore } from "../model-calls";
 import { copy, takeFirst, type IdSource } from "./support";
 
 export class MemoryModelCallStore implements ModelCallStore {

@@ -1,4 +1,5 @@
-import type { PageQuery, PersonInput, PersonProfile, PersonStore, VersionedUpdate } from "../types";
+import type { PageQuery, VersionedUpdate } from "../dashboard";
+import type { PersonInput, PersonProfile, PersonStore } from "../persons";
 import { copy, takeFirst, type IdSource } from "./support";
 
 const fold = (s: string) => s.trim().toLowerCase();

@@ -10,8 +10,8 @@ import {
   type SessionPurgeCounts,
   type SessionRecord,
   type SessionStore,
-  type SessionUsageTotals,
-} from "../types";
+} from "../sessions";
+import type { SessionUsageTotals } from "../usage";
 import type { SessionOrigin } from "../../../lib/rerun/schemas";
 import { copy } from "./support";
 

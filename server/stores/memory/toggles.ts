@@ -1,4 +1,5 @@
-import type { AuditActor, ToggleAuditEntry, ToggleStore, ToolToggle } from "../types";
+import type { AuditActor } from "../audit";
+import type { ToggleAuditEntry, ToggleStore, ToolToggle } from "../toggles";
 import { copy, takeFirst, type IdSource } from "./support";
 
 function toggleKey(t: Pick<ToolToggle, "toolName" | "scope" | "sessionId">): string {

@@ -1,4 +1,4 @@
-import type { ToolRecord, ToolRecordStore } from "../types";
+import type { ToolRecord, ToolRecordStore } from "../tool-records";
 import { copy, takeLast, type IdSource } from "./support";
 
 export class MemoryToolRecordStore implements ToolRecordStore {

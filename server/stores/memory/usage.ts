@@ -6,7 +6,7 @@ import type {
   UsageSeriesResult,
   UsageSeriesStoreQuery,
   UsageStore,
-} from "../types";
+} from "../usage";
 import { aggregateRecords, seriesOf, totalsOf } from "../usage-groups";
 import { copy } from "./support";
 

@@ -2,7 +2,11 @@
 // small fake. Keeping it narrow is what lets the builtin tools stay free of engine internals.
 import type { MaisakaConfig } from "../../../lib/config/schema";
 import type { ToolSpec } from "../../../lib/tools/schemas";
-import type { ChatMessageRecord, EmojiRecord, Stores } from "../../stores/types";
+import type { EmojiRecord, EmojiStore } from "../../stores/emojis";
+import type { JargonStore } from "../../stores/jargon";
+import type { MemoryStore } from "../../stores/memories";
+import type { ChatMessageRecord, MessageStore } from "../../stores/messages";
+import type { PersonStore } from "../../stores/persons";
 
 export interface SendRequest {
   sessionId: string;
@@ -17,9 +21,18 @@ export interface SendRequest {
 
 export type SendOutcome = { delivered: true; message: ChatMessageRecord } | { delivered: false; error: string };
 
+/** What the builtin tools call on the stores: reads of the chat and the bot's data, and an emoji's use. */
+export interface BuiltinToolStores {
+  messages: Pick<MessageStore, "get">;
+  emojis: Pick<EmojiStore, "list" | "recordUse">;
+  jargon: Pick<JargonStore, "findExact" | "findFuzzy">;
+  memories: Pick<MemoryStore, "search">;
+  persons: Pick<PersonStore, "find">;
+}
+
 export interface BuiltinToolHost {
   readonly config: MaisakaConfig;
-  readonly stores: Pick<Stores, "messages" | "emojis" | "jargon" | "memories" | "persons">;
+  readonly stores: BuiltinToolStores;
   /** Writes the reply text with the replyer model from the planner's reasoning and the history. */
   writeReply(req: {
     sessionId: string;

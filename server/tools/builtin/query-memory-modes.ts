@@ -3,7 +3,7 @@
 // - episode: the best hits, each with the memories around it in the same chat (within EPISODE_WINDOW_MS)
 // - aggregate: how many memories fall in the range, per person and per day, with each person's latest
 // - hybrid: full-text hits and the most recent memories of the range, merged newest first
-import type { MemoryEntry, MemoryQuery, MemoryStore } from "../../stores/types";
+import type { MemoryEntry, MemoryQuery, MemoryStore } from "../../stores/memories";
 import { formatTime } from "./args";
 
 /** Memories this close in time to a hit, in the same chat, belong to its episode. */
@@ -22,7 +22,7 @@ export interface Episode {
 }
 
 /** The best hits (at most q.limit episodes), each with its neighbours oldest first; overlapping hits merge. */
-export async function findEpisodes(store: MemoryStore, q: MemoryQuery): Promise<Episode[]> {
+export async function findEpisodes(store: Pick<MemoryStore, "search">, q: MemoryQuery): Promise<Episode[]> {
   const hits = await store.search({ ...q, mode: "search" });
   const episodes: Episode[] = [];
   for (const hit of hits) {
@@ -62,7 +62,7 @@ export interface Aggregate {
 }
 
 /** Counts in the range (and for the query, when given) per person and per day. */
-export async function aggregateMemories(store: MemoryStore, q: MemoryQuery): Promise<Aggregate> {
+export async function aggregateMemories(store: Pick<MemoryStore, "search">, q: MemoryQuery): Promise<Aggregate> {
   const entries = await store.search({ ...q, mode: q.query ? "search" : "time", limit: AGGREGATE_SCAN_LIMIT });
   const persons = new Map<string, { personName: string | null; count: number; latest: MemoryEntry }>();
   const days = new Map<string, number>();
@@ -86,7 +86,7 @@ export async function aggregateMemories(store: MemoryStore, q: MemoryQuery): Pro
 }
 
 /** Full-text hits and the most recent memories of the range, deduplicated, newest first, at most q.limit. */
-export async function hybridMemories(store: MemoryStore, q: MemoryQuery): Promise<MemoryEntry[]> {
+export async function hybridMemories(store: Pick<MemoryStore, "search">, q: MemoryQuery): Promise<MemoryEntry[]> {
   const hits = q.query ? await store.search({ ...q, mode: "search" }) : [];
   const recent = await store.search({ ...q, mode: "time" });
   const merged = new Map<string, MemoryEntry>();

@@ -1,5 +1,5 @@
 import { failedToolResult } from "../../../lib/tools/schemas";
-import type { MemoryEntry, MemoryQuery, MemoryQueryMode } from "../../stores/types";
+import type { MemoryEntry, MemoryQuery, MemoryQueryMode } from "../../stores/memories";
 import { clamp, formatTime, intArg, parseTime, stringArg } from "./args";
 import { hints, sessionOf, type BuiltinToolEntry } from "./entry";
 import { describeTool, paramText } from "./texts";

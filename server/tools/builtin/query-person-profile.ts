@@ -1,5 +1,5 @@
 import { failedToolResult } from "../../../lib/tools/schemas";
-import type { PersonProfile } from "../../stores/types";
+import type { PersonProfile } from "../../stores/persons";
 import { clamp, intArg, stringArg } from "./args";
 import { hints, type BuiltinToolEntry } from "./entry";
 import { describeTool, paramText } from "./texts";

@@ -1,5 +1,5 @@
 import { failedToolResult } from "../../../lib/tools/schemas";
-import type { EmojiRecord } from "../../stores/types";
+import type { EmojiRecord } from "../../stores/emojis";
 import { hints, reasoningOf, sessionOf, type BuiltinToolEntry } from "./entry";
 import { describeTool } from "./texts";
 import { noParameters, succeeded } from "./results";

@@ -17,7 +17,8 @@ import {
 } from "../../../server/platforms/onebot/inbound";
 import { sessionIdOfEvent } from "../../../server/platforms/onebot/event-session";
 import { createMemoryStores } from "../../../server/stores/memory";
-import type { ChatMessageRecord, Stores } from "../../../server/stores/types";
+import type { ChatMessageRecord } from "../../../server/stores/messages";
+import type { Stores } from "../../../server/stores/types";
 import { until } from "../../support/until";
 import { TableApi, timesOut } from "./table-api";
 

@@ -11,7 +11,7 @@ import { OneBotActionError, type OneBotActionFailure, type OneBotApi } from "../
 import { OneBotOutbound } from "../../../server/platforms/onebot/outbound";
 import { sessionIdOf } from "../../../server/platforms/onebot/session-ids";
 import { OutboundRouter } from "../../../server/platforms/outbound-router";
-import type { SessionRecord } from "../../../server/stores/types";
+import type { SessionRecord } from "../../../server/stores/sessions";
 import { FakeClock, settle } from "../../support/fake-clock";
 
 interface Call {

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { OneBotSegment } from "../../../lib/platforms/onebot";
 import { createMemoryStores } from "../../../server/stores/memory";
 import type { EngineLogger } from "../../../server/engine";
-import type { MessageStore } from "../../../server/stores/types";
+import type { MessageStore } from "../../../server/stores/messages";
 import {
   cardTitle,
   contentOfSegments,
