@@ -3,7 +3,8 @@
 // turn and coalesced after message arrivals, written once the ledger holds their events) with the message
 // saves they must follow, and the learning that runs between turns. The turns themselves are the turn
 // driver's (turn-driver.ts).
-import type { ChatMessageRecord, SavedMessage, SessionRecord } from "../stores/types";
+import type { ChatMessageRecord, SavedMessage } from "../stores/messages";
+import type { SessionRecord } from "../stores/sessions";
 import type { ToolRegistry } from "../tools/registry";
 import type { TimerHandle } from "./clock";
 import type { HistoryMessage } from "./context/messages";

@@ -4,7 +4,8 @@
 // see and the planner interrupts. What the session keeps between turns (snapshots, learning, start and
 // stop) is its lifecycle's (session-lifecycle.ts).
 import type { AgentState, StageId } from "../../lib/events/schemas";
-import type { ChatMessageRecord, SessionRecord } from "../stores/types";
+import type { ChatMessageRecord } from "../stores/messages";
+import type { SessionRecord } from "../stores/sessions";
 import type { ToolRegistry } from "../tools/registry";
 import { sleep } from "./clock";
 import type { HistoryMessage } from "./context/messages";
