@@ -1,8 +1,13 @@
-// The runtime's small parts on their own: the wait timer keyed by call id, and the planner
-// interrupt guard's consecutive limit (engine.md 3.3).
+// The runtime's small parts on their own: the wait timer keyed by call id, the planner interrupt
+// guard's consecutive limit (engine.md 3.3), and a snapshot's isolation from the live state it was
+// taken from (its history entries shared, not copied).
 import { describe, expect, it } from "vitest";
+import type { AssistantMessage } from "../../server/engine/context/messages";
+import { SessionHistory } from "../../server/engine/history";
 import { PlannerInterruptGuard } from "../../server/engine/interrupt-guard";
+import { composeSnapshot, type SnapshotParts } from "../../server/engine/persistence";
 import { WaitTimer } from "../../server/engine/wait-timer";
+import { createMemoryStores } from "../../server/stores/memory";
 import { FakeClock } from "../support/fake-clock";
 
 describe("WaitTimer", () => {
@@ -78,5 +83,57 @@ describe("PlannerInterruptGuard", () => {
     const next = guard.begin(stop);
     expect(guard.interrupt()).toBe(true);
     expect(next.aborted).toBe(true);
+  });
+});
+
+describe("snapshots", () => {
+  const assistant = (uid: string, content: string): AssistantMessage => ({
+    ...{ kind: "assistant", uid, ts: 1, source: "assistant", content },
+    toolCalls: [{ id: `call-${uid}`, type: "function", function: { name: "reply", arguments: "{}" } }],
+  });
+
+  it("a snapshot, saved or not, does not change when the live state changes after it was taken", async () => {
+    const history = new SessionHistory();
+    const first = assistant("a1", "first");
+    const second = assistant("a2", "second");
+    history.append(first, second);
+    const parts: SnapshotParts = {
+      loop: { agentState: "stop", cycleCounter: 1, previousPlannerText: "thought" },
+      scheduler: {
+        ...{ pending: [], latency: [{ at: 1, latencyMs: 2 }], forceContinue: false },
+        ...{ messageCursor: 1, announced: ["m1"] },
+      },
+      history: history.toJSON(),
+      wait: { callId: "w1", deadline: 10 },
+      learned: ["m0"],
+      coveredSeq: 5,
+    };
+    const state = composeSnapshot(parts);
+    const { sessions } = createMemoryStores();
+    await sessions.saveSnapshot({ sessionId: "s", state, ts: 1 });
+    const taken = structuredClone(state);
+
+    // Everything the snapshot was taken from changes: the objects handed to the history, the history
+    // itself, and every other part.
+    first.content = "changed by its maker";
+    first.toolCalls.push({ id: "call-x", type: "function", function: { name: "wait", arguments: "{}" } });
+    history.replace({ ...second, content: "a new version" });
+    history.append(assistant("a3", "third"));
+    parts.scheduler.latency[0].latencyMs = 99;
+    parts.scheduler.announced.push("m2");
+    parts.learned.push("m1");
+    if (parts.wait) parts.wait.deadline = 20;
+    parts.loop.cycleCounter = 2;
+
+    expect(state).toEqual(taken);
+    expect((await sessions.loadSnapshot("s"))?.state).toEqual(taken);
+    expect(history.all().map((m) => m.kind === "assistant" && m.content)).toEqual(["first", "a new version", "third"]);
+    // Shared, not copied: the next snapshot holds the same entry the first one did.
+    const next = composeSnapshot({ ...parts, history: history.toJSON() });
+    expect(next.history[0]).toBe(state.history[0]);
+    // A loaded snapshot is the caller's to change, like a database row.
+    const loaded = await sessions.loadSnapshot("s");
+    (loaded?.state as { history: unknown[] }).history.push("mutated");
+    expect((await sessions.loadSnapshot("s"))?.state).toEqual(taken);
   });
 });
