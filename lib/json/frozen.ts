@@ -46,6 +46,11 @@ export function frozen<T>(value: T): T {
   return out;
 }
 
+/** Whether `value` is a root `frozen` returned (primitives are immutable too, but are not asked about). */
+export function isImmutable(value: object): boolean {
+  return immutable.has(value);
+}
+
 /** A deep copy that later changes to `value` do not reach; immutable parts are shared, not copied. */
 export function sharingCopy<T>(value: T): T {
   return copyData(value, false);

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../server/engine/context/messages";
 import { SessionHistory } from "../../server/engine/history";
 import { PlannerInterruptGuard } from "../../server/engine/interrupt-guard";
+import { renderHistoryMessage } from "../../server/engine/context/render";
 import { composeSnapshot, type SnapshotParts } from "../../server/engine/persistence";
 import { WaitTimer } from "../../server/engine/wait-timer";
 import { createMemoryStores } from "../../server/stores/memory";
@@ -135,5 +136,25 @@ describe("snapshots", () => {
     const loaded = await sessions.loadSnapshot("s");
     (loaded?.state as { history: unknown[] }).history.push("mutated");
     expect((await sessions.loadSnapshot("s"))?.state).toEqual(taken);
+  });
+});
+
+describe("rendering history entries", () => {
+  it("renders an entry once per options and shares it; what the history holds cannot be changed", () => {
+    const history = new SessionHistory();
+    history.append({
+      ...{ kind: "session", uid: "u1", ts: 0, messageId: "m1", userId: "1", userName: "alice", text: "看图" },
+      ...{ sourceKind: "user", images: [{ url: "https://example.com/a.png" }] },
+    });
+    const [entry] = history.all();
+    const plain = renderHistoryMessage(entry, { tz: "Z" });
+    expect(renderHistoryMessage(entry, { tz: "Z" })).toBe(plain);
+    expect(plain?.content).toBe("[时间]00:00:00\n[用户名]alice\n[msg_id]m1\n[发言内容]看图");
+    // Other options: rendered again, not the cached one.
+    const vision = renderHistoryMessage(entry, { tz: "Z", vision: true });
+    expect(Array.isArray(vision?.content)).toBe(true);
+    expect(renderHistoryMessage(entry, { tz: "+08:00" })?.content).toContain("[时间]08:00:00");
+    expect(() => Object.assign(entry, { text: "changed" })).toThrow(TypeError);
+    expect(() => Object.assign(plain ?? {}, { content: "changed" })).toThrow(TypeError);
   });
 });
