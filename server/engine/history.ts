@@ -1,5 +1,7 @@
-// A session's history window (docs/engine-rules.md#context): the one place messages are added, removed, trimmed and
-// selected for a request. Everything else reads it.
+// A session's history window (docs/engine-rules.md#context): the one place messages are added, changed,
+// removed, trimmed and selected for a request. Everything else reads it. Entries are immutable (frozen
+// copies made when they enter), so a snapshot shares them instead of copying the window every turn.
+import { frozen } from "../../lib/json/frozen";
 import type { HistoryMessage } from "./context/messages";
 import { selectContext, trimHistory, type ContextSelection, type SelectContextOptions } from "./context/selection";
 
@@ -15,13 +17,24 @@ export class SessionHistory {
     return this.messages;
   }
 
+  /** Adds frozen copies: a caller changing its object afterwards changes nothing here (see `replace`). */
   append(...messages: HistoryMessage[]): void {
-    this.messages.push(...messages);
+    for (const message of messages) this.messages.push(frozen(message));
+  }
+
+  /** Puts a changed version of a message (the same uid) in its place. */
+  replace(message: HistoryMessage): void {
+    const i = this.indexOf(message);
+    if (i >= 0) this.messages[i] = frozen(message);
   }
 
   remove(message: HistoryMessage): void {
-    const i = this.messages.indexOf(message);
+    const i = this.indexOf(message);
     if (i >= 0) this.messages.splice(i, 1);
+  }
+
+  private indexOf(message: HistoryMessage): number {
+    return this.messages.findIndex((m) => m.uid === message.uid);
   }
 
   /** Removes the chat messages of this chat message id (recalled); true when there were any. */
@@ -35,7 +48,7 @@ export class SessionHistory {
 
   /** Replaces the whole window (restore from a snapshot). */
   reset(messages: HistoryMessage[]): void {
-    this.messages = [...messages];
+    this.messages = messages.map((m) => frozen(m));
   }
 
   /** Drops the oldest messages once the window is over twice its size; returns what was dropped. */

@@ -3,6 +3,7 @@
 // snapshot that does not parse is logged and treated as none, never a crash. recovery.ts reconciles
 // it with the ledger and the message store into what a restored runtime starts from.
 import { runtimeSnapshotSchema, type RuntimeSnapshotState } from "../../lib/chat/runtime-snapshot";
+import { frozen } from "../../lib/json/frozen";
 import type { ChatMessageRecord } from "../stores/messages";
 import type { TimerHandle } from "./clock";
 import type { HistoryMessage } from "./context/messages";
@@ -61,8 +62,9 @@ export function composeSnapshot(parts: SnapshotParts): RuntimeSnapshotState {
     announced: parts.scheduler.announced,
     learned: parts.learned,
   };
-  // A copy: the state is written later (once the ledger holds coveredSeq) and the parts change meanwhile.
-  return structuredClone(state);
+  // Immutable: the state is written later (once the ledger holds coveredSeq) and the parts change
+  // meanwhile. The history's entries are immutable already and shared; only what changed is copied.
+  return frozen(state);
 }
 
 /** What a restored runtime starts from (recovery.ts): the snapshot reconciled with ledger and store. */

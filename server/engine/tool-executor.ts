@@ -110,6 +110,7 @@ export async function executeToolCalls(
   // finish is erased from history; calls after a pause never ran and get no result.
   assistant.toolCalls = assistant.toolCalls.filter((c) => executed.has(c.id) && c.function.name !== "finish");
   if (!assistant.toolCalls.length && !assistant.content) rt.history.remove(assistant);
+  else rt.history.replace(assistant);
   cycle.timeRecords.toolCalls = clock.now() - batchStarted;
   return { pausedBy };
 }

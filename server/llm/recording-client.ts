@@ -3,6 +3,7 @@
 // ModelClient, so the engine, its pinned turns and the SIMULATED model are recorded alike.
 import type { EndpointStatus } from "../../lib/llm/endpoints";
 import type { ModelTask } from "../../lib/llm/messages";
+import { frozen } from "../../lib/json/frozen";
 import type { ModelCall, RecordedRequest } from "../../lib/rerun/cassette";
 import type { ModelCallStore } from "../stores/model-calls";
 import {
@@ -60,7 +61,8 @@ export class RecordingModelClient implements ModelClient {
     const { clock } = this.opts;
     const startedAt = clock.now();
     // Copied now: the caller may change its arrays once the call is made, and the store may write later.
-    const recorded: RecordedRequest = structuredClone({
+    // Frozen, so the store keeps it without copying it again; its strings are shared, not copied.
+    const recorded: RecordedRequest = frozen({
       messages: request.messages,
       tools: request.tools ?? [],
       maxTokens: request.maxTokens ?? null,
@@ -98,7 +100,7 @@ export class RecordingModelClient implements ModelClient {
       ...base,
       model,
       endpoint: response.endpoint ?? asked,
-      response: structuredClone({
+      response: frozen({
         model: response.model,
         content,
         reasoningContent,

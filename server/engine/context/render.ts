@@ -1,6 +1,9 @@
 // Renders one history message as the chat message sent to the model
 // (docs/engine-rules.md#rendering). Returns null for what cannot be rendered, which selection then skips.
+// The history's entries are immutable, and so is their rendering: each is rendered once per options
+// and shared (frozen) by every request that sends it, and by the recording of that request.
 import type { ChatImage } from "../../../lib/chat/images";
+import { frozen, isImmutable } from "../../../lib/json/frozen";
 import type { LlmContentPart, LlmMessage } from "../../../lib/llm/messages";
 import { complexPreview, plannerPrefix, type TimeZoneSpec } from "../../../lib/chat/prefix";
 import type { ComplexSessionMessage, HistoryMessage, SessionBackedMessage, ToolMediaMessage } from "./messages";
@@ -57,8 +60,24 @@ export function isRenderable(m: HistoryMessage): boolean {
   }
 }
 
+/** The last rendering of each immutable history entry, with the options it was rendered with. */
+const renderings = new WeakMap<
+  HistoryMessage,
+  { vision: boolean; tz: TimeZoneSpec | undefined; message: LlmMessage }
+>();
+
 export function renderHistoryMessage(m: HistoryMessage, options: RenderOptions = {}): LlmMessage | null {
   if (!isRenderable(m)) return null;
+  if (!isImmutable(m)) return render(m, options);
+  const vision = options.vision === true;
+  const hit = renderings.get(m);
+  if (hit && hit.vision === vision && hit.tz === options.tz) return hit.message;
+  const message = frozen(render(m, options));
+  renderings.set(m, { vision, tz: options.tz, message });
+  return message;
+}
+
+function render(m: HistoryMessage, options: RenderOptions): LlmMessage {
   switch (m.kind) {
     case "session": {
       const text = plannerPrefix({ ...speaker(m), text: m.text || IMAGE_PLACEHOLDER }, options.tz);

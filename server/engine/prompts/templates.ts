@@ -160,13 +160,25 @@ export function defaultPromptTemplates(locale: Locale): Record<PromptName, strin
 /** Which templates are overridden in a locale, and a short hash of those overrides' text. */
 export function promptVersion(opts: PromptOptions, settingsVersion: number): PromptVersion {
   const overrides: [string, string][] = [];
-  for (const name of promptNames) {
+  // Asked for every request: most configs override nothing, so the names are not gone through then.
+  const given = opts.overrides && Object.keys(opts.overrides).length > 0 ? promptNames : [];
+  for (const name of given) {
     const text = opts.overrides?.[`${opts.locale}:${name}`] ?? opts.overrides?.[name];
     if (text !== undefined) overrides.push([name, text]);
   }
-  const hash = createHash("sha256")
-    .update(JSON.stringify([opts.locale, overrides]))
-    .digest("hex")
-    .slice(0, 12);
-  return { settingsVersion, overrides: overrides.map(([name]) => name), hash };
+  return {
+    settingsVersion,
+    overrides: overrides.map(([name]) => name),
+    hash: hashOf(JSON.stringify([opts.locale, overrides])),
+  };
+}
+
+/** The last text hashed and its hash: every request asks, and the overrides seldom change. */
+let lastHashed = { text: "", hash: "" };
+
+function hashOf(text: string): string {
+  if (lastHashed.text !== text) {
+    lastHashed = { text, hash: createHash("sha256").update(text).digest("hex").slice(0, 12) };
+  }
+  return lastHashed.hash;
 }

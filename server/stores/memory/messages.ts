@@ -1,5 +1,5 @@
 import type { ChatMessageRecord, MessageStore, PositionedMessage, SavedMessage } from "../messages";
-import { copy, takeLast } from "./support";
+import { copy, keep, takeLast } from "./support";
 
 interface Row {
   seq: number;
@@ -20,7 +20,7 @@ export class MemoryMessageStore implements MessageStore {
     // the latest save, so recovery finds a message saved again after a snapshot).
     const existing = rows.get(message.messageId);
     const seq = ++this.seq;
-    const record = copy(message);
+    const record = keep(message);
     // A recall is final (MessageStore.markRecalled).
     if (existing?.record.recalled) record.recalled = true;
     rows.set(message.messageId, { seq, record });

@@ -1,6 +1,6 @@
 import type { ModelCall } from "../../../lib/rerun/cassette";
 import type { ModelCallPage, ModelCallStore } from "../model-calls";
-import { copy, takeFirst, type IdSource } from "./support";
+import { copy, keep, takeFirst, type IdSource } from "./support";
 
 export class MemoryModelCallStore implements ModelCallStore {
   private readonly calls: ModelCall[] = [];
@@ -8,7 +8,7 @@ export class MemoryModelCallStore implements ModelCallStore {
   constructor(private readonly newId: IdSource) {}
 
   async record(call: Omit<ModelCall, "id">): Promise<void> {
-    this.calls.push({ ...copy(call), id: this.newId("model-call") });
+    this.calls.push({ ...keep(call), id: this.newId("model-call") });
   }
 
   async list(sessionId: string, page: ModelCallPage = {}): Promise<ModelCall[]> {

@@ -13,7 +13,7 @@ import {
 } from "../sessions";
 import type { SessionUsageTotals } from "../usage";
 import type { SessionOrigin } from "../../../lib/rerun/schemas";
-import { copy } from "./support";
+import { copy, keep } from "./support";
 
 const inRange = (value: number, range: NumberRange | undefined) =>
   (range?.min === undefined || value >= range.min) && (range?.max === undefined || value <= range.max);
@@ -84,7 +84,7 @@ export class MemorySessionStore implements SessionStore {
 
   /** One snapshot per session: the latest replaces the previous one. */
   async saveSnapshot(snapshot: RuntimeSnapshot): Promise<void> {
-    this.snapshots.set(snapshot.sessionId, copy(snapshot));
+    this.snapshots.set(snapshot.sessionId, keep(snapshot));
   }
 
   async loadSnapshot(sessionId: string): Promise<RuntimeSnapshot | null> {

@@ -1,5 +1,5 @@
 import type { ToolRecord, ToolRecordStore } from "../tool-records";
-import { copy, takeLast, type IdSource } from "./support";
+import { copy, keep, takeLast, type IdSource } from "./support";
 
 export class MemoryToolRecordStore implements ToolRecordStore {
   private readonly records: ToolRecord[] = [];
@@ -7,7 +7,7 @@ export class MemoryToolRecordStore implements ToolRecordStore {
   constructor(private readonly newId: IdSource) {}
 
   async record(rec: Omit<ToolRecord, "id">): Promise<void> {
-    this.records.push({ ...copy(rec), id: this.newId("tool-record") });
+    this.records.push({ ...keep(rec), id: this.newId("tool-record") });
   }
 
   /** Oldest first, like the message store; `limit` keeps the newest ones. */

@@ -8,13 +8,13 @@ import type {
   UsageStore,
 } from "../usage";
 import { aggregateRecords, seriesOf, totalsOf } from "../usage-groups";
-import { copy } from "./support";
+import { copy, keep } from "./support";
 
 export class MemoryUsageStore implements UsageStore {
   private readonly records: ModelUsageRecord[] = [];
 
   async record(rec: ModelUsageRecord): Promise<void> {
-    this.records.push(copy(rec));
+    this.records.push(keep(rec));
   }
 
   /** Everything recorded, oldest first. */

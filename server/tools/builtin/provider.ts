@@ -1,5 +1,6 @@
 // The engine's own tools as a ToolProvider (docs/engine-rules.md#builtin-tools). Listing is computed from the host's
 // current config on every call, so config switches apply without a restart.
+import { frozen } from "../../../lib/json/frozen";
 import {
   failedToolResult,
   type ToolAvailabilityContext,
@@ -52,6 +53,13 @@ export interface BuiltinListOptions {
   stage?: Exclude<BuiltinStage, "both">;
 }
 
+/** Whether two configs hold the same section objects. */
+function sameSections<T extends object>(a: T, b: T): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(a) as (keyof T)[];
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
 function visibilityOf(entry: BuiltinToolEntry): BuiltinVisibility {
   return entry.visibility ?? "visible";
 }
@@ -61,7 +69,11 @@ export class BuiltinToolProvider implements ToolProvider {
   readonly providerType = "builtin" as const;
   private readonly entries: readonly BuiltinToolEntry[];
   private readonly random: () => number;
-  /** Specs depend only on the entry and the config object; rebuilt when the config is replaced. */
+  /**
+   * Specs depend only on the entry and the config's sections; rebuilt when a section is replaced. Live
+   * settings replace sections rather than editing them, and each turn runs on a shallow copy of the
+   * config (server/engine/runtime.ts), so a copy with the same sections keeps the specs.
+   */
   private specCache = { config: null as BuiltinToolHost["config"] | null, specs: new Map<string, ToolSpec>() };
 
   constructor(
@@ -113,15 +125,21 @@ export class BuiltinToolProvider implements ToolProvider {
   }
 
   private toSpec(entry: BuiltinToolEntry): ToolSpec {
-    if (this.specCache.config !== this.host.config) this.specCache = { config: this.host.config, specs: new Map() };
+    const { config } = this.host;
+    if (!this.specCache.config || !sameSections(this.specCache.config, config)) {
+      this.specCache = { config, specs: new Map() };
+    }
     let spec = this.specCache.specs.get(entry.name);
     if (!spec) this.specCache.specs.set(entry.name, (spec = this.buildSpec(entry)));
     return spec;
   }
 
   private buildSpec(entry: BuiltinToolEntry): ToolSpec {
+    const parts = entry.buildSpec(this.host.config);
     return {
-      ...entry.buildSpec(this.host.config),
+      ...parts,
+      // Immutable, so a recorded model call (server/llm/recording-client.ts) shares it instead of copying.
+      ...(parts.parametersSchema ? { parametersSchema: frozen(parts.parametersSchema) } : {}),
       name: entry.name,
       providerName: BUILTIN_PROVIDER_NAME,
       providerType: "builtin",
