@@ -249,6 +249,8 @@ async function serve(opts: ServeOptions, database: MaisakaDatabase, member: Clus
         // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
         reopen: async (sessionId) =>
           void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
+        // A live audience change is told to a cluster's other nodes, which reload it.
+        changes: engine.stateChanges,
       },
       clusterPorts,
     );

@@ -43,6 +43,13 @@ export interface AdapterEnginePorts {
   clock: Clock;
   /** Brings an archived session back when its chat speaks again. */
   reopen: (sessionId: string) => Promise<void>;
+  /** Told of every saved change of its live settings (a cluster's other nodes reload them). */
+  changes: SettingChanges;
+}
+
+/** The change notice of an adapter's live settings (the engine's state changes implement it). */
+export interface SettingChanges {
+  changed(kind: "audience"): void;
 }
 
 /** A cluster node's calls between nodes (server/cluster's messenger implements it). */

@@ -80,7 +80,13 @@ export class OneBotAdapter implements PlatformAdapter {
       ? (event, api) => inbound.onEvent(event, api)
       : (options.onEvent ?? (() => Promise.resolve()));
     if (inbound) service.setEventHandler(handleHere);
-    const audience = new OneBotAudienceSettings(config.platforms.onebot, engine.settings, engine.clock, logger);
+    const audience = new OneBotAudienceSettings(
+      config.platforms.onebot,
+      engine.settings,
+      engine.clock,
+      logger,
+      engine.changes,
+    );
     await audience.load();
     this.settings = audience;
     const side = options.cluster ?? cluster;
