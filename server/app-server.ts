@@ -42,9 +42,10 @@ import type { ModelClient } from "./llm/model-client";
 import { McpGateway } from "./mcp/gateway";
 import { engineToolSource } from "./mcp/gateway-source";
 import { loadSavedMcpServers, McpServerSettings } from "./mcp/server-settings";
-import type { OneBotEventHandler, OneBotService, OneBotTuning } from "./platforms/onebot/service";
-import { createOneBotPlatform, type OneBotClusterSide } from "./platforms/onebot/wiring";
+import { createAdapters, installedPlatforms, type PlatformOptions } from "./platforms/installed";
 import { OutboundRouter } from "./platforms/outbound-router";
+import { AdapterRegistry } from "./platforms/registry";
+import type { AdapterClusterPorts } from "./platforms/seam";
 import { attachMonitor, defaultStreamLimits, type Monitor, type MonitorLimits } from "./realtime/monitor";
 import { createSocketServer } from "./realtime/socket-server";
 import { LiveSettingsService } from "./settings/live-settings";
@@ -55,7 +56,8 @@ export type { DashboardOptions } from "./http/requests";
 /** Shutdown closes whatever is still open after this long. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-export interface AppServerOptions {
+/** PlatformOptions: each installed platform's own options, under its name (server/platforms/installed.ts). */
+export interface AppServerOptions extends PlatformOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   port?: number;
@@ -81,13 +83,6 @@ export interface AppServerOptions {
   clock?: Clock;
   /** Start the plugin Runner (npm start does; API tests leave it off so the example plugins stay out of their requests). */
   plugins?: boolean;
-  /**
-   * OneBot v11 (used when platforms.onebot has reverse enabled or forward URLs): the inbound handler
-   * (default: events are counted and dropped; AppServer.platforms.setEventHandler sets it later too)
-   * and transport tuning (tests shorten the reconnect backoff); on a cluster node, its messenger and
-   * session directory, through which connections, actions and events work across nodes.
-   */
-  onebot?: { onEvent?: OneBotEventHandler; tuning?: Partial<OneBotTuning>; cluster?: OneBotClusterSide };
   /**
    * A cluster node's messenger (server/cluster/messenger.ts); absent on a cluster node: one is connected
    * at start. One per node: two with the same node id would each answer the other's calls.
@@ -119,8 +114,8 @@ export interface AppServer {
   monitor: Monitor;
   /** Behaviour analytics' derived tables, caught up in the background from start (idle() waits for it). */
   analytics: AnalyticsIndexer;
-  /** The OneBot v11 connections; null when the config asks for none. */
-  platforms: OneBotService | null;
+  /** The chat platform adapters the config asks for (none: an empty registry). */
+  adapters: AdapterRegistry;
   /** Sessions brought back at start (pending messages or an armed wait). */
   restored: number;
   /** The retention setting's periodic sweep (sweep() runs one pass now). */
@@ -176,8 +171,8 @@ function withClose(app: AppServer, after: () => Promise<void>): AppServer {
   return { ...app, close };
 }
 
-/** OneBot's side of a cluster node: its directory exists once the member joined (no event comes before). */
-function oneBotClusterSide(member: ClusterMember, messenger: NodeMessenger): OneBotClusterSide {
+/** The adapters' ports of a cluster node: its directory exists once the member joined (no event comes before). */
+function adapterClusterPorts(member: ClusterMember, messenger: NodeMessenger): AdapterClusterPorts {
   const directory = () => {
     const joined = member.directory;
     if (!joined) throw new Error("this node has not joined the cluster yet");
@@ -208,14 +203,10 @@ async function serve(opts: ServeOptions, database: MaisakaDatabase, member: Clus
     emojis.map((emoji) => emoji.file),
     logger,
   );
-  // Before the engine: its outbound deliveries go through the platform connections.
-  const connections = createOneBotPlatform({
-    config: opts.config,
-    logger,
-    onEvent: opts.onebot?.onEvent,
-    tuning: opts.onebot?.tuning,
-    emojiRoot: opts.dataDir,
-  });
+  // Before the engine: its outbound deliveries go through the platform adapters.
+  const adapters = new AdapterRegistry(installedPlatforms);
+  for (const adapter of createAdapters({ config: opts.config, logger, dataDir: opts.dataDir }, opts))
+    adapters.register(adapter);
   // The operator's saved MCP server list replaces the config file's (server/mcp/server-settings.ts).
   const savedMcpServers = await loadSavedMcpServers(database.stores.settings, logger);
   // Created before the engine, whose turns name its version; loaded once the model client exists.
@@ -231,8 +222,8 @@ async function serve(opts: ServeOptions, database: MaisakaDatabase, member: Clus
     logger,
     model: opts.model,
     clock: opts.clock,
-    // OneBot chats' messages go out through the connections of their bot account; other sessions stay local.
-    outbound: opts.outbound ?? new OutboundRouter({ onebot: connections?.outbound }),
+    // A platform's chats' messages go out through its adapter; other sessions stay local.
+    outbound: opts.outbound ?? new OutboundRouter(adapters),
   });
   const audit = new AuditLog(database.stores.audit, () => engine.clock.now());
   const lifecycle = new SessionLifecycle(engine, audit);
@@ -244,22 +235,25 @@ async function serve(opts: ServeOptions, database: MaisakaDatabase, member: Clus
     engine.stateChanges,
   );
   // Operators' live changes of which chats are served, laid over the config file before any event.
-  const onebot = connections
-    ? await connections.attach(
-        {
-          manager: engine.manager,
-          stores: engine.stores,
-          settings: database.stores.settings,
-          config: () => engine.config,
-          clock: engine.clock,
-          // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
-          // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
-          reopen: async (sessionId) =>
-            void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
-        },
-        opts.onebot?.cluster ?? (member && opts.messenger ? oneBotClusterSide(member, opts.messenger) : undefined),
-      )
-    : null;
+  const clusterPorts = member && opts.messenger ? adapterClusterPorts(member, opts.messenger) : undefined;
+  for (const adapter of adapters.list())
+    await adapter.attach(
+      {
+        manager: engine.manager,
+        stores: engine.stores,
+        settings: database.stores.settings,
+        ledger: database.ledger,
+        config: () => engine.config,
+        clock: engine.clock,
+        // Archiving is housekeeping (the retention sweep archives quiet chats): a chat that speaks
+        // again gets its bot back. Operators who want a chat ignored deny it (platforms audience).
+        reopen: async (sessionId) =>
+          void (await lifecycle.unarchive(sessionId, PLATFORM_ACTOR, "a new message arrived on the platform")),
+        // A live audience change is told to a cluster's other nodes, which reload it.
+        changes: engine.stateChanges,
+      },
+      clusterPorts,
+    );
   settings = new LiveSettingsService({
     config: engine.config,
     store: database.stores.settings,
@@ -283,7 +277,7 @@ async function serve(opts: ServeOptions, database: MaisakaDatabase, member: Clus
     return await serveEngine(
       opened ? { ...opts, sharedState: opened } : opts,
       database,
-      { engine, onebot, mcpSettings, settings: live, search, audit, lifecycle },
+      { engine, adapters, mcpSettings, settings: live, search, audit, lifecycle },
       logger,
       member,
       opened,
@@ -291,7 +285,7 @@ async function serve(opts: ServeOptions, database: MaisakaDatabase, member: Clus
   } catch (error) {
     await opened?.close();
     await search.close();
-    await connections?.close("start failed");
+    await adapters.closeAll("start failed");
     // A failed start (a taken port, a broken build) must not leave runtimes or the plugin runner behind.
     await engine.close("start failed");
     throw error;
@@ -310,8 +304,7 @@ async function serveEngine(
   /** The cluster state's connections this server opened (closed at shutdown). */
   opened: OpenClusterState | null,
 ): Promise<AppServer> {
-  const { engine, onebot, search } = parts;
-  const platforms = onebot?.service ?? null;
+  const { engine, adapters, search } = parts;
   const host = opts.host ?? "127.0.0.1";
   let bound = { url: "", port: opts.port ?? 3000 };
   const cluster = member ?? singleNode(engine, opts.env ?? process.env, () => bound);
@@ -414,10 +407,8 @@ async function serveEngine(
         logger,
       })
     : null;
-  // On a cluster node the platform stream's owner writes its events.
-  platforms?.bindEvents(onebot?.cluster?.events(engine.bus) ?? engine.bus);
-  // Only the OneBot paths: every other upgrade stays Socket.IO's (and Next's).
-  platforms?.attachReverse(httpServer);
+  // Each adapter's upgrade paths (every other upgrade stays Socket.IO's and Next's) and its events.
+  for (const adapter of adapters.list()) adapter.serve({ server: httpServer, events: engine.bus });
   const monitor = await attachMonitor(
     io,
     {
@@ -448,7 +439,7 @@ async function serveEngine(
   // After listen: a taken port fails the start before any restored session runs a turn.
   const restored = await engine.manager.restoreAll();
   // After the restore: inbound platform messages meet the sessions as they were.
-  platforms?.startForward();
+  for (const adapter of adapters.list()) adapter.start();
   retention.start();
 
   let closing: Promise<void> | null = null;
@@ -462,7 +453,7 @@ async function serveEngine(
       try {
         // First: no platform event may arrive once the runtimes stop; those received are handed over.
         // Sends still waiting for a rate slot fail now instead of holding the runtimes' stop.
-        await onebot?.close(reason);
+        await adapters.closeAll(reason);
         await mcpGateway.close();
         shared?.close();
         await retention.stop();
@@ -500,7 +491,7 @@ async function serveEngine(
     providerStatus,
     monitor,
     analytics,
-    platforms,
+    adapters,
     restored,
     retention,
     search,

@@ -70,8 +70,8 @@ export interface EngineOptions {
   model?: ModelClient;
   /**
    * Where the bot's messages are delivered (absent: localOutbound, they stay in the event stream).
-   * The server passes an OutboundRouter (server/platforms/outbound-router.ts): OneBot chats go to
-   * their platform, every other session stays local.
+   * The server passes an OutboundRouter (server/platforms/outbound-router.ts): a platform's chats go
+   * to the adapter owning them, every other session stays local.
    */
   outbound?: OutboundSink;
   /** The operator's saved MCP server list (server/mcp/server-settings.ts), in place of the config's. */

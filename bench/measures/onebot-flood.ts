@@ -15,6 +15,7 @@ import { benchEnv, silentLogger } from "../support/engine";
 import { BENCH_TOKEN } from "../support/server";
 import { percentile, spread } from "../support/stats";
 import { tempDatabaseUrl, withTempDir } from "../support/temp-db";
+import { oneBotServiceOf } from "../../server/platforms/onebot/adapter";
 
 const ONEBOT_TOKEN = "bench-onebot-token";
 const SELF_ID = 10001;
@@ -96,7 +97,9 @@ export const run: MeasureFn = ({ quick }) =>
       const during: number[] = [];
       while (ingested < flood + 1) during.push(await health(app.url));
       const tookMs = performance.now() - started;
-      const row = app.platforms?.status().find((r) => r.state === "open");
+      const row = oneBotServiceOf(app.adapters)
+        ?.status()
+        .find((r) => r.state === "open");
       return {
         value: percentile(during, 0.99),
         baseline: percentile(idle, 0.99),

@@ -1,4 +1,4 @@
-// What cluster nodes send each other for OneBot (server/cluster/onebot.ts): an action of a bot account
+// What cluster nodes send each other for OneBot (server/platforms/onebot/cluster-relay.ts): an action of a bot account
 // run on the node holding its connection and its outcome, an inbound event handed to its session's
 // owner, a platform event for the platform stream's owner, and each node's connections for the panel.
 import { z } from "zod";

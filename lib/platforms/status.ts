@@ -1,6 +1,32 @@
-// GET /api/platforms: the chat platform connections as operators see them (docs/interface.md#platforms).
+// GET /api/platforms: the chat platform adapters and their connections as operators see them
+// (docs/interface.md#platforms).
 import { z } from "zod";
 import { platformRequestData } from "../events/schemas";
+
+/** The platforms an adapter can be for (docs/interface.md#platforms). */
+const platformNameSchema = z.enum(["onebot", "telegram", "discord", "qqbot", "satori"]);
+export type PlatformName = z.infer<typeof platformNameSchema>;
+
+const linkStateSchema = z.enum(["connecting", "open", "closed"]);
+
+/** One bot account of an adapter: open while one of its connections is. */
+const adapterAccountSchema = z.object({
+  id: z.string(),
+  name: z.string().optional(),
+  state: linkStateSchema,
+  lastError: z.string().optional(),
+});
+
+/**
+ * One adapter: "open" when an account is open, "connecting" while one is trying, "closed" otherwise
+ * (none yet, or every connection down).
+ */
+const adapterStatusSchema = z.object({
+  platform: platformNameSchema,
+  state: linkStateSchema,
+  accounts: z.array(adapterAccountSchema),
+});
+export type AdapterStatus = z.infer<typeof adapterStatusSchema>;
 
 export const platformConnectionSchema = z.object({
   platform: z.literal("onebot"),
@@ -9,7 +35,7 @@ export const platformConnectionSchema = z.object({
   role: z.enum(["Universal", "API", "Event"]),
   /** The forward URL, or the remote address of a reverse connection. */
   address: z.string(),
-  state: z.enum(["connecting", "open", "closed"]),
+  state: linkStateSchema,
   /** From get_version_info: app_name and app_version. */
   implementation: z.object({ name: z.string(), version: z.string() }).optional(),
   /** From get_login_info. */
@@ -69,6 +95,8 @@ export const onebotAudienceSchema = z.object({
   private: z.boolean(),
 });
 export type OneBotAudience = z.infer<typeof onebotAudienceSchema>;
+/** The audience an adapter's settings hold (the seam's name for OneBot's shape, the one there is). */
+export type ChatAudience = OneBotAudience;
 
 /** PATCH /api/platforms/onebot/audience: the parts to change, and why (audited). */
 export const onebotAudiencePatchSchema = z.object({
@@ -83,13 +111,14 @@ export const onebotAudiencePatchSchema = z.object({
   base: onebotAudienceSchema.optional(),
 });
 export type OneBotAudiencePatch = z.infer<typeof onebotAudiencePatchSchema>;
+export type ChatAudiencePatch = OneBotAudiencePatch;
 
 /** A PATCH refused because the audience changed since the operator loaded it. */
 export const onebotAudienceConflictSchema = z.object({ error: z.string(), current: onebotAudienceSchema });
 
 /** What a change came to: applied (before and after), or refused with the audience as it is now. */
 export type AudienceChange =
-  { ok: true; before: OneBotAudience; after: OneBotAudience } | { ok: false; current: OneBotAudience };
+  { ok: true; before: ChatAudience; after: ChatAudience } | { ok: false; current: ChatAudience };
 
 /** A friend request or group invitation as the Platforms page lists it: its platform.request and when it came. */
 export const platformRequestSchema = platformRequestData.extend({ at: z.number() });
@@ -103,6 +132,8 @@ export const platformRequestsSchema = z.object({
 export type PlatformRequests = z.infer<typeof platformRequestsSchema>;
 
 export const platformsResponseSchema = z.object({
+  /** Every adapter the server runs, with its accounts ([] when an answer leaves it out). */
+  adapters: z.array(adapterStatusSchema).default([]),
   connections: z.array(platformConnectionSchema),
   /** null when no platform is configured. */
   audience: onebotAudienceSchema.nullable(),

@@ -4,7 +4,6 @@
 import { RerunService } from "../rerun/service";
 import type { LoginHint } from "../../lib/api/accounts";
 import type { MaisakaConfig } from "../../lib/config/schema";
-import type { OneBotAudiencePatch } from "../../lib/platforms/status";
 import { AccountService } from "../accounts/accounts";
 import type { AuditLog } from "../accounts/audit";
 import { AnalyticsIndexer } from "../analytics/indexer";
@@ -22,8 +21,7 @@ import type { EngineLogger } from "../engine";
 import type { McpServerSettings } from "../mcp/server-settings";
 import { mcpProviderStatuses } from "../mcp/status";
 import type { SessionClaim } from "../monitor/session-claim";
-import { recentRequests } from "../platforms/onebot/requests";
-import type { OneBotPlatform } from "../platforms/onebot/wiring";
+import type { AdapterRegistry } from "../platforms/registry";
 import { PLUGIN_PROVIDER_NAME } from "../plugins/runtime";
 import type { SearchService } from "../search/service";
 import type { LiveSettingsService } from "../settings/live-settings";
@@ -82,7 +80,8 @@ export interface ApiServicesOptions {
 /** What the server built before the HTTP services: the engine and the services made around it. */
 export interface EngineParts {
   engine: Engine;
-  onebot: OneBotPlatform | null;
+  /** The chat platform adapters (attached to the engine). */
+  adapters: AdapterRegistry;
   mcpSettings: McpServerSettings;
   settings: LiveSettingsService;
   search: SearchService;
@@ -120,7 +119,7 @@ export async function createApiServices(
   parts: EngineParts,
   logger: EngineLogger,
 ): Promise<ApiServices> {
-  const { engine, onebot, mcpSettings, settings, search, audit, lifecycle, cluster } = parts;
+  const { engine, adapters, mcpSettings, settings, search, audit, lifecycle, cluster } = parts;
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions, engine.stateChanges);
   await logins.load();
   // Tokens and passwords each have their own limiter: wrong passwords never hold up a token.
@@ -261,21 +260,10 @@ export async function createApiServices(
       ...(parts.claimSession ? { claim: parts.claimSession } : {}),
     }),
     cluster,
-    ...(onebot
-      ? {
-          platforms: {
-            status: () => onebot.cluster?.status() ?? onebot.service.status(),
-            inbound: () => onebot.cluster?.inbound() ?? onebot.inbound?.counters() ?? null,
-            audience: () => onebot.audience.current(),
-            changeAudience: (patch: OneBotAudiencePatch) => onebot.audience.change(patch),
-            requests: async () => ({
-              policy: opts.config.platforms.onebot.requests,
-              recent: await recentRequests(database.ledger),
-            }),
-          },
-        }
-      : {}),
+    platforms: adapters,
   };
+  // The adapters are attached by now: an adapter with live audience settings reloads them.
+  const audience = adapters.audience();
   const stateReloaders: StateReloaders = {
     toggles: async () => {
       engine.toggles.replaceAll(await engine.stores.toggles.list());
@@ -285,7 +273,7 @@ export async function createApiServices(
     accounts: () => accounts.reload(),
     logins: () => logins.reload(),
     mcp: () => mcpSettings.reload(logger),
-    ...(onebot ? { audience: () => onebot.audience.reload() } : {}),
+    ...(audience ? { audience: () => audience.reload() } : {}),
     // Only a node that runs the plugin Runner restarts it.
     ...(opts.plugins ? { plugins: () => engine.plugins.reload() } : {}),
   };

@@ -2,14 +2,6 @@
 import type { LoginHint } from "../../lib/api/accounts";
 import type { ClusterStatus } from "../../lib/api/cluster";
 import type { DbStatus } from "../../lib/api/schemas";
-import type {
-  AudienceChange,
-  InboundCounters,
-  OneBotAudience,
-  OneBotAudiencePatch,
-  PlatformConnection,
-  PlatformRequests,
-} from "../../lib/platforms/status";
 import type { AccountService } from "../accounts/accounts";
 import type { AuditLog } from "../accounts/audit";
 import type { AnalyticsStore } from "../db/stores/analytics";
@@ -17,6 +9,7 @@ import type { Engine } from "../composition";
 import type { LoginLimiter } from "../auth/login-limiter";
 import type { OperatorAuth } from "../auth/operator-auth";
 import type { EventLedger } from "../monitor/ledger";
+import type { AdapterRegistry } from "../platforms/registry";
 import type { LiveSettingsService } from "../settings/live-settings";
 import type { SearchService } from "../search/service";
 import type { RerunService } from "../rerun/service";
@@ -82,25 +75,12 @@ export interface ApiContext {
   database: DatabaseStatusView;
   /** Full-text search over the ledger (throws SearchUnavailableError while its index is not open). */
   search?: Pick<SearchService, "search">;
-  /** The chat platform connections (absent when no platform is configured). */
-  platforms?: PlatformStatusView;
+  /** The chat platform adapters the server runs (none when no platform is configured). */
+  platforms: Pick<AdapterRegistry, "list" | "find" | "audience">;
   /** Re-runs and what-if forks (POST /api/sessions/:id/rerun). */
   reruns: Pick<RerunService, "run">;
   /** GET /api/cluster: the nodes and their sessions (a single process: itself). */
   cluster: { status(): Promise<ClusterStatus> };
-}
-
-export interface PlatformStatusView {
-  /** A cluster node answers with every node's connections (read from Redis). */
-  status(): PlatformConnection[] | Promise<PlatformConnection[]>;
-  /** Which chats the bots serve now. */
-  audience(): OneBotAudience;
-  /** Saves and applies a change (from the next event on); the audience before and after. */
-  changeAudience(patch: OneBotAudiencePatch): Promise<AudienceChange>;
-  /** The inbound mapping's counters (null when the server runs another handler); a cluster's summed over its nodes. */
-  inbound(): InboundCounters | null | Promise<InboundCounters | null>;
-  /** The request policy and the newest requests recorded (from the ledger's platform stream: every node's). */
-  requests(): Promise<PlatformRequests>;
 }
 
 export interface DatabaseStatusView {

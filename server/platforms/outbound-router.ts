@@ -1,29 +1,23 @@
-// Where each session's bot messages go: sessions of a OneBot chat to the OneBot adapter, every other
-// session (the API, the dashboard, the CLI) stays local. The server builds one and hands it to the
-// engine (createEngine's `outbound` option).
+// Where each session's bot messages go: a platform's chat to the adapter that owns it (the registry),
+// every other session (the API, the dashboard, the CLI) stays local. The server builds one and hands it
+// to the engine (createEngine's `outbound` option).
 import { localOutbound, type DeliveryResult, type OutboundMessage, type OutboundSink } from "../engine";
 import type { SessionRecord } from "../stores/sessions";
-import { chatOfSessionId } from "./onebot/session-ids";
-
-export interface OutboundRoutes {
-  /** The OneBot adapter (OneBotOutbound); absent: OneBot chats cannot be sent to. */
-  onebot?: OutboundSink;
-  /** Sessions of no platform (default: localOutbound). */
-  local?: OutboundSink;
-}
+import type { AdapterRegistry } from "./registry";
 
 export class OutboundRouter implements OutboundSink {
-  constructor(private readonly routes: OutboundRoutes = {}) {}
-
-  /** Set once the platform adapter is up (the server starts the engine first). */
-  setOneBot(sink: OutboundSink | undefined): void {
-    this.routes.onebot = sink;
-  }
+  constructor(
+    private readonly adapters: AdapterRegistry,
+    /** Sessions of no platform (default: localOutbound). */
+    private readonly local: OutboundSink = localOutbound,
+  ) {}
 
   deliver(session: SessionRecord, message: OutboundMessage): Promise<DeliveryResult> {
-    if (chatOfSessionId(session.id) === null) return (this.routes.local ?? localOutbound).deliver(session, message);
-    // A OneBot chat with no adapter running: the message would reach no one, say so.
-    if (!this.routes.onebot) return Promise.resolve({ delivered: false, error: "the OneBot adapter is not running" });
-    return this.routes.onebot.deliver(session, message);
+    const owner = this.adapters.ownerOf(session.id);
+    if (!owner) return this.local.deliver(session, message);
+    // A platform's chat with no adapter running: the message would reach no one, say so.
+    if ("down" in owner)
+      return Promise.resolve({ delivered: false, error: `the ${owner.down} adapter is not running` });
+    return owner.adapter.outbound.deliver(session, message);
   }
 }

@@ -12,9 +12,9 @@ import { LocaleProvider } from "../../lib/client/react/use-locale";
 import type { Locale } from "../../lib/i18n/messages";
 import { platformsResponseSchema, type PlatformsResponse } from "../../lib/platforms/status";
 
-/** A GET /api/platforms answer; requests null (no request recorded) unless given. */
+/** A GET /api/platforms answer; requests null (no request recorded) and no adapters unless given. */
 function render(
-  answer: Omit<PlatformsResponse, "requests"> & Partial<Pick<PlatformsResponse, "requests">>,
+  answer: Omit<PlatformsResponse, "requests" | "adapters"> & Partial<Pick<PlatformsResponse, "requests" | "adapters">>,
   locale: Locale = "zh-CN",
 ): string {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });

@@ -5,7 +5,7 @@
 // (tests/support/cluster.ts), one Postgres, one Redis, the OneBot simulator connected to node 0.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { EVENT_CALL_TIMEOUT_MS } from "../../server/cluster/onebot";
+import { EVENT_CALL_TIMEOUT_MS } from "../../server/platforms/onebot/cluster-relay";
 import { startCluster, type Cluster } from "../support/cluster";
 import { OneBotSimulator, seg, segmentsOf, type ReceivedAction } from "../support/onebot-sim";
 import { PING_PONG_CHAT, PING_PONG_MODELS, pongFor, startPingPongModel } from "../support/ping-pong-model";

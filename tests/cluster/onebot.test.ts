@@ -21,6 +21,7 @@ import type { ScriptedOpenAi } from "../support/scripted-openai";
 import { startRedis, type RedisServer } from "../support/services";
 import { lockRenewals } from "../support/lock-renewal";
 import { until } from "../support/until";
+import { oneBotServiceOf } from "../../server/platforms/onebot/adapter";
 
 const TOKEN = "onebot-cluster-token";
 const ACTION_TIMEOUT_MS = 1_200;
@@ -198,8 +199,8 @@ describe("a connection on node A, sessions owned by node B", () => {
 
   it("gives B's actions the outcome a local call gets: data, failed with its retcode, timeout", async () => {
     const sim = await simOn(nodes.a);
-    const here = nodes.a.app.platforms!.api(sim.selfId);
-    const remote = nodes.b.app.platforms!.api(sim.selfId);
+    const here = oneBotServiceOf(nodes.a.app.adapters)!.api(sim.selfId);
+    const remote = oneBotServiceOf(nodes.b.app.adapters)!.api(sim.selfId);
     const params = { group_id: 7002 };
     await expect(remote.call("get_group_info", params)).resolves.toEqual(await here.call("get_group_info", params));
 
@@ -220,7 +221,7 @@ describe("a connection on node A, sessions owned by node B", () => {
     await expect(remote.call("get_group_info", params)).resolves.toBeDefined();
 
     // An account connected nowhere: no_connection, as on one process.
-    const nowhere = await failureOf(nodes.b.app.platforms!.api("99999").call("get_status", {}));
+    const nowhere = await failureOf(oneBotServiceOf(nodes.b.app.adapters)!.api("99999").call("get_status", {}));
     expect(nowhere.failure).toBe("no_connection");
   });
 
@@ -328,12 +329,14 @@ describe("an account moving between nodes", () => {
     await until(async () => (await registryHolder(onA.selfId)) === "b", "the registry naming B");
     await onA.close();
     const before = onB.actionsNamed("get_group_info").length;
-    await nodes.a.app.platforms!.api(onA.selfId).call("get_group_info", { group_id: 7005 });
+    await oneBotServiceOf(nodes.a.app.adapters)!.api(onA.selfId).call("get_group_info", { group_id: 7005 });
     expect(onB.actionsNamed("get_group_info").length).toBe(before + 1);
     // B's connection goes too: nobody holds the account, and a call says so.
     await onB.close();
     await until(async () => (await registryHolder(onA.selfId)) === null, "the registry entry released");
-    const gone = await failureOf(nodes.a.app.platforms!.api(onA.selfId).call("get_group_info", { group_id: 7005 }));
+    const gone = await failureOf(
+      oneBotServiceOf(nodes.a.app.adapters)!.api(onA.selfId).call("get_group_info", { group_id: 7005 }),
+    );
     expect(gone.failure).toBe("no_connection");
   });
 });
@@ -346,10 +349,10 @@ describe("forward URLs", () => {
     const holder = (await registry.get(holderKey)) as "a" | "b";
     expect(["a", "b"]).toContain(holder);
     const other = holder === "a" ? "b" : "a";
-    expect(nodes[holder].app.platforms!.forwardUrls()).toEqual([forwardUrl]);
+    expect(oneBotServiceOf(nodes[holder].app.adapters)!.forwardUrls()).toEqual([forwardUrl]);
     // Several renewals later the other node still has not connected (each renewal would have).
     await lockRenewals(registry, holderKey, 3);
-    expect(nodes[other].app.platforms!.forwardUrls()).toEqual([]);
+    expect(oneBotServiceOf(nodes[other].app.adapters)!.forwardUrls()).toEqual([]);
     expect(forwardSim.connections).toBe(1);
     const rows = await platforms(nodes[other]);
     expect(rows.filter((c) => c.mode === "forward" && c.address === forwardUrl).map((c) => c.node)).toEqual([holder]);
@@ -359,6 +362,6 @@ describe("forward URLs", () => {
     await until(() => forwardSim.connections >= 2, "the other node's forward connection", { timeoutMs: 10_000 });
     await forwardSim.waitForOpen(1);
     expect(await registry.get(holderKey)).toBe(other);
-    expect(nodes[other].app.platforms!.forwardUrls()).toEqual([forwardUrl]);
+    expect(oneBotServiceOf(nodes[other].app.adapters)!.forwardUrls()).toEqual([forwardUrl]);
   });
 });

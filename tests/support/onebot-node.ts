@@ -3,7 +3,7 @@
 // one forward URL, every session its own (no engine behind it). Prints "ready" once started.
 // Env: REDIS_URL, NODE_ID, FORWARD_URL, TTL_MS.
 import { RedisMessenger } from "../../server/cluster/messenger";
-import { OneBotCluster } from "../../server/cluster/onebot";
+import { OneBotCluster } from "../../server/platforms/onebot/cluster-relay";
 import { parseConfig } from "../../server/config/load";
 import { OneBotService } from "../../server/platforms/onebot/service";
 

@@ -11,7 +11,7 @@ import { diffRoute } from "./diff";
 import { endpointsRoute } from "./endpoints";
 import { healthRoute } from "./health";
 import { loginHintRoute } from "./login-hint";
-import { onebotAudienceRoute, platformsRoute } from "./platforms";
+import { adapterRoutes, platformsRoute } from "./platforms";
 import { providersRoute } from "./providers";
 import { searchRoute } from "./search";
 import { sessionBranchesRoute, sessionModelCallsRoute } from "./session-branches";
@@ -82,7 +82,7 @@ export const apiRoutes: Route<ApiContext>[] = [
   diffRoute,
   endpointsRoute,
   platformsRoute,
-  onebotAudienceRoute,
+  ...adapterRoutes,
   clusterRoute,
   getSettingsRoute,
   patchSettingsRoute,

@@ -1,10 +1,8 @@
-// GET /api/platforms: the chat platform connections with their health (docs/interface.md#platforms).
-import {
-  onebotAudienceConflictSchema,
-  onebotAudiencePatchSchema,
-  onebotAudienceSchema,
-  platformsResponseSchema,
-} from "../../../lib/platforms/status";
+// GET /api/platforms: every adapter with its accounts, and their connections with their health
+// (docs/interface.md#platforms); and the routes each adapter contributes (served like any other route).
+import { platformsResponseSchema } from "../../../lib/platforms/status";
+import { installedPlatforms } from "../../platforms/installed";
+import { AdapterRouteError, type AdapterRoute, type PlatformAdapter } from "../../platforms/seam";
 import { HttpError } from "../errors";
 import { apiRoute } from "../context";
 
@@ -13,43 +11,44 @@ export const platformsRoute = apiRoute({
   path: "/api/platforms",
   response: platformsResponseSchema,
   async handle(_input, ctx) {
+    const adapters = ctx.platforms.list();
     return {
       body: {
-        connections: (await ctx.platforms?.status()) ?? [],
-        audience: ctx.platforms?.audience() ?? null,
-        inbound: (await ctx.platforms?.inbound()) ?? null,
-        requests: (await ctx.platforms?.requests()) ?? null,
+        adapters: await Promise.all(adapters.map((a) => a.status())),
+        connections: (await Promise.all(adapters.map((a) => a.connections()))).flat(),
+        audience: ctx.platforms.audience()?.current() ?? null,
+        inbound: await firstOf(adapters, (a) => a.inbound()),
+        requests: await firstOf(adapters, (a) => a.requests()),
       },
     };
   },
 });
 
-/** Which groups and private peers the bots serve, changed live (saved, audited, from the next event on). */
-export const onebotAudienceRoute = apiRoute({
-  method: "PATCH",
-  path: "/api/platforms/onebot/audience",
-  body: onebotAudiencePatchSchema,
-  response: onebotAudienceSchema.or(onebotAudienceConflictSchema),
-  async handle({ body, actor }, ctx) {
-    if (!ctx.platforms) throw new HttpError(404, "no chat platform is configured (platforms.onebot)");
-    const change = await ctx.platforms.changeAudience(body);
-    if (!change.ok)
-      return {
-        status: 409,
-        body: {
-          error: "changed by someone else since you loaded it: the current audience is attached",
-          current: change.current,
-        },
-      };
-    const { before, after } = change;
-    await ctx.audit.record({
-      actor,
-      action: "platforms.audience",
-      target: "platform:onebot",
-      before,
-      after,
-      reason: body.reason,
-    });
-    return { body: after };
-  },
-});
+/** The first adapter's answer that is not null (null when none has one). */
+async function firstOf<T>(adapters: readonly PlatformAdapter[], get: (a: PlatformAdapter) => Promise<T | null>) {
+  for (const adapter of adapters) {
+    const value = await get(adapter);
+    if (value !== null) return value;
+  }
+  return null;
+}
+
+/** An adapter's route as an API route: it reaches its adapter (absent when not running) and the audit trail. */
+function servedRoute(platform: string, route: AdapterRoute) {
+  return apiRoute({
+    method: route.method,
+    path: route.path,
+    ...(route.body ? { body: route.body } : {}),
+    ...(route.response ? { response: route.response } : {}),
+    async handle({ body, actor }, ctx) {
+      try {
+        return await route.handle({ body, actor }, { adapter: ctx.platforms.find(platform), audit: ctx.audit });
+      } catch (error) {
+        throw error instanceof AdapterRouteError ? new HttpError(error.status, error.message) : error;
+      }
+    },
+  });
+}
+
+/** Every installed platform's own routes, running or not (a route of a platform not running answers 404). */
+export const adapterRoutes = installedPlatforms.flatMap((p) => p.routes.map((route) => servedRoute(p.platform, route)));

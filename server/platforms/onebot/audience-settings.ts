@@ -9,9 +9,9 @@ import {
   type OneBotAudiencePatch,
 } from "../../../lib/platforms/status";
 import type { OneBotConfig } from "../../../lib/config/schema";
-import { StateChanges } from "../../cluster/shared-state";
 import type { Clock, EngineLogger } from "../../engine";
 import type { SettingStore } from "../../stores/settings";
+import type { SettingChanges } from "../seam";
 
 export const ONEBOT_AUDIENCE_SETTING = "platforms.onebot.audience";
 
@@ -30,7 +30,7 @@ export class OneBotAudienceSettings {
     private readonly store: SettingStore,
     private readonly clock: Clock,
     private readonly logger: EngineLogger,
-    private readonly changes: StateChanges = new StateChanges(),
+    private readonly changes: SettingChanges,
   ) {}
 
   current(): OneBotAudience {

@@ -10,6 +10,7 @@ import { onebotIdSchema, type OneBotEventFrame } from "../../../lib/platforms/on
 import type { PlatformConnection } from "../../../lib/platforms/status";
 import type { EventData } from "../../../lib/events/schemas";
 import { systemClock, type Clock, type EngineLogger } from "../../engine/index";
+import type { PlatformEvent, PlatformEventSink } from "../seam";
 import { OneBotActionError, type OneBotApi } from "./api";
 import { emptyStats, OneBotConnection, type ConnectionStats, type OneBotMode, type OneBotRole } from "./connection";
 import { DEFAULT_BACKOFF, OneBotForwardClient, type BackoffOptions } from "./forward";
@@ -19,14 +20,7 @@ import { OneBotReverse, type ReverseHandshake } from "./reverse";
 /** Inbound: one event of a connection, with the API of its bot account (H2's inbound mapping implements it). */
 export type OneBotEventHandler = (event: OneBotEventFrame, api: OneBotApi) => Promise<void>;
 
-export type PlatformEvent = "platform.connected" | "platform.disconnected" | "platform.request";
-
-/** Where platform.connected / platform.disconnected go (the engine's monitor bus, or a cluster's router). */
-export interface PlatformEventSink {
-  emit<T extends PlatformEvent>(sessionId: string, type: T, data: EventData<T>): unknown;
-}
-
-/** A cluster node's way to an account whose connection is on another node (server/cluster/onebot.ts). */
+/** A cluster node's way to an account whose connection is on another node (cluster-relay.ts). */
 export type RemoteActions = (
   selfId: string,
   action: string,

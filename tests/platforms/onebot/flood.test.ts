@@ -15,6 +15,7 @@ import { startTestServer, type TestServer } from "../../server/support";
 import { OneBotSimulator, seg } from "../../support/onebot-sim";
 import { until } from "../../support/until";
 import { ACCESS_TOKEN, connectReverse, ok, type FakeImplementation } from "./transport-support";
+import { oneBotServiceOf } from "../../../server/platforms/onebot/adapter";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -31,7 +32,7 @@ async function serve(opts: Parameters<typeof startTestServer>[0] = {}): Promise<
 }
 
 function service(server: TestServer) {
-  const platforms = server.app.platforms;
+  const platforms = oneBotServiceOf(server.app.adapters);
   if (!platforms) throw new Error("the OneBot service was not created");
   return platforms;
 }

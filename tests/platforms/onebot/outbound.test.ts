@@ -6,11 +6,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maisakaConfigSchema, type OneBotConfig } from "../../../lib/config/schema";
-import type { OutboundMessage } from "../../../server/engine";
+import type { OutboundMessage, OutboundSink } from "../../../server/engine";
+import { onebotPlatform } from "../../../server/platforms/onebot/adapter";
 import { OneBotActionError, type OneBotActionFailure, type OneBotApi } from "../../../server/platforms/onebot/api";
 import { OneBotOutbound } from "../../../server/platforms/onebot/outbound";
 import { sessionIdOf } from "../../../server/platforms/onebot/session-ids";
+import { installedPlatforms } from "../../../server/platforms/installed";
 import { OutboundRouter } from "../../../server/platforms/outbound-router";
+import { AdapterRegistry } from "../../../server/platforms/registry";
+import type { PlatformAdapter } from "../../../server/platforms/seam";
 import type { SessionRecord } from "../../../server/stores/sessions";
 import { FakeClock, settle } from "../../support/fake-clock";
 
@@ -263,17 +267,37 @@ describe("send rate (sendsPerMinute per chat)", () => {
   });
 });
 
+/** An adapter of OneBot's chats that sends through `outbound`; the router uses nothing else of it. */
+function adapterWith(outbound: OutboundSink): PlatformAdapter {
+  const unused = () => Promise.reject(new Error("not used by the router"));
+  return {
+    platform: "onebot",
+    outbound,
+    owns: (sessionId) => onebotPlatform.ownsSessionId(sessionId),
+    attach: unused,
+    serve: () => undefined,
+    start: () => undefined,
+    status: unused,
+    connections: unused,
+    inbound: unused,
+    requests: unused,
+    audience: () => null,
+    close: () => Promise.resolve(),
+  };
+}
+
 describe("OutboundRouter", () => {
   it("OneBot sessions go to the adapter; others stay local; with no adapter a OneBot send fails", async () => {
     const { calls, outbound } = setup();
-    const router = new OutboundRouter();
+    const adapters = new AdapterRegistry(installedPlatforms);
+    const router = new OutboundRouter(adapters);
     const local = { ...session("group", "1"), id: "api-chat", platform: "api" };
     expect(await router.deliver(local, text("x"))).toEqual({ delivered: true, platformMessageId: null });
     expect(await router.deliver(session("group", "20002"), text("x"))).toEqual({
       delivered: false,
       error: "the OneBot adapter is not running",
     });
-    router.setOneBot(outbound);
+    adapters.register(adapterWith(outbound));
     expect(await router.deliver(session("group", "20002"), text("x"))).toEqual({
       delivered: true,
       platformMessageId: "1000",

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { platformsResponseSchema } from "../../../lib/platforms/status";
 import { FAST_CHAT, startTestServer, type TestServer } from "../../server/support";
 import { dialReverse } from "./transport-support";
+import { oneBotServiceOf } from "../../../server/platforms/onebot/adapter";
 
 const servers: TestServer[] = [];
 
@@ -20,10 +21,11 @@ async function start(onebot?: Record<string, unknown>): Promise<TestServer> {
 describe("OneBot configuration", () => {
   it("creates no service without forward URLs or reverse, and shows an empty panel", async () => {
     const server = await start();
-    expect(server.app.platforms).toBeNull();
+    expect(oneBotServiceOf(server.app.adapters)).toBeNull();
     const res = await server.api("GET", "/api/platforms");
     expect(res.status).toBe(200);
     expect(platformsResponseSchema.parse(res.json)).toEqual({
+      adapters: [],
       connections: [],
       audience: null,
       inbound: null,
@@ -33,7 +35,7 @@ describe("OneBot configuration", () => {
 
   it("refuses reverse connections with 403 while reverse is enabled with no access token", async () => {
     const server = await start({ reverse: { enabled: true } });
-    expect(server.app.platforms).not.toBeNull();
+    expect(oneBotServiceOf(server.app.adapters)).not.toBeNull();
     for (const token of ["", "anything"]) {
       const refused = await dialReverse(server.url, { token, tokenVia: token ? "bearer" : "none" });
       expect(refused.status).toBe(403);

@@ -11,6 +11,7 @@ import { platformsResponseSchema, type PlatformConnection } from "../../../lib/p
 import { FAST_CHAT, startTestServer, type TestServer } from "../../server/support";
 import { until } from "../../support/until";
 import { dialReverse, FakeImplementation, ok } from "./transport-support";
+import { oneBotServiceOf } from "../../../server/platforms/onebot/adapter";
 
 const BACKOFF = { initialMs: 40, maxMs: 320, stableMs: 60_000 };
 
@@ -109,7 +110,7 @@ describe("forward connections", () => {
       lastHeartbeatAt: expect.any(Number), // the lifecycle connect event
     });
     announcing.current!.responder = () => ok({ via: "forward" });
-    expect(await server.app.platforms!.api("20001").call("get_status", {})).toEqual({ via: "forward" });
+    expect(await oneBotServiceOf(server.app.adapters)!.api("20001").call("get_status", {})).toEqual({ via: "forward" });
   });
 
   it("learns the self id from get_login_info when the implementation sends no event", async () => {

@@ -9,6 +9,7 @@ import { OneBotActionError, type OneBotApi } from "../../../server/platforms/one
 import { connectMonitor, FAST_CHAT, startTestServer, type TestServer } from "../../server/support";
 import { until } from "../../support/until";
 import { ACCESS_TOKEN, connectReverse, dialReverse, ok, type FakeImplementation } from "./transport-support";
+import { oneBotServiceOf } from "../../../server/platforms/onebot/adapter";
 
 const ACTION_TIMEOUT_MS = 400;
 const MAX_FRAME_BYTES = 2 * 1024 * 1024;
@@ -58,7 +59,7 @@ async function connect(opts: Parameters<typeof connectReverse>[1] = {}): Promise
 }
 
 function service() {
-  const platforms = server.app.platforms;
+  const platforms = oneBotServiceOf(server.app.adapters);
   if (!platforms) throw new Error("the OneBot service was not created");
   return platforms;
 }

@@ -1,16 +1,18 @@
-// OneBot on a cluster node. An implementation may connect to any node (reverse, through the load
+// OneBot's cluster relay: OneBot on a cluster node, speaking to the cluster only through the seam's
+// ports (AdapterClusterPorts: the node's calls, the session directory, the shared Redis; claims and
+// published connections last the lease time unrenewed, renewed every third of it). An implementation may connect to any node (reverse, through the load
 // balancer), and each forward URL is connected by exactly one node (a Redis claim that lapses when that
 // node dies, so another takes the URL over). Around that:
 // - a registry in Redis says which node holds an action-taking connection of each bot account; an action
-//   of an account with no connection here is run by that node (through the NodeMessenger) and comes back
+//   of an account with no connection here is run by that node (through the node's calls) and comes back
 //   with the same outcome: data, or the OneBotActionError it failed with (timeout, closed, failed, retcode);
 // - an inbound event goes to the node owning its session, and is retried toward the new owner while the
 //   ownership moves, so the connection's node acknowledges it only once the owner has taken it;
 // - platform.connected / platform.disconnected go to the owner of the platform stream (one writer);
 // - each node publishes its connections, so GET /api/platforms on any node shows every node's.
 import { Redis } from "ioredis";
-import { PLATFORM_STREAM_ID } from "../../lib/api/schemas";
-import type { EventData } from "../../lib/events/schemas";
+import { PLATFORM_STREAM_ID } from "../../../lib/api/schemas";
+import type { EventData } from "../../../lib/events/schemas";
 import {
   onebotNodeSnapshotSchema,
   onebotRemoteActionSchema,
@@ -19,20 +21,14 @@ import {
   onebotRemotePlatformEventSchema,
   type OneBotNodeSnapshot,
   type OneBotRemoteOutcome,
-} from "../../lib/platforms/cluster";
-import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
-import { systemClock, type Clock, type EngineLogger } from "../engine";
-import { OneBotActionError } from "../platforms/onebot/api";
-import { sessionIdOfEvent } from "../platforms/onebot/event-session";
-import type {
-  ForwardTarget,
-  OneBotEventHandler,
-  OneBotService,
-  PlatformEvent,
-  PlatformEventSink,
-} from "../platforms/onebot/service";
+} from "../../../lib/platforms/cluster";
+import type { InboundCounters, PlatformConnection } from "../../../lib/platforms/status";
+import { systemClock, type Clock, type EngineLogger } from "../../engine";
+import type { AdapterClusterPorts, PlatformEvent, PlatformEventSink } from "../seam";
+import { OneBotActionError } from "./api";
+import { sessionIdOfEvent } from "./event-session";
 import { RedisClaims } from "./redis-claims";
-import type { NodeMessenger, SessionDirectory } from "./types";
+import type { ForwardTarget, OneBotEventHandler, OneBotService } from "./service";
 
 const METHOD = {
   action: "onebot.action",
@@ -46,18 +42,13 @@ export const EVENT_CALL_TIMEOUT_MS = 30_000;
 /** A remote action's call waits this much longer than the action's own timeout, which the holder enforces. */
 const ACTION_CALL_MARGIN_MS = 2_000;
 
-export interface OneBotClusterOptions {
-  nodeId: string;
+/** The node's ports (the seam's AdapterClusterPorts: its calls, the session directory, Redis, the lease time). */
+export interface OneBotClusterOptions extends AdapterClusterPorts {
   service: OneBotService;
   /** Handles an event on this node (the inbound mapping), once this node owns its session. */
   handleHere: OneBotEventHandler;
   /** This node's inbound counters (null when the server runs another handler). */
   inbound: () => InboundCounters | null;
-  messenger: NodeMessenger;
-  directory: SessionDirectory;
-  redisUrl: string;
-  /** Claims and published connections last this long unrenewed; renewed every third of it (the lease time). */
-  ttlMs: number;
   /** The configured action timeout (platforms.onebot.actionTimeoutMs), for actions without their own. */
   actionTimeoutMs: () => number;
   logger: EngineLogger;
