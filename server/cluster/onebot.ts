@@ -21,7 +21,8 @@ import {
   type OneBotRemoteOutcome,
 } from "../../lib/platforms/cluster";
 import type { InboundCounters, PlatformConnection } from "../../lib/platforms/status";
-import { systemClock, type Clock, type EngineLogger } from "../engine";
+import { systemClock, type Clock } from "../kernel/clock";
+import type { Logger } from "../kernel/logger";
 import { OneBotActionError } from "../platforms/onebot/api";
 import { sessionIdOfEvent } from "../platforms/onebot/event-session";
 import type {
@@ -32,7 +33,7 @@ import type {
   PlatformEventSink,
 } from "../platforms/onebot/service";
 import { RedisClaims } from "./redis-claims";
-import type { NodeMessenger, SessionDirectory } from "./types";
+import type { NodeMessenger, SessionDirectory } from "../kernel/cluster";
 
 const METHOD = {
   action: "onebot.action",
@@ -60,7 +61,7 @@ export interface OneBotClusterOptions {
   ttlMs: number;
   /** The configured action timeout (platforms.onebot.actionTimeoutMs), for actions without their own. */
   actionTimeoutMs: () => number;
-  logger: EngineLogger;
+  logger: Logger;
   clock?: Clock;
   /** Prefix of every Redis key (tests: one per run). Default "maisaka:onebot:". */
   prefix?: string;

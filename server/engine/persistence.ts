@@ -4,7 +4,7 @@
 // it with the ledger and the message store into what a restored runtime starts from.
 import { runtimeSnapshotSchema, type RuntimeSnapshotState } from "../../lib/chat/runtime-snapshot";
 import type { ChatMessageRecord } from "../stores/types";
-import type { TimerHandle } from "./clock";
+import type { TimerHandle } from "../kernel/clock";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { describeError } from "./errors";

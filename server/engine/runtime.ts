@@ -8,7 +8,7 @@ import type { ChatMessageRecord, SessionRecord } from "../stores/types";
 import type { SendOutcome } from "../tools/builtin/host";
 import { BuiltinToolProvider } from "../tools/builtin/provider";
 import { ToolRegistry } from "../tools/registry";
-import { sleep, type TimerHandle } from "./clock";
+import { sleep, type TimerHandle } from "../kernel/clock";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { SessionHistory } from "./history";

@@ -4,8 +4,9 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import type { ChatMessageRecord, EmojiRecord, SessionRecord } from "../../server/stores/types";
 import { createEngine, type Engine } from "../../server/composition";
 import { parseConfig } from "../../server/config/load";
-import type { Clock } from "../../server/engine/clock";
-import type { EngineLogger, OutboundSink } from "../../server/engine/deps";
+import type { Clock } from "../../server/kernel/clock";
+import type { OutboundSink } from "../../server/engine/deps";
+import type { Logger } from "../../server/kernel/logger";
 import type { SessionRuntime } from "../../server/engine/runtime";
 import { OpenAiModelClient, type OpenAiModelClientOptions } from "../../server/llm/openai-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
@@ -52,7 +53,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const config = parseConfig(merge(BASE_CONFIG, opts.config ?? {}), "test");
   const stores = createMemoryStores({ emojis: opts.emojis });
   const warnings: string[] = [];
-  const logger: EngineLogger = {
+  const logger: Logger = {
     info: () => undefined,
     warn: (m) => void warnings.push(m),
     error: (m) => void warnings.push(m),

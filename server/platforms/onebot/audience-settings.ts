@@ -9,8 +9,9 @@ import {
   type OneBotAudiencePatch,
 } from "../../../lib/platforms/status";
 import type { OneBotConfig } from "../../../lib/config/schema";
-import { StateChanges } from "../../cluster/shared-state";
-import type { Clock, EngineLogger } from "../../engine";
+import { StateChanges } from "../../kernel/state-changes";
+import type { Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import type { SettingStore } from "../../stores/types";
 
 export const ONEBOT_AUDIENCE_SETTING = "platforms.onebot.audience";
@@ -29,7 +30,7 @@ export class OneBotAudienceSettings {
     private readonly config: OneBotConfig,
     private readonly store: SettingStore,
     private readonly clock: Clock,
-    private readonly logger: EngineLogger,
+    private readonly logger: Logger,
     private readonly changes: StateChanges = new StateChanges(),
   ) {}
 

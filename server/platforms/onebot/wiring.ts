@@ -2,11 +2,12 @@
 // and their outbound sink first (the engine delivers through them), then, once the engine exists, the
 // inbound mapping and the audience operators change live.
 import type { MaisakaConfig } from "../../../lib/config/schema";
-import type { StateChanges } from "../../cluster/shared-state";
-import type { Clock, EngineLogger } from "../../engine";
+import type { StateChanges } from "../../kernel/state-changes";
+import type { Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import type { SettingStore } from "../../stores/types";
 import { OneBotCluster } from "../../cluster/onebot";
-import type { NodeMessenger, SessionDirectory } from "../../cluster/types";
+import type { NodeMessenger, SessionDirectory } from "../../kernel/cluster";
 import { OneBotAudienceSettings } from "./audience-settings";
 import { createOneBotInbound, type OneBotInbound, type OneBotInboundDeps } from "./inbound";
 import { OneBotOutbound } from "./outbound";
@@ -15,7 +16,7 @@ import { onebotConfigured, OneBotService, type OneBotEventHandler, type OneBotTu
 export interface OneBotPlatformOptions {
   /** Its platforms.onebot is read on every use: live changes apply. */
   config: MaisakaConfig;
-  logger: EngineLogger;
+  logger: Logger;
   /** Replaces the inbound mapping (AppServer.platforms.setEventHandler can set one later too). */
   onEvent?: OneBotEventHandler;
   tuning?: Partial<OneBotTuning>;
