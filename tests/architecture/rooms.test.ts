@@ -1,9 +1,9 @@
-// The room table (.dependency-rooms.cjs) covers the tree and keeps one direction: every folder under
+// The room table (.dependency-rooms.mjs) covers the tree and keeps one direction: every folder under
 // server/, lib/ and components/ (and every top-level server file) has a row, every row names a room
 // that exists, no two rows allow each other. That the rows' rules fire is tests/guardrails/dependency-rules.test.ts.
 import { readdirSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -16,7 +16,7 @@ const tableSchema = z.object({
   roomPath: z.custom<(room: string) => string>((value) => typeof value === "function"),
 });
 const { ROOMS, PENDING, ROOTS, roomPath } = tableSchema.parse(
-  createRequire(import.meta.url)(join(ROOT, ".dependency-rooms.cjs")),
+  await import(pathToFileURL(join(ROOT, ".dependency-rooms.mjs")).href),
 );
 const rooms = Object.keys(ROOMS);
 

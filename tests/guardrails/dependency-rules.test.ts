@@ -1,6 +1,6 @@
-// The dependency rules of .dependency-cruiser.cjs fire: a scratch tree with one forbidden import per
+// The dependency rules of .dependency-cruiser.mjs fire: a scratch tree with one forbidden import per
 // rule (and the allowed imports next to them) is cruised with the project's config by the real CLI.
-// The room rules come from the real room table (.dependency-rooms.cjs), so the scratch tree's folders
+// The room rules come from the real room table (.dependency-rooms.mjs), so the scratch tree's folders
 // are real rooms' names.
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -114,7 +114,7 @@ beforeAll(async () => {
     DEPCRUISE,
     [
       "--config",
-      join(ROOT, ".dependency-cruiser.cjs"),
+      join(ROOT, ".dependency-cruiser.mjs"),
       "--output-type",
       "json",
       "server",

@@ -1,15 +1,15 @@
 // The rooms of the code and what each may import: one row per room, everything else denied.
-// .dependency-cruiser.cjs turns the rows into rules (`npm run deps`); tests/architecture/rooms.test.ts
+// .dependency-cruiser.mjs turns the rows into rules (`npm run deps`); tests/architecture/rooms.test.ts
 // fails when a folder under server/, lib/ or components/ has no row, or when two rows allow each other.
 //
 // Granularity: every folder and every top-level file under server/ is a room (server/composition is
 // server/composition.ts); lib/ is one room of shared schemas and pure helpers, apart from lib/client
 // (the browser's); every folder under components/ is a room; app/ and plugins/ are one room each.
 // A room may always import its own files; npm packages, Node built-ins and generated/ are judged by
-// the other rules of .dependency-cruiser.cjs, not here.
+// the other rules of .dependency-cruiser.mjs, not here.
 
 /** What each room may import besides itself. */
-const ROOMS = {
+export const ROOMS = {
   // The bottom: the ports every room uses (clock, logger, change notifications, once-per-cluster gates,
   // cluster ports with the ledger fence, same-origin check).
   "server/kernel": ["lib"],
@@ -185,7 +185,7 @@ const ROOMS = {
  * Imports allowed file by file while a move is under way; each names why and when it goes.
  * `from` and `to` are paths (a folder ends in /).
  */
-const PENDING = [
+export const PENDING = [
   {
     from: "server/cluster/onebot.ts",
     to: "server/platforms/onebot/",
@@ -199,18 +199,16 @@ const PENDING = [
 ];
 
 /** The folders whose files belong to rooms (a file under them outside every room breaks room-has-a-row). */
-const ROOTS = ["server", "lib", "components", "app", "plugins"];
+export const ROOTS = ["server", "lib", "components", "app", "plugins"];
 
-const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+export const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * The regular expression of a room's files. `components` (in a row's list) stands for every room under
  * components/; a room under server/ is a folder or a top-level file of that name.
  */
-function roomPath(room) {
+export function roomPath(room) {
   if (room === "lib") return "^lib/(?!client/)";
   if (room === "components" || room === "app" || room === "plugins") return `^${room}/`;
   return `^${escapeRegExp(room)}(/|\\.[^/]+$)`;
 }
-
-module.exports = { ROOMS, PENDING, ROOTS, escapeRegExp, roomPath };

@@ -1,8 +1,8 @@
-// Dependency rules: the room table of .dependency-rooms.cjs (one row per room: what it may import,
+// Dependency rules: the room table of .dependency-rooms.mjs (one row per room: what it may import,
 // everything else denied; README, "Architecture") turned into one rule per room, plus the rules every
 // room keeps (no cycles, the engine's surface and infrastructure, client and server apart, Prisma in
 // the database room). `npm run deps` checks them; `npm test` runs it.
-const { ROOMS, PENDING, ROOTS, escapeRegExp, roomPath } = require("./.dependency-rooms.cjs");
+import { PENDING, ROOMS, ROOTS, escapeRegExp, roomPath } from "./.dependency-rooms.mjs";
 
 /** Infrastructure the engine gets injected instead of importing. */
 const INFRA = "^(generated/|node_modules/(@prisma/|prisma/|socket\\.io|next/|openai/))";
@@ -17,7 +17,7 @@ const OURS = `^(${ROOTS.join("|")})/`;
 function roomRules() {
   return Object.entries(ROOMS).flatMap(([room, may]) => {
     const name = `room-${room.replaceAll("/", "-")}`;
-    const comment = `${room} may import: ${may.length > 0 ? may.join(", ") : "nothing of ours"} (.dependency-rooms.cjs).`;
+    const comment = `${room} may import: ${may.length > 0 ? may.join(", ") : "nothing of ours"} (.dependency-rooms.mjs).`;
     const allowed = [room, ...may].map(roomPath);
     const pending = PENDING.filter((p) => new RegExp(roomPath(room)).test(p.from));
     const fileOf = (file) => `^${escapeRegExp(file)}$`;
@@ -44,14 +44,14 @@ function roomRules() {
 }
 
 /** @type {import('dependency-cruiser').IConfiguration} */
-module.exports = {
+export default {
   forbidden: [
     ...roomRules(),
     {
       name: "room-has-a-row",
       severity: "error",
       comment:
-        "Every file under server/, lib/, components/, app/ and plugins/ belongs to a room of .dependency-rooms.cjs: " +
+        "Every file under server/, lib/, components/, app/ and plugins/ belongs to a room of .dependency-rooms.mjs: " +
         "a new room gets its row (what it may import) with its first file.",
       from: { path: OURS, pathNot: Object.keys(ROOMS).map(roomPath) },
       to: { path: OURS },
