@@ -16,7 +16,7 @@ import { clusterConfigFromEnv } from "./cluster/config";
 import { createSessionRouting, startClusterLive } from "./cluster/live";
 import { RedisMessenger } from "./cluster/messenger";
 import { ClusterMember } from "./cluster/node";
-import type { NodeMessenger } from "./cluster/types";
+import type { NodeMessenger } from "./kernel/cluster";
 import { attachSharedState, type ClusterStateParts } from "./cluster/shared-state";
 import { openClusterState, type OpenClusterState } from "./cluster/state-parts";
 import { singleStatus } from "./cluster/status";
@@ -25,7 +25,9 @@ import { createEngine, taskRoutes, type Engine } from "./composition";
 import { dataDirFromEnv } from "./data-dir";
 import { openDatabase, type MaisakaDatabase } from "./db";
 import { journalFromEnv } from "./db/ledger";
-import { promptNames, stderrLogger, type Clock, type EngineLogger, type OutboundSink } from "./engine";
+import { promptNames, type OutboundSink } from "./engine";
+import { stderrLogger, type Logger } from "./kernel/logger";
+import type { Clock } from "./kernel/clock";
 import { apiErrorOf } from "./http/api-errors";
 import { HttpError, tooManyWrongTokens } from "./http/errors";
 import { createApiServices, type EngineParts } from "./http/api-services";
@@ -70,7 +72,7 @@ export interface AppServerOptions extends PlatformOptions {
   /** Serve the Next.js dashboard too; false serves only /api and Socket.IO (MAISAKA_NO_UI). */
   dashboard: DashboardOptions | false;
   env?: NodeJS.ProcessEnv;
-  logger?: EngineLogger;
+  logger?: Logger;
   model?: ModelClient;
   streamLimits?: Partial<MonitorLimits>;
   /** Login lifetime and throttling (tests shorten them and inject a clock). */
@@ -299,7 +301,7 @@ async function serveEngine(
   opts: ServeOptions,
   database: MaisakaDatabase,
   parts: Omit<EngineParts, "cluster">,
-  logger: EngineLogger,
+  logger: Logger,
   member: ClusterMember | null,
   /** The cluster state's connections this server opened (closed at shutdown). */
   opened: OpenClusterState | null,
@@ -522,7 +524,7 @@ function singleNode(
  * the server runs without search (GET /api/search answers 503) rather than not at all, until it opens
  * (the SQLite indexer tries again, Postgres's waits for the database).
  */
-function openSearch(databaseUrl: string, engine: Engine, logger: EngineLogger): SearchService {
+function openSearch(databaseUrl: string, engine: Engine, logger: Logger): SearchService {
   const search = openSearchService({ databaseUrl, bus: engine.bus, logger });
   search.ready.catch((error: unknown) =>
     logger.warn(`[search] unavailable: ${error instanceof Error ? error.message : String(error)}`),

@@ -2,22 +2,16 @@
 // Used by the server, the CLI and the integration tests.
 import { DEFAULT_ENDPOINT_NAME, type MaisakaConfig, type McpServerConfig } from "../lib/config/schema";
 import { modelTaskSchema, type ModelTask } from "../lib/llm/messages";
-import {
-  HeartflowManager,
-  HookRegistry,
-  stderrLogger,
-  systemClock,
-  type Clock,
-  type EngineLogger,
-  type OutboundSink,
-} from "./engine";
+import { HeartflowManager, HookRegistry, type OutboundSink } from "./engine";
+import { stderrLogger, type Logger } from "./kernel/logger";
+import { systemClock, type Clock } from "./kernel/clock";
 import type { ModelClient } from "./llm/model-client";
 import { OpenAiModelClient, type EndpointOptions, type ModelTarget } from "./llm/openai-client";
 import { RecordingModelClient } from "./llm/recording-client";
 import { createSimulatedModelClient } from "./llm/simulated";
 import type { ContinueWith } from "../lib/rerun/schemas";
 import type { RerunWorld } from "./rerun/run";
-import { StateChanges } from "./cluster/shared-state";
+import { StateChanges } from "./kernel/state-changes";
 import { SharedStreams } from "./monitor/shared-streams";
 import { McpManager } from "./mcp/manager";
 import { McpToolProvider } from "./mcp/provider";
@@ -41,7 +35,7 @@ export interface Engine {
   bus: MonitorBus;
   hooks: HookRegistry;
   toggles: ToggleState;
-  logger: EngineLogger;
+  logger: Logger;
   manager: HeartflowManager;
   /** Extra providers (plugins, MCP) shared by every session. */
   providers: ToolProvider[];
@@ -66,7 +60,7 @@ export interface EngineOptions {
   ledger: EventLedger;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
-  logger?: EngineLogger;
+  logger?: Logger;
   model?: ModelClient;
   /**
    * Where the bot's messages are delivered (absent: localOutbound, they stay in the event stream).

@@ -7,7 +7,7 @@
 // other processes on the machine vary more than the code does.
 import Database from "better-sqlite3";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { systemClock } from "../../server/engine";
+import { systemClock } from "../../server/kernel/clock";
 import { createPrisma } from "../../server/db/client";
 import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { SqliteLedger } from "../../server/db/ledger";

@@ -3,7 +3,7 @@
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { parseConfig } from "../../server/config/load";
-import type { EngineLogger } from "../../server/engine";
+import type { Logger } from "../../server/kernel/logger";
 import type { MonitorBus } from "../../server/monitor/bus";
 import type { ChatMessageRecord } from "../../server/stores/messages";
 import type { SessionRecord } from "../../server/stores/sessions";
@@ -11,7 +11,7 @@ import type { SessionRecord } from "../../server/stores/sessions";
 /** Nothing from the shell's environment (a model endpoint, keys) reaches the measured server. */
 export const benchEnv: NodeJS.ProcessEnv = { NODE_ENV: "production" };
 
-export const silentLogger: EngineLogger = {
+export const silentLogger: Logger = {
   info: () => undefined,
   warn: () => undefined,
   error: (m) => console.error(m),

@@ -12,7 +12,7 @@ import {
   type UpdateAccountBody,
 } from "../../lib/api/accounts";
 import type { AccountDirectory } from "../auth/operator-auth";
-import { StateChanges } from "../cluster/shared-state";
+import { StateChanges } from "../kernel/state-changes";
 import type { AccountRecord, AccountStore } from "../stores/accounts";
 import { DECOY_HASH, hashPassword, verifyPassword } from "./passwords";
 

@@ -4,10 +4,10 @@
 // together. The same path catches up at start (events written while the server was down, or a new
 // schema) and rebuilds from nothing.
 import type { MonitorEvent } from "../../lib/events/schemas";
-import type { SessionDirectory } from "../cluster/types";
+import type { SessionDirectory } from "../kernel/cluster";
 import type { EventLedger } from "../monitor/ledger";
 import { emptyFoldState, foldEvent, type CycleFact, type SilenceFact } from "./fold";
-import type { AnalyticsStore, Cursor } from "../db/stores/analytics";
+import type { Cursor, FactStore } from "./fact-store";
 
 /** Event types the fold looks at; a page of nothing else still advances the cursor. */
 const FOLDED = new Set<MonitorEvent["type"]>([
@@ -23,7 +23,7 @@ const FOLDED = new Set<MonitorEvent["type"]>([
 ]);
 
 export interface AnalyticsIndexerOptions {
-  store: AnalyticsStore;
+  store: FactStore;
   ledger: EventLedger;
   /** Where delivered events come from (the monitor bus). */
   events: { subscribe(listener: (event: MonitorEvent) => void): () => void };

@@ -5,7 +5,7 @@
 // working at once; a copied database holds only hashes, never a usable cookie.
 import { createHash, randomBytes } from "node:crypto";
 import { BOOTSTRAP_ACCOUNT_ID } from "../../lib/api/accounts";
-import { StateChanges } from "../cluster/shared-state";
+import { StateChanges } from "../kernel/state-changes";
 
 export interface LoginSessionRow {
   idHash: string;

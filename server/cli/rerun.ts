@@ -7,7 +7,7 @@ import { continueWithSchema, rerunRequestSchema, type RerunRequest } from "../..
 import { createEngine, rerunWorld } from "../composition";
 import { ConfigError, loadConfig } from "../config/load";
 import { openDatabase } from "../db";
-import { stderrLogger } from "../engine";
+import { stderrLogger } from "../kernel/logger";
 import { RerunService } from "../rerun/service";
 import { RerunInputError } from "../rerun/errors";
 

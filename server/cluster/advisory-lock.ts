@@ -1,16 +1,10 @@
 // Work that must run on one node at a time (the retention sweep, the budget check) under a Postgres
 // advisory lock: a session-level lock held on one pooled connection for the work's length. A node that
-// dies mid-work loses its connection, and with it the lock, so another node can take over.
+// dies mid-work loses its connection, and with it the lock, so another node can take over. Implements
+// the kernel's OnceGate port (server/kernel/once-gate.ts, with `runAlone` for a single process).
 import { createHash } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
-
-/** Runs work exclusively across the cluster; a single process needs no gate (`runAlone`). */
-export interface OnceGate {
-  /** Runs `work` while no other node runs work of this name; waits for the one running. */
-  exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
-  /** Runs `work` unless another node runs work of this name now: then resolves `{ ran: false }` at once. */
-  tryExclusive<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
-}
+import type { OnceGate } from "../kernel/once-gate";
 
 /** The lock's 64-bit key: the first 8 bytes of the name's SHA-256, as Postgres's signed bigint (text). */
 function advisoryKey(name: string): string {
@@ -64,9 +58,3 @@ export class PgAdvisoryLocks implements OnceGate {
     }
   }
 }
-
-/** A single process: the work runs at once, nothing else could run it. */
-export const runAlone: OnceGate = {
-  exclusive: (_name, work) => work(),
-  tryExclusive: async (_name, work) => ({ ran: true, value: await work() }),
-};

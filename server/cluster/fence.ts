@@ -3,7 +3,7 @@
 // this node does not hold with the token it was granted, or whose lease expired by Postgres's clock.
 import type { PoolClient } from "pg";
 import type { SessionLeases } from "./leases";
-import type { LedgerFence } from "./types";
+import type { LedgerFence } from "../kernel/cluster";
 
 export class LeaseFence implements LedgerFence {
   constructor(private readonly leases: SessionLeases) {}

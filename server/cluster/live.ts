@@ -9,7 +9,8 @@ import type { EventLedger } from "../monitor/ledger";
 import type { EventSource } from "../realtime/hub";
 import { EventFeed } from "./event-feed";
 import { SessionProxy, type SessionProxyOptions } from "./session-proxy";
-import type { ClusterIdentity, SessionDirectory } from "./types";
+import type { ClusterIdentity } from "./types";
+import type { SessionDirectory } from "../kernel/cluster";
 
 /** Key prefix of everything a cluster keeps in Redis. */
 export const CLUSTER_PREFIX = "maisaka:";

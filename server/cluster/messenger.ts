@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { nodeEnvelopeSchema, nodeNoticeSchema, type NodeEnvelope } from "../../lib/cluster/messages";
-import type { NodeMessenger } from "./types";
+import type { NodeMessenger } from "../kernel/cluster";
 
 /** The callee's handler threw: `remoteMessage` is its error message. */
 export class NodeCallError extends Error {

@@ -4,7 +4,8 @@
 import type { ClusterStatus } from "../../lib/api/cluster";
 import pg from "pg";
 import { createPostgresDatabaseIfMissing } from "../db/migrate-postgres";
-import type { EngineLogger, HeartflowManager } from "../engine";
+import type { HeartflowManager } from "../engine";
+import type { Logger } from "../kernel/logger";
 import type { MonitorBus } from "../monitor/bus";
 import type { Stores } from "../stores/types";
 import type { ClusterConfig } from "./config";
@@ -14,7 +15,7 @@ import { ClusterNodes } from "./nodes";
 import { SessionOwnership } from "./ownership";
 import { clusterStatus } from "./status";
 import { ensureClusterTables } from "./tables";
-import type { LedgerFence } from "./types";
+import type { LedgerFence } from "../kernel/cluster";
 
 export class ClusterMember {
   readonly fence: LedgerFence;
@@ -88,7 +89,7 @@ export class ClusterMember {
   }
 
   /** Joins the cluster: from now on a runtime runs here only for a session whose lease this node holds. */
-  async join(engine: { bus: MonitorBus; manager: HeartflowManager; logger: EngineLogger }): Promise<SessionOwnership> {
+  async join(engine: { bus: MonitorBus; manager: HeartflowManager; logger: Logger }): Promise<SessionOwnership> {
     const ownership = new SessionOwnership({
       identity: this.config.identity,
       leases: this.leases,

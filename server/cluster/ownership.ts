@@ -10,12 +10,14 @@
 // The last two run as their own pass after a tick (one at a time), so a long take-over never delays the
 // next renewal of this node's own leases.
 import { setTimeout as delay } from "node:timers/promises";
-import type { EngineLogger, HeartflowManager, OwnershipGate } from "../engine";
+import type { HeartflowManager, OwnershipGate } from "../engine";
+import type { Logger } from "../kernel/logger";
 import type { MonitorBus } from "../monitor/bus";
 import type { SessionLeases } from "./leases";
 import type { ClusterNodes } from "./nodes";
 import { rendezvousNode } from "./placement";
-import type { ClusterIdentity, SessionDirectory } from "./types";
+import type { ClusterIdentity } from "./types";
+import type { SessionDirectory } from "../kernel/cluster";
 
 export interface OwnershipDeps {
   identity: ClusterIdentity;
@@ -23,7 +25,7 @@ export interface OwnershipDeps {
   nodes: ClusterNodes;
   bus: Pick<MonitorBus, "fence" | "resume" | "onFenced" | "seqOf" | "whenDurable">;
   manager: Pick<HeartflowManager, "discard" | "unload" | "isIdle" | "restoreIfWork">;
-  logger: EngineLogger;
+  logger: Logger;
   /** How often the tick runs (a third of the lease time). */
   renewEveryMs: number;
 }

@@ -8,7 +8,7 @@ import { idSchema } from "../../lib/api/schemas";
 import { HttpError } from "../http/errors";
 import { DRAINING_HEADER, NOT_OWNER_HEADER } from "../http/requests";
 import { writeJson } from "../http/router";
-import type { SessionDirectory } from "./types";
+import type { SessionDirectory } from "../kernel/cluster";
 
 /** Set on a forwarded request: the receiver answers it itself or says it is not the owner, never forwards again. */
 export const PROXIED_BY_HEADER = "x-maisaka-proxied-by";

@@ -2,57 +2,32 @@
 // MCP servers and plugins are rows in the shared database, and each node keeps a copy in memory (its
 // hot paths read it synchronously). The node where an operator changes one saves it, applies it, then
 // publishes a notice naming what changed; every other node reloads that part from the database. In a
-// single process nothing is published: StateChanges without a messenger is a no-op.
+// single process nothing is published: StateChanges (the kernel's port, server/kernel/state-changes.ts)
+// without a messenger is a no-op. This file connects the port to a node's messenger.
 import { z } from "zod";
-import { eventDataSchemas, type EventData } from "../../lib/events/schemas";
-import type { EngineLogger } from "../engine";
-import type { OnceGate } from "./advisory-lock";
-import type { NodeMessenger, SessionDirectory } from "./types";
+import { eventDataSchemas } from "../../lib/events/schemas";
+import type { Logger } from "../kernel/logger";
+import type { OnceGate } from "../kernel/once-gate";
+import type { NodeMessenger, SessionDirectory } from "../kernel/cluster";
+import {
+  STATE_KINDS,
+  type StateAnnouncement,
+  type StateChanges,
+  type StateKind,
+  type StateReloaders,
+} from "../kernel/state-changes";
 
 const STATE_TOPIC = "state.changed";
 
-const stateKindSchema = z.enum(["toggles", "settings", "accounts", "logins", "audience", "mcp", "plugins"]);
-export type StateKind = z.infer<typeof stateKindSchema>;
+const stateKindSchema = z.enum(STATE_KINDS);
 
-/**
- * What the change told the sessions running where it was made (tool.toggled, operator.action): the
- * other nodes tell theirs the same.
- */
+/** The announcement a notice may carry (StateAnnouncement, checked: it comes from another node). */
 const stateAnnouncementSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("tool.toggled"), data: eventDataSchemas["tool.toggled"] }),
   z.object({ type: z.literal("operator.action"), data: eventDataSchemas["operator.action"] }),
 ]);
-export type StateAnnouncement =
-  | { type: "tool.toggled"; data: EventData<"tool.toggled"> }
-  | { type: "operator.action"; data: EventData<"operator.action"> };
 
 const noticeSchema = z.object({ kind: stateKindSchema, announce: stateAnnouncementSchema.optional() });
-
-/** Reloads one part of the state from the database (the node's copy replaced by the rows). */
-export type StateReloaders = Partial<Record<StateKind, () => Promise<void>>>;
-
-/**
- * Where the services report a change they saved. Created before them; a cluster node connects it to
- * its messenger (attachSharedState), a single process never does.
- */
-type Publish = (kind: StateKind, announce?: StateAnnouncement) => Promise<void>;
-
-export class StateChanges {
-  private publish: Publish | null = null;
-
-  /**
-   * The change is saved and applied here: the other nodes are told to reload it, and to tell their
-   * running sessions `announce` once they did. Never throws.
-   */
-  changed(kind: StateKind, announce?: StateAnnouncement): void {
-    void this.publish?.(kind, announce);
-  }
-
-  /** @internal attachSharedState's hook. */
-  connect(publish: Publish | null): void {
-    this.publish = publish;
-  }
-}
 
 export interface SharedState {
   /** Reloads every part now (a node that missed notices while Redis was down catches up). */
@@ -72,7 +47,7 @@ interface SharedStateOptions {
   reloaders: StateReloaders;
   /** Tells this node's running sessions what another node's change told its own (after the reload). */
   announce(announcement: StateAnnouncement): void;
-  logger: EngineLogger;
+  logger: Logger;
 }
 
 export function attachSharedState(opts: SharedStateOptions): SharedState {

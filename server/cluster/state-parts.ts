@@ -5,7 +5,7 @@
 import pg from "pg";
 import { PgAdvisoryLocks } from "./advisory-lock";
 import type { ClusterStateParts } from "./shared-state";
-import type { NodeMessenger, SessionDirectory } from "./types";
+import type { NodeMessenger, SessionDirectory } from "../kernel/cluster";
 
 export interface OpenClusterState extends ClusterStateParts {
   /** After the server stopped: lock connections closed (the messenger is the node's, closed by it). */

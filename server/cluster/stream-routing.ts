@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { streamEmitReplySchema, streamEmitSchema } from "../../lib/cluster/messages";
 import { eventDataSchemas, type EventType } from "../../lib/events/schemas";
 import type { SharedStreams } from "../monitor/shared-streams";
-import type { NodeMessenger, SessionDirectory } from "./types";
+import type { NodeMessenger, SessionDirectory } from "../kernel/cluster";
 
 const METHOD = "stream.emit";
 const TRIES = 4;

@@ -1,6 +1,6 @@
 // The persistence layer in one call: migrate, connect, seed on first start, stores and ledger, on the
 // database DATABASE_URL names (a SQLite file, or Postgres).
-import type { LedgerFence } from "../cluster/types";
+import type { LedgerFence } from "../kernel/cluster";
 import type { EventLedger } from "../monitor/ledger";
 import { createPrisma, sqlDialect, type PrismaClient, type SqlDialect } from "./client";
 import { databaseUrlFromEnv, isPostgresUrl } from "./database-url";

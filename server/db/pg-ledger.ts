@@ -5,7 +5,7 @@
 // batch; when not, nothing is written and the append rejects with FencedError.
 import pg from "pg";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import type { LedgerFence } from "../cluster/types";
+import type { LedgerFence } from "../kernel/cluster";
 import { FencedError, type EventLedger } from "../monitor/ledger";
 import { postgresTarget } from "./database-url";
 import { DatabaseError, isPostgresUnreachable, toPostgresError } from "./errors";

@@ -13,7 +13,8 @@ import type { ToolRecordStore } from "../stores/tool-records";
 import type { BuiltinToolStores } from "../tools/builtin/host";
 import type { ToolProvider } from "../tools/provider";
 import type { ToolExecutionResult, ToolInvocation, ToolSpec } from "../../lib/tools/schemas";
-import type { Clock } from "./clock";
+import type { Clock } from "../kernel/clock";
+import type { Logger } from "../kernel/logger";
 import type { HookRunner } from "./hooks";
 
 /** Where the engine's monitor events go (the monitor bus, in the server). */
@@ -64,12 +65,6 @@ export const localOutbound: OutboundSink = {
   deliver: () => Promise.resolve({ delivered: true, platformMessageId: null }),
 };
 
-export interface EngineLogger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
-
 /**
  * The stores the engine calls, method by method: a session's records (sessions, messages, tool
  * records), what learning writes, and what the builtin tools read through the session. Accounts,
@@ -103,7 +98,7 @@ export interface EngineDeps {
   /** Shared non-builtin providers (plugin runtime, MCP), registered after the builtin one. */
   providers: () => ToolProvider[];
   toggles: ToggleView;
-  logger: EngineLogger;
+  logger: Logger;
   /** Where sent messages are delivered (absent: localOutbound). */
   outbound?: OutboundSink;
   /**
@@ -124,9 +119,3 @@ export interface EngineDeps {
 export interface ToolAnswerSource {
   answer(invocation: ToolInvocation, spec: ToolSpec | null): Promise<ToolExecutionResult> | null;
 }
-
-export const stderrLogger: EngineLogger = {
-  info: (m) => process.stderr.write(`${m}\n`),
-  warn: (m) => process.stderr.write(`${m}\n`),
-  error: (m) => process.stderr.write(`${m}\n`),
-};

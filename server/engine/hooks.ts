@@ -3,7 +3,7 @@
 // logged and skipped.
 import type { LlmMessage, LlmToolCall } from "../../lib/llm/messages";
 import type { LlmToolDefinition } from "../../lib/tools/schemas";
-import { systemClock, type Clock, type TimerHandle } from "./clock";
+import { systemClock, type Clock, type TimerHandle } from "../kernel/clock";
 
 export interface HookPayloads {
   "maisaka.planner.before_request": {

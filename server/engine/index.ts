@@ -8,12 +8,9 @@ export {
   type OwnershipGate,
 } from "./heartflow-manager";
 
-export { sleep, systemClock, type Clock, type TimerHandle } from "./clock";
 export {
   localOutbound,
-  stderrLogger,
   type DeliveryResult,
-  type EngineLogger,
   type EventSink,
   type OutboundMessage,
   type OutboundSink,

@@ -5,7 +5,7 @@
 import { runtimeSnapshotSchema, type RuntimeSnapshotState } from "../../lib/chat/runtime-snapshot";
 import { frozen } from "../../lib/json/frozen";
 import type { ChatMessageRecord } from "../stores/messages";
-import type { TimerHandle } from "./clock";
+import type { TimerHandle } from "../kernel/clock";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import { describeError } from "./errors";

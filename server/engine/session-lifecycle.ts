@@ -6,7 +6,7 @@
 import type { ChatMessageRecord, SavedMessage } from "../stores/messages";
 import type { SessionRecord } from "../stores/sessions";
 import type { ToolRegistry } from "../tools/registry";
-import type { TimerHandle } from "./clock";
+import type { TimerHandle } from "../kernel/clock";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import type { SessionHistory } from "./history";

@@ -3,7 +3,7 @@
 // the debounce, the reply-latency samples the compensation uses, and the recovery marks of the
 // pending messages (their store position, and which ones a cut turn already announced).
 import type { ChatMessageRecord } from "../stores/messages";
-import type { TimerHandle } from "./clock";
+import type { TimerHandle } from "../kernel/clock";
 import type { EngineDeps } from "./deps";
 import { decideTrigger, LatencyWindow, talkValueAt, triggerThreshold, type TriggerDecision } from "./triggers";
 

@@ -7,7 +7,7 @@ import type { AgentState, StageId } from "../../lib/events/schemas";
 import type { ChatMessageRecord } from "../stores/messages";
 import type { SessionRecord } from "../stores/sessions";
 import type { ToolRegistry } from "../tools/registry";
-import { sleep } from "./clock";
+import { sleep } from "../kernel/clock";
 import type { HistoryMessage } from "./context/messages";
 import type { EngineDeps } from "./deps";
 import type { SessionHistory } from "./history";

@@ -1,6 +1,6 @@
 // The timing gate's wait (docs/engine-rules.md#timing-gate, wait): one armed timer per session, keyed by the gate's
 // call id so a stale timer never ends a newer wait.
-import type { Clock, TimerHandle } from "./clock";
+import type { Clock, TimerHandle } from "../kernel/clock";
 
 export interface ArmedWait {
   callId: string;

@@ -12,12 +12,14 @@ import { LoginLimiter, type LoginLimitOptions } from "../auth/login-limiter";
 import { LoginSessions, type LoginSessionOptions } from "../auth/login-sessions";
 import { OperatorAuth } from "../auth/operator-auth";
 import { ProxyTrust } from "../auth/proxy-trust";
-import type { ClusterStateParts, StateReloaders } from "../cluster/shared-state";
+import type { SessionDirectory as SessionOwnership } from "../kernel/cluster";
+import type { OnceGate } from "../kernel/once-gate";
+import type { StateReloaders } from "../kernel/state-changes";
 import { rerunWorld, type Engine } from "../composition";
 import type { MaisakaDatabase } from "../db";
 import { AnalyticsStore } from "../db/stores/analytics";
 import { StoreWriter } from "../db/writer";
-import type { EngineLogger } from "../engine";
+import type { Logger } from "../kernel/logger";
 import type { McpServerSettings } from "../mcp/server-settings";
 import { mcpProviderStatuses } from "../mcp/status";
 import type { SessionClaim } from "../monitor/session-claim";
@@ -74,7 +76,15 @@ export interface ApiServicesOptions {
   dataDir: string;
   telemetry?: { scheduledDelayMs?: number };
   /** A cluster node's parts (once-per-cluster work, who owns which session); absent: a single process. */
-  sharedState?: ClusterStateParts;
+  sharedState?: ClusterGates;
+}
+
+/** What the services take of a cluster node (its ClusterStateParts): kernel ports, never the cluster itself. */
+interface ClusterGates {
+  /** The retention sweep and budget alerts once per cluster. */
+  once: OnceGate;
+  /** Who runs which session: analytics folds only this node's (absent: every session). */
+  sessions?: Pick<SessionOwnership, "ownsLocally">;
 }
 
 /** What the server built before the HTTP services: the engine and the services made around it. */
@@ -117,7 +127,7 @@ export async function createApiServices(
   opts: ApiServicesOptions,
   database: MaisakaDatabase,
   parts: EngineParts,
-  logger: EngineLogger,
+  logger: Logger,
 ): Promise<ApiServices> {
   const { engine, adapters, mcpSettings, settings, search, audit, lifecycle, cluster } = parts;
   const logins = new LoginSessions(database.stores.loginSessions, opts.auth?.sessions, engine.stateChanges);

@@ -1,7 +1,7 @@
 // Which part answers a request of the one HTTP server: /api/mcp the MCP gateway, the rest of /api our
 // router (503 while the server drains), every other path the Next.js dashboard (404 without it).
 import type { createServer, IncomingMessage, ServerResponse } from "node:http";
-import type { EngineLogger } from "../engine";
+import type { Logger } from "../kernel/logger";
 import { isGatewayPath, type McpGateway } from "../mcp/gateway";
 import type { ApiContext } from "./context";
 import { writeJson, type ApiRouter } from "./router";
@@ -42,7 +42,7 @@ export interface RequestParts {
   dev: boolean;
   /** True once shutdown began: /api answers 503. */
   draining: () => boolean;
-  logger: EngineLogger;
+  logger: Logger;
   /** A cluster node's routing to session owners (absent: every request is answered here). */
   sessions?: SessionRouting;
 }

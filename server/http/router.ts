@@ -6,10 +6,10 @@ import { pipeline } from "node:stream/promises";
 import type { ApiError } from "../../lib/api/schemas";
 import type { OperatorAuth } from "../auth/operator-auth";
 import { peerOf } from "../auth/proxy-trust";
-import type { EngineLogger } from "../engine";
+import type { Logger } from "../kernel/logger";
 import { HttpError, tooManyWrongTokens } from "./errors";
 import { readJsonBody } from "./body";
-import { isCrossOrigin } from "./origin";
+import { isCrossOrigin } from "../kernel/origin";
 import { ANONYMOUS_ACTOR, type Reply, type Route } from "./route";
 
 /** The methods that change something: a viewer is refused every one of them. */
@@ -24,7 +24,7 @@ interface CompiledRoute<Ctx> {
 
 export interface ApiRouterOptions {
   auth: OperatorAuth;
-  logger: EngineLogger;
+  logger: Logger;
   bodyLimit: number;
   /** Turns a known failure of a lower layer (a full disk) into an answer; null leaves it a 500. */
   mapError?: (error: unknown) => HttpError | null;

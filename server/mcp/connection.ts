@@ -19,7 +19,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpReconnectConfig, McpRoot, McpServerConfig } from "../../lib/config/schema";
-import type { EngineLogger } from "../engine";
+import type { Logger } from "../kernel/logger";
 import type { ChildIsolation } from "../sandbox/child-isolation";
 import { describeError } from "./mapping";
 import { validateTools, type SkippedTool } from "./tool-validation";
@@ -88,7 +88,7 @@ export interface McpServerStatus {
 }
 
 export interface McpConnectionOptions {
-  logger: EngineLogger;
+  logger: Logger;
   reconnect: McpReconnectConfig;
   /** 0 disables the periodic ping. */
   healthCheckIntervalMs: number;

@@ -5,9 +5,10 @@
 // /api/tools/:name/invoke demands `confirm`; every run is reported (the server audits it).
 import type { Actor } from "../../lib/api/accounts";
 import { failedToolResult, isDestructive, type ToolExecutionResult } from "../../lib/tools/schemas";
-import type { Engine } from "../composition";
-import { plannerPlacement, type SessionlessTools } from "../engine";
+import { plannerPlacement, type HeartflowManager, type SessionlessTools } from "../engine";
+import type { Clock } from "../kernel/clock";
 import { GATEWAY_CONFIRM_META, type GatewayToolSource } from "./gateway";
+import type { McpManager } from "./manager";
 
 /** The id the gateway's calls carry and its toggles apply to; no session of this id is created. */
 export const GATEWAY_SESSION_ID = "mcp-gateway";
@@ -29,7 +30,11 @@ async function actionTools(tools: SessionlessTools) {
 }
 
 export function engineToolSource(
-  engine: Pick<Engine, "manager" | "mcp" | "clock">,
+  engine: {
+    manager: Pick<HeartflowManager, "sessionlessTools">;
+    mcp: Pick<McpManager, "onToolsChanged">;
+    clock: Clock;
+  },
   /** Told of every run, after it ended (the server writes the audit entry). */
   onRun: (run: GatewayRun) => Promise<void> = async () => undefined,
 ): GatewayToolSource {

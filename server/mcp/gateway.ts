@@ -10,8 +10,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { actorSchema, type Actor } from "../../lib/api/accounts";
 import { failedToolResult, type JsonObject, type ToolExecutionResult, type ToolSpec } from "../../lib/tools/schemas";
-import { stderrLogger, type EngineLogger } from "../engine";
-import { isCrossOrigin } from "../http/origin";
+import { stderrLogger, type Logger } from "../kernel/logger";
+import { isCrossOrigin } from "../kernel/origin";
 import { toCallToolResult, toMcpTool } from "./gateway-mapping";
 
 export const MCP_GATEWAY_PATH = "/api/mcp";
@@ -50,7 +50,7 @@ export interface McpGatewayOptions {
    * (401), or "forbidden" (403: the account may not call tools, a viewer).
    */
   authenticate(req: IncomingMessage): Actor | "unauthorized" | "forbidden";
-  logger?: EngineLogger;
+  logger?: Logger;
   /** A session without requests for this long is closed (the client then initializes again). */
   idleSessionMs?: number;
   maxSessions?: number;
@@ -77,7 +77,7 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
 
 export class McpGateway {
   private readonly sessions = new Map<string, GatewaySession>();
-  private readonly logger: EngineLogger;
+  private readonly logger: Logger;
   private readonly idleSessionMs: number;
   private readonly maxSessions: number;
   private readonly sweepTimer: NodeJS.Timeout;

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConfig, McpReconnectConfig, McpRoot, McpServerConfig } from "../../lib/config/schema";
-import { stderrLogger, type EngineLogger } from "../engine";
+import { stderrLogger, type Logger } from "../kernel/logger";
 import { ChildIsolation } from "../sandbox/child-isolation";
 import { builtinToolEntries } from "../tools/builtin/provider";
 import { McpServerConnection, type McpConnectionOptions, type McpServerStatus, type RenamedTool } from "./connection";
@@ -28,7 +28,7 @@ export interface IssuedName {
 }
 
 export interface McpManagerOptions {
-  logger?: EngineLogger;
+  logger?: Logger;
   /** Names MCP tools may not take (default: the builtin tools). */
   reservedToolNames?: Iterable<string>;
   /** Overrides of the config's reconnect and health-check settings (tests use short ones). */
@@ -71,7 +71,7 @@ export function qualifiedToolName(serverName: string, toolName: string): string 
 export class McpManager {
   /** The one list of servers, in order; changed at run time by add, replace and remove. */
   private connections: McpServerConnection[];
-  private readonly logger: EngineLogger;
+  private readonly logger: Logger;
   private readonly reserved: Set<string>;
   private readonly listeners = new Set<() => void>();
   /** Conflict warnings already given: listing runs every planner round. */

@@ -6,8 +6,9 @@ import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import type { McpServerChanges } from "../../lib/api/sources";
 import { mcpServerConfigSchema, type McpServerConfig } from "../../lib/config/schema";
-import { StateChanges } from "../cluster/shared-state";
-import type { Clock, EngineLogger } from "../engine";
+import { StateChanges } from "../kernel/state-changes";
+import type { Clock } from "../kernel/clock";
+import type { Logger } from "../kernel/logger";
 import type { SettingStore } from "../stores/settings";
 import type { McpManager } from "./manager";
 
@@ -29,7 +30,7 @@ export class McpServerChangeError extends Error {
 }
 
 /** The saved list, or null when operators never changed it (or it no longer parses: then the config's is used). */
-export async function loadSavedMcpServers(store: SettingStore, logger: EngineLogger): Promise<SavedMcpServer[] | null> {
+export async function loadSavedMcpServers(store: SettingStore, logger: Logger): Promise<SavedMcpServer[] | null> {
   const saved = await store.get(MCP_SERVERS_SETTING);
   if (saved === undefined) return null;
   const parsed = savedSchema.safeParse(saved);
@@ -115,7 +116,7 @@ export class McpServerSettings {
    * Reads the saved list again (another node changed it) and makes this node's servers match it:
    * new ones started, changed ones (by version) restarted with their new definition, removed ones stopped.
    */
-  reload(logger: EngineLogger): Promise<void> {
+  reload(logger: Logger): Promise<void> {
     return this.serialized(async () => {
       const saved = await loadSavedMcpServers(this.store, logger);
       if (saved === null) return;

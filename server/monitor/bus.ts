@@ -7,7 +7,8 @@
 // delivered, and the session emits nothing more here until this node acquires it again and resume()
 // continues its seq from the ledger.
 import type { EventData, EventType, MonitorEvent } from "../../lib/events/schemas";
-import type { Clock, EventSink } from "../engine";
+import type { EventSink } from "../engine";
+import type { Clock } from "../kernel/clock";
 import { FencedError, lastSeqOf, writeRetryDelayMs, type EventLedger } from "./ledger";
 
 export type EventListener = (event: MonitorEvent) => void;

@@ -18,7 +18,9 @@ import type {
   PlatformName,
   PlatformRequests,
 } from "../../lib/platforms/status";
-import type { Clock, EngineLogger, HeartflowManager, OutboundSink } from "../engine";
+import type { HeartflowManager, OutboundSink } from "../engine";
+import type { Clock } from "../kernel/clock";
+import type { Logger } from "../kernel/logger";
 import type { EventLedger } from "../monitor/ledger";
 import type { MessageStore } from "../stores/messages";
 import type { SessionStore } from "../stores/sessions";
@@ -163,7 +165,7 @@ export interface AdapterRoute<B = unknown, R = unknown> {
 export interface AdapterInit {
   /** Read on every use: live changes apply. */
   config: MaisakaConfig;
-  logger: EngineLogger;
+  logger: Logger;
   /** The data folder (the emoji library's files are sent from it). */
   dataDir: string;
 }

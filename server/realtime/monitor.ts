@@ -13,7 +13,7 @@ import {
   type SubscribeAck,
 } from "../../lib/api/schemas";
 import type { OperatorAuth } from "../auth/operator-auth";
-import type { EngineLogger } from "../engine";
+import type { Logger } from "../kernel/logger";
 import type { MonitorBus } from "../monitor/bus";
 import type { EventLedger } from "../monitor/ledger";
 import { MonitorHub, type EventSource } from "./hub";
@@ -108,7 +108,7 @@ export interface MonitorDeps {
   events?: EventSource;
   ledger: EventLedger;
   auth: OperatorAuth;
-  logger: EngineLogger;
+  logger: Logger;
 }
 
 export interface Monitor {

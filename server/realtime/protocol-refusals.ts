@@ -4,7 +4,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Server } from "socket.io";
 import { clientAddress } from "../auth/login-limiter";
-import type { EngineLogger } from "../engine";
+import type { Logger } from "../kernel/logger";
 
 /** engine.io's Server.errors.UNSUPPORTED_PROTOCOL_VERSION. */
 const UNSUPPORTED_PROTOCOL_VERSION = 5;
@@ -21,7 +21,7 @@ interface ConnectionError {
   message: string;
 }
 
-export function logProtocolRefusals(io: Server, logger: EngineLogger, now: () => number = Date.now): void {
+export function logProtocolRefusals(io: Server, logger: Logger, now: () => number = Date.now): void {
   const lastLogged = new Map<string, number>();
   io.engine.on("connection_error", (err: ConnectionError) => {
     if (err.code !== UNSUPPORTED_PROTOCOL_VERSION) return;

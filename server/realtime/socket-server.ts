@@ -2,12 +2,12 @@
 // the transport's answers with our security headers, and refused old clients named in the log.
 import type { Server as HttpServer } from "node:http";
 import { Server as SocketServer } from "socket.io";
-import type { EngineLogger } from "../engine";
-import { isCrossOrigin } from "../http/origin";
+import type { Logger } from "../kernel/logger";
+import { isCrossOrigin } from "../kernel/origin";
 import { addTransportHeaders } from "../http/security-headers";
 import { logProtocolRefusals } from "./protocol-refusals";
 
-export function createSocketServer(httpServer: HttpServer, logger: EngineLogger): SocketServer {
+export function createSocketServer(httpServer: HttpServer, logger: Logger): SocketServer {
   const io = new SocketServer(httpServer, {
     serveClient: false,
     // Next's dev server owns other upgrade requests (hot reload): engine.io must not destroy them.

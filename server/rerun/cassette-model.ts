@@ -5,7 +5,7 @@
 // request it made, which the diff compares), any other call waits until the runtime stops.
 import type { ModelTask } from "../../lib/llm/messages";
 import type { ModelCall, RecordedRequest } from "../../lib/rerun/cassette";
-import { sleep, type Clock } from "../engine";
+import { sleep, type Clock } from "../kernel/clock";
 import {
   ModelAbortedError,
   ModelCallError,

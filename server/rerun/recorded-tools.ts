@@ -10,7 +10,8 @@ import {
   type ToolSpec,
 } from "../../lib/tools/schemas";
 import type { ForkEdit } from "../../lib/rerun/schemas";
-import { sleep, type Clock, type ToolAnswerSource } from "../engine";
+import { type ToolAnswerSource } from "../engine";
+import { sleep, type Clock } from "../kernel/clock";
 import type { ToolRecord } from "../stores/tool-records";
 
 /**

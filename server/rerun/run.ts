@@ -10,12 +10,12 @@ import type { ContinueWith, Divergence, ForkEdit, RerunSettings, RerunStats } fr
 import {
   HeartflowManager,
   type DeliveryResult,
-  type EngineLogger,
   type EventSink,
   type HookPayloads,
   type HookRunner,
   type OutboundSink,
 } from "../engine";
+import type { Logger } from "../kernel/logger";
 import type { ModelClient } from "../llm/model-client";
 import { createMemoryStores } from "../stores/memory";
 import type { ChatMessageRecord } from "../stores/messages";
@@ -55,7 +55,7 @@ export interface RerunWorld {
   live: ModelClient | null;
   /** Wraps the run's model client (the server records the run's own calls, so a re-run can be re-run). */
   recordCalls?: (model: ModelClient, store: ModelCallStore, clock: VirtualClock) => ModelClient;
-  logger: EngineLogger;
+  logger: Logger;
 }
 
 export interface RerunPlan {

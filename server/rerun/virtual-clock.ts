@@ -1,6 +1,6 @@
 // The re-run's clock: time moves only when the driver moves it, to the next recorded arrival or the
 // next due timer, so a session's hours replay in moments with every timer firing in the original's order.
-import type { Clock, TimerHandle } from "../engine";
+import type { Clock, TimerHandle } from "../kernel/clock";
 
 interface Timer {
   at: number;

@@ -18,7 +18,8 @@ import {
   type SettingsPatch,
 } from "../../lib/api/settings";
 import { maisakaConfigSchema, type MaisakaConfig } from "../../lib/config/schema";
-import type { Clock, EngineLogger } from "../engine";
+import type { Clock } from "../kernel/clock";
+import type { Logger } from "../kernel/logger";
 import type { SettingStore } from "../stores/settings";
 import { settingsDiff } from "./diff";
 
@@ -91,7 +92,7 @@ export interface LiveSettingsOptions {
   config: MaisakaConfig;
   store: SettingStore;
   clock: Clock;
-  logger: EngineLogger;
+  logger: Logger;
   /** Template names an override may name. */
   promptNames: readonly string[];
   /** Points the model client at changed task routes; throws, changing nothing, on an unknown endpoint. */

@@ -6,8 +6,9 @@
 import { USAGE_STREAM_ID, type UsageBudgetState } from "../../lib/api/schemas";
 import type { MaisakaConfig } from "../../lib/config/schema";
 import type { EventData } from "../../lib/events/schemas";
-import type { Clock, EventSink } from "../engine/index";
-import type { OnceGate } from "../cluster/advisory-lock";
+import type { EventSink } from "../engine/index";
+import type { Clock } from "../kernel/clock";
+import type { OnceGate } from "../kernel/once-gate";
 import type { EventLedger } from "../monitor/ledger";
 import type { SharedStreams } from "../monitor/shared-streams";
 import type { ModelUsageRecord, UsageStore } from "../stores/usage";

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Resync } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
 import { EventFeed } from "../../server/cluster/event-feed";
-import { systemClock } from "../../server/engine/clock";
+import { systemClock } from "../../server/kernel/clock";
 import { MonitorBus } from "../../server/monitor/bus";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { MonitorHub } from "../../server/realtime/hub";

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BOOTSTRAP_ACCOUNT_ID } from "../../lib/api/accounts";
 import { OperatorAuth } from "../../server/auth/operator-auth";
 import { startClusterLive, type ClusterLive } from "../../server/cluster/live";
-import { systemClock } from "../../server/engine/clock";
+import { systemClock } from "../../server/kernel/clock";
 import { MonitorBus } from "../../server/monitor/bus";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { attachMonitor, type Monitor } from "../../server/realtime/monitor";

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas";
 import { platformsResponseSchema, type PlatformConnection } from "../../lib/platforms/status";
 import { RedisMessenger } from "../../server/cluster/messenger";
-import type { SessionDirectory } from "../../server/cluster/types";
+import type { SessionDirectory } from "../../server/kernel/cluster";
 import { OneBotActionError } from "../../server/platforms/onebot/api";
 import { startTestServer, type TestServer } from "../server/support";
 import { OneBotSimulator, seg, segmentsOf, type ReceivedAction } from "../support/onebot-sim";

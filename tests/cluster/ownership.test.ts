@@ -13,7 +13,8 @@ import { rendezvousNode } from "../../server/cluster/placement";
 import { ensureClusterTables } from "../../server/cluster/tables";
 import { migrate } from "../../server/db/migrate";
 import { PostgresLedger } from "../../server/db/pg-ledger";
-import { systemClock, type EngineLogger } from "../../server/engine";
+import { systemClock } from "../../server/kernel/clock";
+import type { Logger } from "../../server/kernel/logger";
 import { MonitorBus } from "../../server/monitor/bus";
 import { FencedError } from "../../server/monitor/ledger";
 import { newPostgresDatabase } from "../support/postgres-db";
@@ -23,7 +24,7 @@ const TTL = 2_000;
 let pool: pg.Pool;
 let databaseUrl: string;
 const ledgers: PostgresLedger[] = [];
-const quiet: EngineLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 beforeAll(async () => {
   databaseUrl = await newPostgresDatabase("ownership");

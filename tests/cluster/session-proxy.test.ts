@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { ANSWERED_BY_HEADER, PROXIED_BY_HEADER, SessionProxy } from "../../server/cluster/session-proxy";
-import type { SessionDirectory } from "../../server/cluster/types";
+import type { SessionDirectory } from "../../server/kernel/cluster";
 import { HttpError } from "../../server/http/errors";
 import { DRAINING_HEADER, NOT_OWNER_HEADER } from "../../server/http/requests";
 import { until } from "../support/until";

@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import type { LedgerFence } from "../../server/cluster/types";
+import type { LedgerFence } from "../../server/kernel/cluster";
 import { DatabaseError } from "../../server/db/errors";
 import { DatabaseHealth } from "../../server/db/health";
 import { migrate } from "../../server/db/migrate";

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { maisakaConfigSchema } from "../../lib/config/schema";
 import { createPrismaStores } from "../../server/db/stores";
-import { promptNames, systemClock } from "../../server/engine";
+import { promptNames } from "../../server/engine";
+import { systemClock } from "../../server/kernel/clock";
 import { LIVE_SETTINGS_KEY, LiveSettingsService } from "../../server/settings/live-settings";
 import { useTempDatabases } from "./helpers";
 

@@ -1,5 +1,7 @@
-// The dependency rules of .dependency-cruiser.cjs fire: a scratch tree with one forbidden import per
+// The dependency rules of .dependency-cruiser.mjs fire: a scratch tree with one forbidden import per
 // rule (and the allowed imports next to them) is cruised with the project's config by the real CLI.
+// The room rules come from the real room table (.dependency-rooms.mjs), so the scratch tree's folders
+// are real rooms' names.
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,12 +56,17 @@ const FILES: Record<string, string> = {
     "export const route = [main, PrismaClient, expect, gone, pad];",
   ].join("\n"),
   "server/cli/main.ts": "export const main = 1;",
+  "server/kernel/clock.ts": 'import { loop } from "../engine/index";\nexport const clock = loop;',
+  "server/kernel/logger.ts": "export const logger = 1;",
+  "server/engine/timed.ts": 'import { logger } from "../kernel/logger";\nexport const timed = logger;',
+  "server/newroom/first.ts": 'import { logger } from "../kernel/logger";\nexport const first = logger;',
   "lib/schema.ts":
     'import { table } from "../server/db/table";\nimport { api } from "./client/api";\nexport const s = [table, api];',
   "lib/client/api.ts": "export const api = 1;",
-  "components/Typed.tsx": 'import type { table } from "../server/db/table";\nexport type T = typeof table;',
-  "components/Inline.tsx": 'import { type table } from "../server/db/table";\nexport type T = typeof table;',
-  "components/Valued.tsx": 'import { table } from "../server/db/table";\nexport const v = table;',
+  "components/sessions/Typed.tsx": 'import type { table } from "../../server/db/table";\nexport type T = typeof table;',
+  "components/sessions/Inline.tsx":
+    'import { type table } from "../../server/db/table";\nexport type T = typeof table;',
+  "components/sessions/Valued.tsx": 'import { table } from "../../server/db/table";\nexport const v = table;',
   "plugins/dice/index.ts": [
     'import { definePlugin } from "../../server/plugins/sdk/index";',
     'import { loop } from "../../server/engine/index";',
@@ -107,7 +114,7 @@ beforeAll(async () => {
     DEPCRUISE,
     [
       "--config",
-      join(ROOT, ".dependency-cruiser.cjs"),
+      join(ROOT, ".dependency-cruiser.mjs"),
       "--output-type",
       "json",
       "server",
@@ -131,20 +138,25 @@ describe("dependency rules", () => {
     "engine-no-infrastructure: server/engine/loop.ts -> node_modules/openai/index.js",
     "engine-no-infrastructure: server/engine/loop.ts -> node_modules/next/index.js",
     "engine-no-infrastructure: server/engine/loop.ts -> generated/prisma/client.ts",
-    "engine-no-concrete-rooms: server/engine/loop.ts -> server/db/table.ts",
+    "room-server-engine: server/engine/loop.ts -> server/db/table.ts",
     "no-circular: server/engine/loop.ts -> server/engine/ping.ts",
     "engine-only-through-index: server/mcp/gateway.ts -> server/engine/ping.ts",
     "plugins-use-the-sdk: plugins/dice/index.ts -> server/engine/index.ts",
-    "client-not-to-server: components/Valued.tsx -> server/db/table.ts",
-    "lib-is-shared: lib/schema.ts -> server/db/table.ts",
-    "lib-schemas-not-client: lib/schema.ts -> lib/client/api.ts",
-    "tools-room: server/tools/steer.ts -> server/engine/index.ts",
-    "llm-room: server/llm/usage.ts -> server/db/table.ts",
-    "mcp-room: server/mcp/gateway.ts -> server/db/table.ts",
-    "plugins-room: server/plugins/host.ts -> server/mcp/gateway.ts",
-    "db-room: server/db/uses-mcp.ts -> server/mcp/gateway.ts",
-    "realtime-room: server/realtime/socket.ts -> server/llm/usage.ts",
+    "client-not-to-server: components/sessions/Valued.tsx -> server/db/table.ts",
+    "room-lib: lib/schema.ts -> server/db/table.ts",
+    "room-lib: lib/schema.ts -> lib/client/api.ts",
+    "room-server-tools: server/tools/steer.ts -> server/engine/index.ts",
+    "room-server-llm: server/llm/usage.ts -> server/db/table.ts",
+    "room-server-mcp: server/mcp/gateway.ts -> server/db/table.ts",
+    "room-server-plugins: server/plugins/host.ts -> server/mcp/gateway.ts",
+    "room-server-db: server/db/uses-mcp.ts -> server/mcp/gateway.ts",
+    "room-server-realtime: server/realtime/socket.ts -> server/llm/usage.ts",
+    "room-server-kernel: server/kernel/clock.ts -> server/engine/index.ts",
+    "room-has-a-row: server/newroom/first.ts -> server/kernel/logger.ts",
+    // The room table denies a client room type-only imports of the server too (client-not-to-server allows them).
+    "room-components-sessions: components/sessions/Typed.tsx -> server/db/table.ts",
     "cli-is-an-entry: server/http/route.ts -> server/cli/main.ts",
+    "room-server-http: server/http/route.ts -> server/cli/main.ts",
     "prisma-only-in-db: server/http/route.ts -> generated/prisma/client.ts",
     "no-dev-deps-in-production: server/http/route.ts -> node_modules/vitest/index.js",
     "not-to-unresolvable: server/http/route.ts -> ./missing",
@@ -153,16 +165,21 @@ describe("dependency rules", () => {
     expect(found).toContain(violation);
   });
 
-  it("allows the engine's surface, type-only client imports and the plugin SDK", () => {
+  it("allows the engine's surface, the kernel, a row's rooms and the plugin SDK", () => {
     const allowed = [
       "server/mcp/gateway.ts -> server/engine/index.ts",
-      "components/Typed.tsx ->",
-      "components/Inline.tsx ->",
+      "server/engine/timed.ts -> server/kernel/logger.ts",
       "plugins/dice/index.ts -> server/plugins/sdk/index.ts",
       "server/db/table.ts -> generated/prisma/client.ts",
       "server/engine/loop.ts -> server/tools/registry.ts",
       "server/engine/loop.ts -> server/llm/usage.ts",
     ];
     for (const pair of allowed) expect(found.filter((v) => v.includes(`: ${pair}`))).toEqual([]);
+  });
+
+  it("lets client code import server types (client-not-to-server; the room table decides apart)", () => {
+    for (const file of ["components/sessions/Typed.tsx", "components/sessions/Inline.tsx"]) {
+      expect(found.filter((v) => v.startsWith(`client-not-to-server: ${file} ->`))).toEqual([]);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { cycleViewsOf, type CycleView } from "../../lib/rerun/cycle-view";
 import { cycleDiffSchema, diffCycles, type CycleDiff, type SectionId } from "../../lib/rerun/diff";
 import { diffText, normalizeText } from "../../lib/rerun/normalize";
 import { diffSessions, sessionDiffSchema } from "../../lib/rerun/session-diff";
-import { systemClock } from "../../server/engine/clock";
+import { systemClock } from "../../server/kernel/clock";
 import { startHarness, type Harness } from "../support/engine-harness";
 import type { ScriptStep } from "../support/scripted-openai";
 

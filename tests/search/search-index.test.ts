@@ -16,7 +16,7 @@ import { sqlitePathFromUrl } from "../../server/db/database-url";
 import { SqliteLedger } from "../../server/db/ledger";
 import { migrate } from "../../server/db/migrate";
 import { PostgresLedger } from "../../server/db/pg-ledger";
-import { systemClock } from "../../server/engine/clock";
+import { systemClock } from "../../server/kernel/clock";
 import { MonitorBus } from "../../server/monitor/bus";
 import { PgSearchService } from "../../server/search/pg-service";
 import { searchPgIndex } from "../../server/search/pg-query";

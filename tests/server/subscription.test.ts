@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Resync } from "../../lib/api/schemas";
 import type { MonitorEvent } from "../../lib/events/schemas";
-import { systemClock } from "../../server/engine/clock";
+import { systemClock } from "../../server/kernel/clock";
 import { MonitorBus } from "../../server/monitor/bus";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import { MonitorHub } from "../../server/realtime/hub";

@@ -14,7 +14,7 @@ import { monitorEventSchema, type MonitorEvent } from "../../lib/events/schemas"
 import { startAppServer, type AppServer, type AppServerOptions } from "../../server/app-server";
 import { parseConfig } from "../../server/config/load";
 import { migrate } from "../../server/db/migrate";
-import type { EngineLogger } from "../../server/engine/deps";
+import type { Logger } from "../../server/kernel/logger";
 
 export const TEST_TOKEN = "test-operator-token-0123456789";
 
@@ -184,7 +184,7 @@ export async function startTestServer(
   opts: { config?: Record<string, unknown>; databaseUrl?: string } & Partial<Omit<AppServerOptions, "config">> = {},
 ): Promise<TestServer> {
   const logs: string[] = [];
-  const logger: EngineLogger = {
+  const logger: Logger = {
     info: (m) => void logs.push(m),
     warn: (m) => void logs.push(m),
     error: (m) => void logs.push(m),

@@ -6,8 +6,9 @@ import type { EmojiRecord } from "../../server/stores/emojis";
 import type { SessionRecord } from "../../server/stores/sessions";
 import { createEngine, type Engine } from "../../server/composition";
 import { parseConfig } from "../../server/config/load";
-import type { Clock } from "../../server/engine/clock";
-import type { EngineLogger, OutboundSink } from "../../server/engine/deps";
+import type { Clock } from "../../server/kernel/clock";
+import type { OutboundSink } from "../../server/engine/deps";
+import type { Logger } from "../../server/kernel/logger";
 import type { SessionRuntime } from "../../server/engine/runtime";
 import { OpenAiModelClient, type OpenAiModelClientOptions } from "../../server/llm/openai-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
@@ -54,7 +55,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const config = parseConfig(merge(BASE_CONFIG, opts.config ?? {}), "test");
   const stores = createMemoryStores({ emojis: opts.emojis });
   const warnings: string[] = [];
-  const logger: EngineLogger = {
+  const logger: Logger = {
     info: () => undefined,
     warn: (m) => void warnings.push(m),
     error: (m) => void warnings.push(m),

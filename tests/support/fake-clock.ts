@@ -1,6 +1,6 @@
 // A manual clock for deterministic engine tests: time moves only when the test advances it. The timer
 // bookkeeping is the re-run's virtual clock; this adds moving by an amount with promise chains settling.
-import type { TimerHandle } from "../../server/engine";
+import type { TimerHandle } from "../../server/kernel/clock";
 import { VirtualClock } from "../../server/rerun/virtual-clock";
 
 export class FakeClock extends VirtualClock {

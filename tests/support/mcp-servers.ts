@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { McpServerConfig } from "../../lib/config/schema";
-import type { EngineLogger } from "../../server/engine/deps";
+import type { Logger } from "../../server/kernel/logger";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -180,7 +180,7 @@ export function cancelledCount(structuredContent: unknown): number {
   return z.object({ cancelled: z.number() }).parse(structuredContent).cancelled;
 }
 
-export interface CapturedLogger extends EngineLogger {
+export interface CapturedLogger extends Logger {
   lines: string[];
   warnings: string[];
 }

@@ -5,7 +5,7 @@ import type { MonitorEvent } from "../../lib/events/schemas";
 import { parseScript, scriptMessage, type ScriptLine } from "../../lib/simulate/script";
 import { createEngine, type Engine } from "../../server/composition";
 import { parseConfig } from "../../server/config/load";
-import { sleep, type Clock } from "../../server/engine";
+import { sleep, type Clock } from "../../server/kernel/clock";
 import { ModelAbortedError, type ModelClient } from "../../server/llm/model-client";
 import { MemoryLedger } from "../../server/monitor/ledger";
 import type { RecordedSession, RerunPlan, RerunWorld } from "../../server/rerun/run";

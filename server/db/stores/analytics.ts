@@ -1,6 +1,7 @@
-// The behaviour analytics tables (prisma/schema.prisma "Analytics*", kept by server/analytics): facts
-// written with the fold's cursor in one transaction, so a restart resumes exactly where the last
-// commit stopped; the series and the cycles behind a bar are read with one grouped query per table.
+// The behaviour analytics tables (prisma/schema.prisma "Analytics*", kept by server/analytics: this
+// implements its FactStore port): facts written with the fold's cursor in one transaction, so a restart
+// resumes exactly where the last commit stopped; the series and the cycles behind a bar are read with
+// one grouped query per table.
 import { Prisma, type PrismaClient } from "../../../generated/prisma/client";
 import {
   BUCKET_MS,
@@ -16,12 +17,8 @@ import {
 import { timingActionSchema, type TimingAction } from "../../../lib/events/schemas";
 import type { StoreWriter } from "../writer";
 import { sqlBucket } from "./support";
+import type { Cursor, FactStore } from "../../analytics/fact-store";
 import type { CycleFact, FoldState, SilenceFact } from "../../analytics/fold";
-
-export interface Cursor {
-  seq: number;
-  state: FoldState;
-}
 
 export interface SeriesQuery {
   from: number;
@@ -106,7 +103,7 @@ const silenceColumns = ["sessionId", "startSeq", "startTs", "endTs", "durationMs
 const gateOf = (v: string | null): TimingAction | null => timingActionSchema.safeParse(v).data ?? null;
 const reasonOf = (v: string | undefined): SilenceReason => silenceReasonSchema.safeParse(v).data ?? "none";
 
-export class AnalyticsStore {
+export class AnalyticsStore implements FactStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly writer: StoreWriter,

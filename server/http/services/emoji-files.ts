@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MAX_EMOJI_BYTES, type EmojiMimeType } from "../../../lib/data/schemas";
 import { seedEmojis, seedImage } from "../../db/seed";
-import type { EngineLogger } from "../../engine";
+import type { Logger } from "../../kernel/logger";
 import { HttpError } from "../errors";
 
 const extensions: Record<EmojiMimeType, string> = {
@@ -66,7 +66,7 @@ export const LEGACY_EMOJI_ROOT = path.resolve(path.dirname(fileURLToPath(import.
 export async function prepareEmojiFolder(
   dataDir: string,
   files: readonly string[],
-  logger: EngineLogger,
+  logger: Logger,
   legacyRoot: string = LEGACY_EMOJI_ROOT,
 ): Promise<void> {
   const library = new EmojiFiles(dataDir);

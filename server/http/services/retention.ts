@@ -2,9 +2,9 @@
 // inactive too long and deletes sessions archived too long, each action audited with actor "retention".
 import { RESERVED_SESSION_IDS } from "../../../lib/api/schemas";
 import type { MaisakaConfig } from "../../../lib/config/schema";
-import { runAlone, type OnceGate } from "../../cluster/advisory-lock";
+import { runAlone, type OnceGate } from "../../kernel/once-gate";
 import type { Engine } from "../../composition";
-import type { Clock } from "../../engine";
+import type { Clock } from "../../kernel/clock";
 import type { AuditActor } from "../../stores/audit";
 import type { SessionListRow, SessionPageQuery } from "../../stores/sessions";
 import type { SessionLifecycle } from "./session-lifecycle";

@@ -9,7 +9,8 @@ import {
   type OneBotAudiencePatch,
 } from "../../../lib/platforms/status";
 import type { OneBotConfig } from "../../../lib/config/schema";
-import type { Clock, EngineLogger } from "../../engine";
+import type { Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import type { SettingStore } from "../../stores/settings";
 import type { SettingChanges } from "../seam";
 
@@ -29,7 +30,7 @@ export class OneBotAudienceSettings {
     private readonly config: OneBotConfig,
     private readonly store: SettingStore,
     private readonly clock: Clock,
-    private readonly logger: EngineLogger,
+    private readonly logger: Logger,
     private readonly changes: SettingChanges,
   ) {}
 

@@ -2,7 +2,8 @@
 // chat's first event (named from the event) and renamed from get_group_info / get_stranger_info. Names are cached for a while
 // and refreshed in the background (a renamed group renames its session); a failed lookup names the
 // chat from what the event tells and is retried sooner.
-import type { Clock, EngineLogger } from "../../engine";
+import type { Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import type { SessionRecord, SessionStore } from "../../stores/sessions";
 import type { OneBotApi } from "./api";
 import { ONEBOT_SESSION_PLATFORM, sessionIdOf, type OneBotChat } from "./session-ids";
@@ -11,7 +12,7 @@ import { wireId } from "./segments";
 export interface ChatDirectoryOptions {
   sessions: SessionStore;
   clock: Clock;
-  logger: EngineLogger;
+  logger: Logger;
   /** How long a looked-up name is trusted before it is looked up again (default 10 min). */
   ttlMs?: number;
   /** After a failed lookup, how soon it is tried again (default 1 min). */

@@ -23,7 +23,8 @@ import {
   type OneBotRemoteOutcome,
 } from "../../../lib/platforms/cluster";
 import type { InboundCounters, PlatformConnection } from "../../../lib/platforms/status";
-import { systemClock, type Clock, type EngineLogger } from "../../engine";
+import { systemClock, type Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import type { AdapterClusterPorts, PlatformEvent, PlatformEventSink } from "../seam";
 import { OneBotActionError } from "./api";
 import { sessionIdOfEvent } from "./event-session";
@@ -51,7 +52,7 @@ export interface OneBotClusterOptions extends AdapterClusterPorts {
   inbound: () => InboundCounters | null;
   /** The configured action timeout (platforms.onebot.actionTimeoutMs), for actions without their own. */
   actionTimeoutMs: () => number;
-  logger: EngineLogger;
+  logger: Logger;
   clock?: Clock;
   /** Prefix of every Redis key (tests: one per run). Default "maisaka:onebot:". */
   prefix?: string;

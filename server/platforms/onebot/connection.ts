@@ -12,7 +12,8 @@ import {
   type OneBotActionResponse,
   type OneBotEventFrame,
 } from "../../../lib/platforms/onebot";
-import type { Clock, EngineLogger } from "../../engine/index";
+import type { Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import { OneBotActionError, type OneBotApi } from "./api";
 import { sessionIdOfEvent } from "./event-session";
 import { EventIntake, type IntakeLimits } from "./intake";
@@ -49,7 +50,7 @@ export interface ConnectionOptions {
   address: string;
   stats: ConnectionStats;
   clock: Clock;
-  logger: EngineLogger;
+  logger: Logger;
   actionTimeoutMs: number;
   /** No frame for this long (without an announced heartbeat interval): the connection is dead. */
   heartbeatTimeoutMs: number;

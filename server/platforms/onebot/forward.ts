@@ -2,7 +2,8 @@
 // "WebSocket server" setting) and keep connecting: a dropped or refused connection is retried with
 // exponential backoff and jitter, reset once a connection has stayed up for a while.
 import { WebSocket } from "ws";
-import type { Clock, EngineLogger } from "../../engine/index";
+import type { Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import { emptyStats, type ConnectionStats } from "./connection";
 
 export interface BackoffOptions {
@@ -46,7 +47,7 @@ export interface ForwardOptions {
   maxPayloadBytes: number;
   backoff: BackoffOptions;
   clock: Clock;
-  logger: EngineLogger;
+  logger: Logger;
   /** The socket is open: the service makes a connection of it (its close comes back through the socket). */
   onOpen(socket: WebSocket, client: OneBotForwardClient): void;
 }

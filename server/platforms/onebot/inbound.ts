@@ -13,7 +13,9 @@ import {
   type OneBotMessageEvent,
   type OneBotNoticeEvent,
 } from "../../../lib/platforms/onebot";
-import { SessionArchivedError, type Clock, type EngineLogger, type HeartflowManager } from "../../engine";
+import { SessionArchivedError, type HeartflowManager } from "../../engine";
+import type { Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import type { ChatMessageRecord, MessageStore } from "../../stores/messages";
 import type { SessionRecord, SessionStore } from "../../stores/sessions";
 import type { InboundCounters } from "../../../lib/platforms/status";
@@ -31,7 +33,7 @@ export interface OneBotInboundDeps {
   /** Read on every event: allow/deny lists, the private switch and the locale apply as they change. */
   config: () => MaisakaConfig;
   clock: Clock;
-  logger: EngineLogger;
+  logger: Logger;
   /** How many recent message ids per process are remembered for dedupe before the store is asked (default 10 000). */
   recentIds?: number;
   /** Session name cache lifetime (default 10 min). */

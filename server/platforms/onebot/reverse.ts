@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { EngineLogger } from "../../engine/index";
+import type { Logger } from "../../kernel/logger";
 import type { OneBotRole } from "./connection";
 import { OneBotTokenThrottle } from "./token-throttle";
 
@@ -39,7 +39,7 @@ export interface ReverseOptions {
   /** Read on every handshake, so a changed config applies to the next connection. */
   settings(): { enabled: boolean; accessToken: string | undefined };
   maxPayloadBytes: number;
-  logger: EngineLogger;
+  logger: Logger;
   onConnection(socket: WebSocket, handshake: ReverseHandshake): void;
 }
 

@@ -9,7 +9,7 @@ import {
   type OneBotMessage,
   type OneBotSegment,
 } from "../../../lib/platforms/onebot";
-import type { EngineLogger } from "../../engine";
+import type { Logger } from "../../kernel/logger";
 import type { MessageStore } from "../../stores/messages";
 import type { OneBotApi } from "./api";
 import { parseCqMessage } from "./cq-code";
@@ -43,7 +43,7 @@ export interface SegmentContext {
   api: OneBotApi;
   messages: Pick<MessageStore, "get">;
   locale: Locale;
-  logger: EngineLogger;
+  logger: Logger;
   /** How long one lookup (get_msg, get_forward_msg) may take. */
   lookupTimeoutMs: number;
   /** The name a user of this chat is known by (for an @ without a name), if known. */

@@ -3,7 +3,7 @@
 // cell rate algorithm). A send over the rate reserves the next free slot and waits for it, so the
 // sends of one chat go in the order they came; one whose slot is further away than the bound is
 // refused at once instead of hanging a turn.
-import type { Clock } from "../../engine";
+import type { Clock } from "../../kernel/clock";
 
 type TimerHandle = ReturnType<Clock["setTimer"]>;
 

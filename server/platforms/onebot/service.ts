@@ -9,7 +9,8 @@ import type { OneBotConfig } from "../../../lib/config/schema";
 import { onebotIdSchema, type OneBotEventFrame } from "../../../lib/platforms/onebot";
 import type { PlatformConnection } from "../../../lib/platforms/status";
 import type { EventData } from "../../../lib/events/schemas";
-import { systemClock, type Clock, type EngineLogger } from "../../engine/index";
+import { systemClock, type Clock } from "../../kernel/clock";
+import type { Logger } from "../../kernel/logger";
 import type { PlatformEvent, PlatformEventSink } from "../seam";
 import { OneBotActionError, type OneBotApi } from "./api";
 import { emptyStats, OneBotConnection, type ConnectionStats, type OneBotMode, type OneBotRole } from "./connection";
@@ -59,7 +60,7 @@ export const DEFAULT_TUNING: OneBotTuning = {
 export interface OneBotServiceOptions {
   /** Read when a connection is made: live config changes apply to the next one. */
   config: () => OneBotConfig;
-  logger: EngineLogger;
+  logger: Logger;
   clock?: Clock;
   /** Until set (setEventHandler), events are counted and dropped. */
   onEvent?: OneBotEventHandler;

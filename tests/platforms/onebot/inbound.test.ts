@@ -8,7 +8,7 @@ import type { MonitorEvent } from "../../../lib/events/schemas";
 import { onebotEventFrameSchema, type OneBotEventFrame } from "../../../lib/platforms/onebot";
 import { createEngine, type Engine } from "../../../server/composition";
 import { parseConfig } from "../../../server/config/load";
-import type { EngineLogger } from "../../../server/engine";
+import type { Logger } from "../../../server/kernel/logger";
 import { MemoryLedger } from "../../../server/monitor/ledger";
 import {
   createOneBotInbound,
@@ -35,7 +35,7 @@ let warnings: string[];
 let inbound: OneBotInbound;
 let groupName: string;
 
-const logger: EngineLogger = {
+const logger: Logger = {
   info: () => undefined,
   warn: (m) => void warnings.push(m),
   error: (m) => void warnings.push(m),

@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { OneBotSegment } from "../../../lib/platforms/onebot";
 import { createMemoryStores } from "../../../server/stores/memory";
-import type { EngineLogger } from "../../../server/engine";
+import type { Logger } from "../../../server/kernel/logger";
 import type { MessageStore } from "../../../server/stores/messages";
 import {
   cardTitle,
@@ -28,7 +28,7 @@ let messages: MessageStore;
 
 beforeEach(() => {
   warnings = [];
-  const logger: EngineLogger = {
+  const logger: Logger = {
     info: () => undefined,
     warn: (m) => void warnings.push(m),
     error: (m) => void warnings.push(m),

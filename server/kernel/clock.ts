@@ -1,5 +1,5 @@
-// Time as a parameter: the engine never reads Date.now() or setTimeout directly, so tests can
-// drive it with a fake clock.
+// Time as a parameter: the engine (and every room that waits or stamps) never reads Date.now() or
+// setTimeout directly, so tests can drive it with a fake clock. A kernel port: imports nothing of ours.
 export type TimerHandle = { cancel(): void };
 
 export interface Clock {

@@ -1,12 +1,61 @@
-// Dependency rules: the rooms and directions of the README's code map.
-// `npm run deps` checks them; `npm test` runs it.
+// Dependency rules: the room table of .dependency-rooms.mjs (one row per room: what it may import,
+// everything else denied; README, "Architecture") turned into one rule per room, plus the rules every
+// room keeps (no cycles, the engine's surface and infrastructure, client and server apart, Prisma in
+// the database room). `npm run deps` checks them; `npm test` runs it.
+import { PENDING, ROOMS, ROOTS, escapeRegExp, roomPath } from "./.dependency-rooms.mjs";
 
 /** Infrastructure the engine gets injected instead of importing. */
 const INFRA = "^(generated/|node_modules/(@prisma/|prisma/|socket\\.io|next/|openai/))";
 
+/** Any file of ours that belongs to a room. */
+const OURS = `^(${ROOTS.join("|")})/`;
+
+/**
+ * One rule per room: an import into a room not on its row is an error. A PENDING file gets its own
+ * rule with its one extra target.
+ */
+function roomRules() {
+  return Object.entries(ROOMS).flatMap(([room, may]) => {
+    const name = `room-${room.replaceAll("/", "-")}`;
+    const comment = `${room} may import: ${may.length > 0 ? may.join(", ") : "nothing of ours"} (.dependency-rooms.mjs).`;
+    const allowed = [room, ...may].map(roomPath);
+    const pending = PENDING.filter((p) => new RegExp(roomPath(room)).test(p.from));
+    const fileOf = (file) => `^${escapeRegExp(file)}$`;
+    return [
+      {
+        name,
+        severity: "error",
+        comment,
+        from:
+          pending.length > 0
+            ? { path: roomPath(room), pathNot: pending.map((p) => fileOf(p.from)) }
+            : { path: roomPath(room) },
+        to: { path: OURS, pathNot: allowed },
+      },
+      ...pending.map((p) => ({
+        name,
+        severity: "error",
+        comment: `${comment} Pending: ${p.why}.`,
+        from: { path: fileOf(p.from) },
+        to: { path: OURS, pathNot: [...allowed, `^${escapeRegExp(p.to)}`] },
+      })),
+    ];
+  });
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
-module.exports = {
+export default {
   forbidden: [
+    ...roomRules(),
+    {
+      name: "room-has-a-row",
+      severity: "error",
+      comment:
+        "Every file under server/, lib/, components/, app/ and plugins/ belongs to a room of .dependency-rooms.mjs: " +
+        "a new room gets its row (what it may import) with its first file.",
+      from: { path: OURS, pathNot: Object.keys(ROOMS).map(roomPath) },
+      to: { path: OURS },
+    },
     {
       name: "no-circular",
       severity: "error",
@@ -24,16 +73,20 @@ module.exports = {
       to: { path: INFRA },
     },
     {
-      name: "engine-no-concrete-rooms",
+      name: "store-interfaces-only",
       severity: "error",
       comment:
-        "The engine may import lib, server/tools and the interfaces of llm and stores: not the database, " +
-        "transports, MCP, plugins or the composition root.",
-      from: { path: "^server/engine/" },
-      to: {
-        path: "^server/",
-        pathNot: "^server/(engine/|tools/|llm/|monitor/|stores/[^/]+\\.ts$)",
-      },
+        "The engine, the tools and the model clients see the stores' interfaces (server/stores/<aggregate>.ts), " +
+        "never an implementation: the composition hands them one.",
+      from: { path: "^server/(engine|tools|llm)/" },
+      to: { path: "^server/stores/", pathNot: "^server/stores/[^/]+\\.ts$" },
+    },
+    {
+      name: "llm-writes-usage-and-calls-only",
+      severity: "error",
+      comment: "The model clients write usage and model calls: those two store interfaces are all they import of the stores.",
+      from: { path: "^server/llm/" },
+      to: { path: "^server/stores/", pathNot: "^server/stores/(usage|model-calls)\\.ts$" },
     },
     {
       name: "engine-only-through-index",
@@ -50,73 +103,6 @@ module.exports = {
       comment: "Client code (pages, components, lib/client) never imports server code, except `import type`.",
       from: { path: "^(app|components|lib/client)/" },
       to: { path: "^server/", dependencyTypesNot: ["type-only"] },
-    },
-    {
-      name: "lib-is-shared",
-      severity: "error",
-      comment:
-        "lib/ holds the wire schemas and pure helpers both sides use: it imports nothing of server/, app/, components/.",
-      from: { path: "^lib/" },
-      to: { path: "^(server|app|components)/" },
-    },
-    {
-      name: "lib-schemas-not-client",
-      severity: "error",
-      comment: "The shared part of lib/ (schemas, pure helpers) does not depend on the browser-side lib/client.",
-      from: { path: "^lib/", pathNot: "^lib/client/" },
-      to: { path: "^lib/client/" },
-    },
-    {
-      name: "tools-room",
-      severity: "error",
-      comment: "server/tools may import lib and the store interfaces only.",
-      from: { path: "^server/tools/" },
-      to: { path: "^server/", pathNot: "^server/(tools/|stores/[^/]+\\.ts$)" },
-    },
-    {
-      name: "llm-room",
-      severity: "error",
-      comment: "server/llm may import lib (and the interfaces of the stores it writes: usage, model calls) only.",
-      from: { path: "^server/llm/" },
-      to: { path: "^server/", pathNot: "^server/(llm/|stores/(usage|model-calls)\\.ts$)" },
-    },
-    {
-      name: "mcp-room",
-      severity: "error",
-      comment: "server/mcp may import lib, server/tools and the engine's surface: not the database, plugins or models.",
-      from: { path: "^server/mcp/" },
-      to: { path: "^server/(db|plugins|llm|realtime|cli)/" },
-    },
-    {
-      name: "plugins-room",
-      severity: "error",
-      comment: "server/plugins may import lib, server/tools and the engine's surface: not the database, MCP or models.",
-      from: { path: "^server/plugins/" },
-      to: { path: "^server/(db|mcp|llm|realtime|http|cli)/" },
-    },
-    {
-      name: "platforms-room",
-      severity: "error",
-      comment:
-        "server/platforms (chat platform adapters) may import lib, the engine's surface and the store interfaces: " +
-        "not the database, tools, MCP, plugins, models or transports of other rooms.",
-      from: { path: "^server/platforms/" },
-      to: { path: "^server/(db|tools|mcp|plugins|llm|realtime|http|cli)/" },
-    },
-    {
-      name: "db-room",
-      severity: "error",
-      comment:
-        "server/db implements the store and ledger interfaces: it uses no engine, tool, transport or model code.",
-      from: { path: "^server/db/" },
-      to: { path: "^server/(engine|tools|llm|mcp|plugins|http|realtime|cli)/" },
-    },
-    {
-      name: "realtime-room",
-      severity: "error",
-      comment: "server/realtime may import lib, server/db and the monitor: not tools, MCP, plugins or models.",
-      from: { path: "^server/realtime/" },
-      to: { path: "^server/(tools|mcp|plugins|llm|cli)/" },
     },
     {
       name: "cli-is-an-entry",
