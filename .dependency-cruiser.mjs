@@ -84,7 +84,8 @@ export default {
     {
       name: "llm-writes-usage-and-calls-only",
       severity: "error",
-      comment: "The model clients write usage and model calls: those two store interfaces are all they import of the stores.",
+      comment:
+        "The model clients write usage and model calls: those two store interfaces are all they import of the stores.",
       from: { path: "^server/llm/" },
       to: { path: "^server/stores/", pathNot: "^server/stores/(usage|model-calls)\\.ts$" },
     },
