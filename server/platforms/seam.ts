@@ -20,6 +20,7 @@ import type {
 } from "../../lib/platforms/status";
 import type { HeartflowManager, OutboundSink } from "../engine";
 import type { Clock } from "../kernel/clock";
+import type { NodeMessenger, SessionDirectory } from "../kernel/cluster";
 import type { Logger } from "../kernel/logger";
 import type { EventLedger } from "../monitor/ledger";
 import type { MessageStore } from "../stores/messages";
@@ -56,29 +57,11 @@ export interface SettingChanges {
   changed(kind: "audience"): void;
 }
 
-/** A cluster node's calls between nodes (server/cluster's messenger implements it). */
-export interface NodeCalls {
-  call<T = unknown>(
-    nodeId: string,
-    method: string,
-    payload: unknown,
-    opts?: { timeoutMs?: number; signal?: AbortSignal },
-  ): Promise<T>;
-  handle(method: string, handler: (payload: unknown, fromNodeId: string) => Promise<unknown>): void;
-}
-
-/** Which node runs a session (server/cluster's session directory implements it). */
-export interface SessionOwnership {
-  ownerOf(sessionId: string): Promise<string>;
-  ownsLocally(sessionId: string): boolean;
-  ownerLost(sessionId: string, owner: string, signal: AbortSignal): Promise<boolean>;
-}
-
 /** What a cluster node hands an adapter (absent: one process, every connection and session here). */
 export interface AdapterClusterPorts {
   nodeId: string;
-  messenger: NodeCalls;
-  directory: SessionOwnership;
+  messenger: Pick<NodeMessenger, "call" | "handle">;
+  directory: SessionDirectory;
   /** The Redis the nodes share (an adapter's claims and published status live there). */
   redisUrl: string;
   /** The lease time (MAISAKA_LEASE_TTL_MS): an adapter's claims lapse after it. */

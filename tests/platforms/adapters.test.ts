@@ -8,28 +8,19 @@ import { AdapterRegistry } from "../../server/platforms/registry";
 import type { PlatformAdapter } from "../../server/platforms/seam";
 import { FAST_CHAT, startTestServer, type TestServer } from "../server/support";
 import { OneBotSimulator } from "../support/onebot-sim";
+import { stubAdapter } from "../support/stub-adapter";
 import { until } from "../support/until";
 
 /** An adapter owning the sessions that start with `prefix`; records its close in `closed`. */
 function fakeAdapter(platform: "onebot" | "telegram", prefix: string, closed: string[], fail = false): PlatformAdapter {
-  const unused = () => Promise.reject(new Error("not used here"));
-  return {
+  return stubAdapter({
     platform,
-    outbound: { deliver: unused },
     owns: (sessionId) => sessionId.startsWith(prefix),
-    attach: unused,
-    serve: () => undefined,
-    start: () => undefined,
-    status: unused,
-    connections: unused,
-    inbound: unused,
-    requests: unused,
-    audience: () => null,
     close: (reason) => {
       closed.push(`${platform}: ${reason}`);
       return fail ? Promise.reject(new Error(`${platform} failed to close`)) : Promise.resolve();
     },
-  };
+  });
 }
 
 describe("AdapterRegistry", () => {

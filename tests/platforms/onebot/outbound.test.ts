@@ -17,6 +17,7 @@ import { AdapterRegistry } from "../../../server/platforms/registry";
 import type { PlatformAdapter } from "../../../server/platforms/seam";
 import type { SessionRecord } from "../../../server/stores/sessions";
 import { FakeClock, settle } from "../../support/fake-clock";
+import { stubAdapter } from "../../support/stub-adapter";
 
 interface Call {
   selfId: string;
@@ -269,21 +270,7 @@ describe("send rate (sendsPerMinute per chat)", () => {
 
 /** An adapter of OneBot's chats that sends through `outbound`; the router uses nothing else of it. */
 function adapterWith(outbound: OutboundSink): PlatformAdapter {
-  const unused = () => Promise.reject(new Error("not used by the router"));
-  return {
-    platform: "onebot",
-    outbound,
-    owns: (sessionId) => onebotPlatform.ownsSessionId(sessionId),
-    attach: unused,
-    serve: () => undefined,
-    start: () => undefined,
-    status: unused,
-    connections: unused,
-    inbound: unused,
-    requests: unused,
-    audience: () => null,
-    close: () => Promise.resolve(),
-  };
+  return stubAdapter({ platform: "onebot", outbound, owns: (sessionId) => onebotPlatform.ownsSessionId(sessionId) });
 }
 
 describe("OutboundRouter", () => {
