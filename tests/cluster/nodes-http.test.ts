@@ -39,10 +39,15 @@ describe("two cluster nodes over HTTP and Socket.IO", () => {
   it("routes a session's messages to its owner from either node, and streams its events on both", async () => {
     const a = await startNode("node-a");
     const b = await startNode("node-b");
+    // Both place sessions over both (each node's ownership reads the live nodes at its own tick): until
+    // then a session one of them takes may move to the other mid-test, its messages answered "retry".
     await until(async () => {
-      const res = await a.api("GET", "/api/cluster");
-      return clusterSchema.parse(res.json).nodes.filter((n) => n.state === "live").length === 2;
-    }, "both nodes live");
+      for (const node of [a, b]) {
+        const status = clusterSchema.parse((await node.api("GET", "/api/cluster")).json);
+        if (status.nodes.filter((n) => n.state === "live").length !== 2 || status.placesOn.length !== 2) return false;
+      }
+      return true;
+    }, "both nodes live, each placing sessions on both");
 
     const sessionId = await a.createSession();
     const onA = await connectMonitor(a.url);
