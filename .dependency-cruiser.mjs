@@ -2,7 +2,7 @@
 // everything else denied; README, "Architecture") turned into one rule per room, plus the rules every
 // room keeps (no cycles, the engine's surface and infrastructure, client and server apart, Prisma in
 // the database room). `npm run deps` checks them; `npm test` runs it.
-import { PENDING, ROOMS, ROOTS, escapeRegExp, roomPath } from "./.dependency-rooms.mjs";
+import { ROOMS, ROOTS, roomPath } from "./.dependency-rooms.mjs";
 
 /** Infrastructure the engine gets injected instead of importing. */
 const INFRA = "^(generated/|node_modules/(@prisma/|prisma/|socket\\.io|next/|openai/))";
@@ -10,37 +10,15 @@ const INFRA = "^(generated/|node_modules/(@prisma/|prisma/|socket\\.io|next/|ope
 /** Any file of ours that belongs to a room. */
 const OURS = `^(${ROOTS.join("|")})/`;
 
-/**
- * One rule per room: an import into a room not on its row is an error. A PENDING file gets its own
- * rule with its one extra target.
- */
+/** One rule per room: an import into a room not on its row is an error. */
 function roomRules() {
-  return Object.entries(ROOMS).flatMap(([room, may]) => {
-    const name = `room-${room.replaceAll("/", "-")}`;
-    const comment = `${room} may import: ${may.length > 0 ? may.join(", ") : "nothing of ours"} (.dependency-rooms.mjs).`;
-    const allowed = [room, ...may].map(roomPath);
-    const pending = PENDING.filter((p) => new RegExp(roomPath(room)).test(p.from));
-    const fileOf = (file) => `^${escapeRegExp(file)}$`;
-    return [
-      {
-        name,
-        severity: "error",
-        comment,
-        from:
-          pending.length > 0
-            ? { path: roomPath(room), pathNot: pending.map((p) => fileOf(p.from)) }
-            : { path: roomPath(room) },
-        to: { path: OURS, pathNot: allowed },
-      },
-      ...pending.map((p) => ({
-        name,
-        severity: "error",
-        comment: `${comment} Pending: ${p.why}.`,
-        from: { path: fileOf(p.from) },
-        to: { path: OURS, pathNot: [...allowed, `^${escapeRegExp(p.to)}`] },
-      })),
-    ];
-  });
+  return Object.entries(ROOMS).map(([room, may]) => ({
+    name: `room-${room.replaceAll("/", "-")}`,
+    severity: "error",
+    comment: `${room} may import: ${may.length > 0 ? may.join(", ") : "nothing of ours"} (.dependency-rooms.mjs).`,
+    from: { path: roomPath(room) },
+    to: { path: OURS, pathNot: [room, ...may].map(roomPath) },
+  }));
 }
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -181,16 +181,10 @@ export const ROOMS = {
   plugins: ["lib", "server/plugins"],
 };
 
-/**
- * Imports allowed file by file while a move is under way; each names why and when it goes.
- * `from` and `to` are paths (a folder ends in /).
- */
-export const PENDING = [];
-
 /** The folders whose files belong to rooms (a file under them outside every room breaks room-has-a-row). */
 export const ROOTS = ["server", "lib", "components", "app", "plugins"];
 
-export const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * The regular expression of a room's files. `components` (in a row's list) stands for every room under

@@ -11,11 +11,10 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 const tableSchema = z.object({
   ROOMS: z.record(z.string(), z.array(z.string())),
-  PENDING: z.array(z.object({ from: z.string(), to: z.string(), why: z.string() })),
   ROOTS: z.array(z.string()),
   roomPath: z.custom<(room: string) => string>((value) => typeof value === "function"),
 });
-const { ROOMS, PENDING, ROOTS, roomPath } = tableSchema.parse(
+const { ROOMS, ROOTS, roomPath } = tableSchema.parse(
   await import(pathToFileURL(join(ROOT, ".dependency-rooms.mjs")).href),
 );
 const rooms = Object.keys(ROOMS);
@@ -72,12 +71,5 @@ describe("the room table", () => {
   it("lets only the composition import the cluster", () => {
     const importers = rooms.filter((room) => (ROOMS[room] ?? []).includes("server/cluster"));
     expect(importers.sort()).toEqual(["server/app-server", "server/start"]);
-  });
-
-  it("keeps each pending exception to files that still exist", () => {
-    for (const { from, to } of PENDING) {
-      expect(statSync(join(ROOT, from)).isFile()).toBe(true);
-      expect(statSync(join(ROOT, to)).isFile() || statSync(join(ROOT, to)).isDirectory()).toBe(true);
-    }
   });
 });
